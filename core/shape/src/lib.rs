@@ -1,0 +1,10 @@
+//! OCANNL's shape model, its notation and its shape inference, in plain Rust.
+//!
+//! Architecture invariant: this crate knows nothing of MLIR. The dialect
+//! crates convert MLIR ops and types to and from the data defined here.
+
+pub mod notation;
+pub mod shape;
+
+pub use notation::{parse_einsum, parse_slot, Context, EinsumSpec, Kind, SpecError};
+pub use shape::{parse_shape, Dim, DimVar, Fresh, Row, RowVar, Shape, VarScope};

@@ -1,0 +1,108 @@
+//! The `ocannl_assign` dialect: tensor nodes as buffers and OCANNL's
+//! accumulating assignments `lhs =accum= op(rhs...)` over projections given as
+//! an iteration space and one affine map per operand.
+//!
+//! Architecture invariant: like the shape dialect crate, this crate only
+//! converts and checks; the assignment model is plain Rust elsewhere.
+
+use melior::ir::{
+    attribute::{AttributeLike, DenseI64ArrayAttribute, StringAttribute},
+    operation::OperationLike,
+    r#type::MemRefType,
+    Attribute, OperationRef, ShapedTypeLike, ValueLike,
+};
+use ocannl_shape_dialect::{ACCUM_OPS, BINARY_OPS, TERNARY_OPS, UNARY_OPS};
+
+/// The IRDL definition of the dialect.
+pub const IRDL: &str = include_str!("../ocannl_assign.irdl.mlir");
+
+pub const DIALECT: &str = "ocannl_assign";
+
+/// Memory modes of a tensor node.
+pub const MEMORY_MODES: &[&str] = &["undecided", "virtual", "local", "on_device", "materialized"];
+/// Kinds of tensor nodes.
+pub const NODE_KINDS: &[&str] = &["value", "grad"];
+
+fn string_attr<'c>(op: &OperationRef<'c, '_>, name: &str) -> Result<&'c str, String> {
+    let a = op.attribute(name).map_err(|_| format!("attribute '{name}' is required"))?;
+    StringAttribute::try_from(a).map(|s| s.value()).map_err(|_| format!("attribute '{name}' must be a string"))
+}
+
+fn member(attr: &str, value: &str, allowed: &[&str]) -> Result<(), String> {
+    if allowed.contains(&value) {
+        Ok(())
+    } else {
+        Err(format!("invalid '{attr}' value '{value}'; expected one of: {}", allowed.join(", ")))
+    }
+}
+
+/// Checks what IRDL cannot express.
+pub fn verify_op(op: &OperationRef) -> Result<(), String> {
+    let name = op.name();
+    let Some(name) = name.as_string_ref().as_str().ok().and_then(|n| n.strip_prefix("ocannl_assign.")) else {
+        return Ok(());
+    };
+    match name {
+        "node" => {
+            member("kind", string_attr(op, "kind")?, NODE_KINDS)?;
+            member("memory", string_attr(op, "memory")?, MEMORY_MODES)?;
+            let shape = string_attr(op, "shape")?;
+            ocannl_shape::parse_slot(shape, ocannl_shape::Context::Shape)
+                .map_err(|e| ocannl_shape_dialect::format_spec_error("shape", &e))?;
+            Ok(())
+        }
+        "accum_unop" | "accum_binop" | "accum_ternop" => {
+            let ops = match name {
+                "accum_unop" => UNARY_OPS,
+                "accum_binop" => BINARY_OPS,
+                _ => TERNARY_OPS,
+            };
+            member("op", string_attr(op, "op")?, ops)?;
+            let accum = string_attr(op, "accum")?;
+            if accum != "assign" {
+                member("accum", accum, ACCUM_OPS)?;
+            }
+            if let Ok(init) = op.attribute("initialize_neutral") {
+                if !init.is_bool() {
+                    return Err(format!("attribute 'initialize_neutral' must be a bool, found {init}"));
+                }
+            }
+            verify_projections(op)
+        }
+        other => Err(format!("unknown op 'ocannl_assign.{other}'")),
+    }
+}
+
+/// The iteration space and the affine maps must fit the operands.
+fn verify_projections(op: &OperationRef) -> Result<(), String> {
+    let space: Attribute = op.attribute("space").map_err(|_| "attribute 'space' is required")?;
+    let space = DenseI64ArrayAttribute::try_from(space).map_err(|_| "attribute 'space' must be an array<i64: ...>")?;
+    if (0..space.len()).any(|i| space.element(i).map(|d| d < 1).unwrap_or(true)) {
+        return Err("every size in 'space' must be positive".into());
+    }
+    let maps = op.attribute("indexing_maps").map_err(|_| "attribute 'indexing_maps' is required")?;
+    let maps = melior::ir::attribute::ArrayAttribute::try_from(maps)
+        .map_err(|_| "attribute 'indexing_maps' must be an array of affine maps")?;
+    let n = op.operand_count();
+    if maps.len() != n {
+        return Err(format!("expected {n} indexing maps (one per operand), found {}", maps.len()));
+    }
+    for i in 0..n {
+        let m = maps.element(i).map_err(|e| e.to_string())?;
+        if !m.is_affine_map() {
+            return Err(format!("indexing map #{i} is not an affine map: {m}"));
+        }
+        let map = unsafe { mlir_sys::mlirAffineMapAttrGetValue(m.to_raw()) };
+        let (dims, results) =
+            unsafe { (mlir_sys::mlirAffineMapGetNumDims(map), mlir_sys::mlirAffineMapGetNumResults(map)) };
+        if dims as usize != space.len() {
+            return Err(format!("indexing map #{i} has {dims} dims but 'space' has {} iterators", space.len()));
+        }
+        let ty = op.operand(i).map_err(|e| e.to_string())?.r#type();
+        let rank = MemRefType::try_from(ty).map(|t| t.rank()).map_err(|_| "operands must be memrefs")?;
+        if results as usize != rank {
+            return Err(format!("indexing map #{i} has {results} results but operand #{i} has rank {rank}"));
+        }
+    }
+    Ok(())
+}

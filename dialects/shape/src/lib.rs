@@ -1,0 +1,224 @@
+//! The `ocannl_shape` dialect: its IRDL definition, and the bridge between its
+//! ops and types and the shape solver's data (`ocannl-shape`).
+//!
+//! Architecture invariant: this crate only converts. It parses attributes and
+//! types into `ocannl_shape` data, checks what IRDL cannot express, and
+//! formats solved shapes back into types. Inference lives in `ocannl-shape`.
+
+use melior::ir::{
+    attribute::{AttributeLike, StringAttribute},
+    operation::OperationLike,
+    Attribute, OperationRef, Type, ValueLike,
+};
+use ocannl_shape::{notation::EinsumSpec, parse_einsum, SpecError};
+
+/// The IRDL definition of the dialect.
+pub const IRDL: &str = include_str!("../ocannl_shape.irdl.mlir");
+
+pub const DIALECT: &str = "ocannl_shape";
+
+/// The ops of the dialect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpKind {
+    Param,
+    Constant,
+    PointwiseUnary,
+    PointwiseBinary,
+    PointwiseTernary,
+    Compose,
+    Einsum,
+    Transpose,
+    BatchSlice,
+}
+
+impl OpKind {
+    pub fn from_name(name: &str) -> Option<OpKind> {
+        Some(match name.strip_prefix("ocannl_shape.")? {
+            "param" => OpKind::Param,
+            "constant" => OpKind::Constant,
+            "pointwise_unary" => OpKind::PointwiseUnary,
+            "pointwise_binary" => OpKind::PointwiseBinary,
+            "pointwise_ternary" => OpKind::PointwiseTernary,
+            "compose" => OpKind::Compose,
+            "einsum" => OpKind::Einsum,
+            "transpose" => OpKind::Transpose,
+            "batch_slice" => OpKind::BatchSlice,
+            _ => return None,
+        })
+    }
+
+    pub fn of(op: &OperationRef) -> Option<OpKind> {
+        OpKind::from_name(op.name().as_string_ref().as_str().ok()?)
+    }
+}
+
+/// Unary numeric ops (OCANNL's `unop`).
+pub const UNARY_OPS: &[&str] = &[
+    "identity", "relu", "satur01", "exp", "log", "exp2", "log2", "sin", "cos", "sqrt", "recip",
+    "recip_sqrt", "neg", "tanh", "not",
+];
+/// Binary numeric ops (OCANNL's `binop`).
+pub const BINARY_OPS: &[&str] = &[
+    "add", "sub", "mul", "div", "pow", "relu_gate", "satur01_gate", "max", "min", "mod", "lt", "eq",
+    "ne", "and", "or",
+];
+/// Ternary numeric ops.
+pub const TERNARY_OPS: &[&str] = &["where", "fma"];
+/// Accumulation ops: binary ops with a neutral element.
+pub const ACCUM_OPS: &[&str] = &["add", "sub", "mul", "div", "max", "min"];
+
+/// The parts of `!ocannl_shape.tensor<"SHAPE", ELT>`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TensorType {
+    pub shape: String,
+    pub elt: String,
+}
+
+/// Reads a tensor type, `None` for any other type.
+pub fn tensor_type(ty: Type) -> Option<TensorType> {
+    parse_tensor_type_text(&ty.to_string())
+}
+
+fn parse_tensor_type_text(text: &str) -> Option<TensorType> {
+    let inner = text.strip_prefix("!ocannl_shape.tensor<\"")?.strip_suffix('>')?;
+    let close = inner.find('"')?;
+    let shape = inner[..close].to_string();
+    let elt = inner[close + 1..].trim_start().strip_prefix(',')?.trim().to_string();
+    Some(TensorType { shape, elt })
+}
+
+/// Makes `!ocannl_shape.tensor<"shape", elt>`.
+pub fn make_tensor_type<'c>(context: &'c melior::Context, shape: &str, elt: &str) -> Option<Type<'c>> {
+    Type::parse(context, &format!("!ocannl_shape.tensor<\"{shape}\", {elt}>"))
+}
+
+/// Whether a type belongs to the dialect.
+pub fn is_tensor_type(ty: Type) -> bool {
+    ty.to_string().starts_with("!ocannl_shape.tensor<")
+}
+
+fn string_attr<'c>(op: &OperationRef<'c, '_>, name: &str) -> Result<Option<&'c str>, String> {
+    match op.attribute(name) {
+        Err(_) => Ok(None),
+        Ok(a) => match StringAttribute::try_from(a) {
+            Ok(s) => Ok(Some(s.value())),
+            Err(_) => Err(format!("attribute '{name}' must be a string, found {a}")),
+        },
+    }
+}
+
+fn check_member(attr: &str, value: &str, allowed: &[&str], what: &str) -> Result<(), String> {
+    if allowed.contains(&value) {
+        Ok(())
+    } else {
+        Err(format!("unknown {what} '{value}' in attribute '{attr}'; expected one of: {}", allowed.join(", ")))
+    }
+}
+
+/// The `op` and `accum` of a compose or einsum, with their defaults.
+pub fn reduction_ops<'c>(op: &OperationRef<'c, '_>, unary: bool) -> Result<(&'c str, &'c str), String> {
+    let (default_op, ops) = if unary { ("identity", UNARY_OPS) } else { ("mul", BINARY_OPS) };
+    let o = string_attr(op, "op")?.unwrap_or(default_op);
+    check_member("op", o, ops, if unary { "unary op" } else { "binary op" })?;
+    let a = string_attr(op, "accum")?.unwrap_or("add");
+    check_member("accum", a, ACCUM_OPS, "accumulation op")?;
+    Ok((o, a))
+}
+
+/// The numeric op of a pointwise op.
+pub fn pointwise_op<'c>(op: &OperationRef<'c, '_>, kind: OpKind) -> Result<&'c str, String> {
+    let (ops, what) = match kind {
+        OpKind::PointwiseUnary => (UNARY_OPS, "unary op"),
+        OpKind::PointwiseBinary => (BINARY_OPS, "binary op"),
+        _ => (TERNARY_OPS, "ternary op"),
+    };
+    let o = string_attr(op, "op")?.ok_or("attribute 'op' is required")?;
+    check_member("op", o, ops, what)?;
+    Ok(o)
+}
+
+/// The parsed `spec` of an einsum, checked against the operand count.
+pub fn einsum_spec(op: &OperationRef) -> Result<EinsumSpec, String> {
+    let text = string_attr(op, "spec")?.ok_or("attribute 'spec' is required")?;
+    let spec = parse_einsum(text).map_err(|e| format_spec_error("einsum spec", &e))?;
+    let n = op.operand_count();
+    if spec.rhs.len() != n {
+        return Err(format!(
+            "einsum spec \"{text}\" has {} operand slot(s) before '=>' but the op has {n} operand(s)",
+            spec.rhs.len()
+        ));
+    }
+    Ok(spec)
+}
+
+/// "invalid einsum spec: expected ... at position 3 in \"ij;jk\"".
+pub fn format_spec_error(what: &str, e: &SpecError) -> String {
+    format!("invalid {what}: {} at position {} in \"{}\"", e.message, e.pos, e.text)
+}
+
+/// Checks what IRDL cannot: attribute values, optional attributes, specs.
+/// Shape strings are checked where types are read (see `check_type`).
+pub fn verify_op(op: &OperationRef) -> Result<(), String> {
+    let Some(kind) = OpKind::of(op) else { return Ok(()) };
+    match kind {
+        OpKind::Param => {
+            let name = string_attr(op, "name")?.unwrap_or("");
+            if name.is_empty() {
+                return Err("a param needs a non-empty 'name'".into());
+            }
+            if let Some(tt) = op.result(0).ok().and_then(|r| tensor_type(r.r#type())) {
+                if let Ok(slot) = ocannl_shape::parse_slot(&tt.shape, ocannl_shape::Context::Shape) {
+                    if !slot.batch.is_empty() {
+                        return Err(format!(
+                            "param '{name}' has batch axes in its type \"{}\"; a param never has batch axes",
+                            tt.shape
+                        ));
+                    }
+                }
+            }
+        }
+        OpKind::Constant => {
+            let v: Attribute = op.attribute("value").map_err(|_| "attribute 'value' is required")?;
+            if !(v.is_float() || v.is_dense_elements() || v.is_integer()) {
+                return Err(format!("attribute 'value' must be a float or a dense literal, found {v}"));
+            }
+        }
+        OpKind::PointwiseUnary | OpKind::PointwiseBinary | OpKind::PointwiseTernary => {
+            pointwise_op(op, kind)?;
+        }
+        OpKind::Compose => {
+            reduction_ops(op, false)?;
+        }
+        OpKind::Einsum => {
+            let spec = einsum_spec(op)?;
+            reduction_ops(op, spec.rhs.len() == 1)?;
+        }
+        OpKind::Transpose | OpKind::BatchSlice => {}
+    }
+    Ok(())
+}
+
+/// Checks the SHAPE of a tensor type (if it is one) parses.
+pub fn check_type(ty: Type) -> Result<(), String> {
+    let Some(tt) = tensor_type(ty) else { return Ok(()) };
+    if tt.shape.trim() == "?" {
+        return Ok(());
+    }
+    ocannl_shape::parse_slot(&tt.shape, ocannl_shape::Context::Shape)
+        .map(|_| ())
+        .map_err(|e| format_spec_error("shape", &e))
+}
+
+/// Loads the dialect into a melior context.
+pub fn load(context: &melior::Context) -> bool {
+    load_irdl(context, IRDL)
+}
+
+/// Loads IRDL dialect definitions (module text) into a context.
+pub fn load_irdl(context: &melior::Context, source: &str) -> bool {
+    context.get_or_load_dialect("irdl");
+    match melior::ir::Module::parse(context, source) {
+        Some(module) => melior::utility::load_irdl_dialects(&module),
+        None => false,
+    }
+}

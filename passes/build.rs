@@ -1,0 +1,31 @@
+//! Compiles the C++ glue (`cpp/ocannl_mlir.cpp`) against Debian's MLIR 22.
+
+use std::{env, process::Command};
+
+fn main() {
+    let prefix = env::var("MLIR_SYS_220_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-22".into());
+    let llvm_config = format!("{prefix}/bin/llvm-config");
+    let include = Command::new(&llvm_config)
+        .arg("--includedir")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| panic!("cannot run {llvm_config}: install MLIR 22 (see README.md)"));
+    println!("cargo:rerun-if-changed=cpp/ocannl_mlir.cpp");
+    println!("cargo:rerun-if-env-changed=MLIR_SYS_220_PREFIX");
+    cc::Build::new()
+        .cpp(true)
+        .file("cpp/ocannl_mlir.cpp")
+        .include(include)
+        .std("c++17")
+        .flag("-fno-exceptions")
+        .flag_if_supported("-Wno-unused-parameter")
+        .flag_if_supported("-Wno-deprecated-declarations")
+        .define("_GNU_SOURCE", None)
+        .define("__STDC_CONSTANT_MACROS", None)
+        .define("__STDC_FORMAT_MACROS", None)
+        .define("__STDC_LIMIT_MACROS", None)
+        .warnings(false)
+        .compile("ocannl_mlir");
+}

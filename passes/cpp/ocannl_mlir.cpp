@@ -1,0 +1,261 @@
+//===- ocannl_mlir.cpp - C++ glue between the Rust passes and MLIR --------===//
+//
+// MLIR's C API cannot register a pass under a name, declare pass options, emit
+// notes or remarks, or run the `mlir-opt` driver. This file provides exactly
+// these pieces, as a small C ABI used by the Rust crates:
+//
+//  - `ocannl_register_pass`: registers a pass implemented in Rust in MLIR's
+//    global pass registry, with its options, so that textual pipelines
+//    (`builtin.module(ocannl-infer-shapes{explain=true},canonicalize)`), the
+//    `--ocannl-...` flags and `--help` know it.
+//  - `ocannl_emit_diagnostic`: an error, warning or remark with notes.
+//  - `ocannl_opt_main`: `mlir-opt`'s own driver (MlirOptMain) with every
+//    upstream dialect and pass, the project's passes, and the project's IRDL
+//    dialects loaded into every context it creates.
+//  - `ocannl_load_irdl`: loads IRDL dialect definitions into a context.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Pass.h"
+#include "mlir/CAPI/Support.h"
+#include "mlir/Dialect/IRDL/IR/IRDL.h"
+#include "mlir/Dialect/IRDL/IRDLLoading.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace mlir;
+
+extern "C" {
+
+/// Kinds of pass options.
+enum OcannlOptionKind { OCANNL_OPTION_STRING = 0, OCANNL_OPTION_BOOL = 1 };
+
+/// One option of a Rust pass: `name=value` in a pipeline, `--pass{name=...}`.
+struct OcannlPassOption {
+  const char *name;
+  const char *description;
+  int kind;
+  const char *default_value;
+};
+
+/// A pass implemented in Rust. Every string is static. `run` receives the
+/// module and the option values (strings, in declaration order) and returns
+/// true on success; on failure it has already emitted its diagnostics.
+struct OcannlPassDef {
+  const char *argument;
+  const char *name;
+  const char *description;
+  const void *type_id; // address of a static, 8-byte aligned
+  const OcannlPassOption *options;
+  size_t num_options;
+  bool (*run)(MlirOperation module, const char *const *option_values,
+              size_t num_values);
+};
+
+} // extern "C"
+
+namespace {
+
+class RustPass : public Pass {
+public:
+  explicit RustPass(const OcannlPassDef *def)
+      : Pass(TypeID::getFromOpaquePointer(def->type_id),
+             StringRef("builtin.module")),
+        def(def) {
+    for (size_t i = 0; i < def->num_options; ++i) {
+      const OcannlPassOption &o = def->options[i];
+      if (o.kind == OCANNL_OPTION_BOOL) {
+        auto opt = std::make_unique<Option<bool>>(
+            *this, o.name, llvm::cl::desc(o.description),
+            llvm::cl::init(StringRef(o.default_value) == "true"));
+        boolOptions.push_back(std::move(opt));
+        order.push_back({true, boolOptions.size() - 1});
+      } else {
+        auto opt = std::make_unique<Option<std::string>>(
+            *this, o.name, llvm::cl::desc(o.description),
+            llvm::cl::init(std::string(o.default_value)));
+        stringOptions.push_back(std::move(opt));
+        order.push_back({false, stringOptions.size() - 1});
+      }
+    }
+  }
+
+  StringRef getName() const override { return def->name; }
+  StringRef getArgument() const override { return def->argument; }
+  StringRef getDescription() const override { return def->description; }
+
+  bool canScheduleOn(RegisteredOperationName opName) const override {
+    return opName.getStringRef() == "builtin.module";
+  }
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<irdl::IRDLDialect>();
+  }
+
+  void runOnOperation() override {
+    std::vector<std::string> values;
+    values.reserve(order.size());
+    for (auto [isBool, idx] : order)
+      values.push_back(isBool ? (*boolOptions[idx] ? "true" : "false")
+                              : std::string(*stringOptions[idx]));
+    std::vector<const char *> ptrs;
+    for (const std::string &v : values)
+      ptrs.push_back(v.c_str());
+    if (!def->run(wrap(getOperation()), ptrs.data(), ptrs.size()))
+      signalPassFailure();
+  }
+
+  std::unique_ptr<Pass> clonePass() const override {
+    auto pass = std::make_unique<RustPass>(def);
+    pass->copyOptionValuesFrom(this);
+    return pass;
+  }
+
+private:
+  const OcannlPassDef *def;
+  std::vector<std::unique_ptr<Option<bool>>> boolOptions;
+  std::vector<std::unique_ptr<Option<std::string>>> stringOptions;
+  std::vector<std::pair<bool, size_t>> order;
+};
+
+LogicalResult loadIrdlSource(MLIRContext *ctx, StringRef source) {
+  ctx->getOrLoadDialect<irdl::IRDLDialect>();
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(source, ctx, "<ocannl dialects>");
+  if (!module)
+    return failure();
+  return irdl::loadDialects(*module);
+}
+
+/// The driver's configuration, with one more pass run before the pipeline
+/// given on the command line.
+struct OcannlOptConfig : MlirOptMainConfig {
+  explicit OcannlOptConfig(MlirOptMainConfig base)
+      : MlirOptMainConfig(std::move(base)) {}
+
+  void prependPass(const PassInfo *info) {
+    auto commandLine = passPipelineCallback;
+    passPipelineCallback = [commandLine, info](PassManager &pm) {
+      if (failed(info->addToPipeline(pm, "", [](const llvm::Twine &msg) {
+            llvm::errs() << msg << "\n";
+            return failure();
+          })))
+        return failure();
+      return commandLine ? commandLine(pm) : success();
+    };
+  }
+};
+
+} // namespace
+
+extern "C" {
+
+void ocannl_register_pass(const OcannlPassDef *def) {
+  registerPass([def]() -> std::unique_ptr<Pass> {
+    return std::make_unique<RustPass>(def);
+  });
+}
+
+/// Severity: 0 error, 1 warning, 2 remark. Notes are attached in order.
+void ocannl_emit_diagnostic(int severity, MlirLocation loc, MlirStringRef msg,
+                            size_t num_notes, const MlirLocation *note_locs,
+                            const MlirStringRef *note_msgs) {
+  Location location = unwrap(loc);
+  InFlightDiagnostic diag = severity == 0   ? emitError(location)
+                            : severity == 1 ? emitWarning(location)
+                                            : emitRemark(location);
+  diag << unwrap(msg);
+  for (size_t i = 0; i < num_notes; ++i)
+    diag.attachNote(unwrap(note_locs[i])) << unwrap(note_msgs[i]);
+}
+
+/// Loads IRDL dialect definitions (the text of an IRDL module) into `ctx`.
+bool ocannl_load_irdl(MlirContext ctx, MlirStringRef source) {
+  return succeeded(loadIrdlSource(unwrap(ctx), unwrap(source)));
+}
+
+/// `mlir-opt`'s driver. Returns the process exit code. `irdl_file` holds the
+/// project's IRDL dialects, loaded into every context the driver creates
+/// (unless `--irdl-file` names another file). `verify_pass` names a
+/// registered pass that runs first in every pipeline (the project's verifier
+/// of what IRDL cannot express), or is null.
+int ocannl_opt_main(int argc, char **argv, const char *irdl_file,
+                    const char *tool_name, const char *verify_pass) {
+  llvm::InitLLVM initLLVM(argc, argv);
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registry.insert<irdl::IRDLDialect>();
+  registerAllPasses();
+
+  auto [inputFilename, outputFilename] =
+      registerAndParseCLIOptions(argc, argv, tool_name, registry);
+  OcannlOptConfig config(MlirOptMainConfig::createFromCLOptions());
+  if (config.getIrdlFile().empty())
+    config.setIrdlFile(irdl_file);
+
+  if (config.shouldShowDialects()) {
+    llvm::outs() << "Available Dialects: ";
+    std::vector<std::string> names;
+    for (StringRef name : registry.getDialectNames())
+      names.push_back(name.str());
+    names.push_back("ocannl_assign");
+    names.push_back("ocannl_shape");
+    llvm::sort(names);
+    llvm::interleave(names, llvm::outs(), ", ");
+    llvm::outs() << "\n";
+    return 0;
+  }
+  if (config.shouldListPasses()) {
+    printRegisteredPasses();
+    return 0;
+  }
+  if (verify_pass) {
+    const PassInfo *info = PassInfo::lookup(verify_pass);
+    if (!info)
+      llvm::report_fatal_error("ocannl: verifier pass is not registered");
+    config.prependPass(info);
+  }
+
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      openInputFile(inputFilename, &errorMessage);
+  if (!file) {
+    llvm::errs() << errorMessage << "\n";
+    return 1;
+  }
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(outputFilename, &errorMessage);
+  if (!output) {
+    llvm::errs() << errorMessage << "\n";
+    return 1;
+  }
+  if (failed(MlirOptMain(output->os(), std::move(file), registry, config)))
+    return 1;
+  output->keep();
+  return 0;
+}
+
+} // extern "C"

@@ -1,0 +1,52 @@
+//! `ocannl-verify`: checks what the IRDL definitions cannot express
+//! (attribute values, optional attributes, einsum specs, shape strings).
+//! `ocannl-opt` runs it before any other pass.
+
+use melior::ir::{
+    block::BlockLike, operation::OperationLike, OperationRef, RegionLike, ValueLike,
+};
+
+use crate::{diag::Diagnostic, registry::{Options, PassResult}};
+
+crate::define_pass!(
+    DEF,
+    run,
+    "ocannl-verify",
+    "OcannlVerify",
+    "Check the ocannl_shape and ocannl_assign ops beyond their IRDL definitions",
+    []
+);
+
+fn run(module: OperationRef, _: &Options) -> PassResult {
+    let mut ok = true;
+    module.walk(melior::ir::operation::WalkOrder::PreOrder, |op| {
+        if let Err(msg) = verify_one(&op) {
+            Diagnostic::error(op.location(), msg).emit();
+            ok = false;
+        }
+        melior::ir::operation::WalkResult::Advance
+    });
+    if ok { Ok(()) } else { Err(()) }
+}
+
+/// Checks one op: its attributes, and the shape strings of the tensor types
+/// it defines (results and block arguments of its regions).
+pub fn verify_one(op: &OperationRef) -> Result<(), String> {
+    ocannl_shape_dialect::verify_op(op)?;
+    ocannl_assign_dialect::verify_op(op)?;
+    for r in op.results() {
+        ocannl_shape_dialect::check_type(r.r#type()).map_err(|m| format!("result #{}: {m}", r.result_number()))?;
+    }
+    for region in op.regions() {
+        let mut block = region.first_block();
+        while let Some(b) = block {
+            for i in 0..b.argument_count() {
+                if let Ok(arg) = b.argument(i) {
+                    ocannl_shape_dialect::check_type(arg.r#type()).map_err(|m| format!("argument #{i}: {m}"))?;
+                }
+            }
+            block = b.next_in_region();
+        }
+    }
+    Ok(())
+}

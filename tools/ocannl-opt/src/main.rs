@@ -1,0 +1,12 @@
+//! `ocannl-opt`: MLIR's `mlir-opt` driver with every upstream dialect and
+//! pass, plus the `ocannl_shape` and `ocannl_assign` dialects and the
+//! project's passes. Logs go to stderr, filtered by `RUST_LOG`.
+
+fn main() {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .init();
+    let code = ocannl_passes::opt_main(std::env::args(), "OCANNL optimizer driver\n");
+    std::process::exit(code);
+}
