@@ -157,12 +157,29 @@ struct OcannlOptConfig : MlirOptMainConfig {
   void prependPass(const PassInfo *info) {
     auto commandLine = passPipelineCallback;
     passPipelineCallback = [commandLine, info](PassManager &pm) {
-      if (failed(info->addToPipeline(pm, "", [](const llvm::Twine &msg) {
-            llvm::errs() << msg << "\n";
-            return failure();
-          })))
+      auto onError = [](const llvm::Twine &msg) {
+        llvm::errs() << msg << "\n";
         return failure();
-      return commandLine ? commandLine(pm) : success();
+      };
+      // The command-line pipeline may replace the pass manager's content
+      // (`--pass-pipeline`), so build it apart, then append its textual form
+      // after the prepended pass.
+      PassManager user(pm.getContext(),
+                       pm.getOpName().value_or("builtin.module"));
+      if (commandLine && failed(commandLine(user)))
+        return failure();
+      if (failed(info->addToPipeline(pm, "", onError)))
+        return failure();
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      for (Pass &pass : user.getPasses()) {
+        if (!text.empty())
+          os << ",";
+        pass.printAsTextualPipeline(os);
+      }
+      if (text.empty())
+        return success();
+      return parsePassPipeline(text, pm, llvm::errs());
     };
   }
 };

@@ -6,7 +6,7 @@
 //! converts and checks; the assignment model is plain Rust elsewhere.
 
 use melior::ir::{
-    attribute::{AttributeLike, DenseI64ArrayAttribute, StringAttribute},
+    attribute::{AttributeLike, DenseI64ArrayAttribute},
     operation::OperationLike,
     r#type::MemRefType,
     Attribute, OperationRef, ShapedTypeLike, ValueLike,
@@ -23,9 +23,8 @@ pub const MEMORY_MODES: &[&str] = &["undecided", "virtual", "local", "on_device"
 /// Kinds of tensor nodes.
 pub const NODE_KINDS: &[&str] = &["value", "grad"];
 
-fn string_attr<'c>(op: &OperationRef<'c, '_>, name: &str) -> Result<&'c str, String> {
-    let a = op.attribute(name).map_err(|_| format!("attribute '{name}' is required"))?;
-    StringAttribute::try_from(a).map(|s| s.value()).map_err(|_| format!("attribute '{name}' must be a string"))
+fn string_attr(op: &OperationRef, name: &str) -> Result<String, String> {
+    ocannl_shape_dialect::string_attr(op, name)?.ok_or_else(|| format!("attribute '{name}' is required"))
 }
 
 fn member(attr: &str, value: &str, allowed: &[&str]) -> Result<(), String> {
@@ -44,10 +43,10 @@ pub fn verify_op(op: &OperationRef) -> Result<(), String> {
     };
     match name {
         "node" => {
-            member("kind", string_attr(op, "kind")?, NODE_KINDS)?;
-            member("memory", string_attr(op, "memory")?, MEMORY_MODES)?;
+            member("kind", &string_attr(op, "kind")?, NODE_KINDS)?;
+            member("memory", &string_attr(op, "memory")?, MEMORY_MODES)?;
             let shape = string_attr(op, "shape")?;
-            ocannl_shape::parse_slot(shape, ocannl_shape::Context::Shape)
+            ocannl_shape::parse_slot(&shape, ocannl_shape::Context::Shape)
                 .map_err(|e| ocannl_shape_dialect::format_spec_error("shape", &e))?;
             Ok(())
         }
@@ -57,10 +56,10 @@ pub fn verify_op(op: &OperationRef) -> Result<(), String> {
                 "accum_binop" => BINARY_OPS,
                 _ => TERNARY_OPS,
             };
-            member("op", string_attr(op, "op")?, ops)?;
+            member("op", &string_attr(op, "op")?, ops)?;
             let accum = string_attr(op, "accum")?;
             if accum != "assign" {
-                member("accum", accum, ACCUM_OPS)?;
+                member("accum", &accum, ACCUM_OPS)?;
             }
             if let Ok(init) = op.attribute("initialize_neutral") {
                 if !init.is_bool() {

@@ -6,7 +6,7 @@
 //! formats solved shapes back into types. Inference lives in `ocannl-shape`.
 
 use melior::ir::{
-    attribute::{AttributeLike, StringAttribute},
+    attribute::AttributeLike,
     operation::OperationLike,
     Attribute, OperationRef, Type, ValueLike,
 };
@@ -97,12 +97,29 @@ pub fn is_tensor_type(ty: Type) -> bool {
     ty.to_string().starts_with("!ocannl_shape.tensor<")
 }
 
-fn string_attr<'c>(op: &OperationRef<'c, '_>, name: &str) -> Result<Option<&'c str>, String> {
+/// The value of a string attribute (`None` for other attributes). Unlike
+/// melior's `StringAttribute::value`, this accepts the empty string.
+pub fn string_value(attr: Attribute) -> Option<String> {
+    unsafe {
+        if !mlir_sys::mlirAttributeIsAString(attr.to_raw()) {
+            return None;
+        }
+        let r = mlir_sys::mlirStringAttrGetValue(attr.to_raw());
+        if r.length == 0 {
+            return Some(String::new());
+        }
+        let bytes = std::slice::from_raw_parts(r.data as *const u8, r.length);
+        Some(String::from_utf8_lossy(bytes).into_owned())
+    }
+}
+
+/// The optional string attribute `name` of `op`.
+pub fn string_attr(op: &OperationRef, name: &str) -> Result<Option<String>, String> {
     match op.attribute(name) {
         Err(_) => Ok(None),
-        Ok(a) => match StringAttribute::try_from(a) {
-            Ok(s) => Ok(Some(s.value())),
-            Err(_) => Err(format!("attribute '{name}' must be a string, found {a}")),
+        Ok(a) => match string_value(a) {
+            Some(s) => Ok(Some(s)),
+            None => Err(format!("attribute '{name}' must be a string, found {a}")),
         },
     }
 }
@@ -116,31 +133,31 @@ fn check_member(attr: &str, value: &str, allowed: &[&str], what: &str) -> Result
 }
 
 /// The `op` and `accum` of a compose or einsum, with their defaults.
-pub fn reduction_ops<'c>(op: &OperationRef<'c, '_>, unary: bool) -> Result<(&'c str, &'c str), String> {
+pub fn reduction_ops(op: &OperationRef, unary: bool) -> Result<(String, String), String> {
     let (default_op, ops) = if unary { ("identity", UNARY_OPS) } else { ("mul", BINARY_OPS) };
-    let o = string_attr(op, "op")?.unwrap_or(default_op);
-    check_member("op", o, ops, if unary { "unary op" } else { "binary op" })?;
-    let a = string_attr(op, "accum")?.unwrap_or("add");
-    check_member("accum", a, ACCUM_OPS, "accumulation op")?;
+    let o = string_attr(op, "op")?.unwrap_or_else(|| default_op.to_string());
+    check_member("op", &o, ops, if unary { "unary op" } else { "binary op" })?;
+    let a = string_attr(op, "accum")?.unwrap_or_else(|| "add".to_string());
+    check_member("accum", &a, ACCUM_OPS, "accumulation op")?;
     Ok((o, a))
 }
 
 /// The numeric op of a pointwise op.
-pub fn pointwise_op<'c>(op: &OperationRef<'c, '_>, kind: OpKind) -> Result<&'c str, String> {
+pub fn pointwise_op(op: &OperationRef, kind: OpKind) -> Result<String, String> {
     let (ops, what) = match kind {
         OpKind::PointwiseUnary => (UNARY_OPS, "unary op"),
         OpKind::PointwiseBinary => (BINARY_OPS, "binary op"),
         _ => (TERNARY_OPS, "ternary op"),
     };
     let o = string_attr(op, "op")?.ok_or("attribute 'op' is required")?;
-    check_member("op", o, ops, what)?;
+    check_member("op", &o, ops, what)?;
     Ok(o)
 }
 
 /// The parsed `spec` of an einsum, checked against the operand count.
 pub fn einsum_spec(op: &OperationRef) -> Result<EinsumSpec, String> {
     let text = string_attr(op, "spec")?.ok_or("attribute 'spec' is required")?;
-    let spec = parse_einsum(text).map_err(|e| format_spec_error("einsum spec", &e))?;
+    let spec = parse_einsum(&text).map_err(|e| format_spec_error("einsum spec", &e))?;
     let n = op.operand_count();
     if spec.rhs.len() != n {
         return Err(format!(
@@ -162,7 +179,7 @@ pub fn verify_op(op: &OperationRef) -> Result<(), String> {
     let Some(kind) = OpKind::of(op) else { return Ok(()) };
     match kind {
         OpKind::Param => {
-            let name = string_attr(op, "name")?.unwrap_or("");
+            let name = string_attr(op, "name")?.unwrap_or_default();
             if name.is_empty() {
                 return Err("a param needs a non-empty 'name'".into());
             }

@@ -1,0 +1,71 @@
+// RUN: ocannl-opt %s --split-input-file --verify-diagnostics
+
+func.func @bad_memory_mode() {
+  // expected-error@+1 {{invalid 'memory' value 'cached'; expected one of: undecided, virtual, local, on_device, materialized}}
+  %w = "ocannl_assign.node"() {name = "w", kind = "value", memory = "cached", shape = "3"} : () -> memref<3xf32>
+  return
+}
+
+// -----
+
+func.func @bad_kind() {
+  // expected-error@+1 {{invalid 'kind' value 'momentum'; expected one of: value, grad}}
+  %w = "ocannl_assign.node"() {name = "w", kind = "momentum", memory = "virtual", shape = "3"} : () -> memref<3xf32>
+  return
+}
+
+// -----
+
+func.func @node_not_memref() {
+  // expected-error@+1 {{expected base type 'builtin.memref' but got 'builtin.f32'}}
+  %w = "ocannl_assign.node"() {name = "w", kind = "value", memory = "virtual", shape = "3"} : () -> f32
+  return
+}
+
+// -----
+
+func.func @wrong_map_count(%a: memref<3xf32>) {
+  // expected-error@+1 {{expected 2 indexing maps (one per operand), found 1}}
+  "ocannl_assign.accum_unop"(%a, %a) {accum = "add", op = "identity", space = array<i64: 3>, indexing_maps = [affine_map<(i) -> (i)>]} : (memref<3xf32>, memref<3xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @map_rank_mismatch(%a: memref<3xf32>, %b: memref<3x2xf32>) {
+  // expected-error@+1 {{indexing map #1 has 1 results but operand #1 has rank 2}}
+  "ocannl_assign.accum_unop"(%a, %b) {accum = "add", op = "identity", space = array<i64: 3>, indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>]} : (memref<3xf32>, memref<3x2xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @map_dims_mismatch(%a: memref<3xf32>) {
+  // expected-error@+1 {{indexing map #0 has 2 dims but 'space' has 1 iterators}}
+  "ocannl_assign.accum_unop"(%a, %a) {accum = "add", op = "identity", space = array<i64: 3>, indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i) -> (i)>]} : (memref<3xf32>, memref<3xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @bad_accum(%a: memref<3xf32>) {
+  // expected-error@+1 {{invalid 'accum' value 'relu'}}
+  "ocannl_assign.accum_unop"(%a, %a) {accum = "relu", op = "identity", space = array<i64: 3>, indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>]} : (memref<3xf32>, memref<3xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @bad_initialize_neutral(%a: memref<3xf32>) {
+  // expected-error@+1 {{attribute 'initialize_neutral' must be a bool, found 1 : i32}}
+  "ocannl_assign.accum_unop"(%a, %a) {accum = "add", op = "identity", initialize_neutral = 1 : i32, space = array<i64: 3>, indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>]} : (memref<3xf32>, memref<3xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @empty_space(%a: memref<3xf32>) {
+  // expected-error@+1 {{every size in 'space' must be positive}}
+  "ocannl_assign.accum_unop"(%a, %a) {accum = "add", op = "identity", space = array<i64: 0>, indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>]} : (memref<3xf32>, memref<3xf32>) -> ()
+  return
+}

@@ -1,0 +1,137 @@
+// RUN: ocannl-opt %s --split-input-file --verify-diagnostics
+
+// Malformed ocannl_shape ops: what IRDL rejects at parse time, and what the
+// project's verifier (ocannl-verify) rejects before any pass runs.
+
+func.func @einsum_missing_arrow(%x: !ocannl_shape.tensor<"3", f32>) {
+  // expected-error@+1 {{invalid einsum spec: expected '=>' separating the operands from the result ("rhs => lhs") at position 5 in "ij;jk"}}
+  %e = "ocannl_shape.einsum"(%x) {spec = "ij;jk"} : (!ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
+
+// -----
+
+func.func @einsum_arity(%x: !ocannl_shape.tensor<"3", f32>) {
+  // expected-error@+1 {{einsum spec "ij;jk=>ik" has 2 operand slot(s) before '=>' but the op has 1 operand(s)}}
+  %e = "ocannl_shape.einsum"(%x) {spec = "ij;jk=>ik"} : (!ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
+
+// -----
+
+func.func @einsum_bad_axis(%x: !ocannl_shape.tensor<"3", f32>) {
+  // expected-error@+1 {{invalid einsum spec: unexpected character '#' at position 1 in "i#=>i"}}
+  %e = "ocannl_shape.einsum"(%x) {spec = "i#=>i"} : (!ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
+
+// -----
+
+func.func @einsum_dim_and_row_var(%x: !ocannl_shape.tensor<"3", f32>) {
+  // expected-error@+1 {{name 'd' is used as both a dimension variable and a row variable}}
+  %e = "ocannl_shape.einsum"(%x, %x) {spec = "..d.., d; d, e => ..d.., e"} : (!ocannl_shape.tensor<"3", f32>, !ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
+
+// -----
+
+func.func @einsum_missing_spec(%x: !ocannl_shape.tensor<"3", f32>) {
+  // expected-error@+1 {{'ocannl_shape.einsum' op attribute "spec" is expected but not provided}}
+  %e = "ocannl_shape.einsum"(%x) : (!ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
+
+// -----
+
+func.func @unary_unknown_op(%x: !ocannl_shape.tensor<"3", f32>) {
+  // expected-error@+1 {{unknown unary op 'frob' in attribute 'op'}}
+  %r = "ocannl_shape.pointwise_unary"(%x) {op = "frob"} : (!ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
+
+// -----
+
+func.func @binary_with_unary_op(%x: !ocannl_shape.tensor<"3", f32>) {
+  // expected-error@+1 {{unknown binary op 'relu' in attribute 'op'}}
+  %r = "ocannl_shape.pointwise_binary"(%x, %x) {op = "relu"} : (!ocannl_shape.tensor<"3", f32>, !ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
+
+// -----
+
+func.func @binary_arity(%x: !ocannl_shape.tensor<"3", f32>) {
+  // expected-error@+1 {{op expects exactly 2 operands, but got 1}}
+  %r = "ocannl_shape.pointwise_binary"(%x) {op = "add"} : (!ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
+
+// -----
+
+func.func @compose_bad_accum(%x: !ocannl_shape.tensor<"3", f32>) {
+  // expected-error@+1 {{unknown accumulation op 'relu' in attribute 'accum'}}
+  %r = "ocannl_shape.compose"(%x, %x) {accum = "relu"} : (!ocannl_shape.tensor<"3", f32>, !ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
+
+// -----
+
+func.func @compose_accum_not_string(%x: !ocannl_shape.tensor<"3", f32>) {
+  // expected-error@+1 {{attribute 'accum' must be a string, found 1 : i32}}
+  %r = "ocannl_shape.compose"(%x, %x) {accum = 1 : i32} : (!ocannl_shape.tensor<"3", f32>, !ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
+
+// -----
+
+func.func @param_with_batch() {
+  // expected-error@+1 {{param 'w' has batch axes in its type "2|3->4"; a param never has batch axes}}
+  %w = "ocannl_shape.param"() {name = "w"} : () -> !ocannl_shape.tensor<"2|3->4", f32>
+  return
+}
+
+// -----
+
+func.func @param_empty_name() {
+  // expected-error@+1 {{a param needs a non-empty 'name'}}
+  %w = "ocannl_shape.param"() {name = ""} : () -> !ocannl_shape.tensor<"4", f32>
+  return
+}
+
+// -----
+
+func.func @constant_bad_value() {
+  // expected-error@+1 {{attribute 'value' must be a float or a dense literal, found "x"}}
+  %c = "ocannl_shape.constant"() {value = "x"} : () -> !ocannl_shape.tensor<"1", f32>
+  return
+}
+
+// -----
+
+func.func @bad_shape_string() {
+  // expected-error@+1 {{result #0: invalid shape: '_' placeholders are only allowed in einsum specs at position 0 in "_"}}
+  %w = "ocannl_shape.param"() {name = "w"} : () -> !ocannl_shape.tensor<"_", f32>
+  return
+}
+
+// -----
+
+// expected-error@+1 {{argument #0: invalid shape: expected a dimension size after 'a=', found "x" at position 2 in "a=x"}}
+func.func @bad_argument_shape(%x: !ocannl_shape.tensor<"a=x", f32>) {
+  return
+}
+
+// -----
+
+func.func @bad_element_type() {
+  // expected-error@+1 {{'i32' does not satisfy the constraint}}
+  %w = "ocannl_shape.param"() {name = "w"} : () -> !ocannl_shape.tensor<"4", i32>
+  return
+}
+
+// -----
+
+func.func @slice_index_type(%x: !ocannl_shape.tensor<"2|3", f32>, %i: i32) {
+  // expected-error@+1 {{expected 'index' but got 'i32'}}
+  %s = "ocannl_shape.batch_slice"(%x, %i) : (!ocannl_shape.tensor<"2|3", f32>, i32) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
