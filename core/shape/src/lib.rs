@@ -3,8 +3,15 @@
 //! Architecture invariant: this crate knows nothing of MLIR. The dialect
 //! crates convert MLIR ops and types to and from the data defined here.
 
+pub mod infer;
+pub mod logic;
 pub mod notation;
 pub mod shape;
+pub mod solver;
+
+#[cfg(test)]
+mod tests;
 
 pub use notation::{parse_einsum, parse_slot, Context, EinsumSpec, Kind, SpecError};
+pub use infer::{infer, InferError, Inference, Node, NodeDecl};
 pub use shape::{parse_shape, Dim, DimVar, Fresh, Row, RowVar, Shape, VarScope};

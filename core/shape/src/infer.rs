@@ -1,0 +1,155 @@
+//! Shape inference over a dataflow graph of nodes: the entry point that the
+//! `ocannl-infer-shapes` pass (and the benchmarks) call.
+
+use crate::{
+    logic,
+    notation::{EinsumSpec, SpecError},
+    shape::{parse_shape, Shape, VarScope},
+    solver::{display_partial, Assumption, Constraint, Origin, ShapeError, Solver},
+};
+
+/// What computes a node, with the indices of its operand nodes.
+#[derive(Clone, Debug)]
+pub enum Node {
+    /// A leaf: a function argument, a constant, or (with a name) a param.
+    Terminal { param: Option<String> },
+    Pointwise(Vec<usize>),
+    Compose(usize, usize),
+    Einsum(EinsumSpec, Vec<usize>),
+    Transpose(usize),
+    BatchSlice(usize),
+}
+
+impl Node {
+    pub fn operands(&self) -> Vec<usize> {
+        match self {
+            Node::Terminal { .. } => vec![],
+            Node::Pointwise(v) | Node::Einsum(_, v) => v.clone(),
+            Node::Compose(a, b) => vec![*a, *b],
+            Node::Transpose(a) | Node::BatchSlice(a) => vec![*a],
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            Node::Terminal { param: Some(_) } => "param",
+            Node::Terminal { param: None } => "leaf tensor",
+            Node::Pointwise(_) => "pointwise",
+            Node::Compose(..) => "compose",
+            Node::Einsum(..) => "einsum",
+            Node::Transpose(_) => "transpose",
+            Node::BatchSlice(_) => "batch_slice",
+        }
+    }
+}
+
+/// A node with its declared shape (the SHAPE of its type, `?` if unknown)
+/// and, for a dense literal, its number of elements.
+#[derive(Clone, Debug)]
+pub struct NodeDecl {
+    pub node: Node,
+    pub shape: String,
+    pub elems: Option<u64>,
+}
+
+/// The solved shapes, one per node, and the assumptions made while closing.
+#[derive(Clone, Debug)]
+pub struct Inference {
+    pub shapes: Vec<Shape>,
+    pub assumptions: Vec<Assumption>,
+}
+
+/// A failure located at a node, with notes at other nodes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InferError {
+    pub node: usize,
+    pub message: String,
+    pub notes: Vec<(usize, String)>,
+}
+
+impl std::fmt::Display for InferError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "node {}: {}", self.node, self.message)
+    }
+}
+
+/// Infers every node's shape. Variable names written in the declared shapes
+/// (`..v..`, dim names) are shared by all nodes: they form one scope.
+pub fn infer(nodes: &[NodeDecl]) -> Result<Inference, InferError> {
+    infer_with_order(nodes, None)
+}
+
+/// As [`infer`], but adds the constraints in the given order of nodes (a
+/// permutation), to check that the solution does not depend on it.
+pub fn infer_with_order(nodes: &[NodeDecl], order: Option<&[usize]>) -> Result<Inference, InferError> {
+    let mut solver = Solver::new();
+    let mut scope = VarScope::default();
+    let mut shapes = Vec::with_capacity(nodes.len());
+    for (i, n) in nodes.iter().enumerate() {
+        let shape = parse_shape(&n.shape, &mut scope, &mut solver).map_err(|e: SpecError| InferError {
+            node: i,
+            message: format!("invalid shape: {} at position {} in \"{}\"", e.message, e.pos, e.text),
+            notes: vec![],
+        })?;
+        shapes.push(shape);
+    }
+    let default_order: Vec<usize> = (0..nodes.len()).collect();
+    for &i in order.unwrap_or(&default_order) {
+        let n = &nodes[i];
+        for &j in &n.node.operands() {
+            if j >= i {
+                return Err(InferError { node: i, message: format!("operand node {j} is not defined before node {i}"), notes: vec![] });
+            }
+        }
+        let origin = Origin { op: i, what: n.node.name().to_string(), others: n.node.operands() };
+        let r = &shapes[i];
+        let ops: Vec<&Shape> = n.node.operands().iter().map(|&j| &shapes[j]).collect();
+        match &n.node {
+            Node::Terminal { param } => logic::terminal(&mut solver, r, param.as_deref(), &origin),
+            Node::Pointwise(_) => logic::pointwise(&mut solver, r, &ops, &origin),
+            Node::Compose(..) => logic::compose(&mut solver, r, ops[0], ops[1], &origin),
+            Node::Transpose(_) => logic::transpose(&mut solver, r, ops[0], &origin),
+            Node::BatchSlice(_) => {
+                logic::batch_slice(&mut solver, r, ops[0], &origin);
+            }
+            Node::Einsum(spec, _) => {
+                logic::einsum(&mut solver, spec, r, &ops, &origin)
+                    .map_err(|m| InferError { node: i, message: m, notes: vec![] })?;
+            }
+        }
+        if let Some(elems) = n.elems {
+            let rows = vec![r.batch.clone(), r.input.clone(), r.output.clone()];
+            solver.add(Constraint::TotalElems { rows, n: elems }, Origin { what: "the elements of the literal".into(), ..origin });
+        }
+    }
+    let fail = |solver: &Solver, e: ShapeError| to_error(solver, nodes, &shapes, e);
+    solver.solve().map_err(|e| fail(&solver, e))?;
+    let mut out = Vec::with_capacity(nodes.len());
+    for (i, s) in shapes.iter().enumerate() {
+        let origin = Origin::new(i, nodes[i].node.name());
+        let closed = solver.close_shape(s, &origin).map_err(|e| fail(&solver, e))?;
+        out.push(closed);
+    }
+    Ok(Inference { shapes: out, assumptions: solver.assumptions.clone() })
+}
+
+fn to_error(solver: &Solver, nodes: &[NodeDecl], shapes: &[Shape], e: ShapeError) -> InferError {
+    let i = e.origin.op.min(nodes.len().saturating_sub(1));
+    let show = |j: usize| display_partial(&solver.subst_shape(&shapes[j]));
+    let operands = nodes[i].node.operands();
+    let mut message = format!("shape mismatch in {}: {} ({})", nodes[i].node.name(), e.message, e.origin.what);
+    if !operands.is_empty() {
+        let list: Vec<String> = operands.iter().enumerate().map(|(k, &j)| format!("#{} \"{}\"", k + 1, show(j))).collect();
+        message += &format!("; operand shapes: {}; result shape so far: \"{}\"", list.join(", "), show(i));
+    } else if e.message.starts_with("You forgot") {
+        message = e.message.clone();
+    } else {
+        message += &format!("; shape so far: \"{}\"", show(i));
+    }
+    let notes = operands
+        .iter()
+        .enumerate()
+        .map(|(k, &j)| (j, format!("operand #{} ({}) has shape \"{}\"", k + 1, nodes[j].node.name(), show(j))))
+        .collect();
+    InferError { node: i, message, notes }
+}

@@ -1,0 +1,186 @@
+//! Constraint generation: the shape logic of every kind of operation, as
+//! constraints between the shapes of its result and operands.
+//!
+//! Direction: the result refines its operands (`result >= operand`), so
+//! operands broadcast to the result. For an einsum, the spec's operand slots
+//! refine the operands (`slot >= operand`) and the result refines the spec's
+//! result slot (`result >= slot`). In an operand slot, a row written without
+//! a row variable (or not written at all) names the rightmost axes of the
+//! operand's row; axes further left are untracked and reduced, so
+//! `...|... => 0`, `... => 0` and `...|...->... => 0` all reduce everything.
+
+use std::collections::HashMap;
+
+use crate::{
+    notation::{AxisSpec, EinsumSpec, Kind, RowSpec, SlotSpec},
+    shape::{Dim, DimVar, Fresh, Row, RowVar, Shape},
+    solver::{Constraint, Origin, Solver, Terminal},
+};
+
+fn ineq_rows(s: &mut Solver, cur: &Shape, ck: Kind, subr: &Shape, sk: Kind, origin: &Origin, what: String) {
+    let o = Origin { what, ..origin.clone() };
+    s.add(Constraint::RowIneq { cur: cur.row(ck).clone(), subr: subr.row(sk).clone() }, o);
+}
+
+fn operand_name(i: usize, n: usize) -> String {
+    if n == 1 { "the operand".to_string() } else { format!("operand #{}", i + 1) }
+}
+
+/// Broadcasting pointwise: `result.k >= operand.k` for every kind.
+pub fn pointwise(s: &mut Solver, result: &Shape, operands: &[&Shape], origin: &Origin) {
+    let n = operands.len();
+    for (i, op) in operands.iter().enumerate() {
+        for k in Kind::ALL {
+            ineq_rows(s, result, k, op, k, origin, format!("the {k} row of {} broadcast to the result's", operand_name(i, n)));
+        }
+    }
+}
+
+/// OCANNL's `*`: the input row of `a` contracts with the output row of `b`.
+pub fn compose(s: &mut Solver, result: &Shape, a: &Shape, b: &Shape, origin: &Origin) {
+    ineq_rows(s, a, Kind::Input, b, Kind::Output, origin, "the output row of operand #2 against the input row of operand #1".into());
+    ineq_rows(s, result, Kind::Batch, a, Kind::Batch, origin, "the batch row of operand #1 broadcast to the result's".into());
+    ineq_rows(s, result, Kind::Batch, b, Kind::Batch, origin, "the batch row of operand #2 broadcast to the result's".into());
+    ineq_rows(s, result, Kind::Input, b, Kind::Input, origin, "the input row of operand #2 against the result's input row".into());
+    ineq_rows(s, result, Kind::Output, a, Kind::Output, origin, "the output row of operand #1 against the result's output row".into());
+}
+
+/// Swaps the input and output rows.
+pub fn transpose(s: &mut Solver, result: &Shape, x: &Shape, origin: &Origin) {
+    ineq_rows(s, result, Kind::Batch, x, Kind::Batch, origin, "the batch row of the operand against the result's".into());
+    ineq_rows(s, result, Kind::Input, x, Kind::Output, origin, "the output row of the operand against the result's input row".into());
+    ineq_rows(s, result, Kind::Output, x, Kind::Input, origin, "the input row of the operand against the result's output row".into());
+}
+
+/// Removes the leftmost batch axis: `x.batch = [d] ++ result.batch`, the
+/// other rows are equal. Returns the sliced dim.
+pub fn batch_slice(s: &mut Solver, result: &Shape, x: &Shape, origin: &Origin) -> Dim {
+    let d = Dim::Var(s.fresh_dim());
+    let rb = &result.batch;
+    let sliced = if rb.var.is_some() {
+        Row { beg: std::iter::once(d.clone()).chain(rb.beg.iter().cloned()).collect(), var: rb.var, end: rb.end.clone() }
+    } else {
+        Row::closed(std::iter::once(d.clone()).chain(rb.end.iter().cloned()).collect())
+    };
+    let o = |w: &str| Origin { what: w.to_string(), ..origin.clone() };
+    s.add(Constraint::RowEq(x.batch.clone(), sliced), o("the operand's batch row against the result's with the sliced axis in front"));
+    s.add(Constraint::RowEq(x.input.clone(), result.input.clone()), o("the input rows of the operand and the result"));
+    s.add(Constraint::RowEq(x.output.clone(), result.output.clone()), o("the output rows of the operand and the result"));
+    s.add(Constraint::AtLeast(d.clone(), 1), o("the sliced axis"));
+    d
+}
+
+/// A leaf tensor. A param never has batch axes.
+pub fn terminal(s: &mut Solver, shape: &Shape, param: Option<&str>, origin: &Origin) {
+    if param.is_some() {
+        s.add(
+            Constraint::RowEq(shape.batch.clone(), Row::closed(vec![])),
+            Origin { what: "a param has no batch axes".into(), ..origin.clone() },
+        );
+    }
+    s.add_terminal(Terminal { shape: shape.clone(), param: param.map(str::to_string), origin: origin.clone() });
+}
+
+/// The shapes an einsum spec gives its slots, with the fixed indices.
+#[derive(Clone, Debug)]
+pub struct EinsumShapes {
+    pub rhs: Vec<Shape>,
+    pub lhs: Shape,
+    /// Dims read or written at a fixed index.
+    pub fixed: HashMap<DimVar, u64>,
+    /// The dim variable of every label.
+    pub labels: HashMap<String, DimVar>,
+}
+
+/// Generalized einsum: `slot_i >= operand_i` and `result >= lhs slot`, the
+/// spec's labels shared across slots.
+pub fn einsum(s: &mut Solver, spec: &EinsumSpec, result: &Shape, operands: &[&Shape], origin: &Origin) -> Result<EinsumShapes, String> {
+    let mut b = SpecBuilder { labels: HashMap::new(), rows: HashMap::new(), fixed: HashMap::new() };
+    let mut rhs = vec![];
+    for slot in &spec.rhs {
+        rhs.push(b.slot(s, slot, false, origin)?);
+    }
+    let lhs = b.slot(s, &spec.lhs, true, origin)?;
+    let n = operands.len();
+    for (i, (slot, op)) in rhs.iter().zip(operands).enumerate() {
+        for k in Kind::ALL {
+            ineq_rows(s, slot, k, op, k, origin, format!("the {k} row of {} against its spec", operand_name(i, n)));
+        }
+    }
+    for k in Kind::ALL {
+        ineq_rows(s, result, k, &lhs, k, origin, format!("the result's {k} row against its spec"));
+    }
+    Ok(EinsumShapes { rhs, lhs, fixed: b.fixed, labels: b.labels })
+}
+
+struct SpecBuilder {
+    labels: HashMap<String, DimVar>,
+    rows: HashMap<String, RowVar>,
+    fixed: HashMap<DimVar, u64>,
+}
+
+impl SpecBuilder {
+    fn label(&mut self, s: &mut Solver, name: &str) -> Dim {
+        Dim::Var(*self.labels.entry(name.to_string()).or_insert_with(|| s.fresh_dim()))
+    }
+
+    fn slot(&mut self, s: &mut Solver, slot: &SlotSpec, is_lhs: bool, origin: &Origin) -> Result<Shape, String> {
+        let mut shape = Shape::default();
+        for k in Kind::ALL {
+            *shape.row_mut(k) = self.row(s, slot.row(k), k, is_lhs, origin)?;
+        }
+        Ok(shape)
+    }
+
+    fn row(&mut self, s: &mut Solver, spec: &RowSpec, kind: Kind, is_lhs: bool, origin: &Origin) -> Result<Row, String> {
+        let mut conv = |axes: &[AxisSpec], s: &mut Solver| -> Result<Vec<Dim>, String> {
+            let mut out = vec![];
+            for a in axes {
+                out.push(match a {
+                    AxisSpec::Var(name) => self.label(s, name),
+                    AxisSpec::Size { size, label } => Dim::Known { size: *size, label: label.clone() },
+                    AxisSpec::Placeholder => Dim::Var(s.fresh_dim()),
+                    AxisSpec::Fixed(0) if is_lhs => Dim::size(1),
+                    AxisSpec::Fixed(i) => {
+                        let v = s.fresh_dim();
+                        self.fixed.insert(v, *i);
+                        s.add(Constraint::AtLeast(Dim::Var(v), i + 1), Origin { what: format!("fixed index {i}"), ..origin.clone() });
+                        Dim::Var(v)
+                    }
+                    AxisSpec::Affine { stride, over, dilation, kernel, use_padding, .. } => {
+                        if is_lhs {
+                            return Err("affine (convolution) axes are only allowed in operand slots, not in the result".into());
+                        }
+                        let input = Dim::Var(s.fresh_dim());
+                        let over = self.label(s, over);
+                        let kernel = kernel.as_ref().map(|k| self.label(s, k));
+                        s.add(
+                            Constraint::Affine {
+                                input: input.clone(),
+                                stride: *stride,
+                                over,
+                                dilation: *dilation,
+                                kernel,
+                                padded: *use_padding == Some(true),
+                            },
+                            Origin { what: "a convolution axis".into(), ..origin.clone() },
+                        );
+                        input
+                    }
+                });
+            }
+            Ok(out)
+        };
+        let beg = conv(&spec.beg, s)?;
+        let end = conv(&spec.end, s)?;
+        let var = match &spec.var {
+            Some(v) => Some(*self.rows.entry(v.name(kind)).or_insert_with(|| s.fresh_row())),
+            // An operand row written without a row variable gives its
+            // rightmost axes; further axes to the left are untracked (and
+            // reduced). A result row is exactly as written.
+            None if !is_lhs => Some(s.fresh_row()),
+            None => None,
+        };
+        Ok(if var.is_none() { Row::closed(beg.into_iter().chain(end).collect()) } else { Row { beg, var, end } })
+    }
+}

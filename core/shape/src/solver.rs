@@ -1,0 +1,1111 @@
+//! The row/dim constraint solver.
+//!
+//! Constraints are equations and inequalities between dims and between rows.
+//! `cur >= subr` reads "the operand `subr` broadcasts to `cur`": for dims,
+//! `subr` equals `cur` or is 1; for rows, `cur` has at least as many axes,
+//! aligned from both outer edges (`beg` from the left, `end` from the right),
+//! with pairwise dim inequalities.
+//!
+//! Solving is unification of equations plus simplification of inequalities
+//! into an environment of solved variables and bounds: for a dim variable its
+//! least upper bound (a size > 1; two different ones demote the variable to
+//! 1), its `At_least_dim` constraint and the variables it is linked to; for a
+//! row variable the set of rows bounding it from above and the linked
+//! variables. What cannot be decided yet is deferred. Then the shapes are
+//! closed in stages: terminal (leaf) variables go to their least upper bounds,
+//! then terminal rows get no more axes and terminal dims become 1 (a param's
+//! dim is never guessed: that is an error), then all remaining rows get no
+//! more axes and all remaining dims their bound or 1. Every stage is followed
+//! by solving what it unlocked.
+//!
+//! Constraints are processed in order but decisions only depend on the set of
+//! constraints: bounds are sets, and closing visits variables in the order of
+//! the terminals, not of the constraints.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use crate::shape::{Dim, DimVar, Fresh, Row, RowVar, Shape};
+
+/// Where a constraint comes from: the op (an index chosen by the caller) and
+/// what the constraint relates, in words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    pub op: usize,
+    pub what: String,
+    /// Other ops involved (e.g. the producers of the operands).
+    pub others: Vec<usize>,
+}
+
+impl Origin {
+    pub fn new(op: usize, what: impl Into<String>) -> Origin {
+        Origin { op, what: what.into(), others: vec![] }
+    }
+}
+
+/// A constraint. `Ineq`s read `cur >= subr`.
+#[derive(Clone, Debug)]
+pub enum Constraint {
+    DimEq(Dim, Dim),
+    DimIneq { cur: Dim, subr: Dim },
+    RowEq(Row, Row),
+    RowIneq { cur: Row, subr: Row },
+    /// The dim is at least `n` (a fixed index `n - 1` reads it).
+    AtLeast(Dim, u64),
+    /// `input` is the extent of `stride*over + dilation*kernel` (+ `offset`):
+    /// with padding `input = stride*over`, without
+    /// `input = stride*(over-1) + 1 + dilation*(kernel-1)`.
+    Affine { input: Dim, stride: u64, over: Dim, dilation: u64, kernel: Option<Dim>, padded: bool },
+    /// The product of all dims of the rows is `n`.
+    TotalElems { rows: Vec<Row>, n: u64 },
+}
+
+/// A shape error: what went wrong, and where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShapeError {
+    pub message: String,
+    pub origin: Origin,
+}
+
+impl std::fmt::Display for ShapeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.message, self.origin.what)
+    }
+}
+
+/// A leaf tensor: its shape is closed to its least upper bounds first.
+#[derive(Clone, Debug)]
+pub struct Terminal {
+    pub shape: Shape,
+    /// `Some(name)` for a param: its dims are never guessed.
+    pub param: Option<String>,
+    pub origin: Origin,
+}
+
+/// An assumption made while closing, for `explain` reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Assumption {
+    pub op: usize,
+    pub message: String,
+}
+
+#[derive(Clone, Debug, Default)]
+struct DimBounds {
+    /// Least upper bound: a size > 1 the variable is either equal to or 1.
+    lub: Option<Dim>,
+    at_least: u64,
+    /// Variables known to be >= this one.
+    cur: BTreeSet<DimVar>,
+    /// Variables known to be <= this one.
+    subr: BTreeSet<DimVar>,
+}
+
+#[derive(Clone, Debug)]
+enum DimEntry {
+    Solved(Dim),
+    Bounds(DimBounds),
+}
+
+#[derive(Clone, Debug, Default)]
+struct RowBounds {
+    /// Rows known to be >= this variable's row (upper bounds).
+    ubs: Vec<Row>,
+    cur: BTreeSet<RowVar>,
+    subr: BTreeSet<RowVar>,
+}
+
+#[derive(Clone, Debug)]
+enum RowEntry {
+    Solved(Row),
+    Bounds(RowBounds),
+}
+
+/// The solver's state: variables, environment, pending constraints.
+#[derive(Default)]
+pub struct Solver {
+    next_dim: u32,
+    next_row: u32,
+    dims: HashMap<DimVar, DimEntry>,
+    rows: HashMap<RowVar, RowEntry>,
+    queue: Vec<(Constraint, Origin)>,
+    deferred: Vec<(Constraint, Origin)>,
+    terminals: Vec<Terminal>,
+    /// The assumptions made while closing.
+    pub assumptions: Vec<Assumption>,
+    steps: u64,
+    /// Counts changes of the environment.
+    epoch: u64,
+    retried_at: u64,
+}
+
+impl Fresh for Solver {
+    fn fresh_dim(&mut self) -> DimVar {
+        self.next_dim += 1;
+        DimVar(self.next_dim)
+    }
+
+    fn fresh_row(&mut self) -> RowVar {
+        self.next_row += 1;
+        RowVar(self.next_row)
+    }
+}
+
+type Res<T> = Result<T, ShapeError>;
+
+fn err<T>(origin: &Origin, message: impl Into<String>) -> Res<T> {
+    Err(ShapeError { message: message.into(), origin: origin.clone() })
+}
+
+
+/// Bound on the work done, so that no input can loop forever.
+const MAX_STEPS: u64 = 50_000_000;
+
+impl Solver {
+    pub fn new() -> Solver {
+        Solver::default()
+    }
+
+    /// Adds a constraint.
+    pub fn add(&mut self, c: Constraint, origin: Origin) {
+        self.queue.push((c, origin));
+    }
+
+    /// Declares a leaf tensor.
+    pub fn add_terminal(&mut self, t: Terminal) {
+        self.terminals.push(t);
+    }
+
+    /// A row of fresh dim variables.
+    fn fresh_dims(&mut self, n: usize) -> Vec<Dim> {
+        (0..n).map(|_| Dim::Var(self.fresh_dim())).collect()
+    }
+
+    // ----- substitution -------------------------------------------------
+
+    pub fn subst_dim(&self, d: &Dim) -> Dim {
+        let mut d = d.clone();
+        while let Dim::Var(v) = d {
+            match self.dims.get(&v) {
+                Some(DimEntry::Solved(s)) => d = s.clone(),
+                _ => break,
+            }
+        }
+        d
+    }
+
+    /// Replaces solved row variables (not dims) in `r`.
+    fn splice_row(&self, r: &Row) -> Row {
+        let mut beg = r.beg.clone();
+        let mut end = r.end.clone();
+        let mut var = r.var;
+        // A solved variable is replaced by its row: its `beg` joins ours, its
+        // `end` goes before ours.
+        while let Some(v) = var {
+            match self.rows.get(&v) {
+                Some(RowEntry::Solved(s)) => {
+                    beg.extend(s.beg.iter().cloned());
+                    let mut e = s.end.clone();
+                    e.extend(end);
+                    end = e;
+                    var = s.var;
+                }
+                _ => break,
+            }
+        }
+        if var.is_none() {
+            beg.extend(end);
+            return Row { beg: vec![], var: None, end: beg };
+        }
+        Row { beg, var, end }
+    }
+
+    /// Replaces solved row and dim variables in `r`.
+    pub fn subst_row(&self, r: &Row) -> Row {
+        let r = self.splice_row(r);
+        Row {
+            beg: r.beg.iter().map(|d| self.subst_dim(d)).collect(),
+            var: r.var,
+            end: r.end.iter().map(|d| self.subst_dim(d)).collect(),
+        }
+    }
+
+    pub fn subst_shape(&self, s: &Shape) -> Shape {
+        Shape { batch: self.subst_row(&s.batch), input: self.subst_row(&s.input), output: self.subst_row(&s.output) }
+    }
+
+    fn dim_bounds(&mut self, v: DimVar) -> &mut DimBounds {
+        let e = self.dims.entry(v).or_insert_with(|| DimEntry::Bounds(DimBounds::default()));
+        match e {
+            DimEntry::Bounds(b) => b,
+            DimEntry::Solved(_) => unreachable!("dim variable {v:?} is solved"),
+        }
+    }
+
+    fn row_bounds(&mut self, v: RowVar) -> &mut RowBounds {
+        let e = self.rows.entry(v).or_insert_with(|| RowEntry::Bounds(RowBounds::default()));
+        match e {
+            RowEntry::Bounds(b) => b,
+            RowEntry::Solved(_) => unreachable!("row variable {v:?} is solved"),
+        }
+    }
+
+    // ----- the main loop ------------------------------------------------
+
+    /// Solves the queue; what cannot progress is deferred. Returns whether
+    /// anything changed.
+    fn drain(&mut self) -> Res<bool> {
+        let start = self.epoch;
+        loop {
+            self.drain_queue()?;
+            // Retry what was deferred when the environment changed since the
+            // last retry.
+            if self.deferred.is_empty() || self.epoch == self.retried_at {
+                return Ok(self.epoch != start);
+            }
+            self.retried_at = self.epoch;
+            self.queue = std::mem::take(&mut self.deferred);
+        }
+    }
+
+    fn drain_queue(&mut self) -> Res<bool> {
+        let mut changed = false;
+        while let Some((c, o)) = self.queue.pop() {
+            self.steps += 1;
+            if self.steps > MAX_STEPS {
+                return err(&o, "shape inference did not terminate (constraint budget exhausted)");
+            }
+            changed |= self.step(c, o)?;
+        }
+        Ok(changed)
+    }
+
+    /// Processes one constraint. Returns whether the environment changed.
+    fn step(&mut self, c: Constraint, o: Origin) -> Res<bool> {
+        let changed = self.step_inner(c, o)?;
+        if changed {
+            self.epoch += 1;
+        }
+        Ok(changed)
+    }
+
+    fn step_inner(&mut self, c: Constraint, o: Origin) -> Res<bool> {
+        match c {
+            Constraint::DimEq(a, b) => self.dim_eq(a, b, &o),
+            Constraint::DimIneq { cur, subr } => self.dim_ineq(cur, subr, &o),
+            Constraint::RowEq(a, b) => self.row_eq(a, b, &o),
+            Constraint::RowIneq { cur, subr } => self.row_ineq(cur, subr, &o),
+            Constraint::AtLeast(d, n) => self.at_least(d, n, &o),
+            Constraint::Affine { input, stride, over, dilation, kernel, padded } => {
+                self.affine(input, stride, over, dilation, kernel, padded, &o)
+            }
+            Constraint::TotalElems { rows, n } => self.total_elems(rows, n, &o),
+        }
+    }
+
+    fn push(&mut self, c: Constraint, o: &Origin) {
+        self.queue.push((c, o.clone()));
+    }
+
+    fn defer(&mut self, c: Constraint, o: &Origin) -> Res<bool> {
+        self.deferred.push((c, o.clone()));
+        Ok(false)
+    }
+
+    // ----- dims ---------------------------------------------------------
+
+    /// The variable whose solution `d` resolves to, if any.
+    fn solved_var(&self, d: &Dim) -> Option<DimVar> {
+        let mut last = None;
+        let mut d = d.clone();
+        while let Dim::Var(v) = d {
+            match self.dims.get(&v) {
+                Some(DimEntry::Solved(s)) => {
+                    last = Some(v);
+                    d = s.clone();
+                }
+                _ => return None,
+            }
+        }
+        last
+    }
+
+    /// Equal sizes, one labelled: the unlabelled side, if it is a variable's
+    /// solution, takes the label.
+    fn share_label(&mut self, raw_a: &Dim, a: &Dim, raw_b: &Dim, b: &Dim) -> bool {
+        let (Dim::Known { size, label: la }, Dim::Known { label: lb, .. }) = (a, b) else { return false };
+        let (raw, label) = match (la, lb) {
+            (None, Some(l)) => (raw_a, l),
+            (Some(l), None) => (raw_b, l),
+            _ => return false,
+        };
+        match self.solved_var(raw) {
+            Some(v) => {
+                self.dims.insert(v, DimEntry::Solved(Dim::Known { size: *size, label: Some(label.clone()) }));
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn dim_eq(&mut self, raw_a: Dim, raw_b: Dim, o: &Origin) -> Res<bool> {
+        let (a, b) = (self.subst_dim(&raw_a), self.subst_dim(&raw_b));
+        match (&a, &b) {
+            _ if a == b => Ok(false),
+            (Dim::Known { size: s1, label: l1 }, Dim::Known { size: s2, label: l2 }) => {
+                if s1 != s2 {
+                    return err(o, format!("dimension mismatch: {a} vs {b}"));
+                }
+                if let (Some(x), Some(y)) = (l1, l2) {
+                    if x != y {
+                        return err(o, format!("label mismatch: {a} vs {b}"));
+                    }
+                }
+                Ok(self.share_label(&raw_a, &a, &raw_b, &b))
+            }
+            (Dim::Var(v), _) => self.solve_dim(*v, b, o),
+            (_, Dim::Var(v)) => self.solve_dim(*v, a, o),
+        }
+    }
+
+    fn solve_dim(&mut self, v: DimVar, value: Dim, o: &Origin) -> Res<bool> {
+        self.epoch += 1;
+        let bounds = match self.dims.insert(v, DimEntry::Solved(value.clone())) {
+            Some(DimEntry::Bounds(b)) => b,
+            _ => DimBounds::default(),
+        };
+        for c in bounds.cur {
+            self.push(Constraint::DimIneq { cur: Dim::Var(c), subr: value.clone() }, o);
+        }
+        for s in bounds.subr {
+            self.push(Constraint::DimIneq { cur: value.clone(), subr: Dim::Var(s) }, o);
+        }
+        if let Some(lub) = bounds.lub {
+            self.push(Constraint::DimIneq { cur: lub, subr: value.clone() }, o);
+        }
+        if bounds.at_least > 1 {
+            self.push(Constraint::AtLeast(value, bounds.at_least), o);
+        }
+        Ok(true)
+    }
+
+    fn dim_ineq(&mut self, raw_cur: Dim, raw_subr: Dim, o: &Origin) -> Res<bool> {
+        let (cur, subr) = (self.subst_dim(&raw_cur), self.subst_dim(&raw_subr));
+        if cur == subr {
+            return Ok(false);
+        }
+        match (&cur, &subr) {
+            (Dim::Known { size: c, label: lc }, Dim::Known { size: s, label: ls }) => {
+                if *s == 1 {
+                    return Ok(false);
+                }
+                if c != s {
+                    return err(o, format!("dimension mismatch: {cur} vs {subr}"));
+                }
+                if let (Some(x), Some(y)) = (lc, ls) {
+                    if x != y {
+                        return err(o, format!("label mismatch: {cur} vs {subr}"));
+                    }
+                }
+                Ok(self.share_label(&raw_cur, &cur, &raw_subr, &subr))
+            }
+            (Dim::Var(_), Dim::Known { size: 1, .. }) => Ok(false),
+            (Dim::Var(_), Dim::Known { .. }) => self.dim_eq(cur, subr, o),
+            (Dim::Known { size: 1, .. }, Dim::Var(s)) => self.solve_dim(*s, cur.clone(), o),
+            (Dim::Known { .. }, Dim::Var(s)) => {
+                let s = *s;
+                if self.dim_bounds(s).at_least > 1 {
+                    return self.dim_eq(cur, subr, o);
+                }
+                let b = self.dim_bounds(s);
+                match &b.lub {
+                    None => {
+                        b.lub = Some(cur.clone());
+                        let subr: Vec<DimVar> = b.subr.iter().copied().collect();
+                        for v in subr {
+                            self.push(Constraint::DimIneq { cur: cur.clone(), subr: Dim::Var(v) }, o);
+                        }
+                        Ok(true)
+                    }
+                    Some(l) if l.known_size() == cur.known_size() => {
+                        if let (Dim::Known { label: Some(x), .. }, Dim::Known { label: Some(y), .. }) = (l, &cur) {
+                            if x != y {
+                                return err(o, format!("label mismatch: {l} vs {cur}"));
+                            }
+                        }
+                        Ok(false)
+                    }
+                    // Two different sizes above: only 1 fits under both.
+                    Some(_) => self.solve_dim(s, Dim::size(1), o),
+                }
+            }
+            (Dim::Var(c), Dim::Var(s)) => {
+                let (c, s) = (*c, *s);
+                // A cycle c <= ... <= s <= c makes them all equal.
+                if self.dim_reaches(c, s) || self.dim_bounds(s).at_least > 1 {
+                    return self.dim_eq(cur, subr, o);
+                }
+                let cb = self.dim_bounds(c);
+                if !cb.subr.insert(s) {
+                    return Ok(false);
+                }
+                let lub = cb.lub.clone();
+                self.dim_bounds(s).cur.insert(c);
+                if let Some(l) = lub {
+                    self.push(Constraint::DimIneq { cur: l, subr: Dim::Var(s) }, o);
+                }
+                Ok(true)
+            }
+        }
+    }
+
+    /// Whether `to <= ... <= from` by recorded links (following `subr`).
+    fn dim_reaches(&self, to: DimVar, from: DimVar) -> bool {
+        let mut stack = vec![from];
+        let mut seen = BTreeSet::new();
+        while let Some(v) = stack.pop() {
+            if v == to {
+                return true;
+            }
+            if !seen.insert(v) {
+                continue;
+            }
+            if let Some(DimEntry::Bounds(b)) = self.dims.get(&v) {
+                stack.extend(b.subr.iter().copied());
+            }
+        }
+        false
+    }
+
+    fn at_least(&mut self, d: Dim, n: u64, o: &Origin) -> Res<bool> {
+        match self.subst_dim(&d) {
+            Dim::Known { size, .. } => {
+                if size < n {
+                    return err(o, format!("dimension {size} is too small: an index needs at least {n}"));
+                }
+                Ok(false)
+            }
+            Dim::Var(v) => {
+                let b = self.dim_bounds(v);
+                if b.at_least >= n {
+                    return Ok(false);
+                }
+                b.at_least = n;
+                if n > 1 {
+                    // It cannot be a broadcast 1: whatever it broadcasts to,
+                    // it equals.
+                    let (cur, lub) = (b.cur.clone(), b.lub.clone());
+                    for c in cur {
+                        self.push(Constraint::DimEq(Dim::Var(c), Dim::Var(v)), o);
+                    }
+                    if let Some(l) = lub {
+                        self.push(Constraint::DimEq(l, Dim::Var(v)), o);
+                    }
+                }
+                Ok(true)
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn affine(
+        &mut self,
+        input: Dim,
+        stride: u64,
+        over: Dim,
+        dilation: u64,
+        kernel: Option<Dim>,
+        padded: bool,
+        o: &Origin,
+    ) -> Res<bool> {
+        let (input, over) = (self.subst_dim(&input), self.subst_dim(&over));
+        let kernel = kernel.map(|k| self.subst_dim(&k));
+        let k = match &kernel {
+            None => Some(1),
+            Some(k) => k.known_size(),
+        };
+        let extent = |out: u64, k: u64| if padded { stride * out } else { stride * (out.max(1) - 1) + 1 + dilation * (k - 1) };
+        match (input.known_size(), over.known_size(), k) {
+            (_, Some(out), Some(k)) => self.dim_eq(input, Dim::size(extent(out, k)), o),
+            (Some(inp), None, Some(k)) => {
+                let out = if padded {
+                    inp.div_ceil(stride)
+                } else {
+                    let span = 1 + dilation * (k - 1);
+                    if inp < span {
+                        return err(o, format!("the input dimension {inp} is smaller than the kernel extent {span}"));
+                    }
+                    (inp - span) / stride + 1
+                };
+                self.dim_eq(over, Dim::size(out), o)
+            }
+            (Some(inp), Some(out), None) if !padded => {
+                let used = stride * (out.max(1) - 1) + 1;
+                if inp < used || (inp - used) % dilation != 0 {
+                    return err(o, format!("no kernel size fits input {inp} and output {out} (stride {stride}, dilation {dilation})"));
+                }
+                let kd = kernel.clone().expect("kernel is unknown here");
+                self.dim_eq(kd, Dim::size((inp - used) / dilation + 1), o)
+            }
+            _ => self.defer(Constraint::Affine { input, stride, over, dilation, kernel, padded }, o),
+        }
+    }
+
+    fn total_elems(&mut self, rows: Vec<Row>, n: u64, o: &Origin) -> Res<bool> {
+        let rows: Vec<Row> = rows.iter().map(|r| self.subst_row(r)).collect();
+        let mut known = 1u64;
+        let mut unknown = vec![];
+        for r in &rows {
+            for d in r.dims() {
+                match d.known_size() {
+                    Some(s) => known = known.saturating_mul(s),
+                    None => unknown.push(d.clone()),
+                }
+            }
+        }
+        let open = rows.iter().any(|r| r.var.is_some());
+        if !open && unknown.is_empty() {
+            if known != n {
+                return err(o, format!("the literal has {n} elements but the shape has {known}"));
+            }
+            return Ok(false);
+        }
+        if known > n || n % known.max(1) != 0 {
+            return err(o, format!("the literal has {n} elements, not a multiple of the {known} of the known dims"));
+        }
+        if !open && unknown.len() == 1 {
+            return self.dim_eq(unknown[0].clone(), Dim::size(n / known), o);
+        }
+        self.defer(Constraint::TotalElems { rows, n }, o)
+    }
+
+    // ----- rows ---------------------------------------------------------
+
+    fn row_eq(&mut self, a: Row, b: Row, o: &Origin) -> Res<bool> {
+        let (a, b) = (self.splice_row(&a), self.splice_row(&b));
+        if a == b {
+            return Ok(false);
+        }
+        match (a.var, b.var) {
+            (None, None) => {
+                if a.end.len() != b.end.len() {
+                    return err(o, format!("number of axes mismatch: [{a}] has {} but [{b}] has {}", a.end.len(), b.end.len()));
+                }
+                for (x, y) in a.end.iter().zip(&b.end) {
+                    self.push(Constraint::DimEq(x.clone(), y.clone()), o);
+                }
+                Ok(true)
+            }
+            (Some(_), None) => self.row_eq_open_closed(a, b, o),
+            (None, Some(_)) => self.row_eq_open_closed(b, a, o),
+            (Some(va), Some(vb)) => {
+                let kb = a.beg.len().min(b.beg.len());
+                let ke = a.end.len().min(b.end.len());
+                for i in 0..kb {
+                    self.push(Constraint::DimEq(a.beg[i].clone(), b.beg[i].clone()), o);
+                }
+                for i in 0..ke {
+                    let (x, y) = (&a.end[a.end.len() - 1 - i], &b.end[b.end.len() - 1 - i]);
+                    self.push(Constraint::DimEq(x.clone(), y.clone()), o);
+                }
+                let (ab, ae) = (a.beg[kb..].to_vec(), a.end[..a.end.len() - ke].to_vec());
+                let (bb, be) = (b.beg[kb..].to_vec(), b.end[..b.end.len() - ke].to_vec());
+                if va == vb {
+                    if ab.is_empty() && ae.is_empty() && bb.is_empty() && be.is_empty() {
+                        return Ok(true);
+                    }
+                    return err(o, format!("infinite number of axes by self-reference: [{a}] = [{b}]"));
+                }
+                // ab ++ va ++ ae = bb ++ vb ++ be, where at most one side of
+                // each of (ab, bb) and (ae, be) is non-empty.
+                if ab.is_empty() && ae.is_empty() {
+                    self.solve_row(va, Row { beg: bb, var: Some(vb), end: be }, o)
+                } else if bb.is_empty() && be.is_empty() {
+                    self.solve_row(vb, Row { beg: ab, var: Some(va), end: ae }, o)
+                } else {
+                    // e.g. va ++ ae = bb ++ vb: both grow around a fresh w.
+                    let w = self.fresh_row();
+                    self.solve_row(va, Row { beg: bb, var: Some(w), end: vec![] }, o)?;
+                    self.solve_row(vb, Row { beg: vec![], var: Some(w), end: ae }, o)?;
+                    let _ = (ab, be);
+                    Ok(true)
+                }
+            }
+        }
+    }
+
+    /// `open = closed`: the open row's fixed dims match the closed row's
+    /// edges and its variable takes the middle.
+    fn row_eq_open_closed(&mut self, open: Row, closed: Row, o: &Origin) -> Res<bool> {
+        let n = closed.end.len();
+        if open.num_fixed() > n {
+            return err(
+                o,
+                format!("number of axes mismatch: [{open}] has at least {} but [{closed}] has {n}", open.num_fixed()),
+            );
+        }
+        for (i, d) in open.beg.iter().enumerate() {
+            self.push(Constraint::DimEq(d.clone(), closed.end[i].clone()), o);
+        }
+        let off = n - open.end.len();
+        for (i, d) in open.end.iter().enumerate() {
+            self.push(Constraint::DimEq(d.clone(), closed.end[off + i].clone()), o);
+        }
+        let middle = closed.end[open.beg.len()..off].to_vec();
+        self.solve_row(open.var.expect("open row"), Row::closed(middle), o)
+    }
+
+    fn solve_row(&mut self, v: RowVar, value: Row, o: &Origin) -> Res<bool> {
+        self.epoch += 1;
+        if value.var == Some(v) {
+            if value.num_fixed() == 0 {
+                return Ok(false);
+            }
+            return err(o, "infinite number of axes by self-reference");
+        }
+        let bounds = match self.rows.insert(v, RowEntry::Solved(value.clone())) {
+            Some(RowEntry::Bounds(b)) => b,
+            _ => RowBounds::default(),
+        };
+        for c in bounds.cur {
+            self.push(Constraint::RowIneq { cur: Row::open(c), subr: value.clone() }, o);
+        }
+        for s in bounds.subr {
+            self.push(Constraint::RowIneq { cur: value.clone(), subr: Row::open(s) }, o);
+        }
+        for ub in bounds.ubs {
+            self.push(Constraint::RowIneq { cur: ub, subr: value.clone() }, o);
+        }
+        Ok(true)
+    }
+
+    fn row_ineq(&mut self, cur: Row, subr: Row, o: &Origin) -> Res<bool> {
+        let (cur, subr) = (self.splice_row(&cur), self.splice_row(&subr));
+        if cur == subr {
+            return Ok(false);
+        }
+        // The pairs of dims certainly aligned: the shared right edge, and
+        // the shared left edge when both rows have a left part.
+        let ke = cur.end.len().min(subr.end.len());
+        let mut changed = false;
+        for i in 0..ke {
+            let (c, s) = (&cur.end[cur.end.len() - 1 - i], &subr.end[subr.end.len() - 1 - i]);
+            changed |= self.dim_ineq(c.clone(), s.clone(), o)?;
+        }
+        let kb = if cur.var.is_some() && subr.var.is_some() { cur.beg.len().min(subr.beg.len()) } else { 0 };
+        for i in 0..kb {
+            changed |= self.dim_ineq(cur.beg[i].clone(), subr.beg[i].clone(), o)?;
+        }
+        match (cur.var, subr.var) {
+            (None, None) => {
+                if cur.end.len() < subr.end.len() {
+                    return err(
+                        o,
+                        format!(
+                            "number of axes mismatch: the operand has {} axes [{subr}] but the result only {} [{cur}]",
+                            subr.end.len(),
+                            cur.end.len()
+                        ),
+                    );
+                }
+                Ok(changed)
+            }
+            (Some(cv), None) => {
+                if subr.end.len() <= cur.end.len() {
+                    return Ok(changed);
+                }
+                let deficit = subr.end.len() as i64 - cur.num_fixed() as i64;
+                if deficit > 0 {
+                    // cur needs more axes: a template of fresh dims next to
+                    // its right part.
+                    let nd = deficit as usize;
+                    let t = self.fresh_dims(nd);
+                    let rest = self.fresh_row();
+                    self.solve_row(cv, Row { beg: vec![], var: Some(rest), end: t }, o)?;
+                    self.push(Constraint::RowIneq { cur, subr }, o);
+                    return Ok(true);
+                }
+                // Whether cur's left part or its variable meets the rest of
+                // subr depends on the variable: wait.
+                self.defer(Constraint::RowIneq { cur, subr }, o).map(|_| changed)
+            }
+            (None, Some(sv)) => {
+                let n = cur.end.len();
+                if subr.num_fixed() > n {
+                    return err(
+                        o,
+                        format!(
+                            "number of axes mismatch: the operand has at least {} axes [{subr}] but the result only {n} [{cur}]",
+                            subr.num_fixed()
+                        ),
+                    );
+                }
+                for (i, d) in subr.beg.iter().enumerate() {
+                    changed |= self.dim_ineq(cur.end[i].clone(), d.clone(), o)?;
+                }
+                let middle = Row::closed(cur.end[subr.beg.len()..n - subr.end.len()].to_vec());
+                changed |= self.add_row_ub(sv, middle, o)?;
+                Ok(changed)
+            }
+            (Some(cv), Some(sv)) => {
+                if cv == sv {
+                    if cur.num_fixed() != subr.num_fixed() {
+                        return err(o, format!("infinite number of axes by self-reference: [{cur}] >= [{subr}]"));
+                    }
+                    return Ok(changed);
+                }
+                let extra_end = subr.end.len().saturating_sub(cur.end.len());
+                let extra_beg = subr.beg.len().saturating_sub(cur.beg.len());
+                if extra_end == 0 && extra_beg == 0 {
+                    let rest = Row {
+                        beg: cur.beg[subr.beg.len()..].to_vec(),
+                        var: Some(cv),
+                        end: cur.end[..cur.end.len() - subr.end.len()].to_vec(),
+                    };
+                    if rest.num_fixed() == 0 {
+                        // A cycle cv <= ... <= sv <= cv makes them equal.
+                        if self.row_reaches(cv, sv) {
+                            return self.row_eq(Row::open(cv), Row::open(sv), o);
+                        }
+                        // Link the variables.
+                        let cb = self.row_bounds(cv);
+                        if !cb.subr.insert(sv) {
+                            return Ok(changed);
+                        }
+                        let ubs = cb.ubs.clone();
+                        self.row_bounds(sv).cur.insert(cv);
+                        for ub in ubs {
+                            self.add_row_ub(sv, ub, o)?;
+                        }
+                        return Ok(true);
+                    }
+                    changed |= self.add_row_ub(sv, rest, o)?;
+                    return Ok(changed);
+                }
+                let deficit = subr.num_fixed() as i64 - cur.num_fixed() as i64;
+                if deficit > 0 {
+                    let nd = (deficit as usize).min(extra_end);
+                    let nb = (deficit as usize - nd).min(extra_beg);
+                    let (b, e) = (self.fresh_dims(nb), self.fresh_dims(nd));
+                    let rest = self.fresh_row();
+                    self.solve_row(cv, Row { beg: b, var: Some(rest), end: e }, o)?;
+                    self.push(Constraint::RowIneq { cur, subr }, o);
+                    return Ok(true);
+                }
+                self.defer(Constraint::RowIneq { cur, subr }, o).map(|_| changed)
+            }
+        }
+    }
+
+    /// Whether `to <= ... <= from` by recorded row links.
+    fn row_reaches(&self, to: RowVar, from: RowVar) -> bool {
+        let mut stack = vec![from];
+        let mut seen = BTreeSet::new();
+        while let Some(v) = stack.pop() {
+            if v == to {
+                return true;
+            }
+            if !seen.insert(v) {
+                continue;
+            }
+            if let Some(RowEntry::Bounds(b)) = self.rows.get(&v) {
+                stack.extend(b.subr.iter().copied());
+            }
+        }
+        false
+    }
+
+    /// Records `ub >= v`, for `v` and every variable below it.
+    fn add_row_ub(&mut self, v: RowVar, ub: Row, o: &Origin) -> Res<bool> {
+        let mut stack = vec![v];
+        let mut changed = false;
+        let mut seen = BTreeSet::new();
+        while let Some(v) = stack.pop() {
+            if !seen.insert(v) {
+                continue;
+            }
+            if !matches!(self.rows.get(&v), None | Some(RowEntry::Bounds(_))) {
+                // Solved meanwhile: check the bound directly.
+                self.push(Constraint::RowIneq { cur: ub.clone(), subr: Row::open(v) }, o);
+                continue;
+            }
+            let b = self.row_bounds(v);
+            if b.ubs.contains(&ub) {
+                continue;
+            }
+            b.ubs.push(ub.clone());
+            changed = true;
+            stack.extend(b.subr.iter().copied());
+            if ub.var.is_none() && ub.end.is_empty() {
+                // Nothing fits under an empty row but the empty row.
+                self.push(Constraint::RowEq(Row::open(v), Row::closed(vec![])), o);
+            }
+        }
+        Ok(changed)
+    }
+
+    /// The greatest row below all upper bounds of `v`, if any bound has
+    /// known axes: right-aligned, as many axes as the shortest closed bound
+    /// (or the longest fixed part when all are open), each dim the common
+    /// size or 1.
+    fn row_lub(&self, v: RowVar) -> Option<Row> {
+        let Some(RowEntry::Bounds(b)) = self.rows.get(&v) else { return None };
+        let ubs: Vec<Row> = b.ubs.iter().map(|r| self.subst_row(r)).filter(|r| r.num_fixed() > 0 || r.var.is_none()).collect();
+        if ubs.is_empty() {
+            return None;
+        }
+        let closed: Vec<&Row> = ubs.iter().filter(|r| r.var.is_none()).collect();
+        let len = if closed.is_empty() {
+            ubs.iter().map(|r| r.end.len()).max().unwrap_or(0)
+        } else {
+            closed.iter().map(|r| r.end.len()).min().unwrap_or(0)
+        };
+        let mut dims = vec![];
+        for i in 0..len {
+            // The i-th axis from the right, across bounds that have it.
+            let mut d: Option<Dim> = None;
+            for r in &ubs {
+                if i >= r.end.len() {
+                    continue;
+                }
+                let x = self.subst_dim(&r.end[r.end.len() - 1 - i]);
+                d = Some(match d {
+                    None => x,
+                    Some(prev) if prev == x => prev,
+                    Some(prev) if prev.known_size().is_some() && x.known_size().is_none() => prev,
+                    Some(prev) if prev.known_size().is_none() && x.known_size().is_some() => x,
+                    Some(_) => Dim::size(1),
+                });
+            }
+            dims.push(d.unwrap_or(Dim::size(1)));
+        }
+        dims.reverse();
+        // A variable upper bound stays a variable: fresh dims below it.
+        Some(Row::closed(dims))
+    }
+
+    // ----- closing ------------------------------------------------------
+
+    /// Solves everything and closes all shapes. Afterwards `subst_shape`
+    /// gives concrete shapes.
+    pub fn solve(&mut self) -> Res<()> {
+        self.drain()?;
+        // Terminal variables go to their least upper bounds, and so do the
+        // dims that have one.
+        self.close_to_lubs()?;
+        // Remaining terminal rows get no more axes; remaining terminal dims
+        // become their `At_least` size or 1, except a param's.
+        for t in self.terminals.clone() {
+            let s = self.subst_shape(&t.shape);
+            for (kind, row) in [("batch", &s.batch), ("input", &s.input), ("output", &s.output)] {
+                if let Some(v) = row.var {
+                    self.note(&t, format!("assumed the {kind} row of {} has no more axes", describe(&t)));
+                    self.solve_row(v, Row::closed(vec![]), &t.origin)?;
+                }
+            }
+            self.drain()?;
+            if t.param.is_some() {
+                continue;
+            }
+            let s = self.subst_shape(&t.shape);
+            for (kind, row) in [("batch", &s.batch), ("input", &s.input), ("output", &s.output)] {
+                for (i, d) in row.dims().enumerate() {
+                    if let Dim::Var(v) = self.subst_dim(d) {
+                        let size = match self.dims.get(&v) {
+                            Some(DimEntry::Bounds(b)) => b.at_least.max(1),
+                            _ => 1,
+                        };
+                        self.note(&t, format!("assumed axis {i} of the {kind} row of {} has dimension {size}", describe(&t)));
+                        self.solve_dim(v, Dim::size(size), &t.origin)?;
+                        self.drain()?;
+                    }
+                }
+            }
+        }
+        self.close_to_lubs()?;
+        // A param's dims are never guessed.
+        for t in self.terminals.clone() {
+            let Some(name) = &t.param else { continue };
+            let s = self.subst_shape(&t.shape);
+            for (kind, row) in [("batch", &s.batch), ("input", &s.input), ("output", &s.output)] {
+                for (i, d) in row.dims().enumerate() {
+                    if let Dim::Var(v) = d {
+                        let at_least = match self.dims.get(v) {
+                            Some(DimEntry::Bounds(b)) => b.at_least,
+                            _ => 0,
+                        };
+                        if at_least <= 1 {
+                            return err(
+                                &t.origin,
+                                format!(
+                                    "You forgot to specify the hidden dimension(s): axis {i} of the {kind} row of param '{name}' is not determined by its uses (shape so far: {})",
+                                    display_partial(&s)
+                                ),
+                            );
+                        }
+                        self.note(&t, format!("set axis {i} of the {kind} row of {} to its least index bound {at_least}", describe(&t)));
+                        self.solve_dim(*v, Dim::size(at_least), &t.origin)?;
+                        self.drain()?;
+                    }
+                }
+            }
+        }
+        // The remaining (non-terminal) rows in pending constraints get their
+        // bound or no more axes.
+        loop {
+            self.drain()?;
+            let pending: Vec<(Constraint, Origin)> = std::mem::take(&mut self.deferred);
+            let mut vars = BTreeMap::new();
+            for (c, o) in &pending {
+                for v in self.row_vars_of(c) {
+                    vars.entry(v).or_insert_with(|| o.clone());
+                }
+            }
+            self.queue.extend(pending);
+            if vars.is_empty() {
+                break;
+            }
+            for (v, o) in vars {
+                if matches!(self.rows.get(&v), None | Some(RowEntry::Bounds(_))) {
+                    let close = self.row_lub(v).unwrap_or_default();
+                    self.solve_row(v, close, &o)?;
+                }
+            }
+        }
+        self.drain()?;
+        // What is still deferred cannot be solved.
+        if let Some((c, o)) = self.deferred.first() {
+            return err(o, format!("cannot solve the constraint {c:?}"));
+        }
+        Ok(())
+    }
+
+    /// Closes terminal rows and dims to their least upper bounds, and every
+    /// other dim that has one, until nothing changes.
+    fn close_to_lubs(&mut self) -> Res<()> {
+        loop {
+            let mut changed = false;
+            for t in self.terminals.clone() {
+                let s = self.subst_shape(&t.shape);
+                for (kind, row) in [("batch", &s.batch), ("input", &s.input), ("output", &s.output)] {
+                    if let Some(v) = row.var {
+                        if let Some(lub) = self.row_lub(v) {
+                            self.note(&t, format!("closed the {kind} row of {} to its least upper bound [{lub}]", describe(&t)));
+                            self.solve_row(v, lub, &t.origin)?;
+                            changed = true;
+                        }
+                    }
+                }
+                changed |= self.drain()?;
+            }
+            let mut with_lub: Vec<(DimVar, Dim)> = self
+                .dims
+                .iter()
+                .filter_map(|(v, e)| match e {
+                    DimEntry::Bounds(b) => match &b.lub {
+                        Some(l) if l.known_size().unwrap_or(0) >= b.at_least => Some((*v, l.clone())),
+                        _ => None,
+                    },
+                    _ => None,
+                })
+                .collect();
+            with_lub.sort_by_key(|(v, _)| *v);
+            for (v, lub) in with_lub {
+                if matches!(self.dims.get(&v), Some(DimEntry::Bounds(_))) {
+                    let o = Origin::new(usize::MAX, "closing");
+                    self.solve_dim(v, lub, &o)?;
+                    changed = true;
+                }
+            }
+            changed |= self.drain()?;
+            if !changed {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Closes one shape (a non-terminal, after solving): remaining row
+    /// variables get no more axes (their bound if any), remaining dims their
+    /// least upper bound, `At_least` size, or 1.
+    pub fn close_shape(&mut self, shape: &Shape, origin: &Origin) -> Res<Shape> {
+        for _ in 0..3 {
+            let s = self.subst_shape(shape);
+            for row in [&s.batch, &s.input, &s.output] {
+                if let Some(v) = row.var {
+                    let close = self.row_lub(v).unwrap_or_default();
+                    self.solve_row(v, close, origin)?;
+                    self.drain()?;
+                }
+            }
+            let s = self.subst_shape(shape);
+            for d in all_dims(&s) {
+                if let Dim::Var(v) = d {
+                    let size = match self.dims.get(&v) {
+                        Some(DimEntry::Bounds(b)) => b.lub.clone().unwrap_or(Dim::size(b.at_least.max(1))),
+                        _ => Dim::size(1),
+                    };
+                    self.solve_dim(v, size, origin)?;
+                    self.drain()?;
+                }
+            }
+            if self.subst_shape(shape).is_concrete() {
+                break;
+            }
+        }
+        if let Some((c, o)) = self.deferred.first() {
+            return err(o, format!("cannot solve the constraint {c:?}"));
+        }
+        Ok(self.subst_shape(shape))
+    }
+
+    fn row_vars_of(&self, c: &Constraint) -> Vec<RowVar> {
+        let rows: Vec<&Row> = match c {
+            Constraint::RowEq(a, b) => vec![a, b],
+            Constraint::RowIneq { cur, subr } => vec![cur, subr],
+            Constraint::TotalElems { rows, .. } => rows.iter().collect(),
+            _ => vec![],
+        };
+        rows.into_iter().filter_map(|r| self.splice_row(r).var).collect()
+    }
+
+    fn note(&mut self, t: &Terminal, message: String) {
+        self.assumptions.push(Assumption { op: t.origin.op, message });
+    }
+}
+
+fn describe(t: &Terminal) -> String {
+    match &t.param {
+        Some(n) => format!("param '{n}'"),
+        None => t.origin.what.clone(),
+    }
+}
+
+fn all_dims(s: &Shape) -> Vec<Dim> {
+    [&s.batch, &s.input, &s.output].iter().flat_map(|r| r.dims().cloned()).collect()
+}
+
+/// A shape with variables, printed with `?` for unknown dims and `...` for
+/// unknown rows.
+pub fn display_partial(s: &Shape) -> String {
+    let row = |r: &Row| {
+        let mut parts: Vec<String> = r.beg.iter().map(dim_partial).collect();
+        if r.var.is_some() {
+            parts.push("...".into());
+        }
+        parts.extend(r.end.iter().map(dim_partial));
+        parts.join(",")
+    };
+    let mut out = String::new();
+    if s.batch.var.is_some() || s.batch.num_fixed() > 0 {
+        out += &format!("{}|", row(&s.batch));
+    }
+    if s.input.var.is_some() || s.input.num_fixed() > 0 {
+        out += &format!("{}->", row(&s.input));
+    }
+    out + &row(&s.output)
+}
+
+fn dim_partial(d: &Dim) -> String {
+    match d {
+        Dim::Var(_) => "?".into(),
+        d => d.to_string(),
+    }
+}

@@ -1,0 +1,185 @@
+//! Table-driven tests of shape inference. A case is a small graph, one node
+//! per ` / `-separated entry: `name: SHAPE = op args`, where op is `arg`, `param`, `const`,
+//! `pointwise`, `compose`, `transpose`, `slice` or `einsum "SPEC"`; and the
+//! expected shapes (`name=SHAPE ...`) or the expected error fragment.
+
+use std::collections::HashMap;
+
+use crate::{
+    infer::{infer, infer_with_order, Node, NodeDecl},
+    notation::parse_einsum,
+};
+
+fn graph(src: &str) -> (Vec<String>, Vec<NodeDecl>) {
+    let mut names: Vec<String> = vec![];
+    let mut nodes = vec![];
+    let idx = |names: &Vec<String>, n: &str| names.iter().position(|x| x == n).unwrap_or_else(|| panic!("unknown node {n}"));
+    for line in src.split(" / ").map(str::trim).filter(|l| !l.is_empty()) {
+        let (lhs, rhs) = line.split_once(" = ").unwrap_or_else(|| panic!("bad line {line}"));
+        let (name, shape) = lhs.split_once(':').unwrap_or_else(|| panic!("bad line {line}"));
+        let rhs = rhs.trim();
+        let (op, rest) = rhs.split_once(' ').unwrap_or((rhs, ""));
+        let (spec, args) = if op == "einsum" {
+            let r = rest.trim().strip_prefix('"').unwrap();
+            let (s, a) = r.split_once('"').unwrap();
+            (Some(s.to_string()), a.to_string())
+        } else {
+            (None, rest.to_string())
+        };
+        if op == "const" {
+            let elems = args.trim().parse::<u64>().ok();
+            names.push(name.trim().to_string());
+            nodes.push(NodeDecl { node: Node::Terminal { param: None }, shape: shape.trim().to_string(), elems });
+            continue;
+        }
+        let args: Vec<usize> = args.split_whitespace().map(|a| idx(&names, a)).collect();
+        let (node, elems) = match op {
+            "arg" => (Node::Terminal { param: None }, None),
+            "param" => (Node::Terminal { param: Some(name.trim().to_string()) }, None),
+            "pointwise" => (Node::Pointwise(args), None),
+            "compose" => (Node::Compose(args[0], args[1]), None),
+            "transpose" => (Node::Transpose(args[0]), None),
+            "slice" => (Node::BatchSlice(args[0]), None),
+            "einsum" => (Node::Einsum(parse_einsum(spec.as_ref().unwrap()).unwrap(), args), None),
+            _ => panic!("unknown op {op}"),
+        };
+        names.push(name.trim().to_string());
+        nodes.push(NodeDecl { node, shape: shape.trim().to_string(), elems });
+    }
+    (names, nodes)
+}
+
+fn solve(src: &str) -> Result<HashMap<String, String>, String> {
+    let (names, nodes) = graph(src);
+    let inf = infer(&nodes).map_err(|e| format!("{}: {}", names[e.node], e.message))?;
+    Ok(names.into_iter().zip(inf.shapes.iter().map(|s| s.to_string())).collect())
+}
+
+fn check(src: &str, want: &str) {
+    let got = solve(src).unwrap_or_else(|e| panic!("{src}\n  failed: {e}"));
+    for w in want.split_whitespace() {
+        let (n, s) = w.split_once('=').unwrap();
+        assert_eq!(got[n], s, "{src}\n  node {n}: got {} want {s}; all: {got:?}", got[n]);
+    }
+}
+
+fn check_err(src: &str, fragment: &str) {
+    match solve(src) {
+        Ok(got) => panic!("{src}\n  expected an error with {fragment:?}, got {got:?}"),
+        Err(e) => assert!(e.contains(fragment), "{src}\n  error {e:?} lacks {fragment:?}"),
+    }
+}
+
+const MLP: &str = "x: 32|10 = arg / w1: ? = param / b1: 16 = param / h0: ? = compose w1 x / h1: ? = pointwise b1 h0 / h: ? = pointwise h1 / w2: ...->1 = param / y: ? = compose w2 h";
+
+#[test]
+fn inference_table() {
+    let cases: &[(&str, &str)] = &[
+        // compose / matmul, params inferred from their uses
+        (MLP, "w1=10->16 b1=16 h0=32|16 h1=32|16 h=32|16 w2=16->1 y=32|1"),
+        ("a: 3->4 = arg / b: 10|3 = arg / c: ? = compose a b", "c=10|4"),
+        ("a: 2,3->4 = arg / b: 5|2,3 = arg / c: ? = compose a b", "c=5|4"),
+        ("a: 3->4 = arg / b: 10|7->3 = arg / c: ? = compose a b", "c=10|7->4"),
+        // broadcasting with dim-1 and with more axes
+        ("a: 3,1 = arg / b: 1,4 = arg / c: ? = pointwise a b", "c=3,4"),
+        ("a: 2|3 = arg / b: 3 = arg / c: ? = pointwise a b", "c=2|3"),
+        ("a: 5,3 = arg / b: 3 = arg / c: ? = pointwise a b", "c=5,3"),
+        ("a: 1 = arg / b: 7|2->3 = arg / c: ? = pointwise a b", "c=7|2->3"),
+        ("a: 2,1,4 = arg / b: 3,1 = arg / c: ? = pointwise a b", "c=2,3,4"),
+        ("a: 4 = arg / b: 4 = arg / m: 4 = arg / c: ? = pointwise a b m", "c=4"),
+        // a param broadcast against data gets the data's shape
+        ("x: 8|3 = arg / b: ? = param / y: ? = pointwise x b", "b=3 y=8|3"),
+        // reductions
+        ("x: 7|3->4 = arg / y: ? = einsum \"...|...->... => 0\" x", "y=1"),
+        ("x: 7|3->4 = arg / y: ? = einsum \"... => 0\" x", "y=1"),
+        ("x: 7|3->4 = arg / y: ? = einsum \"...|...->... => ...->...\" x", "y=3->4"),
+        ("x: 2,3,4 = arg / y: ? = einsum \"ijk => ki\" x", "y=4,2"),
+        ("a: 2,3 = arg / b: 3,4 = arg / c: ? = einsum \"ij;jk=>ik\" a b", "c=2,4"),
+        ("a: 5|2,3 = arg / b: 3,4 = arg / c: ? = einsum \"...|ij; jk => ...|ik\" a b", "c=5|2,4"),
+        // row variables in the middle
+        ("x: 2,3,4,5 = arg / y: ? = einsum \"a, ..r.., b => b, ..r.., a\" x", "y=5,3,4,2"),
+        ("x: 2,3,4,5 = arg / y: ? = einsum \"a, ..r.., b => ..r..\" x", "y=3,4"),
+        ("x: 6|2,3 = arg / y: ? = einsum \"..v..|ij => ..v..ji\" x", "y=6,3,2"),
+        // fixed indices
+        ("x: 7|3,5 = arg / y: ? = einsum \"...|2,j => ...|j\" x", "y=7|5"),
+        ("x: 4,5 = arg / y: ? = einsum \"i,j => i,j,2\" x", "y=4,5,3"),
+        ("x: 4|5 = arg / y: ? = einsum \"2...|... => ...\" x", "y=5"),
+        // diagonal and permutations across row kinds
+        ("x: 3,3 = arg / y: ? = einsum \"ii=>i\" x", "y=3"),
+        ("x: 2|3->4 = arg / y: ? = einsum \"b|i->o => o|b->i\" x", "y=4|2->3"),
+        ("x: 2|3->4 = arg / y: ? = transpose x", "y=2|4->3"),
+        // labels propagate and agree
+        ("a: rgb=3 = arg / b: ? = param / c: ? = pointwise a b", "b=rgb=3 c=rgb=3"),
+        ("a: rgb=3 = arg / b: 3 = arg / c: ? = pointwise a b", "c=rgb=3"),
+        // convolutions: valid, strided, dilated, padded
+        ("x: 10 = arg / k: 3 = arg / y: ? = einsum \"o<+k; k => o\" x k", "y=8"),
+        ("x: 10 = arg / k: 3 = arg / y: ? = einsum \"2*o<+k; k => o\" x k", "y=4"),
+        ("x: 10 = arg / k: 3 = arg / y: ? = einsum \"o<+2*k; k => o\" x k", "y=6"),
+        ("x: 10 = arg / k: 3 = arg / y: ? = einsum \"2*o=+k; k => o\" x k", "y=5"),
+        ("x: 9,9 = arg / k: 2,2 = arg / y: ? = einsum \"oh<+kh, ow<+kw; kh, kw => oh, ow\" x k", "y=8,8"),
+        ("x: 8|12 = arg / w: ? = param / y: ? = einsum \"...|o<+k; k => ...|o\" x w / t: 10 = arg / z: ? = pointwise y t", "w=3 y=8|10"),
+        // batch slice
+        ("x: 7,2|3->4 = arg / y: ? = slice x", "y=2|3->4"),
+        ("x: 7|3 = arg / y: ? = slice x", "y=3"),
+        // declared result shapes are checked, variables in types are shared
+        ("a: 3,4 = arg / c: 3,4 = pointwise a", "c=3,4"),
+        ("a: n,4 = arg / b: 5,m = arg / c: n,m = pointwise a b", "a=5,4 b=5,4 c=5,4"),
+        ("a: ..v..|3 = arg / b: 2,6|3 = arg / c: ..v..|3 = pointwise a b", "a=2,6|3 c=2,6|3"),
+        // dense literals: the element count fixes an unknown dim
+        ("c: n = const 4 / x: 4 = arg / y: ? = pointwise c x", "c=4 y=4"),
+    ];
+    for (src, want) in cases {
+        check(src, want);
+    }
+}
+
+#[test]
+fn inference_errors() {
+    let cases: &[(&str, &str)] = &[
+        ("a: 3 = arg / b: 4 = arg / c: ? = pointwise a b", "operand shapes: #1 \"3\", #2 \"4\""),
+        ("a: 3->4 = arg / b: 10|5 = arg / c: ? = compose a b", "the output row of operand #2 against the input row of operand #1"),
+        ("a: rgb=3 = arg / b: xyz=3 = arg / c: ? = pointwise a b", "label mismatch"),
+        ("a: 3,4 = arg / c: 4 = pointwise a", "number of axes mismatch"),
+        ("a: 3 = arg / c: 5 = pointwise a", "dimension mismatch"),
+        ("x: 7|2,5 = arg / y: ? = einsum \"...|2,j => ...|j\" x", "an index needs at least 3"),
+        ("x: 2|3 = arg / y: 1 = einsum \"..r.. => ..r..\" x", "dimension mismatch: 1 vs 3"),
+        ("x: 3 = arg / w: ...->h = param / y: ? = compose w x", "You forgot to specify the hidden dimension(s): axis 0 of the output row of param 'w'"),
+        ("x: ..v.. = arg / y: ..v..,3 = pointwise x", "self-reference"),
+        ("x: 2,3 = arg / y: ? = einsum \"ii=>i\" x", "dimension mismatch"),
+        ("x: 2 = arg / k: 3 = arg / y: ? = einsum \"o<+k; k => o\" x k", "smaller than the kernel extent"),
+        ("c: 5 = const 4 / x: 4 = arg", "the literal has 4 elements but the shape has 5"),
+    ];
+    for (src, frag) in cases {
+        check_err(src, frag);
+    }
+}
+
+/// The same constraints added in any order give the same solution.
+#[test]
+fn declarative_in_any_order() {
+    let graphs = [
+        MLP,
+        "x: 6|2,3 = arg / y: ? = einsum \"..v..|ij => ..v..ji\" x / b: ? = param / z: ? = pointwise y b",
+        "a: 3,1 = arg / b: 1,4 = arg / c: ? = pointwise a b / p: ? = param / d: ? = pointwise c p / e: ? = einsum \"ij => j\" d",
+        "x: 8|12 = arg / w: ? = param / y: ? = einsum \"...|o<+k; k => ...|o\" x w / t: 10 = arg / z: ? = pointwise y t",
+    ];
+    for src in graphs {
+        let (_, nodes) = graph(src);
+        let base: Vec<String> = infer(&nodes).unwrap().shapes.iter().map(|s| s.to_string()).collect();
+        // Deterministic pseudo-random permutations.
+        let mut seed = 0x9e3779b97f4a7c15u64;
+        for _ in 0..50 {
+            let mut order: Vec<usize> = (0..nodes.len()).collect();
+            for i in (1..order.len()).rev() {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                order.swap(i, (seed % (i as u64 + 1)) as usize);
+            }
+            let got: Vec<String> = infer_with_order(&nodes, Some(&order))
+                .unwrap_or_else(|e| panic!("{src}\n order {order:?}: {e}"))
+                .shapes.iter().map(|s| s.to_string()).collect();
+            assert_eq!(got, base, "{src}\n order {order:?}");
+        }
+    }
+}
