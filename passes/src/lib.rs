@@ -7,6 +7,7 @@
 pub mod diag;
 pub mod ffi;
 pub mod registry;
+pub mod infer_shapes;
 pub mod verify;
 
 pub use registry::{load_dialects, opt_main, register_all};

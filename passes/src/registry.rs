@@ -114,8 +114,8 @@ pub const fn option_kind(kind: &str) -> std::ffi::c_int {
 }
 
 /// Every pass of the project, in pipeline order.
-pub fn all_passes() -> [&'static ffi::PassDef; 1] {
-    [&crate::verify::DEF]
+pub fn all_passes() -> [&'static ffi::PassDef; 2] {
+    [&crate::verify::DEF, &crate::infer_shapes::DEF]
 }
 
 /// Registers every pass of the project (once per process).

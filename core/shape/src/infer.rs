@@ -101,7 +101,7 @@ pub fn infer_with_order(nodes: &[NodeDecl], order: Option<&[usize]>) -> Result<I
                 return Err(InferError { node: i, message: format!("operand node {j} is not defined before node {i}"), notes: vec![] });
             }
         }
-        let origin = Origin { op: i, what: n.node.name().to_string(), others: n.node.operands() };
+        let origin = Origin { op: i, what: n.node.name().to_string(), others: n.node.operands(), decided_by: vec![] };
         let r = &shapes[i];
         let ops: Vec<&Shape> = n.node.operands().iter().map(|&j| &shapes[j]).collect();
         match &n.node {
@@ -146,10 +146,15 @@ fn to_error(solver: &Solver, nodes: &[NodeDecl], shapes: &[Shape], e: ShapeError
     } else {
         message += &format!("; shape so far: \"{}\"", show(i));
     }
-    let notes = operands
+    let mut notes: Vec<(usize, String)> = operands
         .iter()
         .enumerate()
         .map(|(k, &j)| (j, format!("operand #{} ({}) has shape \"{}\"", k + 1, nodes[j].node.name(), show(j))))
         .collect();
+    for &j in &e.origin.decided_by {
+        if j < nodes.len() {
+            notes.push((j, format!("a conflicting dimension was decided by this {} (shape \"{}\")", nodes[j].node.name(), show(j))));
+        }
+    }
     InferError { node: i, message, notes }
 }

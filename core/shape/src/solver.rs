@@ -34,11 +34,13 @@ pub struct Origin {
     pub what: String,
     /// Other ops involved (e.g. the producers of the operands).
     pub others: Vec<usize>,
+    /// Ops whose constraints decided the conflicting values (set on errors).
+    pub decided_by: Vec<usize>,
 }
 
 impl Origin {
     pub fn new(op: usize, what: impl Into<String>) -> Origin {
-        Origin { op, what: what.into(), others: vec![] }
+        Origin { op, what: what.into(), others: vec![], decided_by: vec![] }
     }
 }
 
@@ -101,7 +103,8 @@ struct DimBounds {
 
 #[derive(Clone, Debug)]
 enum DimEntry {
-    Solved(Dim),
+    /// The solution, and the op whose constraint decided it.
+    Solved(Dim, usize),
     Bounds(DimBounds),
 }
 
@@ -185,7 +188,7 @@ impl Solver {
         let mut d = d.clone();
         while let Dim::Var(v) = d {
             match self.dims.get(&v) {
-                Some(DimEntry::Solved(s)) => d = s.clone(),
+                Some(DimEntry::Solved(s, _)) => d = s.clone(),
                 _ => break,
             }
         }
@@ -236,7 +239,7 @@ impl Solver {
         let e = self.dims.entry(v).or_insert_with(|| DimEntry::Bounds(DimBounds::default()));
         match e {
             DimEntry::Bounds(b) => b,
-            DimEntry::Solved(_) => unreachable!("dim variable {v:?} is solved"),
+            DimEntry::Solved(..) => unreachable!("dim variable {v:?} is solved"),
         }
     }
 
@@ -318,7 +321,7 @@ impl Solver {
         let mut d = d.clone();
         while let Dim::Var(v) = d {
             match self.dims.get(&v) {
-                Some(DimEntry::Solved(s)) => {
+                Some(DimEntry::Solved(s, _)) => {
                     last = Some(v);
                     d = s.clone();
                 }
@@ -339,11 +342,30 @@ impl Solver {
         };
         match self.solved_var(raw) {
             Some(v) => {
-                self.dims.insert(v, DimEntry::Solved(Dim::Known { size: *size, label: Some(label.clone()) }));
+                let op = match self.dims.get(&v) {
+                    Some(DimEntry::Solved(_, op)) => *op,
+                    _ => usize::MAX,
+                };
+                self.dims.insert(v, DimEntry::Solved(Dim::Known { size: *size, label: Some(label.clone()) }, op));
                 true
             }
             None => false,
         }
+    }
+
+    /// The ops whose constraints decided the values of `dims`, for notes.
+    fn deciders(&self, dims: &[&Dim], o: &Origin) -> Origin {
+        let mut o = o.clone();
+        for d in dims {
+            if let Some(v) = self.solved_var(d) {
+                if let Some(DimEntry::Solved(_, op)) = self.dims.get(&v) {
+                    if *op != o.op && *op != usize::MAX && !o.others.contains(op) {
+                        o.decided_by.push(*op);
+                    }
+                }
+            }
+        }
+        o
     }
 
     fn dim_eq(&mut self, raw_a: Dim, raw_b: Dim, o: &Origin) -> Res<bool> {
@@ -352,11 +374,11 @@ impl Solver {
             _ if a == b => Ok(false),
             (Dim::Known { size: s1, label: l1 }, Dim::Known { size: s2, label: l2 }) => {
                 if s1 != s2 {
-                    return err(o, format!("dimension mismatch: {a} vs {b}"));
+                    return err(&self.deciders(&[&raw_a, &raw_b], o), format!("dimension mismatch: {a} vs {b}"));
                 }
                 if let (Some(x), Some(y)) = (l1, l2) {
                     if x != y {
-                        return err(o, format!("label mismatch: {a} vs {b}"));
+                        return err(&self.deciders(&[&raw_a, &raw_b], o), format!("label mismatch: {a} vs {b}"));
                     }
                 }
                 Ok(self.share_label(&raw_a, &a, &raw_b, &b))
@@ -368,7 +390,7 @@ impl Solver {
 
     fn solve_dim(&mut self, v: DimVar, value: Dim, o: &Origin) -> Res<bool> {
         self.epoch += 1;
-        let bounds = match self.dims.insert(v, DimEntry::Solved(value.clone())) {
+        let bounds = match self.dims.insert(v, DimEntry::Solved(value.clone(), o.op)) {
             Some(DimEntry::Bounds(b)) => b,
             _ => DimBounds::default(),
         };
@@ -398,11 +420,11 @@ impl Solver {
                     return Ok(false);
                 }
                 if c != s {
-                    return err(o, format!("dimension mismatch: {cur} vs {subr}"));
+                    return err(&self.deciders(&[&raw_cur, &raw_subr], o), format!("dimension mismatch: {cur} vs {subr}"));
                 }
                 if let (Some(x), Some(y)) = (lc, ls) {
                     if x != y {
-                        return err(o, format!("label mismatch: {cur} vs {subr}"));
+                        return err(&self.deciders(&[&raw_cur, &raw_subr], o), format!("label mismatch: {cur} vs {subr}"));
                     }
                 }
                 Ok(self.share_label(&raw_cur, &cur, &raw_subr, &subr))

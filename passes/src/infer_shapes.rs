@@ -1,0 +1,220 @@
+//! `ocannl-infer-shapes`: infers the OCANNL shape of every
+//! `!ocannl_shape.tensor` value and rewrites its type to the concrete
+//! canonical form, function signatures included.
+//!
+//! Each function is one inference problem: its entry block arguments, its
+//! params and constants are the leaves; every `ocannl_shape` op adds the
+//! constraints of its shape logic. Variable names written in shape strings
+//! (`..v..`, dim names) are shared within the function. A value of tensor
+//! type made by any other op is a leaf as well.
+
+use std::collections::HashMap;
+
+use melior::ir::{
+    attribute::{AttributeLike, TypeAttribute},
+    block::BlockLike,
+    operation::{OperationLike, OperationMutLike, WalkOrder, WalkResult},
+    r#type::FunctionType,
+    Location, OperationRef, RegionLike, Type, TypeLike, ValueLike,
+};
+use ocannl_shape::{Node, NodeDecl};
+use ocannl_shape_dialect::{einsum_spec, tensor_type, OpKind, TensorType};
+
+use crate::{
+    diag::Diagnostic,
+    registry::{Options, PassResult},
+};
+
+crate::define_pass!(
+    DEF,
+    run,
+    "ocannl-infer-shapes",
+    "OcannlInferShapes",
+    "Infer the shapes of ocannl_shape tensors (row/dim constraints, broadcasting, staged closing) and make every tensor type concrete",
+    [("explain", BOOL, "false", "Report, as remarks, the assumptions made while closing shapes (variables set to their least upper bound, to dim-1 or to no more axes)")]
+);
+
+fn run(module: OperationRef, options: &Options) -> PassResult {
+    let explain = options.flag("explain");
+    let mut funcs = vec![];
+    module.walk(WalkOrder::PreOrder, |op| {
+        if op.name().as_string_ref().as_str() == Ok("func.func") {
+            funcs.push(op.to_raw());
+        }
+        WalkResult::Advance
+    });
+    let mut ok = true;
+    for f in funcs {
+        let func = unsafe { OperationRef::from_raw(f) };
+        if infer_function(func, explain).is_err() {
+            ok = false;
+        }
+    }
+    if ok { Ok(()) } else { Err(()) }
+}
+
+/// Where a node is defined, for diagnostics.
+struct Site {
+    location: mlir_sys::MlirLocation,
+    value: mlir_sys::MlirValue,
+    elt: String,
+    /// Made by an op of the function (not a function argument).
+    from_op: bool,
+}
+
+fn key(v: mlir_sys::MlirValue) -> usize {
+    v.ptr as usize
+}
+
+fn infer_function(func: OperationRef, explain: bool) -> PassResult {
+    let Ok(body) = func.region(0) else { return Ok(()) };
+    let Some(entry) = body.first_block() else { return Ok(()) };
+    let mut decls: Vec<NodeDecl> = vec![];
+    let mut sites: Vec<Site> = vec![];
+    let loc = |l: mlir_sys::MlirLocation| unsafe { Location::from_raw(l) };
+    let mut index: HashMap<usize, usize> = HashMap::new();
+
+    let leaf = |decls: &mut Vec<NodeDecl>, sites: &mut Vec<Site>, index: &mut HashMap<usize, usize>, v: mlir_sys::MlirValue, tt: TensorType, loc, from_op| {
+        index.insert(key(v), decls.len());
+        decls.push(NodeDecl { node: Node::Terminal { param: None }, shape: tt.shape, elems: None });
+        sites.push(Site { location: loc, value: v, elt: tt.elt, from_op });
+    };
+    for i in 0..entry.argument_count() {
+        let arg = entry.argument(i).expect("argument index in range");
+        if let Some(tt) = tensor_type(arg.r#type()) {
+            leaf(&mut decls, &mut sites, &mut index, arg.to_raw(), tt, arg.location().to_raw(), false);
+        }
+    }
+
+    let mut failed = false;
+    func.walk(WalkOrder::PreOrder, |op| {
+        if op.to_raw().ptr == func.to_raw().ptr {
+            return WalkResult::Advance;
+        }
+        let kind = OpKind::of(&op);
+        // Operands of tensor type made outside this walk are leaves.
+        for v in op.operands() {
+            if let Some(tt) = tensor_type(v.r#type()) {
+                if !index.contains_key(&key(v.to_raw())) {
+                    leaf(&mut decls, &mut sites, &mut index, v.to_raw(), tt, op.location().to_raw(), false);
+                }
+            }
+        }
+        let Some(kind) = kind else {
+            for r in op.results() {
+                if let Some(tt) = tensor_type(r.r#type()) {
+                    leaf(&mut decls, &mut sites, &mut index, r.to_raw(), tt, op.location().to_raw(), true);
+                }
+            }
+            return WalkResult::Advance;
+        };
+        let ops: Vec<usize> = op
+            .operands()
+            .filter(|v| tensor_type(v.r#type()).is_some())
+            .map(|v| index[&key(v.to_raw())])
+            .collect();
+        let mut elems = None;
+        let node = match kind {
+            OpKind::Param => {
+                let name = ocannl_shape_dialect::string_attr(&op, "name").ok().flatten().unwrap_or_default();
+                Node::Terminal { param: Some(name) }
+            }
+            OpKind::Constant => {
+                if let Ok(v) = op.attribute("value") {
+                    if v.is_dense_elements() {
+                        elems = Some(unsafe { mlir_sys::mlirElementsAttrGetNumElements(v.to_raw()) } as u64);
+                    }
+                }
+                Node::Terminal { param: None }
+            }
+            OpKind::PointwiseUnary | OpKind::PointwiseBinary | OpKind::PointwiseTernary => Node::Pointwise(ops),
+            OpKind::Compose => Node::Compose(ops[0], ops[1]),
+            OpKind::Transpose => Node::Transpose(ops[0]),
+            OpKind::BatchSlice => Node::BatchSlice(ops[0]),
+            OpKind::Einsum => match einsum_spec(&op) {
+                Ok(spec) => Node::Einsum(spec, ops),
+                Err(m) => {
+                    Diagnostic::error(op.location(), m).emit();
+                    failed = true;
+                    return WalkResult::Interrupt;
+                }
+            },
+        };
+        let Ok(result) = op.result(0) else { return WalkResult::Advance };
+        let Some(tt) = tensor_type(result.r#type()) else { return WalkResult::Advance };
+        index.insert(key(result.to_raw()), decls.len());
+        decls.push(NodeDecl { node, shape: tt.shape, elems });
+        sites.push(Site { location: op.location().to_raw(), value: result.to_raw(), elt: tt.elt, from_op: true });
+        WalkResult::Advance
+    });
+    if failed {
+        return Err(());
+    }
+    if decls.is_empty() {
+        return Ok(());
+    }
+    tracing::debug!(nodes = decls.len(), "inferring shapes");
+
+    let inference = match ocannl_shape::infer(&decls) {
+        Ok(inf) => inf,
+        Err(e) => {
+            let mut d = Diagnostic::error(loc(sites[e.node].location), e.message);
+            // Point at the ops that made the operands and the ops that
+            // decided the conflicting sizes; a function argument's shape is
+            // in the message already.
+            for (n, msg) in e.notes {
+                if sites[n].from_op && n != e.node {
+                    d = d.note(loc(sites[n].location), msg);
+                }
+            }
+            d.emit();
+            return Err(());
+        }
+    };
+    if explain {
+        for a in &inference.assumptions {
+            if let Some(site) = sites.get(a.op) {
+                Diagnostic::remark(loc(site.location), a.message.clone()).emit();
+            }
+        }
+    }
+
+    let context = func.context();
+    for (site, shape) in sites.iter().zip(&inference.shapes) {
+        let text = format!("!ocannl_shape.tensor<\"{shape}\", {}>", site.elt);
+        let Some(ty) = Type::parse(unsafe { context.to_ref() }, &text) else {
+            Diagnostic::error(loc(site.location), format!("internal error: cannot build the type {text}")).emit();
+            return Err(());
+        };
+        unsafe { mlir_sys::mlirValueSetType(site.value, ty.to_raw()) };
+    }
+    update_signature(func);
+    Ok(())
+}
+
+/// Makes the function type agree with the entry block and the returns.
+fn update_signature(func: OperationRef) {
+    let Ok(body) = func.region(0) else { return };
+    let Some(entry) = body.first_block() else { return };
+    let inputs: Vec<Type> = (0..entry.argument_count()).filter_map(|i| entry.argument(i).ok()).map(|a| a.r#type()).collect();
+    let mut raw_results: Option<Vec<mlir_sys::MlirType>> = None;
+    func.walk(WalkOrder::PreOrder, |op| {
+        if raw_results.is_none() && op.name().as_string_ref().as_str() == Ok("func.return") {
+            raw_results = Some(op.operands().map(|v| v.r#type().to_raw()).collect());
+        }
+        WalkResult::Advance
+    });
+    let results: Option<Vec<Type>> =
+        raw_results.map(|r| r.into_iter().map(|t| unsafe { Type::from_raw(t) }).collect());
+    let old = func.attribute("function_type").ok().and_then(|a| TypeAttribute::try_from(a).ok()).map(|t| t.value());
+    let results = match (results, old.and_then(|t| FunctionType::try_from(t).ok())) {
+        (Some(r), _) => r,
+        (None, Some(ft)) => (0..ft.result_count()).filter_map(|i| ft.result(i).ok()).collect(),
+        (None, None) => vec![],
+    };
+    let context = func.context();
+    let ft = FunctionType::new(unsafe { context.to_ref() }, &inputs, &results);
+    let attr = TypeAttribute::new(ft.into());
+    let mut func_mut = unsafe { melior::ir::operation::OperationRefMut::from_raw(func.to_raw()) };
+    func_mut.set_attribute("function_type", attr.into());
+}

@@ -1,0 +1,28 @@
+// RUN: ocannl-opt %s --ocannl-infer-shapes | FileCheck %s
+
+// Convolution axes: output = (input - dilation*(kernel-1) - 1) / stride + 1
+// without padding (`<+`), input / stride with padding (`=+`).
+
+// CHECK-LABEL: func.func @conv1d
+// CHECK: "ocannl_shape.einsum"{{.*}} -> !ocannl_shape.tensor<"8", f32>
+// CHECK: "ocannl_shape.einsum"{{.*}} -> !ocannl_shape.tensor<"4", f32>
+// CHECK: "ocannl_shape.einsum"{{.*}} -> !ocannl_shape.tensor<"6", f32>
+// CHECK: "ocannl_shape.einsum"{{.*}} -> !ocannl_shape.tensor<"5", f32>
+func.func @conv1d(%x: !ocannl_shape.tensor<"10", f32>, %k: !ocannl_shape.tensor<"3", f32>) {
+  %a = "ocannl_shape.einsum"(%x, %k) {spec = "o<+k; k => o"} : (!ocannl_shape.tensor<"10", f32>, !ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  %b = "ocannl_shape.einsum"(%x, %k) {spec = "2*o<+k; k => o"} : (!ocannl_shape.tensor<"10", f32>, !ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  %c = "ocannl_shape.einsum"(%x, %k) {spec = "o<+2*k; k => o"} : (!ocannl_shape.tensor<"10", f32>, !ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  %d = "ocannl_shape.einsum"(%x, %k) {spec = "2*o=+k; k => o"} : (!ocannl_shape.tensor<"10", f32>, !ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
+
+// The kernel of a conv is inferred from the input and the output sizes.
+// CHECK-LABEL: func.func @kernel_from_uses
+// CHECK: "ocannl_shape.param"() {name = "k"} : () -> !ocannl_shape.tensor<"3,3", f32>
+// CHECK: "ocannl_shape.einsum"{{.*}} -> !ocannl_shape.tensor<"4|8,8", f32>
+func.func @kernel_from_uses(%img: !ocannl_shape.tensor<"4|10,10", f32>, %t: !ocannl_shape.tensor<"8,8", f32>) {
+  %k = "ocannl_shape.param"() {name = "k"} : () -> !ocannl_shape.tensor<"?", f32>
+  %y = "ocannl_shape.einsum"(%img, %k) {spec = "...|oh<+kh, ow<+kw; kh, kw => ...|oh, ow"} : (!ocannl_shape.tensor<"4|10,10", f32>, !ocannl_shape.tensor<"?", f32>) -> !ocannl_shape.tensor<"?", f32>
+  %z = "ocannl_shape.pointwise_binary"(%y, %t) {op = "add"} : (!ocannl_shape.tensor<"?", f32>, !ocannl_shape.tensor<"8,8", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}

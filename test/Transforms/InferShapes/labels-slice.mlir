@@ -1,0 +1,31 @@
+// RUN: ocannl-opt %s --ocannl-infer-shapes --split-input-file | FileCheck %s
+
+// Labels propagate where sizes must agree.
+// CHECK-LABEL: func.func @labels
+// CHECK: "ocannl_shape.param"() {name = "b"} : () -> !ocannl_shape.tensor<"rgb=3", f32>
+// CHECK: "ocannl_shape.pointwise_binary"{{.*}} -> !ocannl_shape.tensor<"2|rgb=3", f32>
+func.func @labels(%x: !ocannl_shape.tensor<"2|rgb=3", f32>) {
+  %b = "ocannl_shape.param"() {name = "b"} : () -> !ocannl_shape.tensor<"?", f32>
+  %y = "ocannl_shape.pointwise_binary"(%x, %b) {op = "add"} : (!ocannl_shape.tensor<"2|rgb=3", f32>, !ocannl_shape.tensor<"?", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
+
+// -----
+
+// batch_slice removes the leftmost batch axis.
+// CHECK-LABEL: func.func @slice
+// CHECK: "ocannl_shape.batch_slice"{{.*}} -> !ocannl_shape.tensor<"2|3->4", f32>
+func.func @slice(%x: !ocannl_shape.tensor<"7,2|3->4", f32>, %i: index) {
+  %y = "ocannl_shape.batch_slice"(%x, %i) : (!ocannl_shape.tensor<"7,2|3->4", f32>, index) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
+
+// -----
+
+// Variables written in types are shared within a function.
+// CHECK-LABEL: func.func @shared_vars
+// CHECK-SAME: !ocannl_shape.tensor<"5,4", f32>, %{{.*}}: !ocannl_shape.tensor<"5,4", f32>
+func.func @shared_vars(%a: !ocannl_shape.tensor<"n,4", f32>, %b: !ocannl_shape.tensor<"5,m", f32>) {
+  %c = "ocannl_shape.pointwise_binary"(%a, %b) {op = "add"} : (!ocannl_shape.tensor<"n,4", f32>, !ocannl_shape.tensor<"5,m", f32>) -> !ocannl_shape.tensor<"n,m", f32>
+  return
+}
