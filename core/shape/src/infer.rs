@@ -130,6 +130,7 @@ pub fn infer_with_order(nodes: &[NodeDecl], order: Option<&[usize]>) -> Result<I
         let closed = solver.close_shape(s, &origin).map_err(|e| fail(&solver, e))?;
         out.push(closed);
     }
+    tracing_steps(solver.steps(), nodes.len());
     Ok(Inference { shapes: out, assumptions: solver.assumptions.clone() })
 }
 
@@ -157,4 +158,10 @@ fn to_error(solver: &Solver, nodes: &[NodeDecl], shapes: &[Shape], e: ShapeError
         }
     }
     InferError { node: i, message, notes }
+}
+
+fn tracing_steps(steps: u64, nodes: usize) {
+    if std::env::var_os("OCANNL_SOLVER_STATS").is_some() {
+        eprintln!("solver: {steps} constraints processed for {nodes} nodes");
+    }
 }

@@ -3,6 +3,7 @@
 //! Architecture invariant: this crate knows nothing of MLIR. The dialect
 //! crates convert MLIR ops and types to and from the data defined here.
 
+pub mod gen;
 pub mod infer;
 pub mod logic;
 pub mod notation;

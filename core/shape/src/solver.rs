@@ -22,7 +22,7 @@
 //! constraints: bounds are sets, and closing visits variables in the order of
 //! the terminals, not of the constraints.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::shape::{Dim, DimVar, Fresh, Row, RowVar, Shape};
 
@@ -110,7 +110,9 @@ enum DimEntry {
 
 #[derive(Clone, Debug, Default)]
 struct RowBounds {
-    /// Rows known to be >= this variable's row (upper bounds).
+    /// Rows known to be >= this variable's row (upper bounds). Bounds of the
+    /// variables above this one (`cur`) apply too; they are gathered when
+    /// needed rather than copied down.
     ubs: Vec<Row>,
     cur: BTreeSet<RowVar>,
     subr: BTreeSet<RowVar>,
@@ -122,22 +124,91 @@ enum RowEntry {
     Bounds(RowBounds),
 }
 
+/// A map keyed by dense variable ids (no hashing).
+#[derive(Clone, Debug)]
+struct VarMap<K, V> {
+    slots: Vec<Option<V>>,
+    _k: std::marker::PhantomData<K>,
+}
+
+impl<K, V> Default for VarMap<K, V> {
+    fn default() -> Self {
+        VarMap { slots: vec![], _k: std::marker::PhantomData }
+    }
+}
+
+trait VarId: Copy {
+    fn index(self) -> usize;
+    fn from_index(i: usize) -> Self;
+}
+
+impl VarId for DimVar {
+    fn index(self) -> usize {
+        self.0 as usize
+    }
+    fn from_index(i: usize) -> Self {
+        DimVar(i as u32)
+    }
+}
+
+impl VarId for RowVar {
+    fn index(self) -> usize {
+        self.0 as usize
+    }
+    fn from_index(i: usize) -> Self {
+        RowVar(i as u32)
+    }
+}
+
+impl<K: VarId, V> VarMap<K, V> {
+    fn get(&self, k: &K) -> Option<&V> {
+        self.slots.get(k.index()).and_then(Option::as_ref)
+    }
+
+    fn insert(&mut self, k: K, v: V) -> Option<V> {
+        let i = k.index();
+        if i >= self.slots.len() {
+            self.slots.resize_with(i + 1, || None);
+        }
+        self.slots[i].replace(v)
+    }
+
+    fn get_or_insert_with(&mut self, k: K, f: impl FnOnce() -> V) -> &mut V {
+        let i = k.index();
+        if i >= self.slots.len() {
+            self.slots.resize_with(i + 1, || None);
+        }
+        self.slots[i].get_or_insert_with(f)
+    }
+
+    fn remove(&mut self, k: &K) -> Option<V> {
+        self.slots.get_mut(k.index()).and_then(Option::take)
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (K, &V)> {
+        self.slots.iter().enumerate().filter_map(|(i, v)| v.as_ref().map(|v| (K::from_index(i), v)))
+    }
+}
+
 /// The solver's state: variables, environment, pending constraints.
 #[derive(Default)]
 pub struct Solver {
     next_dim: u32,
     next_row: u32,
-    dims: HashMap<DimVar, DimEntry>,
-    rows: HashMap<RowVar, RowEntry>,
+    dims: VarMap<DimVar, DimEntry>,
+    rows: VarMap<RowVar, RowEntry>,
     queue: Vec<(Constraint, Origin)>,
-    deferred: Vec<(Constraint, Origin)>,
+    /// Constraints waiting for a variable to be solved; taken (set to
+    /// `None`) when woken.
+    deferred: Vec<Option<(Constraint, Origin)>>,
+    dim_watch: VarMap<DimVar, Vec<usize>>,
+    row_watch: VarMap<RowVar, Vec<usize>>,
     terminals: Vec<Terminal>,
     /// The assumptions made while closing.
     pub assumptions: Vec<Assumption>,
     steps: u64,
     /// Counts changes of the environment.
     epoch: u64,
-    retried_at: u64,
 }
 
 impl Fresh for Solver {
@@ -159,12 +230,21 @@ fn err<T>(origin: &Origin, message: impl Into<String>) -> Res<T> {
 }
 
 
+/// How deep and wide cycle detection between linked variables looks.
+const LINK_DEPTH: usize = 4;
+const LINK_FANOUT: usize = 4;
+
 /// Bound on the work done, so that no input can loop forever.
 const MAX_STEPS: u64 = 50_000_000;
 
 impl Solver {
     pub fn new() -> Solver {
         Solver::default()
+    }
+
+    /// The number of constraints processed so far.
+    pub fn steps(&self) -> u64 {
+        self.steps
     }
 
     /// Adds a constraint.
@@ -236,7 +316,7 @@ impl Solver {
     }
 
     fn dim_bounds(&mut self, v: DimVar) -> &mut DimBounds {
-        let e = self.dims.entry(v).or_insert_with(|| DimEntry::Bounds(DimBounds::default()));
+        let e = self.dims.get_or_insert_with(v, || DimEntry::Bounds(DimBounds::default()));
         match e {
             DimEntry::Bounds(b) => b,
             DimEntry::Solved(..) => unreachable!("dim variable {v:?} is solved"),
@@ -244,7 +324,7 @@ impl Solver {
     }
 
     fn row_bounds(&mut self, v: RowVar) -> &mut RowBounds {
-        let e = self.rows.entry(v).or_insert_with(|| RowEntry::Bounds(RowBounds::default()));
+        let e = self.rows.get_or_insert_with(v, || RowEntry::Bounds(RowBounds::default()));
         match e {
             RowEntry::Bounds(b) => b,
             RowEntry::Solved(_) => unreachable!("row variable {v:?} is solved"),
@@ -257,16 +337,8 @@ impl Solver {
     /// anything changed.
     fn drain(&mut self) -> Res<bool> {
         let start = self.epoch;
-        loop {
-            self.drain_queue()?;
-            // Retry what was deferred when the environment changed since the
-            // last retry.
-            if self.deferred.is_empty() || self.epoch == self.retried_at {
-                return Ok(self.epoch != start);
-            }
-            self.retried_at = self.epoch;
-            self.queue = std::mem::take(&mut self.deferred);
-        }
+        self.drain_queue()?;
+        Ok(self.epoch != start)
     }
 
     fn drain_queue(&mut self) -> Res<bool> {
@@ -291,6 +363,11 @@ impl Solver {
     }
 
     fn step_inner(&mut self, c: Constraint, o: Origin) -> Res<bool> {
+        if std::env::var_os("OCANNL_SOLVER_TRACE").is_some() {
+            let k = match &c { Constraint::DimEq(..) => "DimEq", Constraint::DimIneq{..} => "DimIneq", Constraint::RowEq(..) => "RowEq", Constraint::RowIneq{..} => "RowIneq", Constraint::AtLeast(..) => "AtLeast", Constraint::Affine{..} => "Affine", Constraint::TotalElems{..} => "Total" };
+            let detail = match &c { Constraint::DimIneq { cur, subr } => format!("{:?} >= {:?} [{:?} >= {:?}]", cur, subr, self.subst_dim(cur), self.subst_dim(subr)), _ => String::new() };
+            eprintln!("{k} op={} {} {detail}", o.op, o.what);
+        }
         match c {
             Constraint::DimEq(a, b) => self.dim_eq(a, b, &o),
             Constraint::DimIneq { cur, subr } => self.dim_ineq(cur, subr, &o),
@@ -308,9 +385,76 @@ impl Solver {
         self.queue.push((c, o.clone()));
     }
 
+    /// Parks a constraint until one of its variables is solved.
     fn defer(&mut self, c: Constraint, o: &Origin) -> Res<bool> {
-        self.deferred.push((c, o.clone()));
+        let idx = self.deferred.len();
+        let (dims, rows) = self.vars_of(&c);
+        for v in dims {
+            self.dim_watch.get_or_insert_with(v, Vec::new).push(idx);
+        }
+        for v in rows {
+            self.row_watch.get_or_insert_with(v, Vec::new).push(idx);
+        }
+        self.deferred.push(Some((c, o.clone())));
         Ok(false)
+    }
+
+    fn wake(&mut self, watchers: Option<Vec<usize>>) {
+        for i in watchers.unwrap_or_default() {
+            if let Some(c) = self.deferred[i].take() {
+                self.queue.push(c);
+            }
+        }
+    }
+
+    /// The unsolved variables a constraint mentions.
+    fn vars_of(&self, c: &Constraint) -> (Vec<DimVar>, Vec<RowVar>) {
+        let mut dims = vec![];
+        let mut rows = vec![];
+        let dim = |d: &Dim, dims: &mut Vec<DimVar>| {
+            if let Dim::Var(v) = self.subst_dim(d) {
+                dims.push(v);
+            }
+        };
+        let row_list: Vec<&Row> = match c {
+            Constraint::RowEq(a, b) => vec![a, b],
+            Constraint::RowIneq { cur, subr } => vec![cur, subr],
+            Constraint::TotalElems { rows, .. } => rows.iter().collect(),
+            Constraint::Affine { input, over, kernel, .. } => {
+                dim(input, &mut dims);
+                dim(over, &mut dims);
+                if let Some(k) = kernel {
+                    dim(k, &mut dims);
+                }
+                vec![]
+            }
+            Constraint::DimEq(a, b) | Constraint::DimIneq { cur: a, subr: b } => {
+                dim(a, &mut dims);
+                dim(b, &mut dims);
+                vec![]
+            }
+            Constraint::AtLeast(d, _) => {
+                dim(d, &mut dims);
+                vec![]
+            }
+        };
+        for r in row_list {
+            let r = self.splice_row(r);
+            if let Some(v) = r.var {
+                rows.push(v);
+            }
+            if matches!(c, Constraint::TotalElems { .. }) {
+                for d in r.dims() {
+                    dim(d, &mut dims);
+                }
+            }
+        }
+        (dims, rows)
+    }
+
+    /// The deferred constraints still waiting.
+    fn waiting(&self) -> impl Iterator<Item = &(Constraint, Origin)> {
+        self.deferred.iter().flatten()
     }
 
     // ----- dims ---------------------------------------------------------
@@ -390,6 +534,8 @@ impl Solver {
 
     fn solve_dim(&mut self, v: DimVar, value: Dim, o: &Origin) -> Res<bool> {
         self.epoch += 1;
+        let w = self.dim_watch.remove(&v);
+        self.wake(w);
         let bounds = match self.dims.insert(v, DimEntry::Solved(value.clone(), o.op)) {
             Some(DimEntry::Bounds(b)) => b,
             _ => DimBounds::default(),
@@ -479,20 +625,25 @@ impl Solver {
         }
     }
 
-    /// Whether `to <= ... <= from` by recorded links (following `subr`).
+    /// Whether `to <= ... <= from` by recorded links (following `subr`),
+    /// looking a few links deep: a longer cycle of inequalities is resolved
+    /// by closing anyway, and a bounded search keeps linking cheap.
     fn dim_reaches(&self, to: DimVar, from: DimVar) -> bool {
-        let mut stack = vec![from];
-        let mut seen = BTreeSet::new();
-        while let Some(v) = stack.pop() {
-            if v == to {
-                return true;
+        let mut frontier = vec![from];
+        for _ in 0..LINK_DEPTH {
+            let mut next = vec![];
+            for v in frontier {
+                if v == to {
+                    return true;
+                }
+                if let Some(DimEntry::Bounds(b)) = self.dims.get(&v) {
+                    next.extend(b.subr.iter().copied().take(LINK_FANOUT));
+                }
             }
-            if !seen.insert(v) {
-                continue;
+            if next.is_empty() {
+                return false;
             }
-            if let Some(DimEntry::Bounds(b)) = self.dims.get(&v) {
-                stack.extend(b.subr.iter().copied());
-            }
+            frontier = next;
         }
         false
     }
@@ -677,6 +828,8 @@ impl Solver {
 
     fn solve_row(&mut self, v: RowVar, value: Row, o: &Origin) -> Res<bool> {
         self.epoch += 1;
+        let w = self.row_watch.remove(&v);
+        self.wake(w);
         if value.var == Some(v) {
             if value.num_fixed() == 0 {
                 return Ok(false);
@@ -792,11 +945,7 @@ impl Solver {
                         if !cb.subr.insert(sv) {
                             return Ok(changed);
                         }
-                        let ubs = cb.ubs.clone();
                         self.row_bounds(sv).cur.insert(cv);
-                        for ub in ubs {
-                            self.add_row_ub(sv, ub, o)?;
-                        }
                         return Ok(true);
                     }
                     changed |= self.add_row_ub(sv, rest, o)?;
@@ -817,60 +966,79 @@ impl Solver {
         }
     }
 
-    /// Whether `to <= ... <= from` by recorded row links.
+    /// Whether `to <= ... <= from` by recorded row links (a bounded search,
+    /// as for dims).
     fn row_reaches(&self, to: RowVar, from: RowVar) -> bool {
-        let mut stack = vec![from];
-        let mut seen = BTreeSet::new();
-        while let Some(v) = stack.pop() {
-            if v == to {
-                return true;
+        let mut frontier = vec![from];
+        for _ in 0..LINK_DEPTH {
+            let mut next = vec![];
+            for v in frontier {
+                if v == to {
+                    return true;
+                }
+                if let Some(RowEntry::Bounds(b)) = self.rows.get(&v) {
+                    next.extend(b.subr.iter().copied().take(LINK_FANOUT));
+                }
             }
-            if !seen.insert(v) {
-                continue;
+            if next.is_empty() {
+                return false;
             }
-            if let Some(RowEntry::Bounds(b)) = self.rows.get(&v) {
-                stack.extend(b.subr.iter().copied());
-            }
+            frontier = next;
         }
         false
     }
 
-    /// Records `ub >= v`, for `v` and every variable below it.
+    /// Records `ub >= v`.
     fn add_row_ub(&mut self, v: RowVar, ub: Row, o: &Origin) -> Res<bool> {
+        if !matches!(self.rows.get(&v), None | Some(RowEntry::Bounds(_))) {
+            self.push(Constraint::RowIneq { cur: ub, subr: Row::open(v) }, o);
+            return Ok(true);
+        }
+        if self.row_bounds(v).ubs.contains(&ub) {
+            return Ok(false);
+        }
+        if ub.var.is_none() && ub.end.is_empty() {
+            // Nothing fits under an empty row but the empty row.
+            self.push(Constraint::RowEq(Row::open(v), Row::closed(vec![])), o);
+        }
+        self.row_bounds(v).ubs.push(ub);
+        Ok(true)
+    }
+
+    /// The upper bounds of `v`: its own and those of the unsolved variables
+    /// above it, substituted.
+    fn gather_ubs(&self, v: RowVar) -> Vec<Row> {
+        let mut out = vec![];
         let mut stack = vec![v];
-        let mut changed = false;
         let mut seen = BTreeSet::new();
         while let Some(v) = stack.pop() {
             if !seen.insert(v) {
                 continue;
             }
-            if !matches!(self.rows.get(&v), None | Some(RowEntry::Bounds(_))) {
-                // Solved meanwhile: check the bound directly.
-                self.push(Constraint::RowIneq { cur: ub.clone(), subr: Row::open(v) }, o);
-                continue;
-            }
-            let b = self.row_bounds(v);
-            if b.ubs.contains(&ub) {
-                continue;
-            }
-            b.ubs.push(ub.clone());
-            changed = true;
-            stack.extend(b.subr.iter().copied());
-            if ub.var.is_none() && ub.end.is_empty() {
-                // Nothing fits under an empty row but the empty row.
-                self.push(Constraint::RowEq(Row::open(v), Row::closed(vec![])), o);
+            match self.rows.get(&v) {
+                Some(RowEntry::Bounds(b)) => {
+                    out.extend(b.ubs.iter().map(|r| self.subst_row(r)));
+                    stack.extend(b.cur.iter().copied());
+                }
+                Some(RowEntry::Solved(_)) if seen.len() > 1 => {
+                    // A solved variable above: its row is a bound.
+                    out.push(self.subst_row(&Row::open(v)));
+                }
+                _ => {}
             }
         }
-        Ok(changed)
+        out
     }
 
     /// The greatest row below all upper bounds of `v`, if any bound has
     /// known axes: right-aligned, as many axes as the shortest closed bound
     /// (or the longest fixed part when all are open), each dim the common
-    /// size or 1.
+    /// size or 1 (a known size wins over a variable).
     fn row_lub(&self, v: RowVar) -> Option<Row> {
-        let Some(RowEntry::Bounds(b)) = self.rows.get(&v) else { return None };
-        let ubs: Vec<Row> = b.ubs.iter().map(|r| self.subst_row(r)).filter(|r| r.num_fixed() > 0 || r.var.is_none()).collect();
+        if !matches!(self.rows.get(&v), None | Some(RowEntry::Bounds(_))) {
+            return None;
+        }
+        let ubs: Vec<Row> = self.gather_ubs(v).into_iter().filter(|r| r.num_fixed() > 0 || r.var.is_none()).collect();
         if ubs.is_empty() {
             return None;
         }
@@ -888,19 +1056,24 @@ impl Solver {
                 if i >= r.end.len() {
                     continue;
                 }
-                let x = self.subst_dim(&r.end[r.end.len() - 1 - i]);
+                let x = r.end[r.end.len() - 1 - i].clone();
                 d = Some(match d {
                     None => x,
                     Some(prev) if prev == x => prev,
+                    Some(Dim::Known { size: 1, .. }) => Dim::size(1),
+                    Some(_) if x.known_size() == Some(1) => Dim::size(1),
                     Some(prev) if prev.known_size().is_some() && x.known_size().is_none() => prev,
                     Some(prev) if prev.known_size().is_none() && x.known_size().is_some() => x,
+                    Some(Dim::Var(p)) => match x {
+                        Dim::Var(q) => Dim::Var(p.min(q)),
+                        _ => Dim::size(1),
+                    },
                     Some(_) => Dim::size(1),
                 });
             }
             dims.push(d.unwrap_or(Dim::size(1)));
         }
         dims.reverse();
-        // A variable upper bound stays a variable: fresh dims below it.
         Some(Row::closed(dims))
     }
 
@@ -910,9 +1083,12 @@ impl Solver {
     /// gives concrete shapes.
     pub fn solve(&mut self) -> Res<()> {
         self.drain()?;
+        let dbg = std::env::var_os("OCANNL_SOLVER_STATS").is_some();
+        if dbg { eprintln!("after initial drain: {}", self.steps); }
         // Terminal variables go to their least upper bounds, and so do the
         // dims that have one.
         self.close_to_lubs()?;
+        if dbg { eprintln!("after lubs: {}", self.steps); }
         // Remaining terminal rows get no more axes; remaining terminal dims
         // become their `At_least` size or 1, except a param's.
         for t in self.terminals.clone() {
@@ -942,7 +1118,9 @@ impl Solver {
                 }
             }
         }
+        if dbg { eprintln!("after terminal defaults: {}", self.steps); }
         self.close_to_lubs()?;
+        if dbg { eprintln!("after lubs 2: {}", self.steps); }
         // A param's dims are never guessed.
         for t in self.terminals.clone() {
             let Some(name) = &t.param else { continue };
@@ -974,14 +1152,12 @@ impl Solver {
         // bound or no more axes.
         loop {
             self.drain()?;
-            let pending: Vec<(Constraint, Origin)> = std::mem::take(&mut self.deferred);
             let mut vars = BTreeMap::new();
-            for (c, o) in &pending {
+            for (c, o) in self.waiting() {
                 for v in self.row_vars_of(c) {
                     vars.entry(v).or_insert_with(|| o.clone());
                 }
             }
-            self.queue.extend(pending);
             if vars.is_empty() {
                 break;
             }
@@ -993,10 +1169,6 @@ impl Solver {
             }
         }
         self.drain()?;
-        // What is still deferred cannot be solved.
-        if let Some((c, o)) = self.deferred.first() {
-            return err(o, format!("cannot solve the constraint {c:?}"));
-        }
         Ok(())
     }
 
@@ -1023,7 +1195,7 @@ impl Solver {
                 .iter()
                 .filter_map(|(v, e)| match e {
                     DimEntry::Bounds(b) => match &b.lub {
-                        Some(l) if l.known_size().unwrap_or(0) >= b.at_least => Some((*v, l.clone())),
+                        Some(l) if l.known_size().unwrap_or(0) >= b.at_least => Some((v, l.clone())),
                         _ => None,
                     },
                     _ => None,
@@ -1072,7 +1244,7 @@ impl Solver {
                 break;
             }
         }
-        if let Some((c, o)) = self.deferred.first() {
+        if let Some((c, o)) = self.waiting().next() {
             return err(o, format!("cannot solve the constraint {c:?}"));
         }
         Ok(self.subst_shape(shape))
