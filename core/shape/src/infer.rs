@@ -124,11 +124,17 @@ pub fn infer_with_order(nodes: &[NodeDecl], order: Option<&[usize]>) -> Result<I
     }
     let fail = |solver: &Solver, e: ShapeError| to_error(solver, nodes, &shapes, e);
     solver.solve().map_err(|e| fail(&solver, e))?;
-    let mut out = Vec::with_capacity(nodes.len());
-    for (i, s) in shapes.iter().enumerate() {
+    // Close what is left from the results back to the inputs: a consumer's
+    // rows are then settled when its operands' rows are bounded by them.
+    let mut out = vec![Shape::default(); nodes.len()];
+    for (i, s) in shapes.iter().enumerate().rev() {
         let origin = Origin::new(i, nodes[i].node.name());
-        let closed = solver.close_shape(s, &origin).map_err(|e| fail(&solver, e))?;
-        out.push(closed);
+        out[i] = solver.close_shape(s, &origin).map_err(|e| fail(&solver, e))?;
+    }
+    // Closing a later shape may have solved an earlier one further.
+    for (i, s) in shapes.iter().enumerate() {
+        out[i] = solver.subst_shape(s);
+        debug_assert!(out[i].is_concrete(), "node {i} is not concrete after closing");
     }
     tracing_steps(solver.steps(), nodes.len());
     Ok(Inference { shapes: out, assumptions: solver.assumptions.clone() })

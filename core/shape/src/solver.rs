@@ -301,6 +301,30 @@ impl Solver {
         Row { beg, var, end }
     }
 
+    /// Path compression: a solved variable's entry becomes its final row,
+    /// so that chains of solutions are followed once.
+    fn compress_row(&mut self, r: &Row) {
+        let Some(v) = r.var else { return };
+        let Some(RowEntry::Solved(first)) = self.rows.get(&v) else { return };
+        let Some(next) = first.var else { return };
+        if !matches!(self.rows.get(&next), Some(RowEntry::Solved(_))) {
+            return;
+        }
+        let full = self.splice_row(&Row::open(v));
+        self.rows.insert(v, RowEntry::Solved(full));
+    }
+
+    fn compress_dim(&mut self, d: &Dim) {
+        let Dim::Var(v) = d else { return };
+        let Some(DimEntry::Solved(Dim::Var(next), op)) = self.dims.get(v) else { return };
+        let op = *op;
+        if !matches!(self.dims.get(next), Some(DimEntry::Solved(..))) {
+            return;
+        }
+        let full = self.subst_dim(d);
+        self.dims.insert(*v, DimEntry::Solved(full, op));
+    }
+
     /// Replaces solved row and dim variables in `r`.
     pub fn subst_row(&self, r: &Row) -> Row {
         let r = self.splice_row(r);
@@ -513,6 +537,8 @@ impl Solver {
     }
 
     fn dim_eq(&mut self, raw_a: Dim, raw_b: Dim, o: &Origin) -> Res<bool> {
+        self.compress_dim(&raw_a);
+        self.compress_dim(&raw_b);
         let (a, b) = (self.subst_dim(&raw_a), self.subst_dim(&raw_b));
         match (&a, &b) {
             _ if a == b => Ok(false),
@@ -556,6 +582,8 @@ impl Solver {
     }
 
     fn dim_ineq(&mut self, raw_cur: Dim, raw_subr: Dim, o: &Origin) -> Res<bool> {
+        self.compress_dim(&raw_cur);
+        self.compress_dim(&raw_subr);
         let (cur, subr) = (self.subst_dim(&raw_cur), self.subst_dim(&raw_subr));
         if cur == subr {
             return Ok(false);
@@ -753,6 +781,8 @@ impl Solver {
     // ----- rows ---------------------------------------------------------
 
     fn row_eq(&mut self, a: Row, b: Row, o: &Origin) -> Res<bool> {
+        self.compress_row(&a);
+        self.compress_row(&b);
         let (a, b) = (self.splice_row(&a), self.splice_row(&b));
         if a == b {
             return Ok(false);
@@ -853,6 +883,8 @@ impl Solver {
     }
 
     fn row_ineq(&mut self, cur: Row, subr: Row, o: &Origin) -> Res<bool> {
+        self.compress_row(&cur);
+        self.compress_row(&subr);
         let (cur, subr) = (self.splice_row(&cur), self.splice_row(&subr));
         if cur == subr {
             return Ok(false);
