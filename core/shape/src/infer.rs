@@ -101,7 +101,7 @@ pub fn infer_with_order(nodes: &[NodeDecl], order: Option<&[usize]>) -> Result<I
                 return Err(InferError { node: i, message: format!("operand node {j} is not defined before node {i}"), notes: vec![] });
             }
         }
-        let origin = Origin { op: i, what: n.node.name().to_string(), others: n.node.operands(), decided_by: vec![] };
+        let origin = Origin { op: i, what: n.node.name().into(), others: n.node.operands().into(), decided_by: vec![] };
         let r = &shapes[i];
         let ops: Vec<&Shape> = n.node.operands().iter().map(|&j| &shapes[j]).collect();
         match &n.node {
@@ -136,7 +136,6 @@ pub fn infer_with_order(nodes: &[NodeDecl], order: Option<&[usize]>) -> Result<I
         out[i] = solver.subst_shape(s);
         debug_assert!(out[i].is_concrete(), "node {i} is not concrete after closing");
     }
-    tracing_steps(solver.steps(), nodes.len());
     Ok(Inference { shapes: out, assumptions: solver.assumptions.clone() })
 }
 
@@ -166,8 +165,3 @@ fn to_error(solver: &Solver, nodes: &[NodeDecl], shapes: &[Shape], e: ShapeError
     InferError { node: i, message, notes }
 }
 
-fn tracing_steps(steps: u64, nodes: usize) {
-    if std::env::var_os("OCANNL_SOLVER_STATS").is_some() {
-        eprintln!("solver: {steps} constraints processed for {nodes} nodes");
-    }
-}

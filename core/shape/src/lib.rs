@@ -15,4 +15,4 @@ mod tests;
 
 pub use notation::{parse_einsum, parse_slot, Context, EinsumSpec, Kind, SpecError};
 pub use infer::{infer, InferError, Inference, Node, NodeDecl};
-pub use shape::{parse_shape, Dim, DimVar, Fresh, Row, RowVar, Shape, VarScope};
+pub use shape::{parse_shape, Dim, DimVar, Fresh, Label, Row, RowVar, Shape, VarScope};

@@ -18,7 +18,7 @@ use crate::{
 };
 
 fn ineq_rows(s: &mut Solver, cur: &Shape, ck: Kind, subr: &Shape, sk: Kind, origin: &Origin, what: String) {
-    let o = Origin { what, ..origin.clone() };
+    let o = Origin { what: what.into(), ..origin.clone() };
     s.add(Constraint::RowIneq { cur: cur.row(ck).clone(), subr: subr.row(sk).clone() }, o);
 }
 
@@ -62,7 +62,7 @@ pub fn batch_slice(s: &mut Solver, result: &Shape, x: &Shape, origin: &Origin) -
     } else {
         Row::closed(std::iter::once(d.clone()).chain(rb.end.iter().cloned()).collect())
     };
-    let o = |w: &str| Origin { what: w.to_string(), ..origin.clone() };
+    let o = |w: &str| Origin { what: w.into(), ..origin.clone() };
     s.add(Constraint::RowEq(x.batch.clone(), sliced), o("the operand's batch row against the result's with the sliced axis in front"));
     s.add(Constraint::RowEq(x.input.clone(), result.input.clone()), o("the input rows of the operand and the result"));
     s.add(Constraint::RowEq(x.output.clone(), result.output.clone()), o("the output rows of the operand and the result"));
@@ -138,13 +138,13 @@ impl SpecBuilder {
             for a in axes {
                 out.push(match a {
                     AxisSpec::Var(name) => self.label(s, name),
-                    AxisSpec::Size { size, label } => Dim::Known { size: *size, label: label.clone() },
+                    AxisSpec::Size { size, label } => Dim::Known { size: *size, label: label.as_deref().map(crate::shape::Label::intern) },
                     AxisSpec::Placeholder => Dim::Var(s.fresh_dim()),
                     AxisSpec::Fixed(0) if is_lhs => Dim::size(1),
                     AxisSpec::Fixed(i) => {
                         let v = s.fresh_dim();
                         self.fixed.insert(v, *i);
-                        s.add(Constraint::AtLeast(Dim::Var(v), i + 1), Origin { what: format!("fixed index {i}"), ..origin.clone() });
+                        s.add(Constraint::AtLeast(Dim::Var(v), i + 1), Origin { what: format!("fixed index {i}").into(), ..origin.clone() });
                         Dim::Var(v)
                     }
                     AxisSpec::Affine { stride, over, dilation, kernel, use_padding, .. } => {

@@ -13,11 +13,44 @@ pub struct DimVar(pub u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RowVar(pub u32);
 
+/// An interned dimension label (`rgb` in `rgb=3`).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Label(u32);
+
+static LABELS: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+
+impl Label {
+    pub fn intern(name: &str) -> Label {
+        let mut table = LABELS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = table.iter().position(|l| *l == name) {
+            return Label(i as u32);
+        }
+        table.push(Box::leak(name.to_string().into_boxed_str()));
+        Label(table.len() as u32 - 1)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        LABELS.lock().unwrap_or_else(|e| e.into_inner())[self.0 as usize]
+    }
+}
+
+impl fmt::Display for Label {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Debug for Label {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", self.as_str())
+    }
+}
+
 /// A dimension: a size with an optional label, or a variable.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Dim {
     Var(DimVar),
-    Known { size: u64, label: Option<String> },
+    Known { size: u64, label: Option<Label> },
 }
 
 impl Dim {
@@ -176,7 +209,7 @@ pub fn parse_shape(text: &str, scope: &mut VarScope, fresh: &mut impl Fresh) -> 
         let spec = slot.row(kind);
         let mut conv = |a: &AxisSpec| -> Dim {
             match a {
-                AxisSpec::Size { size, label } => Dim::Known { size: *size, label: label.clone() },
+                AxisSpec::Size { size, label } => Dim::Known { size: *size, label: label.as_deref().map(Label::intern) },
                 AxisSpec::Var(name) => Dim::Var(*scope.dims.entry(name.clone()).or_insert_with(|| fresh.fresh_dim())),
                 _ => unreachable!("the shape context admits only sizes and variables"),
             }

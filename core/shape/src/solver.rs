@@ -22,7 +22,7 @@
 //! constraints: bounds are sets, and closing visits variables in the order of
 //! the terminals, not of the constraints.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use crate::shape::{Dim, DimVar, Fresh, Row, RowVar, Shape};
 
@@ -31,16 +31,16 @@ use crate::shape::{Dim, DimVar, Fresh, Row, RowVar, Shape};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Origin {
     pub op: usize,
-    pub what: String,
+    pub what: std::rc::Rc<str>,
     /// Other ops involved (e.g. the producers of the operands).
-    pub others: Vec<usize>,
+    pub others: std::rc::Rc<[usize]>,
     /// Ops whose constraints decided the conflicting values (set on errors).
     pub decided_by: Vec<usize>,
 }
 
 impl Origin {
     pub fn new(op: usize, what: impl Into<String>) -> Origin {
-        Origin { op, what: what.into(), others: vec![], decided_by: vec![] }
+        Origin { op, what: what.into().into(), others: std::rc::Rc::from(Vec::new()), decided_by: vec![] }
     }
 }
 
@@ -96,9 +96,9 @@ struct DimBounds {
     lub: Option<Dim>,
     at_least: u64,
     /// Variables known to be >= this one.
-    cur: BTreeSet<DimVar>,
+    cur: VarSet<DimVar>,
     /// Variables known to be <= this one.
-    subr: BTreeSet<DimVar>,
+    subr: VarSet<DimVar>,
 }
 
 #[derive(Clone, Debug)]
@@ -114,14 +114,46 @@ struct RowBounds {
     /// variables above this one (`cur`) apply too; they are gathered when
     /// needed rather than copied down.
     ubs: Vec<Row>,
-    cur: BTreeSet<RowVar>,
-    subr: BTreeSet<RowVar>,
+    cur: VarSet<RowVar>,
+    subr: VarSet<RowVar>,
 }
 
 #[derive(Clone, Debug)]
 enum RowEntry {
     Solved(Row),
     Bounds(RowBounds),
+}
+
+/// A small set of variables, in insertion order.
+#[derive(Clone, Debug)]
+struct VarSet<K>(Vec<K>);
+
+impl<K> Default for VarSet<K> {
+    fn default() -> Self {
+        VarSet(vec![])
+    }
+}
+
+impl<K: PartialEq + Copy> VarSet<K> {
+    fn insert(&mut self, k: K) -> bool {
+        if self.0.contains(&k) {
+            return false;
+        }
+        self.0.push(k);
+        true
+    }
+
+    fn iter(&self) -> std::iter::Copied<std::slice::Iter<'_, K>> {
+        self.0.iter().copied()
+    }
+}
+
+impl<K> IntoIterator for VarSet<K> {
+    type Item = K;
+    type IntoIter = std::vec::IntoIter<K>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
 }
 
 /// A map keyed by dense variable ids (no hashing).
@@ -234,6 +266,9 @@ fn err<T>(origin: &Origin, message: impl Into<String>) -> Res<T> {
 const LINK_DEPTH: usize = 4;
 const LINK_FANOUT: usize = 4;
 
+/// How many linked variables the search for a row's upper bounds visits.
+const GATHER_LIMIT: usize = 32;
+
 /// Bound on the work done, so that no input can loop forever.
 const MAX_STEPS: u64 = 50_000_000;
 
@@ -277,6 +312,9 @@ impl Solver {
 
     /// Replaces solved row variables (not dims) in `r`.
     fn splice_row(&self, r: &Row) -> Row {
+        if !matches!(r.var.and_then(|v| self.rows.get(&v)), Some(RowEntry::Solved(_))) {
+            return r.clone();
+        }
         let mut beg = r.beg.clone();
         let mut end = r.end.clone();
         let mut var = r.var;
@@ -335,6 +373,17 @@ impl Solver {
         }
     }
 
+    /// As `subst_shape`, compressing the paths it follows.
+    fn subst_shape_mut(&mut self, s: &Shape) -> Shape {
+        for r in [&s.batch, &s.input, &s.output] {
+            self.compress_row(r);
+            for d in r.dims() {
+                self.compress_dim(d);
+            }
+        }
+        self.subst_shape(s)
+    }
+
     pub fn subst_shape(&self, s: &Shape) -> Shape {
         Shape { batch: self.subst_row(&s.batch), input: self.subst_row(&s.input), output: self.subst_row(&s.output) }
     }
@@ -387,11 +436,6 @@ impl Solver {
     }
 
     fn step_inner(&mut self, c: Constraint, o: Origin) -> Res<bool> {
-        if std::env::var_os("OCANNL_SOLVER_TRACE").is_some() {
-            let k = match &c { Constraint::DimEq(..) => "DimEq", Constraint::DimIneq{..} => "DimIneq", Constraint::RowEq(..) => "RowEq", Constraint::RowIneq{..} => "RowIneq", Constraint::AtLeast(..) => "AtLeast", Constraint::Affine{..} => "Affine", Constraint::TotalElems{..} => "Total" };
-            let detail = match &c { Constraint::DimIneq { cur, subr } => format!("{:?} >= {:?} [{:?} >= {:?}]", cur, subr, self.subst_dim(cur), self.subst_dim(subr)), _ => String::new() };
-            eprintln!("{k} op={} {} {detail}", o.op, o.what);
-        }
         match c {
             Constraint::DimEq(a, b) => self.dim_eq(a, b, &o),
             Constraint::DimIneq { cur, subr } => self.dim_ineq(cur, subr, &o),
@@ -514,7 +558,7 @@ impl Solver {
                     Some(DimEntry::Solved(_, op)) => *op,
                     _ => usize::MAX,
                 };
-                self.dims.insert(v, DimEntry::Solved(Dim::Known { size: *size, label: Some(label.clone()) }, op));
+                self.dims.insert(v, DimEntry::Solved(Dim::Known { size: *size, label: Some(*label) }, op));
                 true
             }
             None => false,
@@ -615,7 +659,7 @@ impl Solver {
                 match &b.lub {
                     None => {
                         b.lub = Some(cur.clone());
-                        let subr: Vec<DimVar> = b.subr.iter().copied().collect();
+                        let subr: Vec<DimVar> = b.subr.iter().collect();
                         for v in subr {
                             self.push(Constraint::DimIneq { cur: cur.clone(), subr: Dim::Var(v) }, o);
                         }
@@ -665,7 +709,7 @@ impl Solver {
                     return true;
                 }
                 if let Some(DimEntry::Bounds(b)) = self.dims.get(&v) {
-                    next.extend(b.subr.iter().copied().take(LINK_FANOUT));
+                    next.extend(b.subr.iter().take(LINK_FANOUT));
                 }
             }
             if next.is_empty() {
@@ -1009,7 +1053,7 @@ impl Solver {
                     return true;
                 }
                 if let Some(RowEntry::Bounds(b)) = self.rows.get(&v) {
-                    next.extend(b.subr.iter().copied().take(LINK_FANOUT));
+                    next.extend(b.subr.iter().take(LINK_FANOUT));
                 }
             }
             if next.is_empty() {
@@ -1039,18 +1083,27 @@ impl Solver {
 
     /// The upper bounds of `v`: its own and those of the unsolved variables
     /// above it, substituted.
+    ///
+    /// The search visits at most `GATHER_LIMIT` variables (nearest first):
+    /// bounds come from the direct consumers of a tensor in practice, while
+    /// rows no op gives axes to (the input rows of most results, say) form
+    /// long chains of links that carry nothing.
     fn gather_ubs(&self, v: RowVar) -> Vec<Row> {
         let mut out = vec![];
-        let mut stack = vec![v];
-        let mut seen = BTreeSet::new();
-        while let Some(v) = stack.pop() {
-            if !seen.insert(v) {
+        let mut queue = std::collections::VecDeque::from([v]);
+        let mut seen: Vec<RowVar> = vec![];
+        while let Some(v) = queue.pop_front() {
+            if seen.contains(&v) {
                 continue;
             }
+            if seen.len() >= GATHER_LIMIT {
+                break;
+            }
+            seen.push(v);
             match self.rows.get(&v) {
                 Some(RowEntry::Bounds(b)) => {
                     out.extend(b.ubs.iter().map(|r| self.subst_row(r)));
-                    stack.extend(b.cur.iter().copied());
+                    queue.extend(b.cur.iter());
                 }
                 Some(RowEntry::Solved(_)) if seen.len() > 1 => {
                     // A solved variable above: its row is a bound.
@@ -1115,16 +1168,14 @@ impl Solver {
     /// gives concrete shapes.
     pub fn solve(&mut self) -> Res<()> {
         self.drain()?;
-        let dbg = std::env::var_os("OCANNL_SOLVER_STATS").is_some();
-        if dbg { eprintln!("after initial drain: {}", self.steps); }
+
         // Terminal variables go to their least upper bounds, and so do the
         // dims that have one.
         self.close_to_lubs()?;
-        if dbg { eprintln!("after lubs: {}", self.steps); }
         // Remaining terminal rows get no more axes; remaining terminal dims
         // become their `At_least` size or 1, except a param's.
         for t in self.terminals.clone() {
-            let s = self.subst_shape(&t.shape);
+            let s = self.subst_shape_mut(&t.shape);
             for (kind, row) in [("batch", &s.batch), ("input", &s.input), ("output", &s.output)] {
                 if let Some(v) = row.var {
                     self.note(&t, format!("assumed the {kind} row of {} has no more axes", describe(&t)));
@@ -1135,7 +1186,7 @@ impl Solver {
             if t.param.is_some() {
                 continue;
             }
-            let s = self.subst_shape(&t.shape);
+            let s = self.subst_shape_mut(&t.shape);
             for (kind, row) in [("batch", &s.batch), ("input", &s.input), ("output", &s.output)] {
                 for (i, d) in row.dims().enumerate() {
                     if let Dim::Var(v) = self.subst_dim(d) {
@@ -1150,13 +1201,11 @@ impl Solver {
                 }
             }
         }
-        if dbg { eprintln!("after terminal defaults: {}", self.steps); }
         self.close_to_lubs()?;
-        if dbg { eprintln!("after lubs 2: {}", self.steps); }
         // A param's dims are never guessed.
         for t in self.terminals.clone() {
             let Some(name) = &t.param else { continue };
-            let s = self.subst_shape(&t.shape);
+            let s = self.subst_shape_mut(&t.shape);
             for (kind, row) in [("batch", &s.batch), ("input", &s.input), ("output", &s.output)] {
                 for (i, d) in row.dims().enumerate() {
                     if let Dim::Var(v) = d {
@@ -1210,7 +1259,7 @@ impl Solver {
         loop {
             let mut changed = false;
             for t in self.terminals.clone() {
-                let s = self.subst_shape(&t.shape);
+                let s = self.subst_shape_mut(&t.shape);
                 for (kind, row) in [("batch", &s.batch), ("input", &s.input), ("output", &s.output)] {
                     if let Some(v) = row.var {
                         if let Some(lub) = self.row_lub(v) {
@@ -1252,8 +1301,12 @@ impl Solver {
     /// variables get no more axes (their bound if any), remaining dims their
     /// least upper bound, `At_least` size, or 1.
     pub fn close_shape(&mut self, shape: &Shape, origin: &Origin) -> Res<Shape> {
+        let s = self.subst_shape_mut(shape);
+        if s.is_concrete() {
+            return Ok(s);
+        }
         for _ in 0..3 {
-            let s = self.subst_shape(shape);
+            let s = self.subst_shape_mut(shape);
             for row in [&s.batch, &s.input, &s.output] {
                 if let Some(v) = row.var {
                     let close = self.row_lub(v).unwrap_or_default();
@@ -1261,7 +1314,7 @@ impl Solver {
                     self.drain()?;
                 }
             }
-            let s = self.subst_shape(shape);
+            let s = self.subst_shape_mut(shape);
             for d in all_dims(&s) {
                 if let Dim::Var(v) = d {
                     let size = match self.dims.get(&v) {
@@ -1272,14 +1325,14 @@ impl Solver {
                     self.drain()?;
                 }
             }
-            if self.subst_shape(shape).is_concrete() {
+            if self.subst_shape_mut(shape).is_concrete() {
                 break;
             }
         }
         if let Some((c, o)) = self.waiting().next() {
             return err(o, format!("cannot solve the constraint {c:?}"));
         }
-        Ok(self.subst_shape(shape))
+        Ok(self.subst_shape_mut(shape))
     }
 
     fn row_vars_of(&self, c: &Constraint) -> Vec<RowVar> {
@@ -1300,7 +1353,7 @@ impl Solver {
 fn describe(t: &Terminal) -> String {
     match &t.param {
         Some(n) => format!("param '{n}'"),
-        None => t.origin.what.clone(),
+        None => t.origin.what.to_string(),
     }
 }
 
