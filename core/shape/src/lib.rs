@@ -7,6 +7,7 @@ pub mod gen;
 pub mod infer;
 pub mod logic;
 pub mod notation;
+pub mod projections;
 pub mod shape;
 pub mod solver;
 

@@ -1,0 +1,461 @@
+//! Projections inference: from an operation's solved shapes to the loops
+//! that compute it and the index of every operand axis.
+//!
+//! Each operation is derived on its own, from its concrete shapes and its
+//! shape logic (so one operation's conclusions never leak into another's):
+//! every class of axes that must move together gets one iterator over the
+//! product space; an axis of size 1 broadcast against a larger one is read at
+//! the fixed index 0; fixed indices of einsum specs stay fixed; convolution
+//! axes get the affine index `stride*o + dilation*k (+ offset)`; the sliced
+//! axis of a batch slice is indexed by a symbol (the slice index).
+//!
+//! Axes are listed in memory order: batch, output, input.
+
+use std::collections::HashMap;
+use std::fmt::Write;
+
+use crate::{
+    infer::Node,
+    notation::{AxisSpec, EinsumSpec, Kind, RowSpec},
+    shape::Shape,
+};
+
+/// How one axis of a tensor is indexed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AxisIndex {
+    Fixed(u64),
+    Iter(usize),
+    /// `sum(coeff * iterator) + offset`.
+    Affine { terms: Vec<(u64, usize)>, offset: i64 },
+    /// A symbol: a dynamic index bound at run time (the batch-slice index).
+    Symbol(usize),
+}
+
+/// The loops of an operation and the indices of its result and operands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Projections {
+    /// The size of every iterator.
+    pub space: Vec<u64>,
+    pub lhs: Vec<AxisIndex>,
+    pub rhs: Vec<Vec<AxisIndex>>,
+    pub num_symbols: usize,
+}
+
+impl Projections {
+    /// Iterators that do not index the result: the reduced ones.
+    pub fn reduced(&self) -> Vec<bool> {
+        let mut red = vec![true; self.space.len()];
+        for a in &self.lhs {
+            for it in iters_of(a) {
+                red[it] = false;
+            }
+        }
+        red
+    }
+
+    /// Whether every result cell is written exactly once (no reduction, no
+    /// broadcast write): then no neutral-element initialization is needed.
+    pub fn is_surjective_injective(&self) -> bool {
+        !self.reduced().iter().any(|&r| r) && self.lhs.iter().all(|a| !matches!(a, AxisIndex::Affine { .. }))
+    }
+
+    /// The MLIR affine map of one operand: `affine_map<(d0, d1)[s0] -> (d0, 0)>`.
+    pub fn affine_map(&self, indices: &[AxisIndex]) -> String {
+        let dims: Vec<String> = (0..self.space.len()).map(|i| format!("d{i}")).collect();
+        let mut out = format!("affine_map<({})", dims.join(", "));
+        if self.num_symbols > 0 {
+            let syms: Vec<String> = (0..self.num_symbols).map(|i| format!("s{i}")).collect();
+            write!(out, "[{}]", syms.join(", ")).ok();
+        }
+        let exprs: Vec<String> = indices.iter().map(expr).collect();
+        write!(out, " -> ({})>", exprs.join(", ")).ok();
+        out
+    }
+}
+
+fn iters_of(a: &AxisIndex) -> Vec<usize> {
+    match a {
+        AxisIndex::Iter(i) => vec![*i],
+        AxisIndex::Affine { terms, .. } => terms.iter().map(|t| t.1).collect(),
+        _ => vec![],
+    }
+}
+
+fn expr(a: &AxisIndex) -> String {
+    match a {
+        AxisIndex::Fixed(i) => i.to_string(),
+        AxisIndex::Iter(i) => format!("d{i}"),
+        AxisIndex::Symbol(s) => format!("s{s}"),
+        AxisIndex::Affine { terms, offset } => {
+            let mut parts: Vec<String> =
+                terms.iter().map(|(c, i)| if *c == 1 { format!("d{i}") } else { format!("d{i} * {c}") }).collect();
+            if *offset > 0 {
+                parts.push(offset.to_string());
+            }
+            let mut s = parts.join(" + ");
+            if *offset < 0 {
+                write!(s, " - {}", -offset).ok();
+            }
+            s
+        }
+    }
+}
+
+fn rows(s: &Shape) -> [Vec<u64>; 3] {
+    let r = |row: &crate::shape::Row| row.dims().map(|d| d.known_size().unwrap_or(1)).collect::<Vec<u64>>();
+    [r(&s.batch), r(&s.input), r(&s.output)]
+}
+
+/// Memory order of per-kind index lists (given in Kind order batch, input,
+/// output): batch, output, input.
+fn memory_order(per_kind: [Vec<AxisIndex>; 3]) -> Vec<AxisIndex> {
+    let [b, i, o] = per_kind;
+    b.into_iter().chain(o).chain(i).collect()
+}
+
+#[derive(Default)]
+struct Space {
+    sizes: Vec<u64>,
+}
+
+impl Space {
+    /// An iterator over `size` values; a size-1 axis is simply index 0.
+    fn iter(&mut self, size: u64) -> AxisIndex {
+        if size <= 1 {
+            return AxisIndex::Fixed(0);
+        }
+        self.sizes.push(size);
+        AxisIndex::Iter(self.sizes.len() - 1)
+    }
+
+    fn row(&mut self, dims: &[u64]) -> Vec<AxisIndex> {
+        dims.iter().map(|&d| self.iter(d)).collect()
+    }
+}
+
+/// Iterators over the result's axes, numbered in memory order (batch,
+/// output, input), returned per kind (batch, input, output).
+fn result_iters(sp: &mut Space, res: &[Vec<u64>; 3]) -> [Vec<AxisIndex>; 3] {
+    let b = sp.row(&res[0]);
+    let o = sp.row(&res[2]);
+    let i = sp.row(&res[1]);
+    [b, i, o]
+}
+
+/// The index of an operand row broadcast to a result row (right-aligned):
+/// a size-1 axis against a larger one is read at 0.
+fn broadcast(res: &[u64], res_idx: &[AxisIndex], op: &[u64]) -> Result<Vec<AxisIndex>, String> {
+    if op.len() > res.len() {
+        return Err(format!("operand row {op:?} has more axes than the result row {res:?}"));
+    }
+    let off = res.len() - op.len();
+    Ok(op
+        .iter()
+        .enumerate()
+        .map(|(i, &d)| if d == 1 && res[off + i] != 1 { AxisIndex::Fixed(0) } else { res_idx[off + i].clone() })
+        .collect())
+}
+
+/// Derives the projections of `node` from the solved shapes of its result
+/// and operands.
+pub fn derive(node: &Node, result: &Shape, operands: &[&Shape]) -> Result<Projections, String> {
+    let mut sp = Space::default();
+    let res = rows(result);
+    let ops: Vec<[Vec<u64>; 3]> = operands.iter().map(|s| rows(s)).collect();
+    let mut num_symbols = 0;
+    let (lhs, rhs) = match node {
+        Node::Terminal { .. } => {
+            let l = result_iters(&mut sp, &res);
+            (memory_order(l), vec![])
+        }
+        Node::Pointwise(_) => {
+            let l = result_iters(&mut sp, &res);
+            let mut rhs = vec![];
+            for op in &ops {
+                let r = [
+                    broadcast(&res[0], &l[0], &op[0])?,
+                    broadcast(&res[1], &l[1], &op[1])?,
+                    broadcast(&res[2], &l[2], &op[2])?,
+                ];
+                rhs.push(memory_order(r));
+            }
+            (memory_order(l), rhs)
+        }
+        Node::Compose(..) => {
+            let (a, b) = (&ops[0], &ops[1]);
+            let l = result_iters(&mut sp, &res);
+            // The contracted axes: the input row of `a`.
+            let contracted = sp.row(&a[1]);
+            let ra = [broadcast(&res[0], &l[0], &a[0])?, contracted.clone(), broadcast(&res[2], &l[2], &a[2])?];
+            let rb = [
+                broadcast(&res[0], &l[0], &b[0])?,
+                broadcast(&res[1], &l[1], &b[1])?,
+                broadcast(&a[1], &contracted, &b[2])?,
+            ];
+            (memory_order(l), vec![memory_order(ra), memory_order(rb)])
+        }
+        Node::Transpose(_) => {
+            let x = &ops[0];
+            let l = result_iters(&mut sp, &res);
+            let r = [broadcast(&res[0], &l[0], &x[0])?, broadcast(&res[2], &l[2], &x[1])?, broadcast(&res[1], &l[1], &x[2])?];
+            (memory_order(l), vec![memory_order(r)])
+        }
+        Node::BatchSlice(_) => {
+            let l = result_iters(&mut sp, &res);
+            num_symbols = 1;
+            let batch: Vec<AxisIndex> = std::iter::once(AxisIndex::Symbol(0)).chain(l[0].iter().cloned()).collect();
+            let r = [batch, l[1].clone(), l[2].clone()];
+            (memory_order(l), vec![memory_order(r)])
+        }
+        Node::Einsum(spec, _) => einsum(&mut sp, spec, &res, &ops)?,
+    };
+    Ok(Projections { space: sp.sizes, lhs, rhs, num_symbols })
+}
+
+/// What an axis of a tensor is, according to the spec.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Key {
+    Label(String),
+    /// Position `pos` (from the right) of the row variable's expansion.
+    VarPos(String, usize),
+    /// An untracked axis: its own iterator.
+    Own(usize),
+}
+
+#[derive(Clone, Debug)]
+enum Occ {
+    Key(Key),
+    Fixed(u64),
+    Affine { stride: u64, over: String, dilation: u64, kernel: Option<String>, offset: u64, padded: bool },
+}
+
+/// Lines up a spec row with a tensor row: one occurrence per tensor axis.
+fn align(spec: &RowSpec, kind: Kind, dims: &[u64], is_lhs: bool, fresh: &mut usize) -> Result<Vec<Occ>, String> {
+    let conv = |a: &AxisSpec, fresh: &mut usize| -> Occ {
+        match a {
+            AxisSpec::Var(n) => Occ::Key(Key::Label(n.clone())),
+            AxisSpec::Fixed(i) => Occ::Fixed(*i),
+            AxisSpec::Size { .. } | AxisSpec::Placeholder => {
+                *fresh += 1;
+                Occ::Key(Key::Own(*fresh))
+            }
+            AxisSpec::Affine { stride, over, dilation, kernel, offset, use_padding } => Occ::Affine {
+                stride: *stride,
+                over: over.clone(),
+                dilation: *dilation,
+                kernel: kernel.clone(),
+                offset: *offset,
+                padded: *use_padding == Some(true),
+            },
+        }
+    };
+    let beg: Vec<Occ> = spec.beg.iter().map(|a| conv(a, fresh)).collect();
+    let end: Vec<Occ> = spec.end.iter().map(|a| conv(a, fresh)).collect();
+    let var = spec.var.as_ref().map(|v| v.name(kind));
+    let n = dims.len();
+    // An operand slot may name more axes than the operand has (it broadcasts):
+    // keep the rightmost ones.
+    let mut out: Vec<Occ> = vec![];
+    let fixed = beg.len() + end.len();
+    if var.is_none() && !is_lhs && n > fixed {
+        // Untracked axes on the left of an operand row: reduced.
+        for _ in 0..n - fixed {
+            *fresh += 1;
+            out.push(Occ::Key(Key::Own(*fresh)));
+        }
+    }
+    if n >= fixed {
+        out.extend(beg);
+        if let Some(v) = &var {
+            let m = n - fixed;
+            for j in 0..m {
+                out.push(Occ::Key(Key::VarPos(v.clone(), m - 1 - j)));
+            }
+        } else if is_lhs && n > fixed {
+            return Err(format!("the result row has {n} axes but its spec names {fixed}"));
+        }
+        out.extend(end);
+    } else {
+        // Fewer axes than the spec names: right-aligned, the leftmost spec
+        // axes do not exist in this tensor.
+        let all: Vec<Occ> = beg.into_iter().chain(end).collect();
+        out.extend(all.into_iter().skip(fixed - n));
+    }
+    Ok(out)
+}
+
+fn einsum(sp: &mut Space, spec: &EinsumSpec, res: &[Vec<u64>; 3], ops: &[[Vec<u64>; 3]]) -> Result<(Vec<AxisIndex>, Vec<Vec<AxisIndex>>), String> {
+    let mut fresh = 0;
+    let kinds = [Kind::Batch, Kind::Input, Kind::Output];
+    // Occurrences per tensor (operands, then the result), per kind.
+    let mut tensors: Vec<([Vec<Occ>; 3], &[Vec<u64>; 3])> = vec![];
+    for (slot, op) in spec.rhs.iter().zip(ops) {
+        let occ = [
+            align(slot.row(kinds[0]), kinds[0], &op[0], false, &mut fresh)?,
+            align(slot.row(kinds[1]), kinds[1], &op[1], false, &mut fresh)?,
+            align(slot.row(kinds[2]), kinds[2], &op[2], false, &mut fresh)?,
+        ];
+        tensors.push((occ, op));
+    }
+    let lhs_occ = [
+        align(spec.lhs.row(kinds[0]), kinds[0], &res[0], true, &mut fresh)?,
+        align(spec.lhs.row(kinds[1]), kinds[1], &res[1], true, &mut fresh)?,
+        align(spec.lhs.row(kinds[2]), kinds[2], &res[2], true, &mut fresh)?,
+    ];
+    tensors.push((lhs_occ, res));
+    // The size of every key: the largest size it meets.
+    let mut sizes: HashMap<Key, u64> = HashMap::new();
+    let mut order: Vec<Key> = vec![];
+    for (occ, dims) in &tensors {
+        // Memory order: batch, output, input.
+        for k in [0, 2, 1] {
+            for (o, &d) in occ[k].iter().zip(&dims[k]) {
+                if let Occ::Key(key) = o {
+                    let e = sizes.entry(key.clone()).or_insert_with(|| {
+                        order.push(key.clone());
+                        0
+                    });
+                    *e = (*e).max(d);
+                }
+            }
+        }
+    }
+    // Iterators: result keys first (in result order), then the reduced ones.
+    let mut iter_of: HashMap<Key, AxisIndex> = HashMap::new();
+    let res_keys: Vec<Key> = tensors.last().into_iter().flat_map(|(occ, _)| {
+        [&occ[0], &occ[2], &occ[1]].into_iter().flatten().filter_map(|o| match o {
+            Occ::Key(k) => Some(k.clone()),
+            _ => None,
+        })
+    }).collect();
+    for key in res_keys.iter().chain(order.iter()) {
+        if !iter_of.contains_key(key) {
+            let size = sizes.get(key).copied().unwrap_or(1);
+            iter_of.insert(key.clone(), sp.iter(size));
+        }
+    }
+    let index = |o: &Occ, d: u64, iter_of: &HashMap<Key, AxisIndex>| -> Result<AxisIndex, String> {
+        Ok(match o {
+            Occ::Key(k) => {
+                let i = iter_of.get(k).cloned().unwrap_or(AxisIndex::Fixed(0));
+                if d == 1 { AxisIndex::Fixed(0) } else { i }
+            }
+            Occ::Fixed(i) => AxisIndex::Fixed(if d == 1 { 0 } else { *i }),
+            Occ::Affine { stride, over, dilation, kernel, offset, padded } => {
+                let it = |name: &str| match iter_of.get(&Key::Label(name.to_string())) {
+                    Some(AxisIndex::Iter(i)) => Some(*i),
+                    _ => None,
+                };
+                let mut terms = vec![];
+                if let Some(i) = it(over) {
+                    terms.push((*stride, i));
+                }
+                let mut off = *offset as i64;
+                if let Some(k) = kernel {
+                    if let Some(i) = it(k) {
+                        terms.push((*dilation, i));
+                    }
+                    if *padded {
+                        let ksize = sizes.get(&Key::Label(k.clone())).copied().unwrap_or(1);
+                        off -= ((*dilation * (ksize - 1)) / 2) as i64;
+                    }
+                }
+                if terms.is_empty() {
+                    AxisIndex::Fixed(off.max(0) as u64)
+                } else {
+                    AxisIndex::Affine { terms, offset: off }
+                }
+            }
+        })
+    };
+    let mut per_tensor = vec![];
+    for (occ, dims) in &tensors {
+        let mut per_kind: [Vec<AxisIndex>; 3] = [vec![], vec![], vec![]];
+        for k in 0..3 {
+            for (o, &d) in occ[k].iter().zip(&dims[k]) {
+                per_kind[k].push(index(o, d, &iter_of)?);
+            }
+        }
+        per_tensor.push(memory_order(per_kind));
+    }
+    let lhs = per_tensor.pop().unwrap_or_default();
+    Ok((lhs, per_tensor))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{infer::NodeDecl, infer};
+
+    /// Infers a graph (as in the solver tests) and derives the projections
+    /// of its last node, printed as affine maps.
+    fn maps(nodes: Vec<NodeDecl>) -> String {
+        let inf = infer::infer(&nodes).unwrap();
+        let last = nodes.len() - 1;
+        let ops: Vec<&Shape> = nodes[last].node.operands().iter().map(|&j| &inf.shapes[j]).collect();
+        let p = derive(&nodes[last].node, &inf.shapes[last], &ops).unwrap();
+        let mut out = format!("space {:?} lhs {}", p.space, p.affine_map(&p.lhs));
+        for r in &p.rhs {
+            out += &format!(" rhs {}", p.affine_map(r));
+        }
+        out
+    }
+
+    fn arg(shape: &str) -> NodeDecl {
+        NodeDecl { node: Node::Terminal { param: None }, shape: shape.into(), elems: None }
+    }
+
+    fn node(n: Node) -> NodeDecl {
+        NodeDecl { node: n, shape: "?".into(), elems: None }
+    }
+
+    fn ein(spec: &str, args: Vec<usize>) -> NodeDecl {
+        node(Node::Einsum(crate::parse_einsum(spec).unwrap(), args))
+    }
+
+    /// One line per case: a graph and the projections of its last node.
+    #[test]
+    fn projections_table() {
+        let cases: Vec<(Vec<NodeDecl>, &str)> = vec![
+            // matmul as compose: batch b, output o, contracted k
+            (vec![arg("3->4"), arg("10|3"), node(Node::Compose(0, 1))],
+             "space [10, 4, 3] lhs affine_map<(d0, d1, d2) -> (d0, d1)> rhs affine_map<(d0, d1, d2) -> (d1, d2)> rhs affine_map<(d0, d1, d2) -> (d0, d2)>"),
+            // broadcasting a dim-1 axis reads index 0
+            (vec![arg("3,1"), arg("1,4"), node(Node::Pointwise(vec![0, 1]))],
+             "space [3, 4] lhs affine_map<(d0, d1) -> (d0, d1)> rhs affine_map<(d0, d1) -> (d0, 0)> rhs affine_map<(d0, d1) -> (0, d1)>"),
+            // broadcasting to more axes
+            (vec![arg("5|3"), arg("3"), node(Node::Pointwise(vec![0, 1]))],
+             "space [5, 3] lhs affine_map<(d0, d1) -> (d0, d1)> rhs affine_map<(d0, d1) -> (d0, d1)> rhs affine_map<(d0, d1) -> (d1)>"),
+            // reduction to a scalar
+            (vec![arg("7|3->4"), ein("...|...->... => 0", vec![0])],
+             "space [7, 4, 3] lhs affine_map<(d0, d1, d2) -> (0)> rhs affine_map<(d0, d1, d2) -> (d0, d1, d2)>"),
+            // einsum matmul
+            (vec![arg("2,3"), arg("3,4"), ein("ij;jk=>ik", vec![0, 1])],
+             "space [2, 4, 3] lhs affine_map<(d0, d1, d2) -> (d0, d1)> rhs affine_map<(d0, d1, d2) -> (d0, d2)> rhs affine_map<(d0, d1, d2) -> (d2, d1)>"),
+            // fixed index selection
+            (vec![arg("7|3,5"), ein("...|2,j => ...|j", vec![0])],
+             "space [7, 5] lhs affine_map<(d0, d1) -> (d0, d1)> rhs affine_map<(d0, d1) -> (d0, 2, d1)>"),
+            // diagonal
+            (vec![arg("3,3"), ein("ii=>i", vec![0])],
+             "space [3] lhs affine_map<(d0) -> (d0)> rhs affine_map<(d0) -> (d0, d0)>"),
+            // transpose swaps input and output
+            (vec![arg("2|3->4"), node(Node::Transpose(0))],
+             "space [2, 3, 4] lhs affine_map<(d0, d1, d2) -> (d0, d1, d2)> rhs affine_map<(d0, d1, d2) -> (d0, d2, d1)>"),
+            // convolution with stride 2 and dilation 1
+            (vec![arg("10"), arg("3"), ein("2*o<+k; k => o", vec![0, 1])],
+             "space [4, 3] lhs affine_map<(d0, d1) -> (d0)> rhs affine_map<(d0, d1) -> (d0 * 2 + d1)> rhs affine_map<(d0, d1) -> (d1)>"),
+            // dilation 2
+            (vec![arg("10"), arg("3"), ein("o<+2*k; k => o", vec![0, 1])],
+             "space [6, 3] lhs affine_map<(d0, d1) -> (d0)> rhs affine_map<(d0, d1) -> (d0 + d1 * 2)> rhs affine_map<(d0, d1) -> (d1)>"),
+            // batch slice: the sliced axis is a symbol
+            (vec![arg("7,2|3"), node(Node::BatchSlice(0))],
+             "space [2, 3] lhs affine_map<(d0, d1)[s0] -> (d0, d1)> rhs affine_map<(d0, d1)[s0] -> (s0, d0, d1)>"),
+            // a row variable in the middle
+            (vec![arg("2,3,4,5"), ein("a, ..r.., b => b, ..r.., a", vec![0])],
+             "space [5, 3, 4, 2] lhs affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)> rhs affine_map<(d0, d1, d2, d3) -> (d3, d1, d2, d0)>"),
+        ];
+        for (nodes, want) in cases {
+            assert_eq!(maps(nodes), want);
+        }
+    }
+}
