@@ -11,10 +11,9 @@
 use std::collections::HashMap;
 
 use melior::ir::{
-    attribute::{AttributeLike, TypeAttribute},
+    attribute::AttributeLike,
     block::BlockLike,
-    operation::{OperationLike, OperationMutLike, WalkOrder, WalkResult},
-    r#type::FunctionType,
+    operation::{OperationLike, WalkOrder, WalkResult},
     Location, OperationRef, RegionLike, Type, TypeLike, ValueLike,
 };
 use ocannl_shape::{Node, NodeDecl};
@@ -23,6 +22,7 @@ use ocannl_shape_dialect::{einsum_spec, tensor_type, OpKind, TensorType};
 use crate::{
     diag::Diagnostic,
     registry::{Options, PassResult},
+    util::update_signature,
 };
 
 crate::define_pass!(
@@ -114,6 +114,7 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
             .map(|v| index[&key(v.to_raw())])
             .collect();
         let mut elems = None;
+        let mut literal_dims: Option<Vec<i64>> = None;
         let node = match kind {
             OpKind::Param => {
                 let name = ocannl_shape_dialect::string_attr(&op, "name").ok().flatten().unwrap_or_default();
@@ -123,6 +124,7 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
                 if let Ok(v) = op.attribute("value") {
                     if v.is_dense_elements() {
                         elems = Some(unsafe { mlir_sys::mlirElementsAttrGetNumElements(v.to_raw()) } as u64);
+                        literal_dims = Some(dense_dims(v));
                     }
                 }
                 Node::Terminal { param: None }
@@ -143,7 +145,15 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
         let Ok(result) = op.result(0) else { return WalkResult::Advance };
         let Some(tt) = tensor_type(result.r#type()) else { return WalkResult::Advance };
         index.insert(key(result.to_raw()), decls.len());
-        decls.push(NodeDecl { node, shape: tt.shape, elems });
+        // A dense literal of unknown shape has the literal's own shape, as
+        // output axes.
+        let shape = match literal_dims {
+            Some(dims) if tt.shape.trim() == "?" && !dims.is_empty() => {
+                dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(",")
+            }
+            _ => tt.shape,
+        };
+        decls.push(NodeDecl { node, shape, elems });
         sites.push(Site { location: op.location().to_raw(), value: result.to_raw(), elt: tt.elt, from_op: true });
         WalkResult::Advance
     });
@@ -192,29 +202,13 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
     Ok(())
 }
 
-/// Makes the function type agree with the entry block and the returns.
-fn update_signature(func: OperationRef) {
-    let Ok(body) = func.region(0) else { return };
-    let Some(entry) = body.first_block() else { return };
-    let inputs: Vec<Type> = (0..entry.argument_count()).filter_map(|i| entry.argument(i).ok()).map(|a| a.r#type()).collect();
-    let mut raw_results: Option<Vec<mlir_sys::MlirType>> = None;
-    func.walk(WalkOrder::PreOrder, |op| {
-        if raw_results.is_none() && op.name().as_string_ref().as_str() == Ok("func.return") {
-            raw_results = Some(op.operands().map(|v| v.r#type().to_raw()).collect());
+/// The dims of a dense literal's type.
+fn dense_dims(v: melior::ir::Attribute) -> Vec<i64> {
+    unsafe {
+        let ty = mlir_sys::mlirAttributeGetType(v.to_raw());
+        if !mlir_sys::mlirTypeIsAShaped(ty) || !mlir_sys::mlirShapedTypeHasRank(ty) {
+            return vec![];
         }
-        WalkResult::Advance
-    });
-    let results: Option<Vec<Type>> =
-        raw_results.map(|r| r.into_iter().map(|t| unsafe { Type::from_raw(t) }).collect());
-    let old = func.attribute("function_type").ok().and_then(|a| TypeAttribute::try_from(a).ok()).map(|t| t.value());
-    let results = match (results, old.and_then(|t| FunctionType::try_from(t).ok())) {
-        (Some(r), _) => r,
-        (None, Some(ft)) => (0..ft.result_count()).filter_map(|i| ft.result(i).ok()).collect(),
-        (None, None) => vec![],
-    };
-    let context = func.context();
-    let ft = FunctionType::new(unsafe { context.to_ref() }, &inputs, &results);
-    let attr = TypeAttribute::new(ft.into());
-    let mut func_mut = unsafe { melior::ir::operation::OperationRefMut::from_raw(func.to_raw()) };
-    func_mut.set_attribute("function_type", attr.into());
+        (0..mlir_sys::mlirShapedTypeGetRank(ty)).map(|i| mlir_sys::mlirShapedTypeGetDimSize(ty, i as isize)).collect()
+    }
 }

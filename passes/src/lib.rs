@@ -8,6 +8,8 @@ pub mod diag;
 pub mod ffi;
 pub mod registry;
 pub mod infer_shapes;
+pub mod lower_to_assign;
+mod util;
 pub mod verify;
 
 pub use registry::{load_dialects, opt_main, register_all};

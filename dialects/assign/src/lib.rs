@@ -35,6 +35,28 @@ fn member(attr: &str, value: &str, allowed: &[&str]) -> Result<(), String> {
     }
 }
 
+/// Static sizes of a memref (a dynamic size counts as 0).
+pub fn memref_dims(t: MemRefType) -> Vec<u64> {
+    (0..t.rank())
+        .map(|i| match t.dim_size(i) {
+            Ok(melior::ir::r#type::DimSize::Static(d)) => d,
+            _ => 0,
+        })
+        .collect()
+}
+
+/// Shape strings of nodes are concrete: no variables to allocate.
+struct NoVars;
+
+impl ocannl_shape::Fresh for NoVars {
+    fn fresh_dim(&mut self) -> ocannl_shape::DimVar {
+        ocannl_shape::DimVar(0)
+    }
+    fn fresh_row(&mut self) -> ocannl_shape::RowVar {
+        ocannl_shape::RowVar(0)
+    }
+}
+
 /// Checks what IRDL cannot express.
 pub fn verify_op(op: &OperationRef) -> Result<(), String> {
     let name = op.name();
@@ -46,8 +68,18 @@ pub fn verify_op(op: &OperationRef) -> Result<(), String> {
             member("kind", &string_attr(op, "kind")?, NODE_KINDS)?;
             member("memory", &string_attr(op, "memory")?, MEMORY_MODES)?;
             let shape = string_attr(op, "shape")?;
-            ocannl_shape::parse_slot(&shape, ocannl_shape::Context::Shape)
+            let parsed = ocannl_shape::parse_shape(&shape, &mut Default::default(), &mut NoVars)
                 .map_err(|e| ocannl_shape_dialect::format_spec_error("shape", &e))?;
+            let ty = op.result(0).map_err(|e| e.to_string())?.r#type();
+            let t = MemRefType::try_from(ty).map_err(|_| "a node is a memref")?;
+            if let Some(dims) = parsed.to_dims() {
+                if dims != memref_dims(t) {
+                    return Err(format!(
+                        "the shape \"{shape}\" has dims {dims:?} in memory order (batch, output, input) but the buffer has {:?}",
+                        memref_dims(t)
+                    ));
+                }
+            }
             Ok(())
         }
         "accum_unop" | "accum_binop" | "accum_ternop" => {
@@ -68,6 +100,28 @@ pub fn verify_op(op: &OperationRef) -> Result<(), String> {
             }
             verify_projections(op)
         }
+        "fill" | "range" => Ok(()),
+        "literal" => {
+            let v = op.attribute("value").map_err(|_| "attribute 'value' is required")?;
+            let n = unsafe { mlir_sys::mlirElementsAttrGetNumElements(v.to_raw()) };
+            let ty = op.operand(0).map_err(|e| e.to_string())?.r#type();
+            let t = MemRefType::try_from(ty).map_err(|_| "the destination must be a memref")?;
+            let cells: i64 = memref_dims(t).iter().map(|&d| d as i64).product();
+            if n != cells {
+                return Err(format!("the literal has {n} elements but the node has {cells} cells"));
+            }
+            Ok(())
+        }
+        "uniform" => {
+            for name in ["low", "high"] {
+                if let Ok(a) = op.attribute(name) {
+                    if !a.is_float() {
+                        return Err(format!("attribute '{name}' must be a float, found {a}"));
+                    }
+                }
+            }
+            Ok(())
+        }
         other => Err(format!("unknown op 'ocannl_assign.{other}'")),
     }
 }
@@ -82,7 +136,9 @@ fn verify_projections(op: &OperationRef) -> Result<(), String> {
     let maps = op.attribute("indexing_maps").map_err(|_| "attribute 'indexing_maps' is required")?;
     let maps = melior::ir::attribute::ArrayAttribute::try_from(maps)
         .map_err(|_| "attribute 'indexing_maps' must be an array of affine maps")?;
-    let n = op.operand_count();
+    // Memref operands come first, then the index operands bound to symbols.
+    let n = op.operands().take_while(|v| MemRefType::try_from(v.r#type()).is_ok()).count();
+    let symbols = op.operand_count() - n;
     if maps.len() != n {
         return Err(format!("expected {n} indexing maps (one per operand), found {}", maps.len()));
     }
@@ -92,8 +148,16 @@ fn verify_projections(op: &OperationRef) -> Result<(), String> {
             return Err(format!("indexing map #{i} is not an affine map: {m}"));
         }
         let map = unsafe { mlir_sys::mlirAffineMapAttrGetValue(m.to_raw()) };
-        let (dims, results) =
-            unsafe { (mlir_sys::mlirAffineMapGetNumDims(map), mlir_sys::mlirAffineMapGetNumResults(map)) };
+        let (dims, results, syms) = unsafe {
+            (
+                mlir_sys::mlirAffineMapGetNumDims(map),
+                mlir_sys::mlirAffineMapGetNumResults(map),
+                mlir_sys::mlirAffineMapGetNumSymbols(map),
+            )
+        };
+        if syms as usize != symbols {
+            return Err(format!("indexing map #{i} has {syms} symbols but the op has {symbols} index operand(s)"));
+        }
         if dims as usize != space.len() {
             return Err(format!("indexing map #{i} has {dims} dims but 'space' has {} iterators", space.len()));
         }
