@@ -5,7 +5,7 @@ use crate::{
     logic,
     notation::{EinsumSpec, SpecError},
     shape::{parse_shape, Shape, VarScope},
-    solver::{display_partial, Assumption, Constraint, Origin, ShapeError, Solver},
+    solver::{display_partial, Assumption, Constraint, Origin, ShapeError, Solver, What},
 };
 
 /// What computes a node, with the indices of its operand nodes.
@@ -101,7 +101,7 @@ pub fn infer_with_order(nodes: &[NodeDecl], order: Option<&[usize]>) -> Result<I
                 return Err(InferError { node: i, message: format!("operand node {j} is not defined before node {i}"), notes: vec![] });
             }
         }
-        let origin = Origin { op: i, what: n.node.name().into(), others: n.node.operands().into(), decided_by: vec![] };
+        let origin = Origin { op: i, what: What::text(n.node.name()), others: n.node.operands().into(), decided_by: vec![] };
         let r = &shapes[i];
         let ops: Vec<&Shape> = n.node.operands().iter().map(|&j| &shapes[j]).collect();
         match &n.node {
@@ -119,7 +119,7 @@ pub fn infer_with_order(nodes: &[NodeDecl], order: Option<&[usize]>) -> Result<I
         }
         if let Some(elems) = n.elems {
             let rows = vec![r.batch.clone(), r.input.clone(), r.output.clone()];
-            solver.add(Constraint::TotalElems { rows, n: elems }, Origin { what: "the elements of the literal".into(), ..origin });
+            solver.add(Constraint::TotalElems { rows, n: elems }, Origin { what: What::text("the elements of the literal"), ..origin });
         }
     }
     let fail = |solver: &Solver, e: ShapeError| to_error(solver, nodes, &shapes, e);
@@ -131,11 +131,9 @@ pub fn infer_with_order(nodes: &[NodeDecl], order: Option<&[usize]>) -> Result<I
         let origin = Origin::new(i, nodes[i].node.name());
         out[i] = solver.close_shape(s, &origin).map_err(|e| fail(&solver, e))?;
     }
-    // Closing a later shape may have solved an earlier one further.
-    for (i, s) in shapes.iter().enumerate() {
-        out[i] = solver.subst_shape(s);
-        debug_assert!(out[i].is_concrete(), "node {i} is not concrete after closing");
-    }
+    // A closed shape is concrete: closing the earlier shapes afterwards
+    // cannot change it.
+    debug_assert!(out.iter().all(Shape::is_concrete));
     Ok(Inference { shapes: out, assumptions: solver.assumptions.clone() })
 }
 

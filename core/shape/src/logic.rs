@@ -14,16 +14,17 @@ use std::collections::HashMap;
 use crate::{
     notation::{AxisSpec, EinsumSpec, Kind, RowSpec, SlotSpec},
     shape::{Dim, DimVar, Fresh, Row, RowVar, Shape},
-    solver::{Constraint, Origin, Solver, Terminal},
+    solver::{Constraint, Origin, Solver, Terminal, What},
 };
 
-fn ineq_rows(s: &mut Solver, cur: &Shape, ck: Kind, subr: &Shape, sk: Kind, origin: &Origin, what: String) {
-    let o = Origin { what: what.into(), ..origin.clone() };
+fn ineq_rows(s: &mut Solver, cur: &Shape, ck: Kind, subr: &Shape, sk: Kind, origin: &Origin, what: What) {
+    let o = Origin { what, ..origin.clone() };
     s.add(Constraint::RowIneq { cur: cur.row(ck).clone(), subr: subr.row(sk).clone() }, o);
 }
 
-fn operand_name(i: usize, n: usize) -> String {
-    if n == 1 { "the operand".to_string() } else { format!("operand #{}", i + 1) }
+/// A description naming a row kind and an operand.
+fn about(text: &'static str, kind: Kind, operand: usize, of: usize) -> What {
+    What { text, kind: Some(kind), operand: Some((operand as u32, of as u32)), n: 0 }
 }
 
 /// Broadcasting pointwise: `result.k >= operand.k` for every kind.
@@ -31,25 +32,25 @@ pub fn pointwise(s: &mut Solver, result: &Shape, operands: &[&Shape], origin: &O
     let n = operands.len();
     for (i, op) in operands.iter().enumerate() {
         for k in Kind::ALL {
-            ineq_rows(s, result, k, op, k, origin, format!("the {k} row of {} broadcast to the result's", operand_name(i, n)));
+            ineq_rows(s, result, k, op, k, origin, about("the {kind} row of {operand} broadcast to the result's", k, i, n));
         }
     }
 }
 
 /// OCANNL's `*`: the input row of `a` contracts with the output row of `b`.
 pub fn compose(s: &mut Solver, result: &Shape, a: &Shape, b: &Shape, origin: &Origin) {
-    ineq_rows(s, a, Kind::Input, b, Kind::Output, origin, "the output row of operand #2 against the input row of operand #1".into());
-    ineq_rows(s, result, Kind::Batch, a, Kind::Batch, origin, "the batch row of operand #1 broadcast to the result's".into());
-    ineq_rows(s, result, Kind::Batch, b, Kind::Batch, origin, "the batch row of operand #2 broadcast to the result's".into());
-    ineq_rows(s, result, Kind::Input, b, Kind::Input, origin, "the input row of operand #2 against the result's input row".into());
-    ineq_rows(s, result, Kind::Output, a, Kind::Output, origin, "the output row of operand #1 against the result's output row".into());
+    ineq_rows(s, a, Kind::Input, b, Kind::Output, origin, What::text("the output row of operand #2 against the input row of operand #1"));
+    ineq_rows(s, result, Kind::Batch, a, Kind::Batch, origin, What::text("the batch row of operand #1 broadcast to the result's"));
+    ineq_rows(s, result, Kind::Batch, b, Kind::Batch, origin, What::text("the batch row of operand #2 broadcast to the result's"));
+    ineq_rows(s, result, Kind::Input, b, Kind::Input, origin, What::text("the input row of operand #2 against the result's input row"));
+    ineq_rows(s, result, Kind::Output, a, Kind::Output, origin, What::text("the output row of operand #1 against the result's output row"));
 }
 
 /// Swaps the input and output rows.
 pub fn transpose(s: &mut Solver, result: &Shape, x: &Shape, origin: &Origin) {
-    ineq_rows(s, result, Kind::Batch, x, Kind::Batch, origin, "the batch row of the operand against the result's".into());
-    ineq_rows(s, result, Kind::Input, x, Kind::Output, origin, "the output row of the operand against the result's input row".into());
-    ineq_rows(s, result, Kind::Output, x, Kind::Input, origin, "the input row of the operand against the result's output row".into());
+    ineq_rows(s, result, Kind::Batch, x, Kind::Batch, origin, What::text("the batch row of the operand against the result's"));
+    ineq_rows(s, result, Kind::Input, x, Kind::Output, origin, What::text("the output row of the operand against the result's input row"));
+    ineq_rows(s, result, Kind::Output, x, Kind::Input, origin, What::text("the input row of the operand against the result's output row"));
 }
 
 /// Removes the leftmost batch axis: `x.batch = [d] ++ result.batch`, the
@@ -62,7 +63,7 @@ pub fn batch_slice(s: &mut Solver, result: &Shape, x: &Shape, origin: &Origin) -
     } else {
         Row::closed(std::iter::once(d.clone()).chain(rb.end.iter().cloned()).collect())
     };
-    let o = |w: &str| Origin { what: w.into(), ..origin.clone() };
+    let o = |w: &'static str| Origin { what: What::text(w), ..origin.clone() };
     s.add(Constraint::RowEq(x.batch.clone(), sliced), o("the operand's batch row against the result's with the sliced axis in front"));
     s.add(Constraint::RowEq(x.input.clone(), result.input.clone()), o("the input rows of the operand and the result"));
     s.add(Constraint::RowEq(x.output.clone(), result.output.clone()), o("the output rows of the operand and the result"));
@@ -75,7 +76,7 @@ pub fn terminal(s: &mut Solver, shape: &Shape, param: Option<&str>, origin: &Ori
     if param.is_some() {
         s.add(
             Constraint::RowEq(shape.batch.clone(), Row::closed(vec![])),
-            Origin { what: "a param has no batch axes".into(), ..origin.clone() },
+            Origin { what: What::text("a param has no batch axes"), ..origin.clone() },
         );
     }
     s.add_terminal(Terminal { shape: shape.clone(), param: param.map(str::to_string), origin: origin.clone() });
@@ -104,11 +105,11 @@ pub fn einsum(s: &mut Solver, spec: &EinsumSpec, result: &Shape, operands: &[&Sh
     let n = operands.len();
     for (i, (slot, op)) in rhs.iter().zip(operands).enumerate() {
         for k in Kind::ALL {
-            ineq_rows(s, slot, k, op, k, origin, format!("the {k} row of {} against its spec", operand_name(i, n)));
+            ineq_rows(s, slot, k, op, k, origin, about("the {kind} row of {operand} against its spec", k, i, n));
         }
     }
     for k in Kind::ALL {
-        ineq_rows(s, result, k, &lhs, k, origin, format!("the result's {k} row against its spec"));
+        ineq_rows(s, result, k, &lhs, k, origin, What { kind: Some(k), ..What::text("the result's {kind} row against its spec") });
     }
     Ok(EinsumShapes { rhs, lhs, fixed: b.fixed, labels: b.labels })
 }
@@ -144,7 +145,7 @@ impl SpecBuilder {
                     AxisSpec::Fixed(i) => {
                         let v = s.fresh_dim();
                         self.fixed.insert(v, *i);
-                        s.add(Constraint::AtLeast(Dim::Var(v), i + 1), Origin { what: format!("fixed index {i}").into(), ..origin.clone() });
+                        s.add(Constraint::AtLeast(Dim::Var(v), i + 1), Origin { what: What { n: *i, ..What::text("fixed index {n}") }, ..origin.clone() });
                         Dim::Var(v)
                     }
                     AxisSpec::Affine { stride, over, dilation, kernel, use_padding, .. } => {
@@ -163,7 +164,7 @@ impl SpecBuilder {
                                 kernel,
                                 padded: *use_padding == Some(true),
                             },
-                            Origin { what: "a convolution axis".into(), ..origin.clone() },
+                            Origin { what: What::text("a convolution axis"), ..origin.clone() },
                         );
                         input
                     }

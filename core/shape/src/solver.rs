@@ -26,12 +26,51 @@ use std::collections::BTreeMap;
 
 use crate::shape::{Dim, DimVar, Fresh, Row, RowVar, Shape};
 
+/// What a constraint relates, in words: `text` with `{kind}` replaced by the
+/// row kind and `{operand}` by "the operand" or "operand #i". Formatted only
+/// when an error is reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct What {
+    pub text: &'static str,
+    pub kind: Option<crate::notation::Kind>,
+    /// The operand (0-based) and the number of operands.
+    pub operand: Option<(u32, u32)>,
+    /// A number for `{n}` (a fixed index).
+    pub n: u64,
+}
+
+impl What {
+    pub const fn text(text: &'static str) -> What {
+        What { text, kind: None, operand: None, n: 0 }
+    }
+}
+
+impl std::fmt::Display for What {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut s = self.text.to_string();
+        if let Some(k) = self.kind {
+            s = s.replace("{kind}", k.name());
+        }
+        if let Some((i, n)) = self.operand {
+            let name = if n == 1 { "the operand".to_string() } else { format!("operand #{}", i + 1) };
+            s = s.replace("{operand}", &name);
+        }
+        f.write_str(&s.replace("{n}", &self.n.to_string()))
+    }
+}
+
+impl From<&'static str> for What {
+    fn from(text: &'static str) -> What {
+        What::text(text)
+    }
+}
+
 /// Where a constraint comes from: the op (an index chosen by the caller) and
-/// what the constraint relates, in words.
+/// what the constraint relates.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Origin {
     pub op: usize,
-    pub what: std::rc::Rc<str>,
+    pub what: What,
     /// Other ops involved (e.g. the producers of the operands).
     pub others: std::rc::Rc<[usize]>,
     /// Ops whose constraints decided the conflicting values (set on errors).
@@ -39,8 +78,8 @@ pub struct Origin {
 }
 
 impl Origin {
-    pub fn new(op: usize, what: impl Into<String>) -> Origin {
-        Origin { op, what: what.into().into(), others: std::rc::Rc::from(Vec::new()), decided_by: vec![] }
+    pub fn new(op: usize, what: impl Into<What>) -> Origin {
+        Origin { op, what: what.into(), others: std::rc::Rc::from(Vec::new()), decided_by: vec![] }
     }
 }
 
@@ -236,6 +275,8 @@ pub struct Solver {
     dim_watch: VarMap<DimVar, Vec<usize>>,
     row_watch: VarMap<RowVar, Vec<usize>>,
     terminals: Vec<Terminal>,
+    /// Terminals known to be concrete already (they stay so).
+    settled: Vec<bool>,
     /// The assumptions made while closing.
     pub assumptions: Vec<Assumption>,
     steps: u64,
@@ -290,6 +331,24 @@ impl Solver {
     /// Declares a leaf tensor.
     pub fn add_terminal(&mut self, t: Terminal) {
         self.terminals.push(t);
+        self.settled.push(false);
+    }
+
+    /// The terminals whose shapes still have variables, by index.
+    fn unsettled(&mut self) -> Vec<usize> {
+        let mut out = vec![];
+        for i in 0..self.terminals.len() {
+            if self.settled[i] {
+                continue;
+            }
+            let shape = self.terminals[i].shape.clone();
+            if self.subst_shape_mut(&shape).is_concrete() {
+                self.settled[i] = true;
+            } else {
+                out.push(i);
+            }
+        }
+        out
     }
 
     /// A row of fresh dim variables.
@@ -312,9 +371,22 @@ impl Solver {
 
     /// Replaces solved row variables (not dims) in `r`.
     fn splice_row(&self, r: &Row) -> Row {
-        if !matches!(r.var.and_then(|v| self.rows.get(&v)), Some(RowEntry::Solved(_))) {
+        if !self.is_spliceable(r) {
             return r.clone();
         }
+        self.splice_solved(r)
+    }
+
+    fn is_spliceable(&self, r: &Row) -> bool {
+        matches!(r.var.and_then(|v| self.rows.get(&v)), Some(RowEntry::Solved(_)))
+    }
+
+    /// As `splice_row`, without a copy when there is nothing to replace.
+    fn splice_owned(&self, r: Row) -> Row {
+        if self.is_spliceable(&r) { self.splice_solved(&r) } else { r }
+    }
+
+    fn splice_solved(&self, r: &Row) -> Row {
         let mut beg = r.beg.clone();
         let mut end = r.end.clone();
         let mut var = r.var;
@@ -827,7 +899,7 @@ impl Solver {
     fn row_eq(&mut self, a: Row, b: Row, o: &Origin) -> Res<bool> {
         self.compress_row(&a);
         self.compress_row(&b);
-        let (a, b) = (self.splice_row(&a), self.splice_row(&b));
+        let (a, b) = (self.splice_owned(a), self.splice_owned(b));
         if a == b {
             return Ok(false);
         }
@@ -929,7 +1001,7 @@ impl Solver {
     fn row_ineq(&mut self, cur: Row, subr: Row, o: &Origin) -> Res<bool> {
         self.compress_row(&cur);
         self.compress_row(&subr);
-        let (cur, subr) = (self.splice_row(&cur), self.splice_row(&subr));
+        let (cur, subr) = (self.splice_owned(cur), self.splice_owned(subr));
         if cur == subr {
             return Ok(false);
         }
@@ -1174,7 +1246,8 @@ impl Solver {
         self.close_to_lubs()?;
         // Remaining terminal rows get no more axes; remaining terminal dims
         // become their `At_least` size or 1, except a param's.
-        for t in self.terminals.clone() {
+        for ti in self.unsettled() {
+            let t = self.terminals[ti].clone();
             let s = self.subst_shape_mut(&t.shape);
             for (kind, row) in [("batch", &s.batch), ("input", &s.input), ("output", &s.output)] {
                 if let Some(v) = row.var {
@@ -1203,7 +1276,8 @@ impl Solver {
         }
         self.close_to_lubs()?;
         // A param's dims are never guessed.
-        for t in self.terminals.clone() {
+        for ti in self.unsettled() {
+            let t = self.terminals[ti].clone();
             let Some(name) = &t.param else { continue };
             let s = self.subst_shape_mut(&t.shape);
             for (kind, row) in [("batch", &s.batch), ("input", &s.input), ("output", &s.output)] {
@@ -1258,7 +1332,8 @@ impl Solver {
     fn close_to_lubs(&mut self) -> Res<()> {
         loop {
             let mut changed = false;
-            for t in self.terminals.clone() {
+            for ti in self.unsettled() {
+                let t = self.terminals[ti].clone();
                 let s = self.subst_shape_mut(&t.shape);
                 for (kind, row) in [("batch", &s.batch), ("input", &s.input), ("output", &s.output)] {
                     if let Some(v) = row.var {
