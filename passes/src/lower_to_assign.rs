@@ -307,7 +307,7 @@ fn lower_op(
             operands.extend(index_operands.iter().copied().take(proj.num_symbols));
             let mut attrs = vec![
                 str_attr(ctx, "accum", &accum),
-                str_attr(ctx, "op", &op_name),
+                str_attr(ctx, "op", ocannl_assign_dialect::assign_op_name(&op_name)),
                 parsed_attr(ctx, "space", &space)?,
                 parsed_attr(ctx, "indexing_maps", &format!("[{}]", maps.join(", ")))?,
             ];

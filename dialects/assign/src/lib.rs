@@ -11,7 +11,24 @@ use melior::ir::{
     r#type::MemRefType,
     Attribute, OperationRef, ShapedTypeLike, ValueLike,
 };
-use ocannl_shape_dialect::{ACCUM_OPS, BINARY_OPS, TERNARY_OPS, UNARY_OPS};
+use ocannl_shape_dialect::{ACCUM_OPS, TERNARY_OPS, UNARY_OPS};
+
+/// Binary numeric ops of assignments, named as OCANNL's `binop`s
+/// (comparisons are `cmplt`, `cmpeq`, `cmpne`).
+pub const BINARY_OPS: &[&str] = &[
+    "add", "sub", "mul", "div", "pow", "relu_gate", "satur01_gate", "max", "min", "mod", "cmplt", "cmpeq",
+    "cmpne", "and", "or",
+];
+
+/// The assignment op of a tensor-level op name (`lt` -> `cmplt`, ...).
+pub fn assign_op_name(tensor_op: &str) -> &str {
+    match tensor_op {
+        "lt" => "cmplt",
+        "eq" => "cmpeq",
+        "ne" => "cmpne",
+        other => other,
+    }
+}
 
 /// The IRDL definition of the dialect.
 pub const IRDL: &str = include_str!("../ocannl_assign.irdl.mlir");

@@ -29,3 +29,13 @@ func.func @layer(%x: !ocannl_shape.tensor<"8|3", f32>) -> !ocannl_shape.tensor<"
   %r = "ocannl_shape.pointwise_binary"(%s, %z) {op = "max"} : (!ocannl_shape.tensor<"?", f32>, !ocannl_shape.tensor<"1", f32>) -> !ocannl_shape.tensor<"?", f32>
   return %r : !ocannl_shape.tensor<"?", f32>
 }
+
+// Comparisons get OCANNL's names in the assignment dialect.
+// CHECK-LABEL: func.func @compare
+// CHECK: "ocannl_assign.accum_binop"({{.*}}) {accum = "assign", {{.*}}op = "cmplt"
+// CHECK: "ocannl_assign.accum_binop"({{.*}}) {accum = "assign", {{.*}}op = "cmpeq"
+func.func @compare(%a: !ocannl_shape.tensor<"3", f32>, %b: !ocannl_shape.tensor<"3", f32>) {
+  %l = "ocannl_shape.pointwise_binary"(%a, %b) {op = "lt"} : (!ocannl_shape.tensor<"3", f32>, !ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  %e = "ocannl_shape.pointwise_binary"(%a, %b) {op = "eq"} : (!ocannl_shape.tensor<"3", f32>, !ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}

@@ -3,9 +3,11 @@
 //! project's passes. Logs go to stderr, filtered by `RUST_LOG`.
 
 fn main() {
+    use std::io::IsTerminal;
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .init();
     let code = ocannl_passes::opt_main(std::env::args(), "OCANNL optimizer driver\n");
     std::process::exit(code);
