@@ -341,8 +341,7 @@ impl Solver {
             if self.settled[i] {
                 continue;
             }
-            let shape = self.terminals[i].shape.clone();
-            if self.subst_shape_mut(&shape).is_concrete() {
+            if self.shape_settled(&self.terminals[i].shape) {
                 self.settled[i] = true;
             } else {
                 out.push(i);
@@ -443,6 +442,36 @@ impl Solver {
             var: r.var,
             end: r.end.iter().map(|d| self.subst_dim(d)).collect(),
         }
+    }
+
+    /// Whether a dim resolves to a known size (without building anything).
+    fn dim_settled(&self, d: &Dim) -> bool {
+        matches!(self.subst_dim(d), Dim::Known { .. })
+    }
+
+    /// Whether a row resolves to a concrete row (without building anything).
+    fn row_settled(&self, r: &Row) -> bool {
+        if !r.dims().all(|d| self.dim_settled(d)) {
+            return false;
+        }
+        let mut var = r.var;
+        while let Some(v) = var {
+            match self.rows.get(&v) {
+                Some(RowEntry::Solved(s)) => {
+                    if !s.dims().all(|d| self.dim_settled(d)) {
+                        return false;
+                    }
+                    var = s.var;
+                }
+                _ => return false,
+            }
+        }
+        true
+    }
+
+    /// Whether a shape resolves to a concrete shape.
+    pub fn shape_settled(&self, s: &Shape) -> bool {
+        self.row_settled(&s.batch) && self.row_settled(&s.input) && self.row_settled(&s.output)
     }
 
     /// As `subst_shape`, compressing the paths it follows.
@@ -1376,9 +1405,8 @@ impl Solver {
     /// variables get no more axes (their bound if any), remaining dims their
     /// least upper bound, `At_least` size, or 1.
     pub fn close_shape(&mut self, shape: &Shape, origin: &Origin) -> Res<Shape> {
-        let s = self.subst_shape_mut(shape);
-        if s.is_concrete() {
-            return Ok(s);
+        if self.shape_settled(shape) {
+            return Ok(self.subst_shape(shape));
         }
         for _ in 0..3 {
             let s = self.subst_shape_mut(shape);
