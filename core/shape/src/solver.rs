@@ -1221,8 +1221,11 @@ impl Solver {
     /// (or the longest fixed part when all are open), each dim the common
     /// size or 1 (a known size wins over a variable).
     fn row_lub(&self, v: RowVar) -> Option<Row> {
-        if !matches!(self.rows.get(&v), None | Some(RowEntry::Bounds(_))) {
-            return None;
+        match self.rows.get(&v) {
+            None => return None,
+            Some(RowEntry::Solved(_)) => return None,
+            Some(RowEntry::Bounds(b)) if b.ubs.is_empty() && b.cur.0.is_empty() => return None,
+            _ => {}
         }
         let ubs: Vec<Row> = self.gather_ubs(v).into_iter().filter(|r| r.num_fixed() > 0 || r.var.is_none()).collect();
         if ubs.is_empty() {
