@@ -868,14 +868,23 @@ impl Solver {
             None => Some(1),
             Some(k) => k.known_size(),
         };
-        let extent = |out: u64, k: u64| if padded { stride * out } else { stride * (out.max(1) - 1) + 1 + dilation * (k - 1) };
+        let extent = |out: u64, k: u64| {
+            if padded {
+                stride.saturating_mul(out)
+            } else {
+                stride
+                    .saturating_mul(out.max(1) - 1)
+                    .saturating_add(1)
+                    .saturating_add(dilation.saturating_mul(k.max(1) - 1))
+            }
+        };
         match (input.known_size(), over.known_size(), k) {
             (_, Some(out), Some(k)) => self.dim_eq(input, Dim::size(extent(out, k)), o),
             (Some(inp), None, Some(k)) => {
                 let out = if padded {
                     inp.div_ceil(stride)
                 } else {
-                    let span = 1 + dilation * (k - 1);
+                    let span = dilation.saturating_mul(k.max(1) - 1).saturating_add(1);
                     if inp < span {
                         return err(o, format!("the input dimension {inp} is smaller than the kernel extent {span}"));
                     }
@@ -884,7 +893,7 @@ impl Solver {
                 self.dim_eq(over, Dim::size(out), o)
             }
             (Some(inp), Some(out), None) if !padded => {
-                let used = stride * (out.max(1) - 1) + 1;
+                let used = stride.saturating_mul(out.max(1) - 1).saturating_add(1);
                 if inp < used || (inp - used) % dilation != 0 {
                     return err(o, format!("no kernel size fits input {inp} and output {out} (stride {stride}, dilation {dilation})"));
                 }
