@@ -357,7 +357,7 @@ fn einsum(sp: &mut Space, spec: &EinsumSpec, res: &[Vec<u64>; 3], ops: &[[Vec<u6
                     }
                     if *padded {
                         let ksize = sizes.get(&Key::Label(k.clone())).copied().unwrap_or(1);
-                        off -= ((*dilation * (ksize - 1)) / 2) as i64;
+                        off -= (dilation.saturating_mul(ksize.saturating_sub(1)) / 2).min(i64::MAX as u64) as i64;
                     }
                 }
                 if terms.is_empty() {
