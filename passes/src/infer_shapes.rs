@@ -36,15 +36,8 @@ crate::define_pass!(
 
 fn run(module: OperationRef, options: &Options) -> PassResult {
     let explain = options.flag("explain");
-    let mut funcs = vec![];
-    module.walk(WalkOrder::PreOrder, |op| {
-        if op.name().as_string_ref().as_str() == Ok("func.func") {
-            funcs.push(op.to_raw());
-        }
-        WalkResult::Advance
-    });
     let mut ok = true;
-    for f in funcs {
+    for f in crate::util::functions(module) {
         let func = unsafe { OperationRef::from_raw(f) };
         if infer_function(func, explain).is_err() {
             ok = false;

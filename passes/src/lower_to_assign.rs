@@ -43,15 +43,8 @@ crate::define_pass!(
 );
 
 fn run(module: OperationRef, _: &Options) -> PassResult {
-    let mut funcs = vec![];
-    module.walk(WalkOrder::PreOrder, |op| {
-        if op.name().as_string_ref().as_str() == Ok("func.func") {
-            funcs.push(op.to_raw());
-        }
-        WalkResult::Advance
-    });
     let mut ok = true;
-    for f in funcs {
+    for f in crate::util::functions(module) {
         if lower_function(unsafe { OperationRef::from_raw(f) }).is_err() {
             ok = false;
         }

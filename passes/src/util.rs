@@ -9,6 +9,18 @@ use melior::ir::{
 };
 use ocannl_shape::{parse_shape, Shape, VarScope};
 
+/// The `func.func` ops of a module.
+pub fn functions(module: OperationRef) -> Vec<mlir_sys::MlirOperation> {
+    let mut funcs = vec![];
+    module.walk(WalkOrder::PreOrder, |op| {
+        if op.name().as_string_ref().as_str() == Ok("func.func") {
+            funcs.push(op.to_raw());
+        }
+        WalkResult::Advance
+    });
+    funcs
+}
+
 /// The shape of a concrete SHAPE string (`None` if it has variables or does
 /// not parse).
 pub fn concrete_shape(text: &str) -> Option<Shape> {

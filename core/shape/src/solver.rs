@@ -798,27 +798,12 @@ impl Solver {
         }
     }
 
-    /// Whether `to <= ... <= from` by recorded links (following `subr`),
-    /// looking a few links deep: a longer cycle of inequalities is resolved
-    /// by closing anyway, and a bounded search keeps linking cheap.
+    /// Whether `to <= ... <= from` by recorded dim links.
     fn dim_reaches(&self, to: DimVar, from: DimVar) -> bool {
-        let mut frontier = vec![from];
-        for _ in 0..LINK_DEPTH {
-            let mut next = vec![];
-            for v in frontier {
-                if v == to {
-                    return true;
-                }
-                if let Some(DimEntry::Bounds(b)) = self.dims.get(&v) {
-                    next.extend(b.subr.iter().take(LINK_FANOUT));
-                }
-            }
-            if next.is_empty() {
-                return false;
-            }
-            frontier = next;
-        }
-        false
+        bounded_reach(to, from, |v| match self.dims.get(&v) {
+            Some(DimEntry::Bounds(b)) => Some(&b.subr),
+            _ => None,
+        })
     }
 
     fn at_least(&mut self, d: Dim, n: u64, o: &Origin) -> Res<bool> {
@@ -1152,26 +1137,12 @@ impl Solver {
         }
     }
 
-    /// Whether `to <= ... <= from` by recorded row links (a bounded search,
-    /// as for dims).
+    /// Whether `to <= ... <= from` by recorded row links.
     fn row_reaches(&self, to: RowVar, from: RowVar) -> bool {
-        let mut frontier = vec![from];
-        for _ in 0..LINK_DEPTH {
-            let mut next = vec![];
-            for v in frontier {
-                if v == to {
-                    return true;
-                }
-                if let Some(RowEntry::Bounds(b)) = self.rows.get(&v) {
-                    next.extend(b.subr.iter().take(LINK_FANOUT));
-                }
-            }
-            if next.is_empty() {
-                return false;
-            }
-            frontier = next;
-        }
-        false
+        bounded_reach(to, from, |v| match self.rows.get(&v) {
+            Some(RowEntry::Bounds(b)) => Some(&b.subr),
+            _ => None,
+        })
     }
 
     /// Records `ub >= v`.
@@ -1463,6 +1434,29 @@ impl Solver {
     fn note(&mut self, t: &Terminal, message: String) {
         self.assumptions.push(Assumption { op: t.origin.op, message });
     }
+}
+
+/// Whether `to` is reachable from `from` by following `below` links, looking
+/// a few links deep and wide: a longer cycle of inequalities is resolved by
+/// closing anyway, and a bounded search keeps linking cheap.
+fn bounded_reach<'a, K: PartialEq + Copy + 'a>(to: K, from: K, below: impl Fn(K) -> Option<&'a VarSet<K>>) -> bool {
+    let mut frontier = vec![from];
+    for _ in 0..LINK_DEPTH {
+        let mut next = vec![];
+        for v in frontier {
+            if v == to {
+                return true;
+            }
+            if let Some(set) = below(v) {
+                next.extend(set.iter().take(LINK_FANOUT));
+            }
+        }
+        if next.is_empty() {
+            return false;
+        }
+        frontier = next;
+    }
+    false
 }
 
 fn describe(t: &Terminal) -> String {
