@@ -14,10 +14,10 @@ use melior::ir::{
     attribute::AttributeLike,
     block::BlockLike,
     operation::{OperationLike, WalkOrder, WalkResult},
-    Location, OperationRef, RegionLike, Type, TypeLike, ValueLike,
+    Location, OperationRef, RegionLike, TypeLike, ValueLike,
 };
 use ocannl_shape::{Node, NodeDecl};
-use ocannl_shape_dialect::{einsum_spec, tensor_type, OpKind, TensorType};
+use ocannl_shape_dialect::{einsum_spec, make_tensor_type, tensor_type, OpKind, TensorType};
 
 use crate::{
     diag::Diagnostic,
@@ -184,9 +184,8 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
 
     let context = func.context();
     for (site, shape) in sites.iter().zip(&inference.shapes) {
-        let text = format!("!ocannl_shape.tensor<\"{shape}\", {}>", site.elt);
-        let Some(ty) = Type::parse(unsafe { context.to_ref() }, &text) else {
-            Diagnostic::error(loc(site.location), format!("internal error: cannot build the type {text}")).emit();
+        let Some(ty) = make_tensor_type(unsafe { context.to_ref() }, &shape.to_string(), &site.elt) else {
+            Diagnostic::error(loc(site.location), format!("internal error: cannot build a tensor type of shape {shape}")).emit();
             return Err(());
         };
         unsafe { mlir_sys::mlirValueSetType(site.value, ty.to_raw()) };

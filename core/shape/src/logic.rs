@@ -82,21 +82,10 @@ pub fn terminal(s: &mut Solver, shape: &Shape, param: Option<&str>, origin: &Ori
     s.add_terminal(Terminal { shape: shape.clone(), param: param.map(str::to_string), origin: origin.clone() });
 }
 
-/// The shapes an einsum spec gives its slots, with the fixed indices.
-#[derive(Clone, Debug)]
-pub struct EinsumShapes {
-    pub rhs: Vec<Shape>,
-    pub lhs: Shape,
-    /// Dims read or written at a fixed index.
-    pub fixed: HashMap<DimVar, u64>,
-    /// The dim variable of every label.
-    pub labels: HashMap<String, DimVar>,
-}
-
 /// Generalized einsum: `slot_i >= operand_i` and `result >= lhs slot`, the
 /// spec's labels shared across slots.
-pub fn einsum(s: &mut Solver, spec: &EinsumSpec, result: &Shape, operands: &[&Shape], origin: &Origin) -> Result<EinsumShapes, String> {
-    let mut b = SpecBuilder { labels: HashMap::new(), rows: HashMap::new(), fixed: HashMap::new() };
+pub fn einsum(s: &mut Solver, spec: &EinsumSpec, result: &Shape, operands: &[&Shape], origin: &Origin) -> Result<(), String> {
+    let mut b = SpecBuilder { labels: HashMap::new(), rows: HashMap::new() };
     let mut rhs = vec![];
     for slot in &spec.rhs {
         rhs.push(b.slot(s, slot, false, origin)?);
@@ -111,13 +100,12 @@ pub fn einsum(s: &mut Solver, spec: &EinsumSpec, result: &Shape, operands: &[&Sh
     for k in Kind::ALL {
         ineq_rows(s, result, k, &lhs, k, origin, What { kind: Some(k), ..What::text("the result's {kind} row against its spec") });
     }
-    Ok(EinsumShapes { rhs, lhs, fixed: b.fixed, labels: b.labels })
+    Ok(())
 }
 
 struct SpecBuilder {
     labels: HashMap<String, DimVar>,
     rows: HashMap<String, RowVar>,
-    fixed: HashMap<DimVar, u64>,
 }
 
 impl SpecBuilder {
@@ -144,7 +132,6 @@ impl SpecBuilder {
                     AxisSpec::Fixed(0) if is_lhs => Dim::size(1),
                     AxisSpec::Fixed(i) => {
                         let v = s.fresh_dim();
-                        self.fixed.insert(v, *i);
                         s.add(Constraint::AtLeast(Dim::Var(v), i + 1), Origin { what: What { n: *i, ..What::text("fixed index {n}") }, ..origin.clone() });
                         Dim::Var(v)
                     }

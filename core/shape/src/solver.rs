@@ -318,11 +318,6 @@ impl Solver {
         Solver::default()
     }
 
-    /// The number of constraints processed so far.
-    pub fn steps(&self) -> u64 {
-        self.steps
-    }
-
     /// Adds a constraint.
     pub fn add(&mut self, c: Constraint, origin: Origin) {
         self.queue.push((c, origin));

@@ -92,11 +92,6 @@ pub fn make_tensor_type<'c>(context: &'c melior::Context, shape: &str, elt: &str
     Type::parse(context, &format!("!ocannl_shape.tensor<\"{shape}\", {elt}>"))
 }
 
-/// Whether a type belongs to the dialect.
-pub fn is_tensor_type(ty: Type) -> bool {
-    ty.to_string().starts_with("!ocannl_shape.tensor<")
-}
-
 /// The value of a string attribute (`None` for other attributes). Unlike
 /// melior's `StringAttribute::value`, this accepts the empty string.
 pub fn string_value(attr: Attribute) -> Option<String> {
@@ -224,18 +219,4 @@ pub fn check_type(ty: Type) -> Result<(), String> {
     ocannl_shape::parse_slot(&tt.shape, ocannl_shape::Context::Shape)
         .map(|_| ())
         .map_err(|e| format_spec_error("shape", &e))
-}
-
-/// Loads the dialect into a melior context.
-pub fn load(context: &melior::Context) -> bool {
-    load_irdl(context, IRDL)
-}
-
-/// Loads IRDL dialect definitions (module text) into a context.
-pub fn load_irdl(context: &melior::Context, source: &str) -> bool {
-    context.get_or_load_dialect("irdl");
-    match melior::ir::Module::parse(context, source) {
-        Some(module) => melior::utility::load_irdl_dialects(&module),
-        None => false,
-    }
 }
