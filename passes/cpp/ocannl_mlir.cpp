@@ -12,7 +12,6 @@
 //  - `ocannl_opt_main`: `mlir-opt`'s own driver (MlirOptMain) with every
 //    upstream dialect and pass, the project's passes, and the project's IRDL
 //    dialects loaded into every context it creates.
-//  - `ocannl_load_irdl`: loads IRDL dialect definitions into a context.
 //
 //===----------------------------------------------------------------------===//
 
@@ -139,15 +138,6 @@ private:
   std::vector<std::pair<bool, size_t>> order;
 };
 
-LogicalResult loadIrdlSource(MLIRContext *ctx, StringRef source) {
-  ctx->getOrLoadDialect<irdl::IRDLDialect>();
-  OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(source, ctx, "<ocannl dialects>");
-  if (!module)
-    return failure();
-  return irdl::loadDialects(*module);
-}
-
 /// The driver's configuration, with one more pass run before the pipeline
 /// given on the command line.
 struct OcannlOptConfig : MlirOptMainConfig {
@@ -205,11 +195,6 @@ void ocannl_emit_diagnostic(int severity, MlirLocation loc, MlirStringRef msg,
   diag << unwrap(msg);
   for (size_t i = 0; i < num_notes; ++i)
     diag.attachNote(unwrap(note_locs[i])) << unwrap(note_msgs[i]);
-}
-
-/// Loads IRDL dialect definitions (the text of an IRDL module) into `ctx`.
-bool ocannl_load_irdl(MlirContext ctx, MlirStringRef source) {
-  return succeeded(loadIrdlSource(unwrap(ctx), unwrap(source)));
 }
 
 /// `mlir-opt`'s driver. Returns the process exit code. `irdl_file` holds the

@@ -12,4 +12,4 @@ pub mod lower_to_assign;
 mod util;
 pub mod verify;
 
-pub use registry::{load_dialects, opt_main, register_all};
+pub use registry::{opt_main, register_all};

@@ -152,13 +152,6 @@ fn write_irdl_file() -> std::io::Result<std::path::PathBuf> {
     Ok(path)
 }
 
-/// Loads every dialect of the project into a melior context.
-pub fn load_dialects(context: &melior::Context) -> bool {
-    context.get_or_load_dialect("irdl");
-    let src = irdl_source();
-    unsafe { ffi::ocannl_load_irdl(context.to_raw(), ffi::string_ref(&src)) }
-}
-
 /// Runs `mlir-opt`'s driver with the project's dialects and passes; returns
 /// the exit code.
 pub fn opt_main(args: impl IntoIterator<Item = String>, tool_name: &str) -> i32 {
