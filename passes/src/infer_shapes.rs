@@ -22,7 +22,7 @@ use ocannl_shape_dialect::{einsum_spec, make_tensor_type, tensor_type, OpKind, T
 use crate::{
     diag::Diagnostic,
     registry::{Options, PassResult},
-    util::update_signature,
+    util::{key, update_signature},
 };
 
 crate::define_pass!(
@@ -53,10 +53,6 @@ struct Site {
     elt: String,
     /// Made by an op of the function (not a function argument).
     from_op: bool,
-}
-
-fn key(v: mlir_sys::MlirValue) -> usize {
-    v.ptr as usize
 }
 
 fn infer_function(func: OperationRef, explain: bool) -> PassResult {
@@ -121,6 +117,11 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
                     }
                 }
                 Node::Terminal { param: None }
+            }
+            _ if ops.len() < kind.tensor_operands() => {
+                Diagnostic::error(op.location(), format!("expected {} tensor operand(s), found {}", kind.tensor_operands(), ops.len())).emit();
+                failed = true;
+                return WalkResult::Interrupt;
             }
             OpKind::PointwiseUnary | OpKind::PointwiseBinary | OpKind::PointwiseTernary => Node::Pointwise(ops),
             OpKind::Compose => Node::Compose(ops[0], ops[1]),

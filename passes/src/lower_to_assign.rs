@@ -30,7 +30,7 @@ use ocannl_shape_dialect::{einsum_spec, reduction_ops, pointwise_op, tensor_type
 use crate::{
     diag::Diagnostic,
     registry::{Options, PassResult},
-    util::{concrete_shape, update_signature},
+    util::{concrete_shape, key, update_signature},
 };
 
 crate::define_pass!(
@@ -65,10 +65,6 @@ fn memref_text(info: &TensorInfo) -> String {
         s += &format!("{d}x");
     }
     s + &info.elt + ">"
-}
-
-fn key(v: mlir_sys::MlirValue) -> usize {
-    v.ptr as usize
 }
 
 fn lower_function(func: OperationRef) -> PassResult {
@@ -184,6 +180,9 @@ fn lower_op(
 
     let tensor_operands: Vec<melior::ir::Value> = op.operands().filter(|v| infos.contains_key(&key(v.to_raw()))).collect();
     let index_operands: Vec<melior::ir::Value> = op.operands().filter(|v| !infos.contains_key(&key(v.to_raw()))).collect();
+    if tensor_operands.len() < kind.tensor_operands() {
+        return Err(format!("expected {} tensor operand(s), found {}", kind.tensor_operands(), tensor_operands.len()));
+    }
 
     let base = match kind {
         OpKind::Param => "param",

@@ -9,6 +9,11 @@ use melior::ir::{
 };
 use ocannl_shape::{parse_shape, Shape, VarScope};
 
+/// A value as a map key.
+pub fn key(v: mlir_sys::MlirValue) -> usize {
+    v.ptr as usize
+}
+
 /// The `func.func` ops of a module.
 pub fn functions(module: OperationRef) -> Vec<mlir_sys::MlirOperation> {
     let mut funcs = vec![];

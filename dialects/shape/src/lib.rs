@@ -47,6 +47,16 @@ impl OpKind {
         })
     }
 
+    /// The number of tensor operands the op takes (at least).
+    pub fn tensor_operands(self) -> usize {
+        match self {
+            OpKind::Param | OpKind::Constant => 0,
+            OpKind::PointwiseUnary | OpKind::Transpose | OpKind::BatchSlice | OpKind::Einsum => 1,
+            OpKind::PointwiseBinary | OpKind::Compose => 2,
+            OpKind::PointwiseTernary => 3,
+        }
+    }
+
     pub fn of(op: &OperationRef) -> Option<OpKind> {
         OpKind::from_name(op.name().as_string_ref().as_str().ok()?)
     }
