@@ -18,7 +18,13 @@
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Pass.h"
 #include "mlir/CAPI/Support.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/IRDL/IR/IRDL.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/IRDL/IRDLLoading.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -108,8 +114,12 @@ public:
     return opName.getStringRef() == "builtin.module";
   }
 
+  // The upstream dialects the project's lowerings create ops of.
   void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<irdl::IRDLDialect>();
+    registry.insert<irdl::IRDLDialect, affine::AffineDialect,
+                    arith::ArithDialect, math::MathDialect,
+                    memref::MemRefDialect, scf::SCFDialect,
+                    linalg::LinalgDialect>();
   }
 
   void runOnOperation() override {

@@ -9,6 +9,7 @@ pub mod ffi;
 pub mod registry;
 pub mod infer_shapes;
 pub mod lower_to_assign;
+pub mod lower_to_loops;
 mod util;
 pub mod verify;
 

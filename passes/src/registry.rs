@@ -114,8 +114,8 @@ pub const fn option_kind(kind: &str) -> std::ffi::c_int {
 }
 
 /// Every pass of the project, in pipeline order.
-pub fn all_passes() -> [&'static ffi::PassDef; 3] {
-    [&crate::verify::DEF, &crate::infer_shapes::DEF, &crate::lower_to_assign::DEF]
+pub fn all_passes() -> [&'static ffi::PassDef; 4] {
+    [&crate::verify::DEF, &crate::infer_shapes::DEF, &crate::lower_to_assign::DEF, &crate::lower_to_loops::DEF]
 }
 
 /// Registers every pass of the project (once per process).
