@@ -233,18 +233,18 @@ fn lower_op(
         OpKind::Constant => {
             let v = op.attribute("value").map_err(|_| "attribute 'value' is required")?;
             if v.is_dense_elements() {
-                // The literal, reshaped to the node's cells in memory order.
-                let n = info.shape.to_dims().unwrap_or_default().iter().product::<u64>();
-                let text = v.to_string();
-                let body = text.rsplit_once(':').map(|(b, _)| b.trim()).unwrap_or(&text);
-                let attr = format!("{body} : tensor<{n}x{}>", info.elt);
-                let attr = Attribute::parse(ctx, &attr)
-                    .or_else(|| Attribute::parse(ctx, &text))
-                    .ok_or_else(|| format!("cannot convert the literal {text} to {} cells", n))?;
+                // The literal's cells in memory order; its own shape does not
+                // matter, its element type must be the node's.
+                let lit_elt = unsafe {
+                    Type::from_raw(mlir_sys::mlirShapedTypeGetElementType(mlir_sys::mlirAttributeGetType(v.to_raw())))
+                };
+                if lit_elt.to_string() != info.elt {
+                    return Err(format!("the literal's element type {lit_elt} differs from the tensor's {}", info.elt));
+                }
                 insert(
                     OperationBuilder::new("ocannl_assign.literal", loc)
                         .add_operands(&[dest.into()])
-                        .add_attributes(&[(Identifier::new(ctx, "value"), attr)]),
+                        .add_attributes(&[(Identifier::new(ctx, "value"), v)]),
                 )?;
             } else {
                 let value = if v.is_float() {

@@ -218,10 +218,13 @@ fn lower(module: OperationRef, op: &OperationRef, globals: &mut usize) -> Result
                 *globals += 1;
                 let gname = format!("__ocannl_literal_{globals}");
                 let v = op.attribute("value").map_err(|_| "attribute 'value' is required")?;
-                let text = v.to_string();
-                let body = text.rsplit_once(':').map(|(b, _)| b.trim()).unwrap_or(&text).to_string();
                 let gty = format!("memref<{total}x{elt}>");
-                let init = e.attr(&format!("{body} : tensor<{total}x{elt}>"))?;
+                let flat = e.ty(&format!("tensor<{total}x{elt}>"))?;
+                let init = unsafe { mlir_sys::mlirDenseElementsAttrReshapeGet(v.to_raw(), flat.to_raw()) };
+                if init.ptr.is_null() {
+                    return Err(format!("cannot read the literal as {total} cells of {elt}"));
+                }
+                let init = unsafe { Attribute::from_raw(init) };
                 let global = OperationBuilder::new("memref.global", e.loc)
                     .add_attributes(&[
                         (Identifier::new(ctx, "sym_name"), StringAttribute::new(ctx, &gname).into()),
