@@ -194,6 +194,19 @@ void ocannl_register_pass(const OcannlPassDef *def) {
   });
 }
 
+/// Registers a named pipeline (`--name` and `builtin.module(name)`) that
+/// expands to `pipeline`, a textual pipeline on `builtin.module`. The strings
+/// are static.
+void ocannl_register_pipeline(const char *name, const char *description,
+                              const char *pipeline) {
+  std::string text = pipeline;
+  PassPipelineRegistration<>(
+      name, description, [text](OpPassManager &pm) {
+        if (failed(parsePassPipeline(text, pm, llvm::errs())))
+          llvm::report_fatal_error("ocannl: invalid built-in pipeline");
+      });
+}
+
 /// Severity: 0 error, 1 warning, 2 remark. Notes are attached in order.
 void ocannl_emit_diagnostic(int severity, MlirLocation loc, MlirStringRef msg,
                             size_t num_notes, const MlirLocation *note_locs,

@@ -34,6 +34,7 @@ unsafe impl Sync for PassDef {}
 
 unsafe extern "C" {
     pub fn ocannl_register_pass(def: *const PassDef);
+    pub fn ocannl_register_pipeline(name: *const c_char, description: *const c_char, pipeline: *const c_char);
     pub fn ocannl_emit_diagnostic(
         severity: c_int,
         loc: MlirLocation,

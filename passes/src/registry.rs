@@ -118,12 +118,33 @@ pub fn all_passes() -> [&'static ffi::PassDef; 4] {
     [&crate::verify::DEF, &crate::infer_shapes::DEF, &crate::lower_to_assign::DEF, &crate::lower_to_loops::DEF]
 }
 
-/// Registers every pass of the project (once per process).
+/// The upstream passes that take the loops of `ocannl-lower-to-loops` to
+/// the LLVM dialect.
+pub const LOOPS_TO_LLVM: &str = "convert-scf-to-cf,lower-affine,expand-strided-metadata,finalize-memref-to-llvm,\
+convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,\
+reconcile-unrealized-casts";
+
+/// Named pipelines: (name, description, pipeline on `builtin.module`).
+pub fn pipelines() -> Vec<(&'static CStr, &'static CStr, String)> {
+    vec![(
+        c"ocannl-to-llvm",
+        c"From ocannl_shape to the LLVM dialect: infer shapes, lower to assignments, to loops, then upstream conversions to LLVM",
+        format!(
+            "ocannl-infer-shapes,ocannl-lower-to-assign,ocannl-lower-to-loops,func.func(canonicalize,cse),{LOOPS_TO_LLVM}"
+        ),
+    )]
+}
+
+/// Registers every pass and pipeline of the project (once per process).
 pub fn register_all() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         for def in all_passes() {
             unsafe { ffi::ocannl_register_pass(def) };
+        }
+        for (name, desc, pipeline) in pipelines() {
+            let text = CString::new(pipeline).expect("pipeline text has no NUL");
+            unsafe { ffi::ocannl_register_pipeline(name.as_ptr(), desc.as_ptr(), text.as_ptr()) };
         }
     });
 }
