@@ -24,6 +24,9 @@ tool_dir = lit_config.params.get(
 if not os.path.exists(os.path.join(tool_dir, "ocannl-opt")):
     lit_config.fatal(f"ocannl-opt not found in {tool_dir}; build it or pass --param tool_dir=DIR")
 
+if os.path.exists(os.path.join(tool_dir, "ocannl-run")):
+    config.available_features.add("ocannl-run")
+
 path = [tool_dir, os.path.join(llvm_prefix, "bin"), config.environment.get("PATH", os.environ["PATH"])]
 config.environment["PATH"] = os.pathsep.join(path)
 for var in ["RUST_LOG", "TMPDIR", "HOME"]:

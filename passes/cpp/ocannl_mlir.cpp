@@ -9,6 +9,8 @@
 //    (`builtin.module(ocannl-infer-shapes{explain=true},canonicalize)`), the
 //    `--ocannl-...` flags and `--help` know it.
 //  - `ocannl_emit_diagnostic`: an error, warning or remark with notes.
+//  - `ocannl_load_irdl`: loads the IRDL dialects into a context (for tools
+//    that make their own contexts, such as `ocannl-run`).
 //  - `ocannl_opt_main`: `mlir-opt`'s own driver (MlirOptMain) with every
 //    upstream dialect and pass, the project's passes, and the project's IRDL
 //    dialects loaded into every context it creates.
@@ -148,6 +150,15 @@ private:
   std::vector<std::pair<bool, size_t>> order;
 };
 
+LogicalResult loadIrdlSource(MLIRContext *ctx, StringRef source) {
+  ctx->getOrLoadDialect<irdl::IRDLDialect>();
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(source, ctx, "<ocannl dialects>");
+  if (!module)
+    return failure();
+  return irdl::loadDialects(*module);
+}
+
 /// The driver's configuration, with one more pass run before the pipeline
 /// given on the command line.
 struct OcannlOptConfig : MlirOptMainConfig {
@@ -192,6 +203,11 @@ void ocannl_register_pass(const OcannlPassDef *def) {
   registerPass([def]() -> std::unique_ptr<Pass> {
     return std::make_unique<RustPass>(def);
   });
+}
+
+/// Loads IRDL dialect definitions (the text of an IRDL module) into `ctx`.
+bool ocannl_load_irdl(MlirContext ctx, MlirStringRef source) {
+  return succeeded(loadIrdlSource(unwrap(ctx), unwrap(source)));
 }
 
 /// Registers a named pipeline (`--name` and `builtin.module(name)`) that

@@ -2,7 +2,7 @@
 
 use std::ffi::{c_char, c_int, c_void};
 
-use mlir_sys::{MlirLocation, MlirOperation, MlirStringRef};
+use mlir_sys::{MlirContext, MlirLocation, MlirOperation, MlirStringRef};
 
 pub const OPTION_STRING: c_int = 0;
 pub const OPTION_BOOL: c_int = 1;
@@ -43,6 +43,7 @@ unsafe extern "C" {
         note_locs: *const MlirLocation,
         note_msgs: *const MlirStringRef,
     );
+    pub fn ocannl_load_irdl(ctx: MlirContext, source: MlirStringRef) -> bool;
     pub fn ocannl_opt_main(
         argc: c_int,
         argv: *mut *mut c_char,

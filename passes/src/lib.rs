@@ -13,4 +13,4 @@ pub mod lower_to_loops;
 mod util;
 pub mod verify;
 
-pub use registry::{opt_main, register_all};
+pub use registry::{new_context, opt_main, register_all, LOOPS_TO_LLVM};

@@ -173,6 +173,24 @@ fn write_irdl_file() -> std::io::Result<std::path::PathBuf> {
     Ok(path)
 }
 
+/// A context with every upstream dialect, the upstream passes and the
+/// project's dialects and passes, for tools that drive MLIR themselves.
+pub fn new_context() -> Result<melior::Context, String> {
+    let registry = melior::dialect::DialectRegistry::new();
+    melior::utility::register_all_dialects(&registry);
+    let context = melior::Context::new();
+    context.append_dialect_registry(&registry);
+    context.load_all_available_dialects();
+    melior::utility::register_all_passes();
+    register_all();
+    let src = irdl_source();
+    if unsafe { ffi::ocannl_load_irdl(context.to_raw(), ffi::string_ref(&src)) } {
+        Ok(context)
+    } else {
+        Err("internal error: cannot load the project's IRDL dialects".into())
+    }
+}
+
 /// Runs `mlir-opt`'s driver with the project's dialects and passes; returns
 /// the exit code.
 pub fn opt_main(args: impl IntoIterator<Item = String>, tool_name: &str) -> i32 {

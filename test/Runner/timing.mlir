@@ -1,0 +1,16 @@
+// REQUIRES: ocannl-run
+// RUN: ocannl-run %s --entry f --arg random:3 --repeat 5 --time-phases --quiet | FileCheck %s
+// RUN: not ocannl-run %s --entry f --arg random:x 2>&1 | FileCheck %s --check-prefix=SEED
+
+// CHECK: runs: 5, median {{[0-9.]+}} ms, min {{[0-9.]+}} ms
+// CHECK: phase parse:
+// CHECK: phase ocannl-infer-shapes:
+// CHECK: phase ocannl-lower-to-assign:
+// CHECK: phase ocannl-lower-to-loops:
+// CHECK: phase to-llvm:
+// CHECK: phase jit:
+// SEED: argument #0: expected random:SEED with an integer seed, found "random:x"
+func.func @f(%x: !ocannl_shape.tensor<"8|4", f32>) -> !ocannl_shape.tensor<"?", f32> {
+  %s = "ocannl_shape.einsum"(%x) {spec = "...|... => 0"} : (!ocannl_shape.tensor<"8|4", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return %s : !ocannl_shape.tensor<"?", f32>
+}
