@@ -1,0 +1,450 @@
+//! OCANNL's assignment model and its reference interpreter, in plain Rust.
+//!
+//! A routine is a sequence of statements over buffers (tensor nodes, in
+//! row-major memory order batch, output, input): initializations, and
+//! accumulating assignments `lhs =accum= op(rhs...)` over an iteration space
+//! whose operand indices are affine expressions of the iterators and of
+//! symbols (run-time indices). The interpreter computes in `f64`, directly
+//! from the definitions, as the reference the compiled code is checked
+//! against.
+//!
+//! Architecture invariant: no MLIR here; the runner converts the
+//! `ocannl_assign` dialect into this model.
+
+use std::fmt;
+
+/// An affine expression of iterators (`d`) and symbols (`s`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Affine {
+    Const(i64),
+    Dim(usize),
+    Sym(usize),
+    Add(Box<Affine>, Box<Affine>),
+    Mul(Box<Affine>, Box<Affine>),
+    Mod(Box<Affine>, Box<Affine>),
+    FloorDiv(Box<Affine>, Box<Affine>),
+    CeilDiv(Box<Affine>, Box<Affine>),
+}
+
+impl Affine {
+    pub fn eval(&self, dims: &[i64], syms: &[i64]) -> i64 {
+        match self {
+            Affine::Const(c) => *c,
+            Affine::Dim(i) => dims[*i],
+            Affine::Sym(i) => syms[*i],
+            Affine::Add(a, b) => a.eval(dims, syms) + b.eval(dims, syms),
+            Affine::Mul(a, b) => a.eval(dims, syms) * b.eval(dims, syms),
+            Affine::Mod(a, b) => a.eval(dims, syms).rem_euclid(b.eval(dims, syms)),
+            Affine::FloorDiv(a, b) => a.eval(dims, syms).div_euclid(b.eval(dims, syms)),
+            Affine::CeilDiv(a, b) => {
+                let (x, y) = (a.eval(dims, syms), b.eval(dims, syms));
+                -((-x).div_euclid(y))
+            }
+        }
+    }
+}
+
+/// The accumulation of an assignment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Accum {
+    Assign,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Max,
+    Min,
+}
+
+impl Accum {
+    pub fn parse(s: &str) -> Option<Accum> {
+        Some(match s {
+            "assign" => Accum::Assign,
+            "add" => Accum::Add,
+            "sub" => Accum::Sub,
+            "mul" => Accum::Mul,
+            "div" => Accum::Div,
+            "max" => Accum::Max,
+            "min" => Accum::Min,
+            _ => return None,
+        })
+    }
+
+    pub fn neutral(self) -> f64 {
+        match self {
+            Accum::Mul | Accum::Div => 1.0,
+            Accum::Max => f64::NEG_INFINITY,
+            Accum::Min => f64::INFINITY,
+            _ => 0.0,
+        }
+    }
+
+    pub fn apply(self, old: f64, v: f64) -> f64 {
+        match self {
+            Accum::Assign => v,
+            Accum::Add => old + v,
+            Accum::Sub => old - v,
+            Accum::Mul => old * v,
+            Accum::Div => old / v,
+            Accum::Max => old.max(v),
+            Accum::Min => old.min(v),
+        }
+    }
+}
+
+fn b(c: bool) -> f64 {
+    if c { 1.0 } else { 0.0 }
+}
+
+/// The numeric op of an assignment, by OCANNL's name. `None` if unknown.
+pub fn eval_op(op: &str, a: &[f64]) -> Option<f64> {
+    Some(match (op, a) {
+        ("identity", [x]) => *x,
+        ("relu", [x]) => x.max(0.0),
+        ("satur01", [x]) => x.clamp(0.0, 1.0),
+        ("exp", [x]) => x.exp(),
+        ("log", [x]) => x.ln(),
+        ("exp2", [x]) => x.exp2(),
+        ("log2", [x]) => x.log2(),
+        ("sin", [x]) => x.sin(),
+        ("cos", [x]) => x.cos(),
+        ("sqrt", [x]) => x.sqrt(),
+        ("recip", [x]) => 1.0 / x,
+        ("recip_sqrt", [x]) => 1.0 / x.sqrt(),
+        ("neg", [x]) => -x,
+        ("tanh", [x]) => x.tanh(),
+        ("not", [x]) => b(*x == 0.0),
+        ("add", [x, y]) => x + y,
+        ("sub", [x, y]) => x - y,
+        ("mul", [x, y]) => x * y,
+        ("div", [x, y]) => x / y,
+        ("pow", [x, y]) => x.powf(*y),
+        ("max", [x, y]) => x.max(*y),
+        ("min", [x, y]) => x.min(*y),
+        ("mod", [x, y]) => x % y,
+        ("relu_gate", [x, y]) => {
+            if *x > 0.0 { *y } else { 0.0 }
+        }
+        ("satur01_gate", [x, y]) => {
+            if *x > 0.0 && *x < 1.0 { *y } else { 0.0 }
+        }
+        ("cmplt", [x, y]) => b(x < y),
+        ("cmpeq", [x, y]) => b(x == y),
+        ("cmpne", [x, y]) => b(x != y),
+        ("and", [x, y]) => b(*x != 0.0 && *y != 0.0),
+        ("or", [x, y]) => b(*x != 0.0 || *y != 0.0),
+        ("where", [c, t, e]) => {
+            if *c != 0.0 { *t } else { *e }
+        }
+        ("fma", [x, y, z]) => x.mul_add(*y, *z),
+        _ => return None,
+    })
+}
+
+/// The value of cell `index` of `uniform(seed)` in [0, 1): SplitMix64 of
+/// the seed and the index, top 24 bits (the same generator as the compiled
+/// code).
+pub fn uniform01(seed: u64, index: u64) -> f64 {
+    let mut x = index.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(seed).wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^= x >> 31;
+    (x >> 40) as f64 / 16_777_216.0
+}
+
+/// A statement of a routine. Buffers are numbered.
+#[derive(Clone, Debug)]
+pub enum Stmt {
+    Alloc { buf: usize, dims: Vec<u64> },
+    Fill { buf: usize, value: f64 },
+    Range { buf: usize },
+    Uniform { buf: usize, seed: u64, low: f64, high: f64 },
+    Literal { buf: usize, values: Vec<f64> },
+    Accum {
+        lhs: usize,
+        rhs: Vec<usize>,
+        accum: Accum,
+        op: String,
+        initialize_neutral: bool,
+        space: Vec<u64>,
+        /// One per operand (lhs first): the index expressions of its axes.
+        maps: Vec<Vec<Affine>>,
+        /// The routine arguments bound to the maps' symbols.
+        symbols: Vec<usize>,
+    },
+}
+
+/// An argument of a routine.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Arg {
+    Buffer { dims: Vec<u64> },
+    Index,
+}
+
+/// A routine: arguments (buffers or indices), statements, and the buffers it
+/// returns. Argument `i` that is a buffer is buffer `i`.
+#[derive(Clone, Debug)]
+pub struct Routine {
+    pub args: Vec<Arg>,
+    pub stmts: Vec<Stmt>,
+    pub results: Vec<usize>,
+}
+
+/// A run-time value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Buffer { dims: Vec<u64>, data: Vec<f64> },
+    Index(i64),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunError(pub String);
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn strides(dims: &[u64]) -> Vec<u64> {
+    let mut s = vec![1; dims.len()];
+    for i in (0..dims.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1] * dims[i + 1];
+    }
+    s
+}
+
+/// Calls `f` with every index of a space, in row-major order.
+fn for_each(space: &[u64], mut f: impl FnMut(&[i64]) -> Result<(), RunError>) -> Result<(), RunError> {
+    if space.iter().any(|&d| d == 0) {
+        return Ok(());
+    }
+    let mut idx = vec![0i64; space.len()];
+    loop {
+        f(&idx)?;
+        let mut k = space.len();
+        loop {
+            if k == 0 {
+                return Ok(());
+            }
+            k -= 1;
+            idx[k] += 1;
+            if (idx[k] as u64) < space[k] {
+                break;
+            }
+            idx[k] = 0;
+        }
+    }
+}
+
+struct Buffer {
+    dims: Vec<u64>,
+    strides: Vec<u64>,
+    data: Vec<f64>,
+}
+
+impl Buffer {
+    fn new(dims: Vec<u64>, data: Vec<f64>) -> Buffer {
+        Buffer { strides: strides(&dims), dims, data }
+    }
+
+    fn offset(&self, idx: &[i64]) -> Result<usize, RunError> {
+        let mut off = 0u64;
+        for ((&i, &d), &s) in idx.iter().zip(&self.dims).zip(&self.strides) {
+            if i < 0 || i as u64 >= d {
+                return Err(RunError(format!("index {idx:?} out of bounds of a buffer of shape {:?}", self.dims)));
+            }
+            off += i as u64 * s;
+        }
+        Ok(off as usize)
+    }
+}
+
+/// Runs a routine on its arguments and returns its results.
+pub fn run(r: &Routine, args: &[Value]) -> Result<Vec<Value>, RunError> {
+    if args.len() != r.args.len() {
+        return Err(RunError(format!("the routine takes {} arguments, {} given", r.args.len(), args.len())));
+    }
+    let mut bufs: Vec<Option<Buffer>> = vec![];
+    let mut scalars: Vec<i64> = vec![];
+    for (a, v) in r.args.iter().zip(args) {
+        match (a, v) {
+            (Arg::Buffer { dims }, Value::Buffer { dims: d, data }) if dims == d && data.len() as u64 == dims.iter().product::<u64>() => {
+                bufs.push(Some(Buffer::new(dims.clone(), data.clone())));
+                scalars.push(0);
+            }
+            (Arg::Index, Value::Index(i)) => {
+                bufs.push(None);
+                scalars.push(*i);
+            }
+            _ => return Err(RunError(format!("argument {v:?} does not fit {a:?}"))),
+        }
+    }
+    let get = |bufs: &Vec<Option<Buffer>>, i: usize| -> Result<usize, RunError> {
+        match bufs.get(i) {
+            Some(Some(_)) => Ok(i),
+            _ => Err(RunError(format!("buffer {i} is not allocated"))),
+        }
+    };
+    for s in &r.stmts {
+        match s {
+            Stmt::Alloc { buf, dims } => {
+                if bufs.len() <= *buf {
+                    bufs.resize_with(buf + 1, || None);
+                }
+                let n = dims.iter().product::<u64>() as usize;
+                bufs[*buf] = Some(Buffer::new(dims.clone(), vec![0.0; n]));
+            }
+            Stmt::Fill { buf, value } => {
+                let i = get(&bufs, *buf)?;
+                bufs[i].as_mut().expect("checked").data.fill(*value);
+            }
+            Stmt::Range { buf } => {
+                let i = get(&bufs, *buf)?;
+                for (k, x) in bufs[i].as_mut().expect("checked").data.iter_mut().enumerate() {
+                    *x = k as f64;
+                }
+            }
+            Stmt::Uniform { buf, seed, low, high } => {
+                let i = get(&bufs, *buf)?;
+                for (k, x) in bufs[i].as_mut().expect("checked").data.iter_mut().enumerate() {
+                    *x = low + (high - low) * uniform01(*seed, k as u64);
+                }
+            }
+            Stmt::Literal { buf, values } => {
+                let i = get(&bufs, *buf)?;
+                let b = bufs[i].as_mut().expect("checked");
+                if values.len() != b.data.len() {
+                    return Err(RunError(format!("a literal of {} values for {} cells", values.len(), b.data.len())));
+                }
+                b.data.copy_from_slice(values);
+            }
+            Stmt::Accum { lhs, rhs, accum, op, initialize_neutral, space, maps, symbols } => {
+                let l = get(&bufs, *lhs)?;
+                let syms: Vec<i64> = symbols.iter().map(|&k| scalars.get(k).copied().unwrap_or(0)).collect();
+                if *initialize_neutral {
+                    bufs[l].as_mut().expect("checked").data.fill(accum.neutral());
+                }
+                let rs: Vec<usize> = rhs.iter().map(|&k| get(&bufs, k)).collect::<Result<_, _>>()?;
+                let mut vals = vec![0.0; rs.len()];
+                let mut idx = vec![];
+                for_each(space, |it| {
+                    for (k, &rb) in rs.iter().enumerate() {
+                        idx.clear();
+                        idx.extend(maps[k + 1].iter().map(|e| e.eval(it, &syms)));
+                        let b = bufs[rb].as_ref().expect("checked");
+                        vals[k] = b.data[b.offset(&idx)?];
+                    }
+                    let v = eval_op(op, &vals).ok_or_else(|| RunError(format!("unknown op '{op}' with {} operands", vals.len())))?;
+                    idx.clear();
+                    idx.extend(maps[0].iter().map(|e| e.eval(it, &syms)));
+                    let b = bufs[l].as_mut().expect("checked");
+                    let o = b.offset(&idx)?;
+                    b.data[o] = accum.apply(b.data[o], v);
+                    Ok(())
+                })?;
+            }
+        }
+    }
+    r.results
+        .iter()
+        .map(|&k| {
+            let i = get(&bufs, k)?;
+            let b = bufs[i].as_ref().expect("checked");
+            Ok(Value::Buffer { dims: b.dims.clone(), data: b.data.clone() })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(i: usize) -> Affine {
+        Affine::Dim(i)
+    }
+
+    #[test]
+    fn matmul_and_reduction() {
+        // c[i, j] += a[i, k] * b[k, j] with c reset to 0, then s = max over c.
+        let r = Routine {
+            args: vec![Arg::Buffer { dims: vec![2, 3] }, Arg::Buffer { dims: vec![3, 2] }],
+            stmts: vec![
+                Stmt::Alloc { buf: 2, dims: vec![2, 2] },
+                Stmt::Accum {
+                    lhs: 2,
+                    rhs: vec![0, 1],
+                    accum: Accum::Add,
+                    op: "mul".into(),
+                    initialize_neutral: true,
+                    space: vec![2, 2, 3],
+                    maps: vec![vec![d(0), d(1)], vec![d(0), d(2)], vec![d(2), d(1)]],
+                    symbols: vec![],
+                },
+                Stmt::Alloc { buf: 3, dims: vec![1] },
+                Stmt::Accum {
+                    lhs: 3,
+                    rhs: vec![2],
+                    accum: Accum::Max,
+                    op: "identity".into(),
+                    initialize_neutral: true,
+                    space: vec![2, 2],
+                    maps: vec![vec![Affine::Const(0)], vec![d(0), d(1)]],
+                    symbols: vec![],
+                },
+            ],
+            results: vec![2, 3],
+        };
+        let a = Value::Buffer { dims: vec![2, 3], data: vec![1., 2., 3., 4., 5., 6.] };
+        let b = Value::Buffer { dims: vec![3, 2], data: vec![1., 2., 3., 4., 5., 6.] };
+        let out = run(&r, &[a, b]).unwrap();
+        assert_eq!(out[0], Value::Buffer { dims: vec![2, 2], data: vec![22., 28., 49., 64.] });
+        assert_eq!(out[1], Value::Buffer { dims: vec![1], data: vec![64.] });
+    }
+
+    #[test]
+    fn slice_and_errors() {
+        // y[j] = x[s0, j]
+        let r = Routine {
+            args: vec![Arg::Buffer { dims: vec![3, 2] }, Arg::Index],
+            stmts: vec![
+                Stmt::Alloc { buf: 2, dims: vec![2] },
+                Stmt::Accum {
+                    lhs: 2,
+                    rhs: vec![0],
+                    accum: Accum::Assign,
+                    op: "identity".into(),
+                    initialize_neutral: false,
+                    space: vec![2],
+                    maps: vec![vec![d(0)], vec![Affine::Sym(0), d(0)]],
+                    symbols: vec![1],
+                },
+            ],
+            results: vec![2],
+        };
+        let x = Value::Buffer { dims: vec![3, 2], data: vec![0., 1., 2., 3., 4., 5.] };
+        assert_eq!(run(&r, &[x.clone(), Value::Index(2)]).unwrap()[0], Value::Buffer { dims: vec![2], data: vec![4., 5.] });
+        let e = run(&r, &[x, Value::Index(3)]).unwrap_err();
+        assert!(e.0.contains("out of bounds"), "{e}");
+    }
+
+    #[test]
+    fn ops_table() {
+        let cases: &[(&str, &[f64], f64)] = &[
+            ("relu", &[-2.0], 0.0),
+            ("relu_gate", &[1.0, 7.0], 7.0),
+            ("relu_gate", &[-1.0, 7.0], 0.0),
+            ("cmplt", &[1.0, 2.0], 1.0),
+            ("where", &[0.0, 1.0, 2.0], 2.0),
+            ("fma", &[2.0, 3.0, 4.0], 10.0),
+            ("satur01", &[3.0], 1.0),
+            ("recip", &[4.0], 0.25),
+        ];
+        for (op, args, want) in cases {
+            assert_eq!(eval_op(op, args), Some(*want), "{op}");
+        }
+        assert_eq!(Accum::Max.apply(Accum::Max.neutral(), -5.0), -5.0);
+        assert!((0.0..1.0).contains(&uniform01(42, 7)));
+        assert_ne!(uniform01(42, 7), uniform01(42, 8));
+    }
+}
