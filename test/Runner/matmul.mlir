@@ -1,5 +1,7 @@
 // REQUIRES: ocannl-run
 // RUN: ocannl-run %s --entry mm --arg range --arg range | FileCheck %s
+// The reference interpreter of the assignments agrees:
+// RUN: ocannl-run %s --entry mm --arg range --arg range --interpret | FileCheck %s
 
 // range(2x3) * range(3x2), a 2x3 by 3x2 matmul through the whole pipeline and
 // the JIT.

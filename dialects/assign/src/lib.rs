@@ -186,3 +186,143 @@ fn verify_projections(op: &OperationRef) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// Reads a routine (a `func.func` of `ocannl_assign` ops on memrefs) into
+/// the assignment model, for the reference interpreter.
+pub fn to_routine(func: OperationRef) -> Result<ocannl_assign::Routine, String> {
+    use melior::ir::{block::BlockLike, RegionLike};
+    use ocannl_assign::{Accum, Arg, Routine, Stmt};
+    use std::collections::HashMap;
+
+    let key = |v: mlir_sys::MlirValue| v.ptr as usize;
+    let body = func.region(0).map_err(|e| e.to_string())?;
+    let entry = body.first_block().ok_or("the function has no body")?;
+    let mut ids: HashMap<usize, usize> = HashMap::new();
+    let mut args = vec![];
+    for i in 0..entry.argument_count() {
+        let a = entry.argument(i).map_err(|e| e.to_string())?;
+        let ty = a.r#type();
+        if ty.to_string() == "index" {
+            args.push(Arg::Index);
+        } else {
+            let t = MemRefType::try_from(ty).map_err(|_| format!("argument #{i}: unsupported type {ty}"))?;
+            args.push(Arg::Buffer { dims: memref_dims(t) });
+        }
+        ids.insert(key(a.to_raw()), i);
+    }
+    let mut next = args.len();
+    let mut stmts = vec![];
+    let mut results = vec![];
+    let id = |ids: &HashMap<usize, usize>, v: melior::ir::Value| -> Result<usize, String> {
+        ids.get(&key(v.to_raw())).copied().ok_or_else(|| "an operand is not a tensor node or argument of the routine".to_string())
+    };
+    let mut op = entry.first_operation();
+    while let Some(o) = op {
+        let name = o.name().as_string_ref().as_str().map_err(|e| e.to_string())?.to_string();
+        let loc = o.location();
+        let fail = |m: String| format!("{loc}: {m}");
+        match name.as_str() {
+            "ocannl_assign.node" => {
+                let r = o.result(0).map_err(|e| e.to_string())?;
+                let t = MemRefType::try_from(r.r#type()).map_err(|_| fail("a node is a memref".into()))?;
+                stmts.push(Stmt::Alloc { buf: next, dims: memref_dims(t) });
+                ids.insert(key(r.to_raw()), next);
+                next += 1;
+            }
+            "ocannl_assign.fill" => {
+                let v = o.attribute("value").map_err(|_| fail("'value' is required".into()))?;
+                let value = unsafe { mlir_sys::mlirFloatAttrGetValueDouble(v.to_raw()) };
+                stmts.push(Stmt::Fill { buf: id(&ids, o.operand(0).map_err(|e| e.to_string())?)?, value });
+            }
+            "ocannl_assign.range" => stmts.push(Stmt::Range { buf: id(&ids, o.operand(0).map_err(|e| e.to_string())?)? }),
+            "ocannl_assign.uniform" => {
+                let seed = o.attribute("seed").map_err(|_| fail("'seed' is required".into()))?;
+                let seed = unsafe { mlir_sys::mlirIntegerAttrGetValueInt(seed.to_raw()) } as u64;
+                let f = |n: &str, d: f64| {
+                    o.attribute(n).ok().map(|a| unsafe { mlir_sys::mlirFloatAttrGetValueDouble(a.to_raw()) }).unwrap_or(d)
+                };
+                let buf = id(&ids, o.operand(0).map_err(|e| e.to_string())?)?;
+                stmts.push(Stmt::Uniform { buf, seed, low: f("low", 0.0), high: f("high", 1.0) });
+            }
+            "ocannl_assign.literal" => {
+                let v = o.attribute("value").map_err(|_| fail("'value' is required".into()))?;
+                let n = unsafe { mlir_sys::mlirElementsAttrGetNumElements(v.to_raw()) };
+                let is_f64 = v.r#type().to_string().ends_with("xf64>");
+                let values = (0..n)
+                    .map(|i| unsafe {
+                        if is_f64 {
+                            mlir_sys::mlirDenseElementsAttrGetDoubleValue(v.to_raw(), i as isize)
+                        } else {
+                            mlir_sys::mlirDenseElementsAttrGetFloatValue(v.to_raw(), i as isize) as f64
+                        }
+                    })
+                    .collect();
+                stmts.push(Stmt::Literal { buf: id(&ids, o.operand(0).map_err(|e| e.to_string())?)?, values });
+            }
+            "ocannl_assign.accum_unop" | "ocannl_assign.accum_binop" | "ocannl_assign.accum_ternop" => {
+                let accum_s = string_attr(&o, "accum").map_err(&fail)?;
+                let accum = Accum::parse(&accum_s).ok_or_else(|| fail(format!("unknown accumulation '{accum_s}'")))?;
+                let opname = string_attr(&o, "op").map_err(&fail)?;
+                let init = o.attribute("initialize_neutral").map(|a| unsafe { mlir_sys::mlirBoolAttrGetValue(a.to_raw()) }).unwrap_or(false);
+                let space = DenseI64ArrayAttribute::try_from(o.attribute("space").map_err(|_| fail("'space' is required".into()))?)
+                    .map_err(|_| fail("'space' must be an array<i64>".into()))?;
+                let space: Vec<u64> = (0..space.len()).filter_map(|i| space.element(i).ok()).map(|d| d as u64).collect();
+                let maps_attr = melior::ir::attribute::ArrayAttribute::try_from(
+                    o.attribute("indexing_maps").map_err(|_| fail("'indexing_maps' is required".into()))?,
+                )
+                .map_err(|_| fail("'indexing_maps' must be an array".into()))?;
+                let mut maps = vec![];
+                for i in 0..maps_attr.len() {
+                    let m = unsafe { mlir_sys::mlirAffineMapAttrGetValue(maps_attr.element(i).map_err(|e| e.to_string())?.to_raw()) };
+                    let n = unsafe { mlir_sys::mlirAffineMapGetNumResults(m) };
+                    maps.push((0..n).map(|k| affine(unsafe { mlir_sys::mlirAffineMapGetResult(m, k) })).collect::<Result<Vec<_>, _>>().map_err(&fail)?);
+                }
+                let operands: Vec<melior::ir::Value> = o.operands().collect();
+                let n = maps.len();
+                let lhs = id(&ids, operands[0])?;
+                let rhs = operands[1..n].iter().map(|v| id(&ids, *v)).collect::<Result<_, _>>()?;
+                let symbols = operands[n..].iter().map(|v| id(&ids, *v)).collect::<Result<_, _>>()?;
+                stmts.push(Stmt::Accum { lhs, rhs, accum, op: opname, initialize_neutral: init, space, maps, symbols });
+            }
+            "func.return" => {
+                for v in o.operands() {
+                    results.push(id(&ids, v)?);
+                }
+            }
+            other => return Err(fail(format!("the interpreter cannot run '{other}'"))),
+        }
+        op = o.next_in_block();
+    }
+    Ok(Routine { args, stmts, results })
+}
+
+/// An MLIR affine expression in the model.
+fn affine(e: mlir_sys::MlirAffineExpr) -> Result<ocannl_assign::Affine, String> {
+    use ocannl_assign::Affine;
+    unsafe {
+        if mlir_sys::mlirAffineExprIsADim(e) {
+            return Ok(Affine::Dim(mlir_sys::mlirAffineDimExprGetPosition(e) as usize));
+        }
+        if mlir_sys::mlirAffineExprIsASymbol(e) {
+            return Ok(Affine::Sym(mlir_sys::mlirAffineSymbolExprGetPosition(e) as usize));
+        }
+        if mlir_sys::mlirAffineExprIsAConstant(e) {
+            return Ok(Affine::Const(mlir_sys::mlirAffineConstantExprGetValue(e)));
+        }
+        let (l, r) = (mlir_sys::mlirAffineBinaryOpExprGetLHS(e), mlir_sys::mlirAffineBinaryOpExprGetRHS(e));
+        let (l, r) = (Box::new(affine(l)?), Box::new(affine(r)?));
+        Ok(if mlir_sys::mlirAffineExprIsAAdd(e) {
+            Affine::Add(l, r)
+        } else if mlir_sys::mlirAffineExprIsAMul(e) {
+            Affine::Mul(l, r)
+        } else if mlir_sys::mlirAffineExprIsAMod(e) {
+            Affine::Mod(l, r)
+        } else if mlir_sys::mlirAffineExprIsAFloorDiv(e) {
+            Affine::FloorDiv(l, r)
+        } else if mlir_sys::mlirAffineExprIsACeilDiv(e) {
+            Affine::CeilDiv(l, r)
+        } else {
+            return Err("unsupported affine expression".into());
+        })
+    }
+}

@@ -55,6 +55,10 @@ struct Cli {
     /// LLVM optimization level of the JIT.
     #[arg(long, default_value_t = 3)]
     opt_level: usize,
+    /// Run the assignments with the reference interpreter instead of
+    /// compiling them.
+    #[arg(long)]
+    interpret: bool,
 }
 
 fn main() {
@@ -145,6 +149,9 @@ fn run(cli: &Cli) -> Result<(), String> {
     ];
     let mut signature = None;
     for (stage, pipeline) in &stages {
+        if cli.interpret && *stage == "ocannl-lower-to-loops" {
+            return interpret(cli, &module, &phases);
+        }
         if *stage == "to-llvm" {
             signature = Some(entry_signature(&module, &cli.entry)?);
             mark_c_interface(&module, &cli.entry)?;
@@ -166,25 +173,7 @@ fn run(cli: &Cli) -> Result<(), String> {
     }
     phases.push(("jit", t.elapsed()));
 
-    // Arguments.
-    if cli.args.len() != inputs.len() {
-        return Err(format!("@{} takes {} argument(s) but {} --arg were given", cli.entry, inputs.len(), cli.args.len()));
-    }
-    let mut arrays: Vec<Option<Array>> = vec![];
-    let mut scalars: Vec<i64> = vec![];
-    for (i, (spec, slot)) in cli.args.iter().zip(&inputs).enumerate() {
-        match slot {
-            Slot::Index => {
-                let v = spec.parse::<i64>().map_err(|_| format!("argument #{i} is an index: expected an integer, found {spec:?}"))?;
-                scalars.push(v);
-                arrays.push(None);
-            }
-            Slot::MemRef { f64, dims } => {
-                scalars.push(0);
-                arrays.push(Some(make_arg(i, spec, *f64, dims)?));
-            }
-        }
-    }
+    let (arrays, scalars) = make_args(cli, &inputs)?;
 
     // Descriptors: {allocated, aligned, offset, sizes..., strides...}.
     let mut storage: Vec<Vec<u8>> = arrays.iter().map(|a| a.as_ref().map(to_bytes).unwrap_or_default()).collect();
@@ -242,15 +231,7 @@ fn run(cli: &Cli) -> Result<(), String> {
             Slot::MemRef { f64, dims } => {
                 let words = &result[off..off + 3 + 2 * dims.len()];
                 off += 3 + 2 * dims.len();
-                let arr = read_result(words, *f64, dims);
-                if !cli.quiet {
-                    println!("result{k}: shape {:?} dtype {}", dims, if *f64 { "f64" } else { "f32" });
-                    println!("{}", format_array(&arr));
-                }
-                if let Some(dir) = &cli.out_dir {
-                    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-                    write_npy(&dir.join(format!("result{k}.npy")), &arr)?;
-                }
+                emit_result(cli, k, &read_result(words, *f64, dims))?;
             }
         }
     }
@@ -262,6 +243,83 @@ fn run(cli: &Cli) -> Result<(), String> {
     }
     if cli.time_phases {
         for (stage, d) in &phases {
+            println!("phase {stage}: {:.3} ms", ms(*d));
+        }
+    }
+    Ok(())
+}
+
+/// Prints a result and writes it to the output directory.
+fn emit_result(cli: &Cli, k: usize, arr: &Array) -> Result<(), String> {
+    if !cli.quiet {
+        println!("result{k}: shape {:?} dtype {}", arr.dims, if arr.f64 { "f64" } else { "f32" });
+        println!("{}", format_array(arr));
+    }
+    if let Some(dir) = &cli.out_dir {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        write_npy(&dir.join(format!("result{k}.npy")), arr)?;
+    }
+    Ok(())
+}
+
+/// The arguments from the command line: arrays for memrefs, integers for
+/// indices (0 in the other list).
+fn make_args(cli: &Cli, inputs: &[Slot]) -> Result<(Vec<Option<Array>>, Vec<i64>), String> {
+    if cli.args.len() != inputs.len() {
+        return Err(format!("@{} takes {} argument(s) but {} --arg were given", cli.entry, inputs.len(), cli.args.len()));
+    }
+    let mut arrays: Vec<Option<Array>> = vec![];
+    let mut scalars: Vec<i64> = vec![];
+    for (i, (spec, slot)) in cli.args.iter().zip(inputs).enumerate() {
+        match slot {
+            Slot::Index => {
+                let v = spec.parse::<i64>().map_err(|_| format!("argument #{i} is an index: expected an integer, found {spec:?}"))?;
+                scalars.push(v);
+                arrays.push(None);
+            }
+            Slot::MemRef { f64, dims } => {
+                scalars.push(0);
+                arrays.push(Some(make_arg(i, spec, *f64, dims)?));
+            }
+        }
+    }
+    Ok((arrays, scalars))
+}
+
+/// Runs the entry's assignments with the reference interpreter.
+fn interpret(cli: &Cli, module: &Module, phases: &[(&str, Duration)]) -> Result<(), String> {
+    let (inputs, outputs) = entry_signature(module, &cli.entry)?;
+    let routine = ocannl_assign_dialect::to_routine(find_entry(module, &cli.entry)?)?;
+    let (arrays, scalars) = make_args(cli, &inputs)?;
+    let values: Vec<ocannl_assign::Value> = arrays
+        .into_iter()
+        .zip(scalars)
+        .map(|(a, s)| match a {
+            Some(a) => ocannl_assign::Value::Buffer { dims: a.dims, data: a.data },
+            None => ocannl_assign::Value::Index(s),
+        })
+        .collect();
+    let mut results = vec![];
+    let mut times = vec![];
+    for _ in 0..cli.repeat.max(1) {
+        let t = Instant::now();
+        results = ocannl_assign::run(&routine, &values).map_err(|e| format!("interpreter: {e}"))?;
+        times.push(t.elapsed());
+    }
+    for (k, (r, slot)) in results.into_iter().zip(&outputs).enumerate() {
+        let f64 = matches!(slot, Slot::MemRef { f64: true, .. });
+        if let ocannl_assign::Value::Buffer { dims, data } = r {
+            // The interpreter computes in f64; an f32 result is rounded.
+            let data = if f64 { data } else { data.into_iter().map(|x| x as f32 as f64).collect() };
+            emit_result(cli, k, &Array { f64, dims, data })?;
+        }
+    }
+    if cli.repeat > 1 {
+        times.sort();
+        println!("runs: {}, median {:.4} ms, min {:.4} ms", times.len(), ms(times[times.len() / 2]), ms(times[0]));
+    }
+    if cli.time_phases {
+        for (stage, d) in phases {
             println!("phase {stage}: {:.3} ms", ms(*d));
         }
     }

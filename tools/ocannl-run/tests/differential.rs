@@ -1,0 +1,190 @@
+//! Differential testing: random programs of pointwise ops, compose, einsum
+//! reductions and transposes run through the whole compiler (JIT) and through
+//! the reference interpreter of the assignments; the results must agree
+//! within floating-point tolerance. The programs come from a fixed seed.
+
+use std::{path::Path, process::Command};
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
+        &xs[self.below(xs.len() as u64) as usize]
+    }
+}
+
+#[derive(Clone)]
+struct T {
+    name: String,
+    batch: Vec<u64>,
+    input: Vec<u64>,
+    output: Vec<u64>,
+}
+
+fn row(r: &[u64]) -> String {
+    r.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(",")
+}
+
+fn ty(t: &T) -> String {
+    let mut s = String::new();
+    if !t.batch.is_empty() {
+        s += &format!("{}|", row(&t.batch));
+    }
+    if !t.input.is_empty() {
+        s += &format!("{}->", row(&t.input));
+    }
+    s += &row(&t.output);
+    format!("!ocannl_shape.tensor<\"{s}\", f32>")
+}
+
+fn dims(r: &mut Rng, max_len: u64) -> Vec<u64> {
+    (0..r.below(max_len + 1)).map(|_| 1 + r.below(4)).collect()
+}
+
+/// A random program: its text and the number of arguments.
+fn program(seed: u64) -> (String, usize) {
+    let mut r = Rng(seed);
+    let mut args: Vec<T> = vec![];
+    let mut body = String::new();
+    let mut vals: Vec<T> = vec![];
+    let mut n = 0;
+    let fresh = |args: &mut Vec<T>, batch: Vec<u64>, input: Vec<u64>, output: Vec<u64>| {
+        let t = T { name: format!("%arg{}", args.len()), batch, input, output };
+        args.push(t.clone());
+        t
+    };
+    let mut output = dims(&mut r, 2);
+    if output.is_empty() {
+        output.push(1 + r.below(4));
+    }
+    let (batch, input) = (dims(&mut r, 2), dims(&mut r, 1));
+    let first = fresh(&mut args, batch, input, output);
+    vals.push(first);
+    for _ in 0..3 + r.below(4) {
+        // Mostly build on the latest value, so that most ops reach the result.
+        let t = if r.below(3) > 0 { vals.last().expect("a value").clone() } else { r.pick(&vals).clone() };
+        n += 1;
+        let name = format!("%v{n}");
+        let (line, out) = match r.below(6) {
+            0 => {
+                let op = *r.pick(&["relu", "neg", "tanh", "sin", "exp"]);
+                let out = T { name: name.clone(), ..t.clone() };
+                (format!("{name} = \"ocannl_shape.pointwise_unary\"({}) {{op = \"{op}\"}} : ({}) -> {}", t.name, ty(&t), ty(&out)), out)
+            }
+            1 => {
+                // A broadcast operand: some axes of size 1, or fewer axes.
+                let mut out_b = t.output.clone();
+                for d in out_b.iter_mut() {
+                    if r.below(3) == 0 {
+                        *d = 1;
+                    }
+                }
+                let batch = if r.below(2) == 0 { vec![] } else { t.batch.clone() };
+                let u = fresh(&mut args, batch, t.input.clone(), out_b);
+                let op = *r.pick(&["add", "mul", "max", "sub", "min"]);
+                let out = T { name: name.clone(), ..t.clone() };
+                (
+                    format!("{name} = \"ocannl_shape.pointwise_binary\"({}, {}) {{op = \"{op}\"}} : ({}, {}) -> {}", t.name, u.name, ty(&t), ty(&u), ty(&out)),
+                    out,
+                )
+            }
+            2 => {
+                let k = 1 + r.below(4);
+                let w = fresh(&mut args, vec![], t.output.clone(), vec![k]);
+                let out = T { name: name.clone(), batch: t.batch.clone(), input: t.input.clone(), output: vec![k] };
+                (format!("{name} = \"ocannl_shape.compose\"({}, {}) : ({}, {}) -> {}", w.name, t.name, ty(&w), ty(&t), ty(&out)), out)
+            }
+            3 => {
+                let accum = *r.pick(&["add", "max", "min"]);
+                let out = T { name: name.clone(), batch: vec![], input: vec![], output: vec![1] };
+                (format!("{name} = \"ocannl_shape.einsum\"({}) {{spec = \"...|...->... => 0\", accum = \"{accum}\"}} : ({}) -> {}", t.name, ty(&t), ty(&out)), out)
+            }
+            4 => {
+                let out = T { name: name.clone(), batch: t.batch.clone(), input: t.output.clone(), output: t.input.clone() };
+                if out.output.is_empty() {
+                    n -= 1;
+                    continue;
+                }
+                (format!("{name} = \"ocannl_shape.transpose\"({}) : ({}) -> {}", t.name, ty(&t), ty(&out)), out)
+            }
+            _ => {
+                // Reduce the batch axes into the result.
+                let out = T { name: name.clone(), batch: vec![], ..t.clone() };
+                (format!("{name} = \"ocannl_shape.einsum\"({}) {{spec = \"...|...->... => ...->...\"}} : ({}) -> {}", t.name, ty(&t), ty(&out)), out)
+            }
+        };
+        body += &format!("  {line}\n");
+        vals.push(out);
+    }
+    let last = vals.last().expect("a value");
+    let params: Vec<String> = args.iter().map(|a| format!("{}: {}", a.name, ty(a))).collect();
+    let text = format!(
+        "func.func @f({}) -> {} {{\n{body}  return {} : {}\n}}\n",
+        params.join(", "),
+        ty(last),
+        last.name,
+        ty(last)
+    );
+    (text, args.len())
+}
+
+fn read(path: &Path) -> (Vec<u64>, Vec<f32>) {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let npy = npyz::NpyFile::new(&bytes[..]).expect("npy");
+    let shape = npy.shape().to_vec();
+    (shape, npy.into_vec::<f32>().expect("f32 data"))
+}
+
+fn close(a: f32, b: f32) -> bool {
+    (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= 1e-4 * a.abs().max(b.abs()) + 1e-5
+}
+
+#[test]
+fn jit_agrees_with_the_interpreter() {
+    let run = env!("CARGO_BIN_EXE_ocannl-run");
+    let dir = std::env::temp_dir().join(format!("ocannl-differential-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let mut checked = 0;
+    for seed in 0..40u64 {
+        let (text, nargs) = program(1000 + seed);
+        let file = dir.join(format!("p{seed}.mlir"));
+        std::fs::write(&file, &text).expect("write program");
+        let mut outs = vec![];
+        for mode in ["jit", "interp"] {
+            let out = dir.join(format!("p{seed}-{mode}"));
+            let mut cmd = Command::new(run);
+            cmd.arg(&file).args(["--entry", "f", "--quiet", "--out-dir"]).arg(&out);
+            for i in 0..nargs {
+                cmd.arg("--arg").arg(format!("random:{}", seed * 100 + i as u64));
+            }
+            if mode == "interp" {
+                cmd.arg("--interpret");
+            }
+            let o = cmd.output().expect("run ocannl-run");
+            assert!(o.status.success(), "{mode} failed on\n{text}\n{}", String::from_utf8_lossy(&o.stderr));
+            outs.push(read(&out.join("result0.npy")));
+        }
+        let ((s1, d1), (s2, d2)) = (&outs[0], &outs[1]);
+        assert_eq!(s1, s2, "shapes differ on\n{text}");
+        for (i, (a, b)) in d1.iter().zip(d2).enumerate() {
+            assert!(close(*a, *b), "cell {i}: jit {a} vs interpreter {b} on\n{text}");
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 40);
+    if std::env::var_os("OCANNL_KEEP_DIFFERENTIAL").is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
