@@ -68,7 +68,9 @@ fn memref_text(info: &TensorInfo) -> String {
 }
 
 fn lower_function(func: OperationRef) -> PassResult {
-    let ctx = unsafe { func.context().to_ref() };
+    // The ContextRef must outlive the reference made from it.
+    let ctx_ref = func.context();
+    let ctx = unsafe { ctx_ref.to_ref() };
     let Ok(body) = func.region(0) else { return Ok(()) };
     let Some(entry) = body.first_block() else { return Ok(()) };
 

@@ -179,7 +179,9 @@ fn strides(dims: &[i64]) -> Vec<i64> {
 }
 
 fn lower(module: OperationRef, op: &OperationRef, globals: &mut usize) -> Result<(), String> {
-    let ctx = unsafe { op.context().to_ref() };
+    // The ContextRef must outlive the reference made from it.
+    let ctx_ref = op.context();
+    let ctx = unsafe { ctx_ref.to_ref() };
     let e = Emit { ctx, loc: op.location() };
     let block = op.block().ok_or("internal error: op without a block")?;
     let at = At { block: block.to_raw(), before: Some(op.to_raw()) };
