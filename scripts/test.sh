@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Runs the whole test suite: Rust unit tests and the lit + FileCheck suite.
+# Runs the whole test suite: Rust unit tests and the lit + FileCheck suite,
+# the latter against debug and release builds of the tools.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
 # The lit suite runs the tools; cargo test builds only those its tests name.
 cargo build --workspace --bins
 cargo test --workspace "$@"
+# Optimized builds can expose undefined behaviour the debug build hides.
+cargo build --release --workspace --bins
+"${MLIR_SYS_220_PREFIX:-/usr/lib/llvm-22}/bin/lit" -s test --param tool_dir=target/release --param exec_root=target/release/lit
