@@ -156,6 +156,46 @@ impl<'c> Emit<'c> {
     }
 }
 
+impl<'c> Emit<'c> {
+    /// `scf.for` nests over `sizes` carrying an accumulator (`iter_args`):
+    /// `body` gets the induction variables (after `outer`) and the current
+    /// accumulator and returns the next; the final value is returned.
+    fn reduce_nest(
+        &self,
+        at: At,
+        sizes: &[i64],
+        acc: MlirValue,
+        ivs: &mut Vec<MlirValue>,
+        body: &mut dyn FnMut(At, &[MlirValue], MlirValue) -> Result<MlirValue, String>,
+    ) -> Result<MlirValue, String> {
+        let Some((&n, rest)) = sizes.split_first() else { return body(at, ivs, acc) };
+        let (lb, ub, step) = (self.index(at, 0)?, self.index(at, n)?, self.index(at, 1)?);
+        let t = unsafe { Value::from_raw(acc) }.r#type();
+        let block = Block::new(&[(Type::index(self.ctx), self.loc), (t, self.loc)]);
+        ivs.push(block.argument(0).expect("induction variable").to_raw());
+        let inner_acc = block.argument(1).expect("accumulator").to_raw();
+        let inner = At { block: block.to_raw(), before: None };
+        let next = self.reduce_nest(inner, rest, inner_acc, ivs, body)?;
+        ivs.pop();
+        let yield_op = OperationBuilder::new("scf.yield", self.loc)
+            .add_operands(&[unsafe { Value::from_raw(next) }])
+            .build()
+            .map_err(|e| e.to_string())?;
+        block.append_operation(yield_op);
+        let region = Region::new();
+        region.append_block(block);
+        let ops: Vec<Value> = [lb, ub, step, acc].iter().map(|v| unsafe { Value::from_raw(*v) }).collect();
+        let op = OperationBuilder::new("scf.for", self.loc)
+            .add_operands(&ops)
+            .add_regions([region])
+            .add_results(&[t])
+            .build()
+            .map_err(|e| e.to_string())?;
+        let op = self.place(at, op);
+        Ok(op.result(0).expect("one result").to_raw())
+    }
+}
+
 fn string_attr(op: &OperationRef, name: &str) -> Result<String, String> {
     let a = op.attribute(name).map_err(|_| format!("attribute '{name}' is required"))?;
     ocannl_shape_dialect::string_value(a).ok_or_else(|| format!("attribute '{name}' must be a string"))
@@ -360,58 +400,123 @@ fn accum(e: &Emit, at: At, op: &OperationRef) -> Result<(), String> {
         })?;
     }
     let map_of = |i: usize| unsafe { mlir_sys::mlirAffineMapAttrGetValue(maps.element(i).expect("map").to_raw()) };
-    e.nest(at, &space, &mut |inner, ivs| {
-        // The indices of operand `i`.
-        let indices = |i: usize| -> Result<Vec<MlirValue>, String> {
-            let map = map_of(i);
-            let nres = unsafe { mlir_sys::mlirAffineMapGetNumResults(map) };
-            let mut out = vec![];
-            for r in 0..nres {
-                let mut pos = [r as isize];
-                let sub = unsafe { mlir_sys::mlirAffineMapGetSubMap(map, 1, pos.as_mut_ptr()) };
-                let expr = unsafe { mlir_sys::mlirAffineMapGetResult(sub, 0) };
-                let v = if unsafe { mlir_sys::mlirAffineExprIsADim(expr) } {
-                    ivs[unsafe { mlir_sys::mlirAffineDimExprGetPosition(expr) } as usize]
-                } else if unsafe { mlir_sys::mlirAffineExprIsAConstant(expr) } {
-                    e.index(inner, unsafe { mlir_sys::mlirAffineConstantExprGetValue(expr) })?
-                } else {
-                    let mut args: Vec<MlirValue> = ivs.to_vec();
-                    args.extend_from_slice(symbols);
-                    let attr = unsafe { Attribute::from_raw(mlir_sys::mlirAffineMapAttrGet(sub)) };
-                    e.op1(inner, "affine.apply", &args, Type::index(ctx), &[("map", attr)])
-                };
-                out.push(v);
-            }
-            Ok(out)
-        };
-        let load = |i: usize| -> Result<MlirValue, String> {
-            let mut ops = vec![tensors[i]];
-            ops.extend(indices(i)?);
-            Ok(e.op1(inner, "memref.load", &ops, eltt, &[]))
-        };
-        let args: Vec<MlirValue> = (1..tensors.len()).map(load).collect::<Result<_, _>>()?;
-        let v = numeric(e, inner, &opname, &args, eltt, &elt)?;
-        let lhs_idx = indices(0)?;
-        let result = if accum == "assign" {
-            v
-        } else {
-            let mut ops = vec![lhs];
-            ops.extend(lhs_idx.iter().copied());
-            let old = e.op1(inner, "memref.load", &ops, eltt, &[]);
-            // Reassociation lets LLVM vectorize the reductions.
-            let f = fm("reassoc,contract")?;
-            let name = match accum.as_str() {
-                "add" => "arith.addf",
-                "sub" => "arith.subf",
-                "mul" => "arith.mulf",
-                "div" => "arith.divf",
-                "max" => "arith.maximumf",
-                "min" => "arith.minimumf",
-                other => return Err(format!("unknown accumulation '{other}'")),
+    // The indices of operand `i` at the given iterators.
+    let indices = |inner: At, ivs: &[MlirValue], i: usize| -> Result<Vec<MlirValue>, String> {
+        let map = map_of(i);
+        let nres = unsafe { mlir_sys::mlirAffineMapGetNumResults(map) };
+        let mut out = vec![];
+        for r in 0..nres {
+            let mut pos = [r as isize];
+            let sub = unsafe { mlir_sys::mlirAffineMapGetSubMap(map, 1, pos.as_mut_ptr()) };
+            let expr = unsafe { mlir_sys::mlirAffineMapGetResult(sub, 0) };
+            let v = if unsafe { mlir_sys::mlirAffineExprIsADim(expr) } {
+                ivs[unsafe { mlir_sys::mlirAffineDimExprGetPosition(expr) } as usize]
+            } else if unsafe { mlir_sys::mlirAffineExprIsAConstant(expr) } {
+                e.index(inner, unsafe { mlir_sys::mlirAffineConstantExprGetValue(expr) })?
+            } else {
+                let mut args: Vec<MlirValue> = ivs.to_vec();
+                args.extend_from_slice(symbols);
+                let attr = unsafe { Attribute::from_raw(mlir_sys::mlirAffineMapAttrGet(sub)) };
+                e.op1(inner, "affine.apply", &args, Type::index(ctx), &[("map", attr)])
             };
-            e.op1(inner, name, &[old, v], eltt, &[("fastmath", f)])
+            out.push(v);
+        }
+        Ok(out)
+    };
+    // The value `op(rhs...)` at the given iterators.
+    let value = |inner: At, ivs: &[MlirValue]| -> Result<MlirValue, String> {
+        let mut args = vec![];
+        for i in 1..tensors.len() {
+            let mut ops = vec![tensors[i]];
+            ops.extend(indices(inner, ivs, i)?);
+            args.push(e.op1(inner, "memref.load", &ops, eltt, &[]));
+        }
+        numeric(e, inner, &opname, &args, eltt, &elt)
+    };
+    let combine = |inner: At, old: MlirValue, v: MlirValue| -> Result<MlirValue, String> {
+        // Reassociation lets LLVM vectorize the reductions.
+        let f = fm("reassoc,contract")?;
+        let name = match accum.as_str() {
+            "add" => "arith.addf",
+            "sub" => "arith.subf",
+            "mul" => "arith.mulf",
+            "div" => "arith.divf",
+            "max" => "arith.maximumf",
+            "min" => "arith.minimumf",
+            other => return Err(format!("unknown accumulation '{other}'")),
         };
-        let mut ops = vec![result, lhs];
+        Ok(e.op1(inner, name, &[old, v], eltt, &[("fastmath", f)]))
+    };
+    // Loop order: the innermost loop runs along the contiguous (last) axis
+    // of as many operands as possible, so that LLVM vectorizes it.
+    let last_axis_of = |i: usize| -> Option<usize> {
+        let map = map_of(i);
+        let nres = unsafe { mlir_sys::mlirAffineMapGetNumResults(map) };
+        let expr = unsafe { mlir_sys::mlirAffineMapGetResult(map, nres.checked_sub(1)?) };
+        unsafe { mlir_sys::mlirAffineExprIsADim(expr) }.then(|| unsafe { mlir_sys::mlirAffineDimExprGetPosition(expr) } as usize)
+    };
+    let mut score = vec![0usize; space.len()];
+    for i in 0..tensors.len() {
+        if let Some(p) = last_axis_of(i) {
+            score[p] += 1;
+        }
+    }
+    let mut order: Vec<usize> = (0..space.len()).collect();
+    if let Some(best) = (0..space.len()).rev().max_by_key(|&p| (score[p], p)) {
+        order.retain(|&p| p != best);
+        order.push(best);
+    }
+    let sizes: Vec<i64> = order.iter().map(|&p| space[p]).collect();
+    // Iterators in the original numbering from loop variables in loop
+    // order; loops not entered yet (reduced ones, for the result's index)
+    // get `filler`, which nothing reads.
+    let unpermute = |ivs: &[MlirValue], filler: MlirValue| -> Vec<MlirValue> {
+        let mut out = vec![filler; space.len()];
+        for (j, v) in ivs.iter().enumerate() {
+            out[order[j]] = *v;
+        }
+        out
+    };
+    // The trailing loops the result does not depend on: reduced in a
+    // register (scf.for iter_args), loaded and stored once per result cell.
+    let lhs_map = map_of(0);
+    let lhs_uses = |p: usize| {
+        let nres = unsafe { mlir_sys::mlirAffineMapGetNumResults(lhs_map) };
+        (0..nres).any(|r| unsafe { mlir_sys::mlirAffineExprIsFunctionOfDim(mlir_sys::mlirAffineMapGetResult(lhs_map, r), p as isize) })
+    };
+    let reduced_suffix = if accum == "assign" { 0 } else { order.iter().rev().take_while(|&&p| !lhs_uses(p)).count() };
+    let (outer, inner_sizes) = sizes.split_at(sizes.len() - reduced_suffix);
+    e.nest(at, outer, &mut |inner, outer_ivs| {
+        let filler = match outer_ivs.first() {
+            Some(v) => *v,
+            None => e.index(inner, 0)?,
+        };
+        let ivs: &[MlirValue] = &unpermute(outer_ivs, filler);
+        let lhs_idx = indices(inner, ivs, 0)?;
+        if reduced_suffix == 0 {
+            let v = value(inner, ivs)?;
+            let result = if accum == "assign" {
+                v
+            } else {
+                let mut ops = vec![lhs];
+                ops.extend(lhs_idx.iter().copied());
+                let old = e.op1(inner, "memref.load", &ops, eltt, &[]);
+                combine(inner, old, v)?
+            };
+            let mut ops = vec![result, lhs];
+            ops.extend(lhs_idx);
+            e.op0(inner, "memref.store", &ops);
+            return Ok(());
+        }
+        let mut ops = vec![lhs];
+        ops.extend(lhs_idx.iter().copied());
+        let start = e.op1(inner, "memref.load", &ops, eltt, &[]);
+        let mut all_ivs = outer_ivs.to_vec();
+        let total = e.reduce_nest(inner, inner_sizes, start, &mut all_ivs, &mut |at2, ivs2, acc| {
+            let v = value(at2, &unpermute(ivs2, filler))?;
+            combine(at2, acc, v)
+        })?;
+        let mut ops = vec![total, lhs];
         ops.extend(lhs_idx);
         e.op0(inner, "memref.store", &ops);
         Ok(())
