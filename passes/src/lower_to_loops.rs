@@ -157,6 +157,16 @@ impl<'c> Emit<'c> {
 }
 
 impl<'c> Emit<'c> {
+    /// Stores `value` into every cell of `buf`.
+    fn fill(&self, at: At, buf: MlirValue, dims: &[i64], value: MlirValue) -> Result<(), String> {
+        self.nest(at, dims, &mut |inner, ivs| {
+            let mut ops = vec![value, buf];
+            ops.extend_from_slice(ivs);
+            self.op0(inner, "memref.store", &ops);
+            Ok(())
+        })
+    }
+
     /// `scf.for` nests over `sizes` carrying an accumulator (`iter_args`):
     /// `body` gets the induction variables (after `outer`) and the current
     /// accumulator and returns the next; the final value is returned.
@@ -209,15 +219,6 @@ fn memref_info(v: MlirValue) -> Result<(Vec<i64>, String), String> {
     Ok((dims, elt))
 }
 
-/// Strides of a row-major buffer.
-fn strides(dims: &[i64]) -> Vec<i64> {
-    let mut s = vec![1; dims.len()];
-    for i in (0..dims.len().saturating_sub(1)).rev() {
-        s[i] = s[i + 1] * dims[i + 1];
-    }
-    s
-}
-
 fn lower(module: OperationRef, op: &OperationRef, globals: &mut usize) -> Result<(), String> {
     // The ContextRef must outlive the reference made from it.
     let ctx_ref = op.context();
@@ -243,17 +244,13 @@ fn lower(module: OperationRef, op: &OperationRef, globals: &mut usize) -> Result
             let (dims, elt) = memref_info(dest)?;
             let v = op.attribute("value").map_err(|_| "attribute 'value' is required")?;
             let c = e.op1(at, "arith.constant", &[], e.ty(&elt)?, &[("value", v)]);
-            e.nest(at, &dims, &mut |inner, ivs| {
-                let mut ops = vec![c, dest];
-                ops.extend_from_slice(ivs);
-                e.op0(inner, "memref.store", &ops);
-                Ok(())
-            })?;
+            e.fill(at, dest, &dims, c)?;
         }
         "range" | "uniform" | "literal" => {
             let dest = op.operand(0).map_err(|e| e.to_string())?.to_raw();
             let (dims, elt) = memref_info(dest)?;
-            let st = strides(&dims);
+            let st: Vec<i64> =
+                ocannl_assign::row_major_strides(&dims.iter().map(|&d| d as u64).collect::<Vec<_>>()).into_iter().map(|s| s as i64).collect();
             let total: i64 = dims.iter().product();
             let source = if name == "literal" {
                 // The literal as a private global, read by linear index.
@@ -392,12 +389,7 @@ fn accum(e: &Emit, at: At, op: &OperationRef) -> Result<(), String> {
 
     if init {
         let c = e.constant(at, neutral(&accum, &elt), &elt)?;
-        e.nest(at, &lhs_dims, &mut |inner, ivs| {
-            let mut ops = vec![c, lhs];
-            ops.extend_from_slice(ivs);
-            e.op0(inner, "memref.store", &ops);
-            Ok(())
-        })?;
+        e.fill(at, lhs, &lhs_dims, c)?;
     }
     let map_of = |i: usize| unsafe { mlir_sys::mlirAffineMapAttrGetValue(maps.element(i).expect("map").to_raw()) };
     // The indices of operand `i` at the given iterators.

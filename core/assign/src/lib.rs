@@ -206,7 +206,8 @@ impl fmt::Display for RunError {
     }
 }
 
-fn strides(dims: &[u64]) -> Vec<u64> {
+/// Strides of a row-major buffer.
+pub fn row_major_strides(dims: &[u64]) -> Vec<u64> {
     let mut s = vec![1; dims.len()];
     for i in (0..dims.len().saturating_sub(1)).rev() {
         s[i] = s[i + 1] * dims[i + 1];
@@ -245,7 +246,7 @@ struct Buffer {
 
 impl Buffer {
     fn new(dims: Vec<u64>, data: Vec<f64>) -> Buffer {
-        Buffer { strides: strides(&dims), dims, data }
+        Buffer { strides: row_major_strides(&dims), dims, data }
     }
 
     fn offset(&self, idx: &[i64]) -> Result<usize, RunError> {

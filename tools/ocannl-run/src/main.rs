@@ -184,7 +184,7 @@ fn run(cli: &Cli) -> Result<(), String> {
                 let ptr = bytes.as_mut_ptr() as i64;
                 let mut d = vec![ptr, ptr, 0];
                 d.extend(a.dims.iter().map(|&x| x as i64));
-                d.extend(strides(&a.dims));
+                d.extend(ocannl_assign::row_major_strides(&a.dims).into_iter().map(|s| s as i64));
                 descriptors.push(d);
             }
             None => descriptors.push(vec![]),
@@ -328,14 +328,6 @@ fn interpret(cli: &Cli, module: &Module, phases: &[(&str, Duration)]) -> Result<
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
-}
-
-fn strides(dims: &[u64]) -> Vec<i64> {
-    let mut s = vec![1i64; dims.len()];
-    for i in (0..dims.len().saturating_sub(1)).rev() {
-        s[i] = s[i + 1] * dims[i + 1] as i64;
-    }
-    s
 }
 
 fn find_entry<'c, 'm>(module: &'m Module<'c>, entry: &str) -> Result<OperationRef<'c, 'm>, String> {
