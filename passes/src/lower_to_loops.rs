@@ -12,7 +12,7 @@
 //! stock `mlir-opt` processes and lowers to LLVM.
 
 use melior::ir::{
-    attribute::{AttributeLike, DenseI64ArrayAttribute, StringAttribute},
+    attribute::{AttributeLike, StringAttribute},
     block::BlockLike,
     operation::{OperationBuilder, OperationLike, WalkOrder, WalkResult},
     r#type::MemRefType,
@@ -206,11 +206,6 @@ impl<'c> Emit<'c> {
     }
 }
 
-fn string_attr(op: &OperationRef, name: &str) -> Result<String, String> {
-    let a = op.attribute(name).map_err(|_| format!("attribute '{name}' is required"))?;
-    ocannl_shape_dialect::string_value(a).ok_or_else(|| format!("attribute '{name}' must be a string"))
-}
-
 fn memref_info(v: MlirValue) -> Result<(Vec<i64>, String), String> {
     let ty = unsafe { Value::from_raw(v) }.r#type();
     let t = MemRefType::try_from(ty).map_err(|_| "operands must be memrefs".to_string())?;
@@ -371,14 +366,8 @@ fn neutral(accum: &str, elt: &str) -> &'static str {
 
 fn accum(e: &Emit, at: At, op: &OperationRef) -> Result<(), String> {
     let ctx = e.ctx;
-    let accum = string_attr(op, "accum")?;
-    let opname = string_attr(op, "op")?;
-    let init = op.attribute("initialize_neutral").map(|a| unsafe { mlir_sys::mlirBoolAttrGetValue(a.to_raw()) }).unwrap_or(false);
-    let space = DenseI64ArrayAttribute::try_from(op.attribute("space").map_err(|_| "attribute 'space' is required")?)
-        .map_err(|_| "attribute 'space' must be an array<i64>")?;
-    let space: Vec<i64> = (0..space.len()).filter_map(|i| space.element(i).ok()).collect();
-    let maps = op.attribute("indexing_maps").map_err(|_| "attribute 'indexing_maps' is required")?;
-    let maps = melior::ir::attribute::ArrayAttribute::try_from(maps).map_err(|_| "indexing maps must be an array")?;
+    let ocannl_assign_dialect::AccumAttrs { accum, op: opname, initialize_neutral: init, space, maps } =
+        ocannl_assign_dialect::accum_attrs(op)?;
     let operands: Vec<MlirValue> = op.operands().map(|v| v.to_raw()).collect();
     let n = maps.len();
     let (tensors, symbols) = operands.split_at(n.min(operands.len()));
@@ -391,7 +380,7 @@ fn accum(e: &Emit, at: At, op: &OperationRef) -> Result<(), String> {
         let c = e.constant(at, neutral(&accum, &elt), &elt)?;
         e.fill(at, lhs, &lhs_dims, c)?;
     }
-    let map_of = |i: usize| unsafe { mlir_sys::mlirAffineMapAttrGetValue(maps.element(i).expect("map").to_raw()) };
+    let map_of = |i: usize| maps[i];
     // The indices of operand `i` at the given iterators.
     let indices = |inner: At, ivs: &[MlirValue], i: usize| -> Result<Vec<MlirValue>, String> {
         let map = map_of(i);

@@ -40,8 +40,44 @@ pub const MEMORY_MODES: &[&str] = &["undecided", "virtual", "local", "on_device"
 /// Kinds of tensor nodes.
 pub const NODE_KINDS: &[&str] = &["value", "grad"];
 
-fn string_attr(op: &OperationRef, name: &str) -> Result<String, String> {
+/// A required string attribute.
+pub fn string_attr(op: &OperationRef, name: &str) -> Result<String, String> {
     ocannl_shape_dialect::string_attr(op, name)?.ok_or_else(|| format!("attribute '{name}' is required"))
+}
+
+/// The attributes of an accumulating assignment (`accum_unop|binop|ternop`).
+pub struct AccumAttrs {
+    pub accum: String,
+    pub op: String,
+    pub initialize_neutral: bool,
+    pub space: Vec<i64>,
+    /// One affine map per memref operand, the result first.
+    pub maps: Vec<mlir_sys::MlirAffineMap>,
+}
+
+/// Reads the attributes of an accumulating assignment, checking their kinds.
+pub fn accum_attrs(op: &OperationRef) -> Result<AccumAttrs, String> {
+    let initialize_neutral = match op.attribute("initialize_neutral") {
+        Err(_) => false,
+        Ok(a) if a.is_bool() => unsafe { mlir_sys::mlirBoolAttrGetValue(a.to_raw()) },
+        Ok(a) => return Err(format!("attribute 'initialize_neutral' must be a bool, found {a}")),
+    };
+    let space: Attribute = op.attribute("space").map_err(|_| "attribute 'space' is required")?;
+    let space = DenseI64ArrayAttribute::try_from(space).map_err(|_| "attribute 'space' must be an array<i64: ...>")?;
+    let space = (0..space.len()).map(|i| space.element(i).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
+    let maps = op.attribute("indexing_maps").map_err(|_| "attribute 'indexing_maps' is required")?;
+    let maps = melior::ir::attribute::ArrayAttribute::try_from(maps)
+        .map_err(|_| "attribute 'indexing_maps' must be an array of affine maps")?;
+    let maps = (0..maps.len())
+        .map(|i| {
+            let m = maps.element(i).map_err(|e| e.to_string())?;
+            if !m.is_affine_map() {
+                return Err(format!("indexing map #{i} is not an affine map: {m}"));
+            }
+            Ok(unsafe { mlir_sys::mlirAffineMapAttrGetValue(m.to_raw()) })
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(AccumAttrs { accum: string_attr(op, "accum")?, op: string_attr(op, "op")?, initialize_neutral, space, maps })
 }
 
 fn member(attr: &str, value: &str, allowed: &[&str]) -> Result<(), String> {
@@ -105,17 +141,12 @@ pub fn verify_op(op: &OperationRef) -> Result<(), String> {
                 "accum_binop" => BINARY_OPS,
                 _ => TERNARY_OPS,
             };
-            member("op", &string_attr(op, "op")?, ops)?;
-            let accum = string_attr(op, "accum")?;
-            if accum != "assign" {
-                member("accum", &accum, ACCUM_OPS)?;
+            let attrs = accum_attrs(op)?;
+            member("op", &attrs.op, ops)?;
+            if attrs.accum != "assign" {
+                member("accum", &attrs.accum, ACCUM_OPS)?;
             }
-            if let Ok(init) = op.attribute("initialize_neutral") {
-                if !init.is_bool() {
-                    return Err(format!("attribute 'initialize_neutral' must be a bool, found {init}"));
-                }
-            }
-            verify_projections(op)
+            verify_projections(op, &attrs)
         }
         "fill" | "range" => Ok(()),
         "literal" => {
@@ -144,27 +175,18 @@ pub fn verify_op(op: &OperationRef) -> Result<(), String> {
 }
 
 /// The iteration space and the affine maps must fit the operands.
-fn verify_projections(op: &OperationRef) -> Result<(), String> {
-    let space: Attribute = op.attribute("space").map_err(|_| "attribute 'space' is required")?;
-    let space = DenseI64ArrayAttribute::try_from(space).map_err(|_| "attribute 'space' must be an array<i64: ...>")?;
-    if (0..space.len()).any(|i| space.element(i).map(|d| d < 1).unwrap_or(true)) {
+fn verify_projections(op: &OperationRef, attrs: &AccumAttrs) -> Result<(), String> {
+    let (space, maps) = (&attrs.space, &attrs.maps);
+    if space.iter().any(|&d| d < 1) {
         return Err("every size in 'space' must be positive".into());
     }
-    let maps = op.attribute("indexing_maps").map_err(|_| "attribute 'indexing_maps' is required")?;
-    let maps = melior::ir::attribute::ArrayAttribute::try_from(maps)
-        .map_err(|_| "attribute 'indexing_maps' must be an array of affine maps")?;
     // Memref operands come first, then the index operands bound to symbols.
     let n = op.operands().take_while(|v| MemRefType::try_from(v.r#type()).is_ok()).count();
     let symbols = op.operand_count() - n;
     if maps.len() != n {
         return Err(format!("expected {n} indexing maps (one per operand), found {}", maps.len()));
     }
-    for i in 0..n {
-        let m = maps.element(i).map_err(|e| e.to_string())?;
-        if !m.is_affine_map() {
-            return Err(format!("indexing map #{i} is not an affine map: {m}"));
-        }
-        let map = unsafe { mlir_sys::mlirAffineMapAttrGetValue(m.to_raw()) };
+    for (i, &map) in maps.iter().enumerate() {
         let (dims, results, syms) = unsafe {
             (
                 mlir_sys::mlirAffineMapGetNumDims(map),
@@ -260,20 +282,11 @@ pub fn to_routine(func: OperationRef) -> Result<ocannl_assign::Routine, String> 
                 stmts.push(Stmt::Literal { buf: id(&ids, o.operand(0).map_err(|e| e.to_string())?)?, values });
             }
             "ocannl_assign.accum_unop" | "ocannl_assign.accum_binop" | "ocannl_assign.accum_ternop" => {
-                let accum_s = string_attr(&o, "accum").map_err(&fail)?;
-                let accum = Accum::parse(&accum_s).ok_or_else(|| fail(format!("unknown accumulation '{accum_s}'")))?;
-                let opname = string_attr(&o, "op").map_err(&fail)?;
-                let init = o.attribute("initialize_neutral").map(|a| unsafe { mlir_sys::mlirBoolAttrGetValue(a.to_raw()) }).unwrap_or(false);
-                let space = DenseI64ArrayAttribute::try_from(o.attribute("space").map_err(|_| fail("'space' is required".into()))?)
-                    .map_err(|_| fail("'space' must be an array<i64>".into()))?;
-                let space: Vec<u64> = (0..space.len()).filter_map(|i| space.element(i).ok()).map(|d| d as u64).collect();
-                let maps_attr = melior::ir::attribute::ArrayAttribute::try_from(
-                    o.attribute("indexing_maps").map_err(|_| fail("'indexing_maps' is required".into()))?,
-                )
-                .map_err(|_| fail("'indexing_maps' must be an array".into()))?;
+                let attrs = accum_attrs(&o).map_err(&fail)?;
+                let accum = Accum::parse(&attrs.accum).ok_or_else(|| fail(format!("unknown accumulation '{}'", attrs.accum)))?;
+                let space: Vec<u64> = attrs.space.iter().map(|&d| d as u64).collect();
                 let mut maps = vec![];
-                for i in 0..maps_attr.len() {
-                    let m = unsafe { mlir_sys::mlirAffineMapAttrGetValue(maps_attr.element(i).map_err(|e| e.to_string())?.to_raw()) };
+                for &m in &attrs.maps {
                     let n = unsafe { mlir_sys::mlirAffineMapGetNumResults(m) };
                     maps.push((0..n).map(|k| affine(unsafe { mlir_sys::mlirAffineMapGetResult(m, k) })).collect::<Result<Vec<_>, _>>().map_err(&fail)?);
                 }
@@ -282,7 +295,7 @@ pub fn to_routine(func: OperationRef) -> Result<ocannl_assign::Routine, String> 
                 let lhs = id(&ids, operands[0])?;
                 let rhs = operands[1..n].iter().map(|v| id(&ids, *v)).collect::<Result<_, _>>()?;
                 let symbols = operands[n..].iter().map(|v| id(&ids, *v)).collect::<Result<_, _>>()?;
-                stmts.push(Stmt::Accum { lhs, rhs, accum, op: opname, initialize_neutral: init, space, maps, symbols });
+                stmts.push(Stmt::Accum { lhs, rhs, accum, op: attrs.op, initialize_neutral: attrs.initialize_neutral, space, maps, symbols });
             }
             "func.return" => {
                 for v in o.operands() {
