@@ -676,23 +676,30 @@ impl Solver {
         o
     }
 
+    /// Two known dims that must be the same: equal sizes, and equal labels
+    /// where both have one (an unlabelled solution takes the other's label).
+    fn known_agree(&mut self, raw_a: &Dim, a: &Dim, raw_b: &Dim, b: &Dim, o: &Origin) -> Res<bool> {
+        let (Dim::Known { size: s1, label: l1 }, Dim::Known { size: s2, label: l2 }) = (a, b) else {
+            unreachable!("known_agree takes known dims")
+        };
+        if s1 != s2 {
+            return err(&self.deciders(&[raw_a, raw_b], o), format!("dimension mismatch: {a} vs {b}"));
+        }
+        if let (Some(x), Some(y)) = (l1, l2) {
+            if x != y {
+                return err(&self.deciders(&[raw_a, raw_b], o), format!("label mismatch: {a} vs {b}"));
+            }
+        }
+        Ok(self.share_label(raw_a, a, raw_b, b))
+    }
+
     fn dim_eq(&mut self, raw_a: Dim, raw_b: Dim, o: &Origin) -> Res<bool> {
         self.compress_dim(&raw_a);
         self.compress_dim(&raw_b);
         let (a, b) = (self.subst_dim(&raw_a), self.subst_dim(&raw_b));
         match (&a, &b) {
             _ if a == b => Ok(false),
-            (Dim::Known { size: s1, label: l1 }, Dim::Known { size: s2, label: l2 }) => {
-                if s1 != s2 {
-                    return err(&self.deciders(&[&raw_a, &raw_b], o), format!("dimension mismatch: {a} vs {b}"));
-                }
-                if let (Some(x), Some(y)) = (l1, l2) {
-                    if x != y {
-                        return err(&self.deciders(&[&raw_a, &raw_b], o), format!("label mismatch: {a} vs {b}"));
-                    }
-                }
-                Ok(self.share_label(&raw_a, &a, &raw_b, &b))
-            }
+            (Dim::Known { .. }, Dim::Known { .. }) => self.known_agree(&raw_a, &a, &raw_b, &b, o),
             (Dim::Var(v), _) => self.solve_dim(*v, b, o),
             (_, Dim::Var(v)) => self.solve_dim(*v, a, o),
         }
@@ -729,20 +736,9 @@ impl Solver {
             return Ok(false);
         }
         match (&cur, &subr) {
-            (Dim::Known { size: c, label: lc }, Dim::Known { size: s, label: ls }) => {
-                if *s == 1 {
-                    return Ok(false);
-                }
-                if c != s {
-                    return err(&self.deciders(&[&raw_cur, &raw_subr], o), format!("dimension mismatch: {cur} vs {subr}"));
-                }
-                if let (Some(x), Some(y)) = (lc, ls) {
-                    if x != y {
-                        return err(&self.deciders(&[&raw_cur, &raw_subr], o), format!("label mismatch: {cur} vs {subr}"));
-                    }
-                }
-                Ok(self.share_label(&raw_cur, &cur, &raw_subr, &subr))
-            }
+            // A size-1 operand broadcasts; otherwise the sizes must agree.
+            (Dim::Known { .. }, Dim::Known { size: 1, .. }) => Ok(false),
+            (Dim::Known { .. }, Dim::Known { .. }) => self.known_agree(&raw_cur, &cur, &raw_subr, &subr, o),
             (Dim::Var(_), Dim::Known { size: 1, .. }) => Ok(false),
             (Dim::Var(_), Dim::Known { .. }) => self.dim_eq(cur, subr, o),
             (Dim::Known { size: 1, .. }, Dim::Var(s)) => self.solve_dim(*s, cur.clone(), o),

@@ -111,15 +111,16 @@ fn run(cli: &Cli) -> Result<(), String> {
     let context = ocannl_passes::new_context()?;
     melior::utility::register_all_llvm_translations(&context);
     // Diagnostics as `FILE:LINE:COL: error: message`.
-    context.attach_diagnostic_handler(|d| {
-        let loc = d.location().to_string();
-        let loc = loc.strip_prefix("loc(").and_then(|l| l.strip_suffix(')')).unwrap_or(&loc).replace('"', "");
-        eprintln!("{loc}: {}: {d}", format!("{:?}", d.severity()).to_lowercase());
+    // `loc("f.mlir":3:5)` as `f.mlir:3:5`.
+    let place = |l: melior::ir::Location| {
+        let l = l.to_string();
+        l.strip_prefix("loc(").and_then(|l| l.strip_suffix(')')).unwrap_or(&l).replace('"', "")
+    };
+    context.attach_diagnostic_handler(move |d| {
+        eprintln!("{}: {}: {d}", place(d.location()), format!("{:?}", d.severity()).to_lowercase());
         for i in 0..d.note_count() {
             if let Ok(n) = d.note(i) {
-                let nl = n.location().to_string();
-                let nl = nl.strip_prefix("loc(").and_then(|l| l.strip_suffix(')')).unwrap_or(&nl).replace('"', "");
-                eprintln!("{nl}: note: {n}");
+                eprintln!("{}: note: {n}", place(n.location()));
             }
         }
         true
