@@ -36,7 +36,7 @@ for var in ["RUST_LOG", "TMPDIR", "HOME"]:
 # Upstream lowering of the loops to LLVM, and mlir-runner's support libraries.
 config.substitutions.append((
     "%llvm_pipeline",
-    "builtin.module(convert-scf-to-cf,lower-affine,expand-strided-metadata,"
+    "builtin.module(convert-scf-to-cf,lower-affine,expand-strided-metadata,convert-vector-to-llvm,"
     "finalize-memref-to-llvm,convert-math-to-llvm,convert-math-to-libm,"
     "convert-arith-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
     "reconcile-unrealized-casts)",

@@ -27,6 +27,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/IRDL/IRDLLoading.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -121,7 +122,7 @@ public:
     registry.insert<irdl::IRDLDialect, affine::AffineDialect,
                     arith::ArithDialect, math::MathDialect,
                     memref::MemRefDialect, scf::SCFDialect,
-                    linalg::LinalgDialect>();
+                    linalg::LinalgDialect, vector::VectorDialect>();
   }
 
   void runOnOperation() override {

@@ -23,11 +23,21 @@ pub struct Diagnostic<'c> {
 
 impl<'c> Diagnostic<'c> {
     pub fn error(location: Location<'c>, message: impl Into<String>) -> Self {
-        Diagnostic { severity: Severity::Error, location, message: message.into(), notes: vec![] }
+        Diagnostic {
+            severity: Severity::Error,
+            location,
+            message: message.into(),
+            notes: vec![],
+        }
     }
 
     pub fn remark(location: Location<'c>, message: impl Into<String>) -> Self {
-        Diagnostic { severity: Severity::Remark, location, message: message.into(), notes: vec![] }
+        Diagnostic {
+            severity: Severity::Remark,
+            location,
+            message: message.into(),
+            notes: vec![],
+        }
     }
 
     pub fn note(mut self, location: Location<'c>, message: impl Into<String>) -> Self {

@@ -34,7 +34,11 @@ unsafe impl Sync for PassDef {}
 
 unsafe extern "C" {
     pub fn ocannl_register_pass(def: *const PassDef);
-    pub fn ocannl_register_pipeline(name: *const c_char, description: *const c_char, pipeline: *const c_char);
+    pub fn ocannl_register_pipeline(
+        name: *const c_char,
+        description: *const c_char,
+        pipeline: *const c_char,
+    );
     pub fn ocannl_emit_diagnostic(
         severity: c_int,
         loc: MlirLocation,
@@ -54,5 +58,8 @@ unsafe extern "C" {
 }
 
 pub fn string_ref(s: &str) -> MlirStringRef {
-    MlirStringRef { data: s.as_ptr() as *const c_char, length: s.len() }
+    MlirStringRef {
+        data: s.as_ptr() as *const c_char,
+        length: s.len(),
+    }
 }

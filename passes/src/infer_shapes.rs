@@ -43,7 +43,11 @@ fn run(module: OperationRef, options: &Options) -> PassResult {
             ok = false;
         }
     }
-    if ok { Ok(()) } else { Err(()) }
+    if ok {
+        Ok(())
+    } else {
+        Err(())
+    }
 }
 
 /// Where a node is defined, for diagnostics.
@@ -56,22 +60,49 @@ struct Site {
 }
 
 fn infer_function(func: OperationRef, explain: bool) -> PassResult {
-    let Ok(body) = func.region(0) else { return Ok(()) };
-    let Some(entry) = body.first_block() else { return Ok(()) };
+    let Ok(body) = func.region(0) else {
+        return Ok(());
+    };
+    let Some(entry) = body.first_block() else {
+        return Ok(());
+    };
     let mut decls: Vec<NodeDecl> = vec![];
     let mut sites: Vec<Site> = vec![];
     let loc = |l: mlir_sys::MlirLocation| unsafe { Location::from_raw(l) };
     let mut index: HashMap<usize, usize> = HashMap::new();
 
-    let leaf = |decls: &mut Vec<NodeDecl>, sites: &mut Vec<Site>, index: &mut HashMap<usize, usize>, v: mlir_sys::MlirValue, tt: TensorType, loc, from_op| {
+    let leaf = |decls: &mut Vec<NodeDecl>,
+                sites: &mut Vec<Site>,
+                index: &mut HashMap<usize, usize>,
+                v: mlir_sys::MlirValue,
+                tt: TensorType,
+                loc,
+                from_op| {
         index.insert(key(v), decls.len());
-        decls.push(NodeDecl { node: Node::Terminal { param: None }, shape: tt.shape, elems: None });
-        sites.push(Site { location: loc, value: v, elt: tt.elt, from_op });
+        decls.push(NodeDecl {
+            node: Node::Terminal { param: None },
+            shape: tt.shape,
+            elems: None,
+        });
+        sites.push(Site {
+            location: loc,
+            value: v,
+            elt: tt.elt,
+            from_op,
+        });
     };
     for i in 0..entry.argument_count() {
         let arg = entry.argument(i).expect("argument index in range");
         if let Some(tt) = tensor_type(arg.r#type()) {
-            leaf(&mut decls, &mut sites, &mut index, arg.to_raw(), tt, arg.location().to_raw(), false);
+            leaf(
+                &mut decls,
+                &mut sites,
+                &mut index,
+                arg.to_raw(),
+                tt,
+                arg.location().to_raw(),
+                false,
+            );
         }
     }
 
@@ -85,14 +116,30 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
         for v in op.operands() {
             if let Some(tt) = tensor_type(v.r#type()) {
                 if !index.contains_key(&key(v.to_raw())) {
-                    leaf(&mut decls, &mut sites, &mut index, v.to_raw(), tt, op.location().to_raw(), false);
+                    leaf(
+                        &mut decls,
+                        &mut sites,
+                        &mut index,
+                        v.to_raw(),
+                        tt,
+                        op.location().to_raw(),
+                        false,
+                    );
                 }
             }
         }
         let Some(kind) = kind else {
             for r in op.results() {
                 if let Some(tt) = tensor_type(r.r#type()) {
-                    leaf(&mut decls, &mut sites, &mut index, r.to_raw(), tt, op.location().to_raw(), true);
+                    leaf(
+                        &mut decls,
+                        &mut sites,
+                        &mut index,
+                        r.to_raw(),
+                        tt,
+                        op.location().to_raw(),
+                        true,
+                    );
                 }
             }
             return WalkResult::Advance;
@@ -106,24 +153,39 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
         let mut literal_dims: Option<Vec<i64>> = None;
         let node = match kind {
             OpKind::Param => {
-                let name = ocannl_shape_dialect::string_attr(&op, "name").ok().flatten().unwrap_or_default();
+                let name = ocannl_shape_dialect::string_attr(&op, "name")
+                    .ok()
+                    .flatten()
+                    .unwrap_or_default();
                 Node::Terminal { param: Some(name) }
             }
             OpKind::Constant => {
                 if let Ok(v) = op.attribute("value") {
                     if v.is_dense_elements() {
-                        elems = Some(unsafe { mlir_sys::mlirElementsAttrGetNumElements(v.to_raw()) } as u64);
+                        elems = Some(
+                            unsafe { mlir_sys::mlirElementsAttrGetNumElements(v.to_raw()) } as u64,
+                        );
                         literal_dims = Some(dense_dims(v));
                     }
                 }
                 Node::Terminal { param: None }
             }
             _ if ops.len() < kind.tensor_operands() => {
-                Diagnostic::error(op.location(), format!("expected {} tensor operand(s), found {}", kind.tensor_operands(), ops.len())).emit();
+                Diagnostic::error(
+                    op.location(),
+                    format!(
+                        "expected {} tensor operand(s), found {}",
+                        kind.tensor_operands(),
+                        ops.len()
+                    ),
+                )
+                .emit();
                 failed = true;
                 return WalkResult::Interrupt;
             }
-            OpKind::PointwiseUnary | OpKind::PointwiseBinary | OpKind::PointwiseTernary => Node::Pointwise(ops),
+            OpKind::PointwiseUnary | OpKind::PointwiseBinary | OpKind::PointwiseTernary => {
+                Node::Pointwise(ops)
+            }
             OpKind::Compose => Node::Compose(ops[0], ops[1]),
             OpKind::Transpose => Node::Transpose(ops[0]),
             OpKind::BatchSlice => Node::BatchSlice(ops[0]),
@@ -136,19 +198,30 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
                 }
             },
         };
-        let Ok(result) = op.result(0) else { return WalkResult::Advance };
-        let Some(tt) = tensor_type(result.r#type()) else { return WalkResult::Advance };
+        let Ok(result) = op.result(0) else {
+            return WalkResult::Advance;
+        };
+        let Some(tt) = tensor_type(result.r#type()) else {
+            return WalkResult::Advance;
+        };
         index.insert(key(result.to_raw()), decls.len());
         // A dense literal of unknown shape has the literal's own shape, as
         // output axes.
         let shape = match literal_dims {
-            Some(dims) if tt.shape.trim() == "?" && !dims.is_empty() => {
-                dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(",")
-            }
+            Some(dims) if tt.shape.trim() == "?" && !dims.is_empty() => dims
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(","),
             _ => tt.shape,
         };
         decls.push(NodeDecl { node, shape, elems });
-        sites.push(Site { location: op.location().to_raw(), value: result.to_raw(), elt: tt.elt, from_op: true });
+        sites.push(Site {
+            location: op.location().to_raw(),
+            value: result.to_raw(),
+            elt: tt.elt,
+            from_op: true,
+        });
         WalkResult::Advance
     });
     if failed {
@@ -185,8 +258,13 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
 
     let context = func.context();
     for (site, shape) in sites.iter().zip(&inference.shapes) {
-        let Some(ty) = make_tensor_type(unsafe { context.to_ref() }, &shape.to_string(), &site.elt) else {
-            Diagnostic::error(loc(site.location), format!("internal error: cannot build a tensor type of shape {shape}")).emit();
+        let Some(ty) = make_tensor_type(unsafe { context.to_ref() }, &shape.to_string(), &site.elt)
+        else {
+            Diagnostic::error(
+                loc(site.location),
+                format!("internal error: cannot build a tensor type of shape {shape}"),
+            )
+            .emit();
             return Err(());
         };
         unsafe { mlir_sys::mlirValueSetType(site.value, ty.to_raw()) };
@@ -202,6 +280,8 @@ fn dense_dims(v: melior::ir::Attribute) -> Vec<i64> {
         if !mlir_sys::mlirTypeIsAShaped(ty) || !mlir_sys::mlirShapedTypeHasRank(ty) {
             return vec![];
         }
-        (0..mlir_sys::mlirShapedTypeGetRank(ty)).map(|i| mlir_sys::mlirShapedTypeGetDimSize(ty, i as isize)).collect()
+        (0..mlir_sys::mlirShapedTypeGetRank(ty))
+            .map(|i| mlir_sys::mlirShapedTypeGetDimSize(ty, i as isize))
+            .collect()
     }
 }

@@ -6,10 +6,10 @@
 
 pub mod diag;
 pub mod ffi;
-pub mod registry;
 pub mod infer_shapes;
 pub mod lower_to_assign;
 pub mod lower_to_loops;
+pub mod registry;
 mod util;
 pub mod verify;
 

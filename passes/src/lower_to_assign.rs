@@ -25,7 +25,7 @@ use ocannl_shape::{
     projections::{derive, AxisIndex, Projections},
     Node, Shape,
 };
-use ocannl_shape_dialect::{einsum_spec, reduction_ops, pointwise_op, tensor_type, OpKind};
+use ocannl_shape_dialect::{einsum_spec, pointwise_op, reduction_ops, tensor_type, OpKind};
 
 use crate::{
     diag::Diagnostic,
@@ -49,7 +49,11 @@ fn run(module: OperationRef, _: &Options) -> PassResult {
             ok = false;
         }
     }
-    if ok { Ok(()) } else { Err(()) }
+    if ok {
+        Ok(())
+    } else {
+        Err(())
+    }
 }
 
 /// A tensor value: its solved shape and element type.
@@ -71,15 +75,23 @@ fn lower_function(func: OperationRef) -> PassResult {
     // The ContextRef must outlive the reference made from it.
     let ctx_ref = func.context();
     let ctx = unsafe { ctx_ref.to_ref() };
-    let Ok(body) = func.region(0) else { return Ok(()) };
-    let Some(entry) = body.first_block() else { return Ok(()) };
+    let Ok(body) = func.region(0) else {
+        return Ok(());
+    };
+    let Some(entry) = body.first_block() else {
+        return Ok(());
+    };
 
     // Collect the ops to lower, checking that every tensor type is concrete.
     let mut ops: Vec<mlir_sys::MlirOperation> = vec![];
     let mut bad: Option<(mlir_sys::MlirLocation, String)> = None;
     func.walk(WalkOrder::PreOrder, |op| {
         if OpKind::of(&op).is_some() {
-            for r in op.results().map(|r| r.r#type()).chain(op.operands().map(|v| v.r#type())) {
+            for r in op
+                .results()
+                .map(|r| r.r#type())
+                .chain(op.operands().map(|v| v.r#type()))
+            {
                 if let Some(tt) = tensor_type(r) {
                     if concrete_shape(&tt.shape).is_none() {
                         bad = Some((op.location().to_raw(), tt.shape.clone()));
@@ -121,7 +133,10 @@ fn lower_function(func: OperationRef) -> PassResult {
     for i in 0..entry.argument_count() {
         let arg = entry.argument(i).expect("argument index in range");
         if let Some(tt) = tensor_type(arg.r#type()) {
-            let info = TensorInfo { shape: concrete_shape(&tt.shape).expect("checked"), elt: tt.elt };
+            let info = TensorInfo {
+                shape: concrete_shape(&tt.shape).expect("checked"),
+                elt: tt.elt,
+            };
             let ty = Type::parse(ctx, &memref_text(&info)).expect("memref type");
             arg.set_type(ty);
             infos.insert(key(arg.to_raw()), info);
@@ -156,12 +171,24 @@ fn returned_values(func: OperationRef) -> Vec<usize> {
     out
 }
 
-fn str_attr<'c>(ctx: &'c melior::Context, name: &str, value: &str) -> (Identifier<'c>, Attribute<'c>) {
-    (Identifier::new(ctx, name), StringAttribute::new(ctx, value).into())
+fn str_attr<'c>(
+    ctx: &'c melior::Context,
+    name: &str,
+    value: &str,
+) -> (Identifier<'c>, Attribute<'c>) {
+    (
+        Identifier::new(ctx, name),
+        StringAttribute::new(ctx, value).into(),
+    )
 }
 
-fn parsed_attr<'c>(ctx: &'c melior::Context, name: &str, text: &str) -> Result<(Identifier<'c>, Attribute<'c>), String> {
-    let a = Attribute::parse(ctx, text).ok_or_else(|| format!("internal error: cannot parse attribute {text}"))?;
+fn parsed_attr<'c>(
+    ctx: &'c melior::Context,
+    name: &str,
+    text: &str,
+) -> Result<(Identifier<'c>, Attribute<'c>), String> {
+    let a = Attribute::parse(ctx, text)
+        .ok_or_else(|| format!("internal error: cannot parse attribute {text}"))?;
     Ok((Identifier::new(ctx, name), a))
 }
 
@@ -177,13 +204,26 @@ fn lower_op(
     let loc = op.location();
     let result = op.result(0).map_err(|e| e.to_string())?;
     let tt = tensor_type(result.r#type()).ok_or("internal error: result is not a tensor")?;
-    let info = TensorInfo { shape: concrete_shape(&tt.shape).ok_or("internal error: shape not concrete")?, elt: tt.elt };
+    let info = TensorInfo {
+        shape: concrete_shape(&tt.shape).ok_or("internal error: shape not concrete")?,
+        elt: tt.elt,
+    };
     let memref = Type::parse(ctx, &memref_text(&info)).ok_or("internal error: memref type")?;
 
-    let tensor_operands: Vec<melior::ir::Value> = op.operands().filter(|v| infos.contains_key(&key(v.to_raw()))).collect();
-    let index_operands: Vec<melior::ir::Value> = op.operands().filter(|v| !infos.contains_key(&key(v.to_raw()))).collect();
+    let tensor_operands: Vec<melior::ir::Value> = op
+        .operands()
+        .filter(|v| infos.contains_key(&key(v.to_raw())))
+        .collect();
+    let index_operands: Vec<melior::ir::Value> = op
+        .operands()
+        .filter(|v| !infos.contains_key(&key(v.to_raw())))
+        .collect();
     if tensor_operands.len() < kind.tensor_operands() {
-        return Err(format!("expected {} tensor operand(s), found {}", kind.tensor_operands(), tensor_operands.len()));
+        return Err(format!(
+            "expected {} tensor operand(s), found {}",
+            kind.tensor_operands(),
+            tensor_operands.len()
+        ));
     }
 
     let base = match kind {
@@ -202,7 +242,11 @@ fn lower_op(
         *n += 1;
         format!("{base}_{n}")
     };
-    let memory = if kind == OpKind::Param || returned.contains(&key(result.to_raw())) { "materialized" } else { "undecided" };
+    let memory = if kind == OpKind::Param || returned.contains(&key(result.to_raw())) {
+        "materialized"
+    } else {
+        "undecided"
+    };
     let node = OperationBuilder::new("ocannl_assign.node", loc)
         .add_attributes(&[
             str_attr(ctx, "name", &name),
@@ -223,25 +267,36 @@ fn lower_op(
     };
     match kind {
         OpKind::Param => {
-            let seed = name.bytes().fold(0xcbf29ce484222325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100000001b3)) >> 1;
+            let seed = name.bytes().fold(0xcbf29ce484222325u64, |h, b| {
+                (h ^ b as u64).wrapping_mul(0x100000001b3)
+            }) >> 1;
             insert(
-                OperationBuilder::new("ocannl_assign.uniform", loc).add_operands(&[dest.into()]).add_attributes(&[
-                    parsed_attr(ctx, "seed", &format!("{seed} : i64"))?,
-                    parsed_attr(ctx, "low", &format!("-2.500000e-01 : {}", info.elt))?,
-                    parsed_attr(ctx, "high", &format!("2.500000e-01 : {}", info.elt))?,
-                ]),
+                OperationBuilder::new("ocannl_assign.uniform", loc)
+                    .add_operands(&[dest.into()])
+                    .add_attributes(&[
+                        parsed_attr(ctx, "seed", &format!("{seed} : i64"))?,
+                        parsed_attr(ctx, "low", &format!("-2.500000e-01 : {}", info.elt))?,
+                        parsed_attr(ctx, "high", &format!("2.500000e-01 : {}", info.elt))?,
+                    ]),
             )?;
         }
         OpKind::Constant => {
-            let v = op.attribute("value").map_err(|_| "attribute 'value' is required")?;
+            let v = op
+                .attribute("value")
+                .map_err(|_| "attribute 'value' is required")?;
             if v.is_dense_elements() {
                 // The literal's cells in memory order; its own shape does not
                 // matter, its element type must be the node's.
                 let lit_elt = unsafe {
-                    Type::from_raw(mlir_sys::mlirShapedTypeGetElementType(mlir_sys::mlirAttributeGetType(v.to_raw())))
+                    Type::from_raw(mlir_sys::mlirShapedTypeGetElementType(
+                        mlir_sys::mlirAttributeGetType(v.to_raw()),
+                    ))
                 };
                 if lit_elt.to_string() != info.elt {
-                    return Err(format!("the literal's element type {lit_elt} differs from the tensor's {}", info.elt));
+                    return Err(format!(
+                        "the literal's element type {lit_elt} differs from the tensor's {}",
+                        info.elt
+                    ));
                 }
                 insert(
                     OperationBuilder::new("ocannl_assign.literal", loc)
@@ -264,12 +319,17 @@ fn lower_op(
             }
         }
         _ => {
-            let operand_shapes: Vec<&Shape> = tensor_operands.iter().map(|v| &infos[&key(v.to_raw())].shape).collect();
+            let operand_shapes: Vec<&Shape> = tensor_operands
+                .iter()
+                .map(|v| &infos[&key(v.to_raw())].shape)
+                .collect();
             let ops_idx: Vec<usize> = (0..operand_shapes.len()).collect();
             let (node_kind, op_name, accum) = match kind {
-                OpKind::PointwiseUnary | OpKind::PointwiseBinary | OpKind::PointwiseTernary => {
-                    (Node::Pointwise(ops_idx), pointwise_op(op, kind)?, "assign".to_string())
-                }
+                OpKind::PointwiseUnary | OpKind::PointwiseBinary | OpKind::PointwiseTernary => (
+                    Node::Pointwise(ops_idx),
+                    pointwise_op(op, kind)?,
+                    "assign".to_string(),
+                ),
                 OpKind::Compose => {
                     let (o, a) = reduction_ops(op, false)?;
                     (Node::Compose(0, 1), o, a)
@@ -279,8 +339,16 @@ fn lower_op(
                     let (o, a) = reduction_ops(op, spec.rhs.len() == 1)?;
                     (Node::Einsum(spec, ops_idx), o, a)
                 }
-                OpKind::Transpose => (Node::Transpose(0), "identity".to_string(), "assign".to_string()),
-                OpKind::BatchSlice => (Node::BatchSlice(0), "identity".to_string(), "assign".to_string()),
+                OpKind::Transpose => (
+                    Node::Transpose(0),
+                    "identity".to_string(),
+                    "assign".to_string(),
+                ),
+                OpKind::BatchSlice => (
+                    Node::BatchSlice(0),
+                    "identity".to_string(),
+                    "assign".to_string(),
+                ),
                 _ => unreachable!(),
             };
             let proj = derive(&node_kind, &info.shape, &operand_shapes)?;
@@ -290,10 +358,16 @@ fn lower_op(
                 2 => "ocannl_assign.accum_binop",
                 _ => "ocannl_assign.accum_ternop",
             };
-            let maps: Vec<String> =
-                std::iter::once(&proj.lhs).chain(proj.rhs.iter()).map(|m| proj.affine_map(m)).collect();
+            let maps: Vec<String> = std::iter::once(&proj.lhs)
+                .chain(proj.rhs.iter())
+                .map(|m| proj.affine_map(m))
+                .collect();
             let space: Vec<String> = proj.space.iter().map(|d| d.to_string()).collect();
-            let space = if space.is_empty() { "array<i64>".to_string() } else { format!("array<i64: {}>", space.join(", ")) };
+            let space = if space.is_empty() {
+                "array<i64>".to_string()
+            } else {
+                format!("array<i64: {}>", space.join(", "))
+            };
             let mut operands: Vec<melior::ir::Value> = vec![dest.into()];
             for v in &tensor_operands {
                 operands.push(*v);
@@ -308,7 +382,11 @@ fn lower_op(
             if init {
                 attrs.push(parsed_attr(ctx, "initialize_neutral", "true")?);
             }
-            insert(OperationBuilder::new(op_kind, loc).add_operands(&operands).add_attributes(&attrs))?;
+            insert(
+                OperationBuilder::new(op_kind, loc)
+                    .add_operands(&operands)
+                    .add_attributes(&attrs),
+            )?;
         }
     }
     unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(result.to_raw(), dest.to_raw()) };
@@ -324,7 +402,11 @@ fn accumulation(proj: &Projections, result: &Shape, accum: &str) -> (String, boo
     }
     let dims = result.to_dims().unwrap_or_default();
     let reduced = proj.reduced().iter().any(|&r| r);
-    let covers = proj.lhs.iter().zip(&dims).all(|(a, &d)| matches!(a, AxisIndex::Iter(_)) || d == 1);
+    let covers = proj
+        .lhs
+        .iter()
+        .zip(&dims)
+        .all(|(a, &d)| matches!(a, AxisIndex::Iter(_)) || d == 1);
     if !reduced && covers {
         ("assign".to_string(), false)
     } else {

@@ -16,7 +16,8 @@ use melior::ir::{
     block::BlockLike,
     operation::{OperationBuilder, OperationLike, WalkOrder, WalkResult},
     r#type::MemRefType,
-    Attribute, Block, Identifier, Location, OperationRef, Region, RegionLike, Type, TypeLike, Value, ValueLike,
+    Attribute, Block, Identifier, Location, OperationRef, Region, RegionLike, Type, TypeLike,
+    Value, ValueLike,
 };
 use mlir_sys::{MlirOperation, MlirValue};
 
@@ -37,7 +38,13 @@ crate::define_pass!(
 fn run(module: OperationRef, _: &Options) -> PassResult {
     let mut ops: Vec<MlirOperation> = vec![];
     module.walk(WalkOrder::PreOrder, |op| {
-        if op.name().as_string_ref().as_str().map(|n| n.starts_with("ocannl_assign.")).unwrap_or(false) {
+        if op
+            .name()
+            .as_string_ref()
+            .as_str()
+            .map(|n| n.starts_with("ocannl_assign."))
+            .unwrap_or(false)
+        {
             ops.push(op.to_raw());
         }
         WalkResult::Advance
@@ -81,17 +88,32 @@ impl<'c> Emit<'c> {
     }
 
     fn ty(&self, text: &str) -> Result<Type<'c>, String> {
-        Type::parse(self.ctx, text).ok_or_else(|| format!("internal error: cannot parse type {text}"))
+        Type::parse(self.ctx, text)
+            .ok_or_else(|| format!("internal error: cannot parse type {text}"))
     }
 
     fn attr(&self, text: &str) -> Result<Attribute<'c>, String> {
-        Attribute::parse(self.ctx, text).ok_or_else(|| format!("internal error: cannot parse attribute {text}"))
+        Attribute::parse(self.ctx, text)
+            .ok_or_else(|| format!("internal error: cannot parse attribute {text}"))
     }
 
     /// One op with one result.
-    fn op1(&self, at: At, name: &str, operands: &[MlirValue], result: Type<'c>, attrs: &[(&str, Attribute<'c>)]) -> MlirValue {
-        let operands: Vec<Value> = operands.iter().map(|v| unsafe { Value::from_raw(*v) }).collect();
-        let attrs: Vec<(Identifier, Attribute)> = attrs.iter().map(|(n, a)| (Identifier::new(self.ctx, n), *a)).collect();
+    fn op1(
+        &self,
+        at: At,
+        name: &str,
+        operands: &[MlirValue],
+        result: Type<'c>,
+        attrs: &[(&str, Attribute<'c>)],
+    ) -> MlirValue {
+        let operands: Vec<Value> = operands
+            .iter()
+            .map(|v| unsafe { Value::from_raw(*v) })
+            .collect();
+        let attrs: Vec<(Identifier, Attribute)> = attrs
+            .iter()
+            .map(|(n, a)| (Identifier::new(self.ctx, n), *a))
+            .collect();
         let op = OperationBuilder::new(name, self.loc)
             .add_operands(&operands)
             .add_attributes(&attrs)
@@ -103,8 +125,14 @@ impl<'c> Emit<'c> {
     }
 
     fn op0(&self, at: At, name: &str, operands: &[MlirValue]) {
-        let operands: Vec<Value> = operands.iter().map(|v| unsafe { Value::from_raw(*v) }).collect();
-        let op = OperationBuilder::new(name, self.loc).add_operands(&operands).build().expect("valid op");
+        let operands: Vec<Value> = operands
+            .iter()
+            .map(|v| unsafe { Value::from_raw(*v) })
+            .collect();
+        let op = OperationBuilder::new(name, self.loc)
+            .add_operands(&operands)
+            .build()
+            .expect("valid op");
         self.place(at, op);
     }
 
@@ -124,93 +152,138 @@ impl<'c> Emit<'c> {
         self.constant(at, &v.to_string(), "index")
     }
 
-    /// `scf.for` nests over `sizes`; `body` gets the insertion point inside
-    /// and the induction variables.
-    fn nest(&self, at: At, sizes: &[i64], body: &mut dyn FnMut(At, &[MlirValue]) -> Result<(), String>) -> Result<(), String> {
-        let mut ivs = vec![];
-        self.nest_rec(at, sizes, &mut ivs, body)
-    }
-
-    fn nest_rec(
+    /// One `scf.for` from `lb` to `ub` by `step` carrying `inits`
+    /// (`iter_args`): `body` gets the insertion point inside, the induction
+    /// variable and the carried values, and returns the next ones. Returns
+    /// the final values.
+    fn for_loop(
         &self,
         at: At,
-        sizes: &[i64],
-        ivs: &mut Vec<MlirValue>,
-        body: &mut dyn FnMut(At, &[MlirValue]) -> Result<(), String>,
-    ) -> Result<(), String> {
-        let Some((&n, rest)) = sizes.split_first() else { return body(at, ivs) };
-        let (lb, ub, step) = (self.index(at, 0)?, self.index(at, n)?, self.index(at, 1)?);
-        let block = Block::new(&[(Type::index(self.ctx), self.loc)]);
-        ivs.push(block.argument(0).expect("induction variable").to_raw());
-        let inner = At { block: block.to_raw(), before: None };
-        self.nest_rec(inner, rest, ivs, body)?;
-        ivs.pop();
-        let yield_op = OperationBuilder::new("scf.yield", self.loc).build().expect("yield");
-        block.append_operation(yield_op);
+        (lb, ub, step): (MlirValue, MlirValue, MlirValue),
+        inits: &[MlirValue],
+        body: &mut dyn FnMut(At, MlirValue, &[MlirValue]) -> Result<Vec<MlirValue>, String>,
+    ) -> Result<Vec<MlirValue>, String> {
+        let types: Vec<Type> = inits
+            .iter()
+            .map(|v| unsafe { Value::from_raw(*v) }.r#type())
+            .collect();
+        let mut args = vec![(Type::index(self.ctx), self.loc)];
+        args.extend(types.iter().map(|t| (*t, self.loc)));
+        let block = Block::new(&args);
+        let iv = block.argument(0).expect("induction variable").to_raw();
+        let carried: Vec<MlirValue> = (0..inits.len())
+            .map(|k| block.argument(k + 1).expect("carried value").to_raw())
+            .collect();
+        let next = body(
+            At {
+                block: block.to_raw(),
+                before: None,
+            },
+            iv,
+            &carried,
+        )?;
+        let next: Vec<Value> = next
+            .iter()
+            .map(|v| unsafe { Value::from_raw(*v) })
+            .collect();
+        block.append_operation(
+            OperationBuilder::new("scf.yield", self.loc)
+                .add_operands(&next)
+                .build()
+                .map_err(|e| e.to_string())?,
+        );
         let region = Region::new();
         region.append_block(block);
-        let ops: Vec<Value> = [lb, ub, step].iter().map(|v| unsafe { Value::from_raw(*v) }).collect();
-        let op = OperationBuilder::new("scf.for", self.loc).add_operands(&ops).add_regions([region]).build().map_err(|e| e.to_string())?;
-        self.place(at, op);
-        Ok(())
+        let ops: Vec<Value> = [lb, ub, step]
+            .iter()
+            .chain(inits)
+            .map(|v| unsafe { Value::from_raw(*v) })
+            .collect();
+        let op = OperationBuilder::new("scf.for", self.loc)
+            .add_operands(&ops)
+            .add_regions([region])
+            .add_results(&types)
+            .build()
+            .map_err(|e| e.to_string())?;
+        let op = self.place(at, op);
+        Ok((0..inits.len())
+            .map(|k| op.result(k).expect("loop result").to_raw())
+            .collect())
     }
-}
 
-impl<'c> Emit<'c> {
+    /// Constant loop bounds `lo..hi` by `step`.
+    fn bounds(
+        &self,
+        at: At,
+        lo: i64,
+        hi: i64,
+        step: i64,
+    ) -> Result<(MlirValue, MlirValue, MlirValue), String> {
+        Ok((
+            self.index(at, lo)?,
+            self.index(at, hi)?,
+            self.index(at, step)?,
+        ))
+    }
+
+    /// `scf.for` nests over the half-open `ranges`; `body` gets the
+    /// insertion point inside and the induction variables.
+    fn nest(
+        &self,
+        at: At,
+        ranges: &[(i64, i64)],
+        body: &mut dyn FnMut(At, &[MlirValue]) -> Result<(), String>,
+    ) -> Result<(), String> {
+        self.reduce_nest(at, ranges, &[], &mut vec![], &mut |inner, ivs, _| {
+            body(inner, ivs).map(|()| vec![])
+        })
+        .map(|_| ())
+    }
+
+    /// `scf.for` nests over `ranges` carrying values (`iter_args`): `body`
+    /// gets the induction variables (after those already in `ivs`) and the
+    /// current values and returns the next; the final values are returned.
+    fn reduce_nest(
+        &self,
+        at: At,
+        ranges: &[(i64, i64)],
+        carried: &[MlirValue],
+        ivs: &mut Vec<MlirValue>,
+        body: &mut dyn FnMut(At, &[MlirValue], &[MlirValue]) -> Result<Vec<MlirValue>, String>,
+    ) -> Result<Vec<MlirValue>, String> {
+        let Some((&(lo, hi), rest)) = ranges.split_first() else {
+            return body(at, ivs, carried);
+        };
+        let b = self.bounds(at, lo, hi, 1)?;
+        self.for_loop(at, b, carried, &mut |inner, iv, carried| {
+            ivs.push(iv);
+            let next = self.reduce_nest(inner, rest, carried, ivs, body);
+            ivs.pop();
+            next
+        })
+    }
+
     /// Stores `value` into every cell of `buf`.
     fn fill(&self, at: At, buf: MlirValue, dims: &[i64], value: MlirValue) -> Result<(), String> {
-        self.nest(at, dims, &mut |inner, ivs| {
+        let ranges: Vec<(i64, i64)> = dims.iter().map(|&d| (0, d)).collect();
+        self.nest(at, &ranges, &mut |inner, ivs| {
             let mut ops = vec![value, buf];
             ops.extend_from_slice(ivs);
             self.op0(inner, "memref.store", &ops);
             Ok(())
         })
     }
-
-    /// `scf.for` nests over `sizes` carrying an accumulator (`iter_args`):
-    /// `body` gets the induction variables (after `outer`) and the current
-    /// accumulator and returns the next; the final value is returned.
-    fn reduce_nest(
-        &self,
-        at: At,
-        sizes: &[i64],
-        acc: MlirValue,
-        ivs: &mut Vec<MlirValue>,
-        body: &mut dyn FnMut(At, &[MlirValue], MlirValue) -> Result<MlirValue, String>,
-    ) -> Result<MlirValue, String> {
-        let Some((&n, rest)) = sizes.split_first() else { return body(at, ivs, acc) };
-        let (lb, ub, step) = (self.index(at, 0)?, self.index(at, n)?, self.index(at, 1)?);
-        let t = unsafe { Value::from_raw(acc) }.r#type();
-        let block = Block::new(&[(Type::index(self.ctx), self.loc), (t, self.loc)]);
-        ivs.push(block.argument(0).expect("induction variable").to_raw());
-        let inner_acc = block.argument(1).expect("accumulator").to_raw();
-        let inner = At { block: block.to_raw(), before: None };
-        let next = self.reduce_nest(inner, rest, inner_acc, ivs, body)?;
-        ivs.pop();
-        let yield_op = OperationBuilder::new("scf.yield", self.loc)
-            .add_operands(&[unsafe { Value::from_raw(next) }])
-            .build()
-            .map_err(|e| e.to_string())?;
-        block.append_operation(yield_op);
-        let region = Region::new();
-        region.append_block(block);
-        let ops: Vec<Value> = [lb, ub, step, acc].iter().map(|v| unsafe { Value::from_raw(*v) }).collect();
-        let op = OperationBuilder::new("scf.for", self.loc)
-            .add_operands(&ops)
-            .add_regions([region])
-            .add_results(&[t])
-            .build()
-            .map_err(|e| e.to_string())?;
-        let op = self.place(at, op);
-        Ok(op.result(0).expect("one result").to_raw())
-    }
 }
 
 fn memref_info(v: MlirValue) -> Result<(Vec<i64>, String), String> {
     let ty = unsafe { Value::from_raw(v) }.r#type();
     let t = MemRefType::try_from(ty).map_err(|_| "operands must be memrefs".to_string())?;
-    let dims = ocannl_assign_dialect::memref_dims(t).into_iter().map(|d| d as i64).collect();
-    let elt = unsafe { Type::from_raw(mlir_sys::mlirShapedTypeGetElementType(ty.to_raw())) }.to_string();
+    let dims = ocannl_assign_dialect::memref_dims(t)
+        .into_iter()
+        .map(|d| d as i64)
+        .collect();
+    let elt =
+        unsafe { Type::from_raw(mlir_sys::mlirShapedTypeGetElementType(ty.to_raw())) }.to_string();
     Ok((dims, elt))
 }
 
@@ -218,74 +291,134 @@ fn lower(module: OperationRef, op: &OperationRef, globals: &mut usize) -> Result
     // The ContextRef must outlive the reference made from it.
     let ctx_ref = op.context();
     let ctx = unsafe { ctx_ref.to_ref() };
-    let e = Emit { ctx, loc: op.location() };
+    let e = Emit {
+        ctx,
+        loc: op.location(),
+    };
     let block = op.block().ok_or("internal error: op without a block")?;
-    let at = At { block: block.to_raw(), before: Some(op.to_raw()) };
-    let name = op.name().as_string_ref().as_str().map_err(|e| e.to_string())?.trim_start_matches("ocannl_assign.").to_string();
+    let at = At {
+        block: block.to_raw(),
+        before: Some(op.to_raw()),
+    };
+    let name = op
+        .name()
+        .as_string_ref()
+        .as_str()
+        .map_err(|e| e.to_string())?
+        .trim_start_matches("ocannl_assign.")
+        .to_string();
     match name.as_str() {
         "node" => {
             let ty = op.result(0).map_err(|e| e.to_string())?.r#type();
             let alloc = OperationBuilder::new("memref.alloc", e.loc)
-                .add_attributes(&[(Identifier::new(ctx, "operandSegmentSizes"), e.attr("array<i32: 0, 0>")?)])
+                .add_attributes(&[(
+                    Identifier::new(ctx, "operandSegmentSizes"),
+                    e.attr("array<i32: 0, 0>")?,
+                )])
                 .add_results(&[ty])
                 .build()
                 .map_err(|er| er.to_string())?;
             let alloc = e.place(at, alloc);
             let old = op.result(0).map_err(|er| er.to_string())?.to_raw();
-            unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(old, alloc.result(0).map_err(|er| er.to_string())?.to_raw()) };
+            unsafe {
+                mlir_sys::mlirValueReplaceAllUsesOfWith(
+                    old,
+                    alloc.result(0).map_err(|er| er.to_string())?.to_raw(),
+                )
+            };
         }
         "fill" => {
             let dest = op.operand(0).map_err(|e| e.to_string())?.to_raw();
             let (dims, elt) = memref_info(dest)?;
-            let v = op.attribute("value").map_err(|_| "attribute 'value' is required")?;
+            let v = op
+                .attribute("value")
+                .map_err(|_| "attribute 'value' is required")?;
             let c = e.op1(at, "arith.constant", &[], e.ty(&elt)?, &[("value", v)]);
             e.fill(at, dest, &dims, c)?;
         }
         "range" | "uniform" | "literal" => {
             let dest = op.operand(0).map_err(|e| e.to_string())?.to_raw();
             let (dims, elt) = memref_info(dest)?;
-            let st: Vec<i64> =
-                ocannl_assign::row_major_strides(&dims.iter().map(|&d| d as u64).collect::<Vec<_>>()).into_iter().map(|s| s as i64).collect();
+            let st: Vec<i64> = ocannl_assign::row_major_strides(
+                &dims.iter().map(|&d| d as u64).collect::<Vec<_>>(),
+            )
+            .into_iter()
+            .map(|s| s as i64)
+            .collect();
             let total: i64 = dims.iter().product();
             let source = if name == "literal" {
                 // The literal as a private global, read by linear index.
                 *globals += 1;
                 let gname = format!("__ocannl_literal_{globals}");
-                let v = op.attribute("value").map_err(|_| "attribute 'value' is required")?;
+                let v = op
+                    .attribute("value")
+                    .map_err(|_| "attribute 'value' is required")?;
                 let gty = format!("memref<{total}x{elt}>");
                 let flat = e.ty(&format!("tensor<{total}x{elt}>"))?;
-                let init = unsafe { mlir_sys::mlirDenseElementsAttrReshapeGet(v.to_raw(), flat.to_raw()) };
+                let init =
+                    unsafe { mlir_sys::mlirDenseElementsAttrReshapeGet(v.to_raw(), flat.to_raw()) };
                 if init.ptr.is_null() {
                     return Err(format!("cannot read the literal as {total} cells of {elt}"));
                 }
                 let init = unsafe { Attribute::from_raw(init) };
                 let global = OperationBuilder::new("memref.global", e.loc)
                     .add_attributes(&[
-                        (Identifier::new(ctx, "sym_name"), StringAttribute::new(ctx, &gname).into()),
-                        (Identifier::new(ctx, "sym_visibility"), StringAttribute::new(ctx, "private").into()),
-                        (Identifier::new(ctx, "type"), melior::ir::attribute::TypeAttribute::new(e.ty(&gty)?).into()),
+                        (
+                            Identifier::new(ctx, "sym_name"),
+                            StringAttribute::new(ctx, &gname).into(),
+                        ),
+                        (
+                            Identifier::new(ctx, "sym_visibility"),
+                            StringAttribute::new(ctx, "private").into(),
+                        ),
+                        (
+                            Identifier::new(ctx, "type"),
+                            melior::ir::attribute::TypeAttribute::new(e.ty(&gty)?).into(),
+                        ),
                         (Identifier::new(ctx, "initial_value"), init),
                         (Identifier::new(ctx, "constant"), Attribute::unit(ctx)),
                     ])
                     .build()
                     .map_err(|er| er.to_string())?;
-                let body_block = module.region(0).map_err(|er| er.to_string())?.first_block().ok_or("empty module")?;
-                unsafe { mlir_sys::mlirBlockInsertOwnedOperation(body_block.to_raw(), 0, global.into_raw()) };
-                Some(e.op1(at, "memref.get_global", &[], e.ty(&gty)?, &[("name", e.attr(&format!("@{gname}"))?)]))
+                let body_block = module
+                    .region(0)
+                    .map_err(|er| er.to_string())?
+                    .first_block()
+                    .ok_or("empty module")?;
+                unsafe {
+                    mlir_sys::mlirBlockInsertOwnedOperation(
+                        body_block.to_raw(),
+                        0,
+                        global.into_raw(),
+                    )
+                };
+                Some(e.op1(
+                    at,
+                    "memref.get_global",
+                    &[],
+                    e.ty(&gty)?,
+                    &[("name", e.attr(&format!("@{gname}"))?)],
+                ))
             } else {
                 None
             };
             let (seed, low, high) = if name == "uniform" {
-                let seed = op.attribute("seed").map_err(|_| "attribute 'seed' is required")?;
+                let seed = op
+                    .attribute("seed")
+                    .map_err(|_| "attribute 'seed' is required")?;
                 let seed = unsafe { mlir_sys::mlirIntegerAttrGetValueInt(seed.to_raw()) };
                 let f = |n: &str, d: f64| {
-                    op.attribute(n).ok().map(|a| unsafe { mlir_sys::mlirFloatAttrGetValueDouble(a.to_raw()) }).unwrap_or(d)
+                    op.attribute(n)
+                        .ok()
+                        .map(|a| unsafe { mlir_sys::mlirFloatAttrGetValueDouble(a.to_raw()) })
+                        .unwrap_or(d)
                 };
                 (seed, f("low", 0.0), f("high", 1.0))
             } else {
                 (0, 0.0, 1.0)
             };
-            e.nest(at, &dims, &mut |inner, ivs| {
+            let ranges: Vec<(i64, i64)> = dims.iter().map(|&d| (0, d)).collect();
+            e.nest(at, &ranges, &mut |inner, ivs| {
                 // The linear index of the cell.
                 let mut lin = e.index(inner, 0)?;
                 for (iv, s) in ivs.iter().zip(&st) {
@@ -294,7 +427,13 @@ fn lower(module: OperationRef, op: &OperationRef, globals: &mut usize) -> Result
                     lin = e.op1(inner, "arith.addi", &[lin, t], Type::index(ctx), &[]);
                 }
                 let value = match name.as_str() {
-                    "literal" => e.op1(inner, "memref.load", &[source.expect("global"), lin], e.ty(&elt)?, &[]),
+                    "literal" => e.op1(
+                        inner,
+                        "memref.load",
+                        &[source.expect("global"), lin],
+                        e.ty(&elt)?,
+                        &[],
+                    ),
                     "range" => {
                         let i = e.op1(inner, "arith.index_cast", &[lin], e.ty("i64")?, &[]);
                         e.op1(inner, "arith.sitofp", &[i], e.ty(&elt)?, &[])
@@ -314,7 +453,15 @@ fn lower(module: OperationRef, op: &OperationRef, globals: &mut usize) -> Result
 }
 
 /// SplitMix64 of `seed` and the cell index, scaled to [low, high).
-fn uniform_value(e: &Emit, at: At, lin: MlirValue, seed: i64, low: f64, high: f64, elt: &str) -> Result<MlirValue, String> {
+fn uniform_value(
+    e: &Emit,
+    at: At,
+    lin: MlirValue,
+    seed: i64,
+    low: f64,
+    high: f64,
+    elt: &str,
+) -> Result<MlirValue, String> {
     let i64t = e.ty("i64")?;
     let c = |v: u64| e.constant(at, &(v as i64).to_string(), "i64");
     let idx = e.op1(at, "arith.index_cast", &[lin], i64t, &[]);
@@ -364,26 +511,83 @@ fn neutral(accum: &str, elt: &str) -> &'static str {
     }
 }
 
+/// An accumulating assignment being lowered.
+struct Assignment<'a, 'c> {
+    e: &'a Emit<'c>,
+    accum: String,
+    op: String,
+    space: Vec<i64>,
+    maps: Vec<mlir_sys::MlirAffineMap>,
+    /// The buffers, result first.
+    tensors: Vec<MlirValue>,
+    symbols: Vec<MlirValue>,
+    elt: String,
+    eltt: Type<'c>,
+}
+
 fn accum(e: &Emit, at: At, op: &OperationRef) -> Result<(), String> {
-    let ctx = e.ctx;
-    let ocannl_assign_dialect::AccumAttrs { accum, op: opname, initialize_neutral: init, space, maps } =
-        ocannl_assign_dialect::accum_attrs(op)?;
+    let ocannl_assign_dialect::AccumAttrs {
+        accum,
+        op: opname,
+        initialize_neutral: init,
+        space,
+        maps,
+    } = ocannl_assign_dialect::accum_attrs(op)?;
     let operands: Vec<MlirValue> = op.operands().map(|v| v.to_raw()).collect();
     let n = maps.len();
     let (tensors, symbols) = operands.split_at(n.min(operands.len()));
-    let lhs = tensors[0];
-    let (lhs_dims, elt) = memref_info(lhs)?;
-    let eltt = e.ty(&elt)?;
-    let fm = |kind: &str| e.attr(&format!("#arith.fastmath<{kind}>"));
-
+    let (lhs_dims, elt) = memref_info(tensors[0])?;
     if init {
         let c = e.constant(at, neutral(&accum, &elt), &elt)?;
-        e.fill(at, lhs, &lhs_dims, c)?;
+        e.fill(at, tensors[0], &lhs_dims, c)?;
     }
-    let map_of = |i: usize| maps[i];
-    // The indices of operand `i` at the given iterators.
-    let indices = |inner: At, ivs: &[MlirValue], i: usize| -> Result<Vec<MlirValue>, String> {
-        let map = map_of(i);
+    let a = Assignment {
+        e,
+        eltt: e.ty(&elt)?,
+        elt,
+        accum,
+        op: opname,
+        space,
+        maps,
+        tensors: tensors.to_vec(),
+        symbols: symbols.to_vec(),
+    };
+    let full: Vec<(i64, i64)> = a.space.iter().map(|&d| (0, d)).collect();
+    let Some((plan, tile)) = a.contraction()? else {
+        return a.scalar(at, &full);
+    };
+    // Full tiles in the kernel; the last rows and columns in scalar loops.
+    let (m, n) = (a.space[plan.i], a.space[plan.j]);
+    let (mt, nt) = (m / tile.mr * tile.mr, n / tile.nr * tile.nr);
+    a.kernel(at, &plan, &tile, mt, nt)?;
+    if mt < m {
+        let mut r = full.clone();
+        r[plan.i] = (mt, m);
+        a.scalar(at, &r)?;
+    }
+    if nt < n {
+        let mut r = full;
+        r[plan.i] = (0, mt);
+        r[plan.j] = (nt, n);
+        a.scalar(at, &r)?;
+    }
+    Ok(())
+}
+
+/// The register tile of the contraction kernel: `mr` rows of `nr` lanes
+/// (`nr / lanes` vectors each), over blocks of `kc` reduction steps.
+struct Tile {
+    mr: i64,
+    nr: i64,
+    lanes: i64,
+    kc: i64,
+}
+
+impl<'a, 'c> Assignment<'a, 'c> {
+    /// The indices of operand `i` at the given iterators.
+    fn indices(&self, at: At, ivs: &[MlirValue], i: usize) -> Result<Vec<MlirValue>, String> {
+        let e = self.e;
+        let map = self.maps[i];
         let nres = unsafe { mlir_sys::mlirAffineMapGetNumResults(map) };
         let mut out = vec![];
         for r in 0..nres {
@@ -393,31 +597,45 @@ fn accum(e: &Emit, at: At, op: &OperationRef) -> Result<(), String> {
             let v = if unsafe { mlir_sys::mlirAffineExprIsADim(expr) } {
                 ivs[unsafe { mlir_sys::mlirAffineDimExprGetPosition(expr) } as usize]
             } else if unsafe { mlir_sys::mlirAffineExprIsAConstant(expr) } {
-                e.index(inner, unsafe { mlir_sys::mlirAffineConstantExprGetValue(expr) })?
+                e.index(at, unsafe {
+                    mlir_sys::mlirAffineConstantExprGetValue(expr)
+                })?
             } else {
                 let mut args: Vec<MlirValue> = ivs.to_vec();
-                args.extend_from_slice(symbols);
+                args.extend_from_slice(&self.symbols);
                 let attr = unsafe { Attribute::from_raw(mlir_sys::mlirAffineMapAttrGet(sub)) };
-                e.op1(inner, "affine.apply", &args, Type::index(ctx), &[("map", attr)])
+                e.op1(
+                    at,
+                    "affine.apply",
+                    &args,
+                    Type::index(e.ctx),
+                    &[("map", attr)],
+                )
             };
             out.push(v);
         }
         Ok(out)
-    };
-    // The value `op(rhs...)` at the given iterators.
-    let value = |inner: At, ivs: &[MlirValue]| -> Result<MlirValue, String> {
-        let mut args = vec![];
-        for i in 1..tensors.len() {
-            let mut ops = vec![tensors[i]];
-            ops.extend(indices(inner, ivs, i)?);
-            args.push(e.op1(inner, "memref.load", &ops, eltt, &[]));
-        }
-        numeric(e, inner, &opname, &args, eltt, &elt)
-    };
-    let combine = |inner: At, old: MlirValue, v: MlirValue| -> Result<MlirValue, String> {
+    }
+
+    /// `memref.load` of operand `i` at the given iterators.
+    fn load(&self, at: At, ivs: &[MlirValue], i: usize) -> Result<MlirValue, String> {
+        let mut ops = vec![self.tensors[i]];
+        ops.extend(self.indices(at, ivs, i)?);
+        Ok(self.e.op1(at, "memref.load", &ops, self.eltt, &[]))
+    }
+
+    /// The value `op(rhs...)` at the given iterators.
+    fn value(&self, at: At, ivs: &[MlirValue]) -> Result<MlirValue, String> {
+        let args = (1..self.tensors.len())
+            .map(|i| self.load(at, ivs, i))
+            .collect::<Result<Vec<_>, _>>()?;
+        numeric(self.e, at, &self.op, &args, self.eltt, &self.elt)
+    }
+
+    fn combine(&self, at: At, old: MlirValue, v: MlirValue) -> Result<MlirValue, String> {
         // Reassociation lets LLVM vectorize the reductions.
-        let f = fm("reassoc,contract")?;
-        let name = match accum.as_str() {
+        let f = self.e.attr("#arith.fastmath<reassoc,contract>")?;
+        let name = match self.accum.as_str() {
             "add" => "arith.addf",
             "sub" => "arith.subf",
             "mul" => "arith.mulf",
@@ -426,86 +644,321 @@ fn accum(e: &Emit, at: At, op: &OperationRef) -> Result<(), String> {
             "min" => "arith.minimumf",
             other => return Err(format!("unknown accumulation '{other}'")),
         };
-        Ok(e.op1(inner, name, &[old, v], eltt, &[("fastmath", f)]))
-    };
-    // Loop order: the innermost loop runs along the contiguous (last) axis
-    // of as many operands as possible, so that LLVM vectorizes it.
-    let last_axis_of = |i: usize| -> Option<usize> {
-        let map = map_of(i);
+        Ok(self
+            .e
+            .op1(at, name, &[old, v], self.eltt, &[("fastmath", f)]))
+    }
+
+    /// The iterator indexing the last (contiguous) axis of operand `i`.
+    fn last_axis_of(&self, i: usize) -> Option<usize> {
+        let map = self.maps[i];
         let nres = unsafe { mlir_sys::mlirAffineMapGetNumResults(map) };
         let expr = unsafe { mlir_sys::mlirAffineMapGetResult(map, nres.checked_sub(1)?) };
-        unsafe { mlir_sys::mlirAffineExprIsADim(expr) }.then(|| unsafe { mlir_sys::mlirAffineDimExprGetPosition(expr) } as usize)
-    };
-    let mut score = vec![0usize; space.len()];
-    for i in 0..tensors.len() {
-        if let Some(p) = last_axis_of(i) {
-            score[p] += 1;
-        }
+        unsafe { mlir_sys::mlirAffineExprIsADim(expr) }
+            .then(|| unsafe { mlir_sys::mlirAffineDimExprGetPosition(expr) } as usize)
     }
-    let mut order: Vec<usize> = (0..space.len()).collect();
-    if let Some(best) = (0..space.len()).rev().max_by_key(|&p| (score[p], p)) {
-        order.retain(|&p| p != best);
-        order.push(best);
+
+    /// Whether the result's indices depend on iterator `p`.
+    fn lhs_uses(&self, p: usize) -> bool {
+        let map = self.maps[0];
+        let nres = unsafe { mlir_sys::mlirAffineMapGetNumResults(map) };
+        (0..nres).any(|r| unsafe {
+            mlir_sys::mlirAffineExprIsFunctionOfDim(
+                mlir_sys::mlirAffineMapGetResult(map, r),
+                p as isize,
+            )
+        })
     }
-    let sizes: Vec<i64> = order.iter().map(|&p| space[p]).collect();
-    // Iterators in the original numbering from loop variables in loop
-    // order; loops not entered yet (reduced ones, for the result's index)
-    // get `filler`, which nothing reads.
-    let unpermute = |ivs: &[MlirValue], filler: MlirValue| -> Vec<MlirValue> {
-        let mut out = vec![filler; space.len()];
-        for (j, v) in ivs.iter().enumerate() {
-            out[order[j]] = *v;
+
+    /// Scalar loops over the given ranges of the iteration space.
+    fn scalar(&self, at: At, ranges: &[(i64, i64)]) -> Result<(), String> {
+        let e = self.e;
+        let space_len = self.space.len();
+        // Loop order: the innermost loop runs along the contiguous (last) axis
+        // of as many operands as possible, so that LLVM vectorizes it.
+        let mut score = vec![0usize; space_len];
+        for i in 0..self.tensors.len() {
+            if let Some(p) = self.last_axis_of(i) {
+                score[p] += 1;
+            }
         }
-        out
-    };
-    // The trailing loops the result does not depend on: reduced in a
-    // register (scf.for iter_args), loaded and stored once per result cell.
-    let lhs_map = map_of(0);
-    let lhs_uses = |p: usize| {
-        let nres = unsafe { mlir_sys::mlirAffineMapGetNumResults(lhs_map) };
-        (0..nres).any(|r| unsafe { mlir_sys::mlirAffineExprIsFunctionOfDim(mlir_sys::mlirAffineMapGetResult(lhs_map, r), p as isize) })
-    };
-    let reduced_suffix = if accum == "assign" { 0 } else { order.iter().rev().take_while(|&&p| !lhs_uses(p)).count() };
-    let (outer, inner_sizes) = sizes.split_at(sizes.len() - reduced_suffix);
-    e.nest(at, outer, &mut |inner, outer_ivs| {
-        let filler = match outer_ivs.first() {
-            Some(v) => *v,
-            None => e.index(inner, 0)?,
+        let mut order: Vec<usize> = (0..space_len).collect();
+        if let Some(best) = (0..space_len).rev().max_by_key(|&p| (score[p], p)) {
+            order.retain(|&p| p != best);
+            order.push(best);
+        }
+        let loop_ranges: Vec<(i64, i64)> = order.iter().map(|&p| ranges[p]).collect();
+        // Iterators in the original numbering from loop variables in loop
+        // order; loops not entered yet (reduced ones, for the result's
+        // index) get `filler`, which nothing reads.
+        let unpermute = |ivs: &[MlirValue], filler: MlirValue| -> Vec<MlirValue> {
+            let mut out = vec![filler; space_len];
+            for (j, v) in ivs.iter().enumerate() {
+                out[order[j]] = *v;
+            }
+            out
         };
-        let ivs: &[MlirValue] = &unpermute(outer_ivs, filler);
-        let lhs_idx = indices(inner, ivs, 0)?;
-        if reduced_suffix == 0 {
-            let v = value(inner, ivs)?;
-            let result = if accum == "assign" {
-                v
+        // The trailing loops the result does not depend on: reduced in a
+        // register (scf.for iter_args), loaded and stored once per result
+        // cell.
+        let reduced_suffix = if self.accum == "assign" {
+            0
+        } else {
+            order
+                .iter()
+                .rev()
+                .take_while(|&&p| !self.lhs_uses(p))
+                .count()
+        };
+        let (outer, inner_ranges) = loop_ranges.split_at(loop_ranges.len() - reduced_suffix);
+        let lhs = self.tensors[0];
+        e.nest(at, outer, &mut |inner, outer_ivs| {
+            let filler = match outer_ivs.first() {
+                Some(v) => *v,
+                None => e.index(inner, 0)?,
+            };
+            let ivs: &[MlirValue] = &unpermute(outer_ivs, filler);
+            let lhs_idx = self.indices(inner, ivs, 0)?;
+            let mut ops = vec![lhs];
+            ops.extend(lhs_idx.iter().copied());
+            let result = if reduced_suffix == 0 {
+                let v = self.value(inner, ivs)?;
+                if self.accum == "assign" {
+                    v
+                } else {
+                    let old = e.op1(inner, "memref.load", &ops, self.eltt, &[]);
+                    self.combine(inner, old, v)?
+                }
             } else {
-                let mut ops = vec![lhs];
-                ops.extend(lhs_idx.iter().copied());
-                let old = e.op1(inner, "memref.load", &ops, eltt, &[]);
-                combine(inner, old, v)?
+                let old = e.op1(inner, "memref.load", &ops, self.eltt, &[]);
+                let mut all_ivs = outer_ivs.to_vec();
+                e.reduce_nest(
+                    inner,
+                    inner_ranges,
+                    &[old],
+                    &mut all_ivs,
+                    &mut |at2, ivs2, acc| {
+                        let v = self.value(at2, &unpermute(ivs2, filler))?;
+                        Ok(vec![self.combine(at2, acc[0], v)?])
+                    },
+                )?[0]
             };
             let mut ops = vec![result, lhs];
             ops.extend(lhs_idx);
             e.op0(inner, "memref.store", &ops);
-            return Ok(());
-        }
-        let mut ops = vec![lhs];
-        ops.extend(lhs_idx.iter().copied());
-        let start = e.op1(inner, "memref.load", &ops, eltt, &[]);
-        let mut all_ivs = outer_ivs.to_vec();
-        let total = e.reduce_nest(inner, inner_sizes, start, &mut all_ivs, &mut |at2, ivs2, acc| {
-            let v = value(at2, &unpermute(ivs2, filler))?;
-            combine(at2, acc, v)
+            Ok(())
+        })
+    }
+
+    /// The contraction plan and tile of this assignment, if the kernel
+    /// applies (see `ocannl_assign::tiling`).
+    fn contraction(&self) -> Result<Option<(ocannl_assign::tiling::Contraction, Tile)>, String> {
+        let lanes = match self.elt.as_str() {
+            "f32" => 16,
+            "f64" => 8,
+            _ => return Ok(None),
+        };
+        let tile = Tile {
+            mr: KERNEL_ROWS,
+            nr: KERNEL_VECTORS * lanes,
+            lanes,
+            kc: KERNEL_DEPTH,
+        };
+        let Some(accum) = ocannl_assign::Accum::parse(&self.accum) else {
+            return Ok(None);
+        };
+        let maps = self
+            .maps
+            .iter()
+            .map(|&m| ocannl_assign_dialect::map_exprs(m))
+            .collect::<Result<Vec<_>, _>>()?;
+        let space: Vec<u64> = self.space.iter().map(|&d| d as u64).collect();
+        Ok(ocannl_assign::tiling::plan_contraction(
+            accum,
+            &self.op,
+            &space,
+            &maps,
+            tile.mr as u64,
+            tile.nr as u64,
+        )
+        .map(|p| (p, tile)))
+    }
+
+    /// The register-blocked kernel over rows `0..mt` and columns `0..nt`
+    /// (whole tiles): for each block of `kc` reduction steps, `b` is packed
+    /// into panels of `nr` contiguous columns, then each `mr x nr` tile of
+    /// the result is loaded into vector registers, accumulates one
+    /// broadcast cell of `a` times one panel row per step, and is stored.
+    /// Every other iterator is a loop around it.
+    fn kernel(
+        &self,
+        at: At,
+        plan: &ocannl_assign::tiling::Contraction,
+        t: &Tile,
+        mt: i64,
+        nt: i64,
+    ) -> Result<(), String> {
+        let e = self.e;
+        let idx = Type::index(e.ctx);
+        let kdim = self.space[plan.k];
+        let kc = t.kc.min(kdim);
+        let vt = e.ty(&format!("vector<{}x{}>", t.lanes, self.elt))?;
+        let panels = e.ty(&format!(
+            "memref<{}x{}x{}x{}>",
+            nt / t.nr,
+            kc,
+            t.nr,
+            self.elt
+        ))?;
+        let alloc = OperationBuilder::new("memref.alloc", e.loc)
+            .add_attributes(&[
+                (
+                    Identifier::new(e.ctx, "operandSegmentSizes"),
+                    e.attr("array<i32: 0, 0>")?,
+                ),
+                (Identifier::new(e.ctx, "alignment"), e.attr("64 : i64")?),
+            ])
+            .add_results(&[panels])
+            .build()
+            .map_err(|er| er.to_string())?;
+        let packed = e
+            .place(at, alloc)
+            .result(0)
+            .map_err(|er| er.to_string())?
+            .to_raw();
+        let others: Vec<usize> = (0..self.space.len())
+            .filter(|&d| d != plan.i && d != plan.j && d != plan.k)
+            .collect();
+        let other_ranges: Vec<(i64, i64)> = others.iter().map(|&d| (0, self.space[d])).collect();
+        let muli = |at: At, x: MlirValue, c: i64| -> Result<MlirValue, String> {
+            let c = e.index(at, c)?;
+            Ok(e.op1(at, "arith.muli", &[x, c], idx, &[]))
+        };
+        let addi = |at: At, x: MlirValue, y: MlirValue| e.op1(at, "arith.addi", &[x, y], idx, &[]);
+        e.nest(at, &other_ranges, &mut |at1, outer_ivs| {
+            let zero = e.index(at1, 0)?;
+            let mut ivs = vec![zero; self.space.len()];
+            for (d, v) in others.iter().zip(outer_ivs) {
+                ivs[*d] = *v;
+            }
+            let kb = e.bounds(at1, 0, kdim, kc)?;
+            e.for_loop(at1, kb, &[], &mut |at2, k0, _| {
+                // The steps of this block: min(kc, kdim - k0).
+                let kdim_v = e.index(at2, kdim)?;
+                let left = e.op1(at2, "arith.subi", &[kdim_v, k0], idx, &[]);
+                let kc_v = e.index(at2, kc)?;
+                let steps = e.op1(at2, "arith.minsi", &[kc_v, left], idx, &[]);
+                let (zero, one) = (e.index(at2, 0)?, e.index(at2, 1)?);
+                let mut ivs = ivs.clone();
+                // Pack b: panels[jt, kk, jj] = b[.., k0 + kk, .., jt * nr + jj, ..].
+                let jb = e.bounds(at2, 0, nt / t.nr, 1)?;
+                e.for_loop(at2, jb, &[], &mut |at3, jt, _| {
+                    let j0 = muli(at3, jt, t.nr)?;
+                    e.for_loop(at3, (zero, steps, one), &[], &mut |at4, kk, _| {
+                        ivs[plan.k] = addi(at4, k0, kk);
+                        let jjb = e.bounds(at4, 0, t.nr, 1)?;
+                        e.for_loop(at4, jjb, &[], &mut |at5, jj, _| {
+                            ivs[plan.j] = addi(at5, j0, jj);
+                            let v = self.load(at5, &ivs, plan.b)?;
+                            e.op0(at5, "memref.store", &[v, packed, jt, kk, jj]);
+                            Ok(vec![])
+                        })
+                    })?;
+                    Ok(vec![])
+                })?;
+                // The tiles.
+                let ib = e.bounds(at2, 0, mt / t.mr, 1)?;
+                e.for_loop(at2, ib, &[], &mut |at3, it, _| {
+                    let i0 = muli(at3, it, t.mr)?;
+                    let rows = (0..t.mr)
+                        .map(|r| Ok(addi(at3, i0, e.index(at3, r)?)))
+                        .collect::<Result<Vec<_>, String>>()?;
+                    let jb = e.bounds(at3, 0, nt / t.nr, 1)?;
+                    e.for_loop(at3, jb, &[], &mut |at4, jt, _| {
+                        let j0 = muli(at4, jt, t.nr)?;
+                        let cols = (0..t.nr / t.lanes)
+                            .map(|v| Ok(addi(at4, j0, e.index(at4, v * t.lanes)?)))
+                            .collect::<Result<Vec<_>, String>>()?;
+                        let lanes_at = (0..t.nr / t.lanes)
+                            .map(|v| e.index(at4, v * t.lanes))
+                            .collect::<Result<Vec<_>, String>>()?;
+                        // The result tile's vectors, row-major.
+                        let mut cells = vec![];
+                        for &row in &rows {
+                            for &col in &cols {
+                                let mut ivs = ivs.clone();
+                                ivs[plan.i] = row;
+                                ivs[plan.j] = col;
+                                let mut ops = vec![self.tensors[0]];
+                                ops.extend(self.indices(at4, &ivs, 0)?);
+                                cells.push(ops);
+                            }
+                        }
+                        let start = cells
+                            .iter()
+                            .map(|ops| e.op1(at4, "vector.load", ops, vt, &[]))
+                            .collect::<Vec<_>>();
+                        let done =
+                            e.for_loop(at4, (zero, steps, one), &start, &mut |at5, kk, acc| {
+                                let mut ivs = ivs.clone();
+                                ivs[plan.k] = addi(at5, k0, kk);
+                                let b: Vec<MlirValue> = lanes_at
+                                    .iter()
+                                    .map(|&l| {
+                                        e.op1(at5, "vector.load", &[packed, jt, kk, l], vt, &[])
+                                    })
+                                    .collect();
+                                let mut next = Vec::with_capacity(acc.len());
+                                for (r, &row) in rows.iter().enumerate() {
+                                    ivs[plan.i] = row;
+                                    let a = self.load(at5, &ivs, plan.a)?;
+                                    let a = e.op1(at5, "vector.broadcast", &[a], vt, &[]);
+                                    for (v, &bv) in b.iter().enumerate() {
+                                        next.push(e.op1(
+                                            at5,
+                                            "vector.fma",
+                                            &[a, bv, acc[r * b.len() + v]],
+                                            vt,
+                                            &[],
+                                        ));
+                                    }
+                                }
+                                Ok(next)
+                            })?;
+                        for (value, ops) in done.into_iter().zip(cells) {
+                            let mut ops2 = vec![value];
+                            ops2.extend(ops);
+                            e.op0(at4, "vector.store", &ops2);
+                        }
+                        Ok(vec![])
+                    })?;
+                    Ok(vec![])
+                })?;
+                Ok(vec![])
+            })?;
+            Ok(())
         })?;
-        let mut ops = vec![total, lhs];
-        ops.extend(lhs_idx);
-        e.op0(inner, "memref.store", &ops);
+        e.op0(at, "memref.dealloc", &[packed]);
         Ok(())
-    })
+    }
 }
 
+/// Rows of the contraction kernel's register tile.
+const KERNEL_ROWS: i64 = 8;
+/// Vectors per row of the register tile (64 bytes each).
+const KERNEL_VECTORS: i64 = 2;
+/// Reduction steps per packed block.
+const KERNEL_DEPTH: i64 = 256;
+
 /// The scalar computation of a numeric op.
-fn numeric<'c>(e: &Emit<'c>, at: At, op: &str, a: &[MlirValue], t: Type<'c>, elt: &str) -> Result<MlirValue, String> {
+fn numeric<'c>(
+    e: &Emit<'c>,
+    at: At,
+    op: &str,
+    a: &[MlirValue],
+    t: Type<'c>,
+    elt: &str,
+) -> Result<MlirValue, String> {
     let i1 = e.ty("i1")?;
     let zero = || e.constant(at, "0.0", elt);
     let one = || e.constant(at, "1.0", elt);
@@ -513,8 +966,10 @@ fn numeric<'c>(e: &Emit<'c>, at: At, op: &str, a: &[MlirValue], t: Type<'c>, elt
         let p = e.attr(&format!("#arith<cmpf {pred}>"))?;
         Ok(e.op1(at, "arith.cmpf", &[x, y], i1, &[("predicate", p)]))
     };
-    let select = |c: MlirValue, x: MlirValue, y: MlirValue| e.op1(at, "arith.select", &[c, x, y], t, &[]);
-    let bool_to_float = |c: MlirValue| -> Result<MlirValue, String> { Ok(select(c, one()?, zero()?)) };
+    let select =
+        |c: MlirValue, x: MlirValue, y: MlirValue| e.op1(at, "arith.select", &[c, x, y], t, &[]);
+    let bool_to_float =
+        |c: MlirValue| -> Result<MlirValue, String> { Ok(select(c, one()?, zero()?)) };
     let un = |name: &str| e.op1(at, name, &[a[0]], t, &[]);
     let bin = |name: &str| e.op1(at, name, &[a[0], a[1]], t, &[]);
     Ok(match op {
@@ -576,7 +1031,17 @@ fn numeric<'c>(e: &Emit<'c>, at: At, op: &str, a: &[MlirValue], t: Type<'c>, elt
             let z = zero()?;
             let c1 = cmp("une", a[0], z)?;
             let c2 = cmp("une", a[1], z)?;
-            let c = e.op1(at, if op == "and" { "arith.andi" } else { "arith.ori" }, &[c1, c2], i1, &[]);
+            let c = e.op1(
+                at,
+                if op == "and" {
+                    "arith.andi"
+                } else {
+                    "arith.ori"
+                },
+                &[c1, c2],
+                i1,
+                &[],
+            );
             bool_to_float(c)?
         }
         "where" => {

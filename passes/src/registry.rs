@@ -20,7 +20,10 @@ pub struct Options {
 
 impl Options {
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.values.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+        self.values
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
     }
 
     pub fn flag(&self, name: &str) -> bool {
@@ -42,11 +45,17 @@ pub unsafe fn run_guarded(
     n: usize,
     body: fn(OperationRef, &Options) -> PassResult,
 ) -> bool {
-    let arg = unsafe { CStr::from_ptr(def.argument) }.to_string_lossy().into_owned();
+    let arg = unsafe { CStr::from_ptr(def.argument) }
+        .to_string_lossy()
+        .into_owned();
     let mut opts = Vec::new();
     for i in 0..n.min(def.num_options) {
-        let name = unsafe { CStr::from_ptr((*def.options.add(i)).name) }.to_string_lossy().into_owned();
-        let value = unsafe { CStr::from_ptr(*values.add(i)) }.to_string_lossy().into_owned();
+        let name = unsafe { CStr::from_ptr((*def.options.add(i)).name) }
+            .to_string_lossy()
+            .into_owned();
+        let value = unsafe { CStr::from_ptr(*values.add(i)) }
+            .to_string_lossy()
+            .into_owned();
         opts.push((name, value));
     }
     let options = Options { values: opts };
@@ -63,7 +72,11 @@ pub unsafe fn run_guarded(
                 .map(String::as_str)
                 .or_else(|| panic.downcast_ref::<&str>().copied())
                 .unwrap_or("unknown panic");
-            Diagnostic::error(module.location(), format!("internal error in pass '{arg}': {what}")).emit();
+            Diagnostic::error(
+                module.location(),
+                format!("internal error in pass '{arg}': {what}"),
+            )
+            .emit();
             false
         }
     }
@@ -115,12 +128,17 @@ pub const fn option_kind(kind: &str) -> std::ffi::c_int {
 
 /// Every pass of the project, in pipeline order.
 pub fn all_passes() -> [&'static ffi::PassDef; 4] {
-    [&crate::verify::DEF, &crate::infer_shapes::DEF, &crate::lower_to_assign::DEF, &crate::lower_to_loops::DEF]
+    [
+        &crate::verify::DEF,
+        &crate::infer_shapes::DEF,
+        &crate::lower_to_assign::DEF,
+        &crate::lower_to_loops::DEF,
+    ]
 }
 
 /// The upstream passes that take the loops of `ocannl-lower-to-loops` to
 /// the LLVM dialect.
-pub const LOOPS_TO_LLVM: &str = "convert-scf-to-cf,lower-affine,expand-strided-metadata,finalize-memref-to-llvm,\
+pub const LOOPS_TO_LLVM: &str = "convert-scf-to-cf,lower-affine,expand-strided-metadata,convert-vector-to-llvm,finalize-memref-to-llvm,\
 convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,\
 reconcile-unrealized-casts";
 
@@ -151,7 +169,11 @@ pub fn register_all() {
 
 /// The IRDL text of every dialect of the project.
 pub fn irdl_source() -> String {
-    format!("{}\n{}", ocannl_shape_dialect::IRDL, ocannl_assign_dialect::IRDL)
+    format!(
+        "{}\n{}",
+        ocannl_shape_dialect::IRDL,
+        ocannl_assign_dialect::IRDL
+    )
 }
 
 /// Writes the IRDL definitions to a file named by their content hash in the
@@ -164,10 +186,17 @@ fn write_irdl_file() -> std::io::Result<std::path::PathBuf> {
     src.hash(&mut h);
     let dir = std::env::temp_dir();
     let path = dir.join(format!("ocannl-dialects-{:016x}.irdl.mlir", h.finish()));
-    if std::fs::read_to_string(&path).map(|s| s == src).unwrap_or(false) {
+    if std::fs::read_to_string(&path)
+        .map(|s| s == src)
+        .unwrap_or(false)
+    {
         return Ok(path);
     }
-    let tmp = dir.join(format!("ocannl-dialects-{}-{:016x}.tmp", std::process::id(), h.finish()));
+    let tmp = dir.join(format!(
+        "ocannl-dialects-{}-{:016x}.tmp",
+        std::process::id(),
+        h.finish()
+    ));
     std::fs::write(&tmp, &src)?;
     std::fs::rename(&tmp, &path)?;
     Ok(path)
@@ -195,8 +224,10 @@ pub fn new_context() -> Result<melior::Context, String> {
 /// the exit code.
 pub fn opt_main(args: impl IntoIterator<Item = String>, tool_name: &str) -> i32 {
     register_all();
-    let args: Vec<CString> =
-        args.into_iter().map(|a| CString::new(a).unwrap_or_else(|_| CString::new("?").unwrap())).collect();
+    let args: Vec<CString> = args
+        .into_iter()
+        .map(|a| CString::new(a).unwrap_or_else(|_| CString::new("?").unwrap()))
+        .collect();
     let mut argv: Vec<*mut c_char> = args.iter().map(|a| a.as_ptr() as *mut c_char).collect();
     argv.push(std::ptr::null_mut());
     let irdl = match write_irdl_file() {

@@ -37,8 +37,13 @@ pub fn concrete_shape(text: &str) -> Option<Shape> {
 /// Makes the function type agree with the entry block and the returns.
 pub fn update_signature(func: OperationRef) {
     let Ok(body) = func.region(0) else { return };
-    let Some(entry) = body.first_block() else { return };
-    let inputs: Vec<Type> = (0..entry.argument_count()).filter_map(|i| entry.argument(i).ok()).map(|a| a.r#type()).collect();
+    let Some(entry) = body.first_block() else {
+        return;
+    };
+    let inputs: Vec<Type> = (0..entry.argument_count())
+        .filter_map(|i| entry.argument(i).ok())
+        .map(|a| a.r#type())
+        .collect();
     let mut raw_results: Option<Vec<mlir_sys::MlirType>> = None;
     func.walk(WalkOrder::PreOrder, |op| {
         if raw_results.is_none() && op.name().as_string_ref().as_str() == Ok("func.return") {
@@ -46,12 +51,21 @@ pub fn update_signature(func: OperationRef) {
         }
         WalkResult::Advance
     });
-    let results: Option<Vec<Type>> =
-        raw_results.map(|r| r.into_iter().map(|t| unsafe { Type::from_raw(t) }).collect());
-    let old = func.attribute("function_type").ok().and_then(|a| TypeAttribute::try_from(a).ok()).map(|t| t.value());
+    let results: Option<Vec<Type>> = raw_results.map(|r| {
+        r.into_iter()
+            .map(|t| unsafe { Type::from_raw(t) })
+            .collect()
+    });
+    let old = func
+        .attribute("function_type")
+        .ok()
+        .and_then(|a| TypeAttribute::try_from(a).ok())
+        .map(|t| t.value());
     let results = match (results, old.and_then(|t| FunctionType::try_from(t).ok())) {
         (Some(r), _) => r,
-        (None, Some(ft)) => (0..ft.result_count()).filter_map(|i| ft.result(i).ok()).collect(),
+        (None, Some(ft)) => (0..ft.result_count())
+            .filter_map(|i| ft.result(i).ok())
+            .collect(),
         (None, None) => vec![],
     };
     let context = func.context();

@@ -2,11 +2,12 @@
 //! (attribute values, optional attributes, einsum specs, shape strings).
 //! `ocannl-opt` runs it before any other pass.
 
-use melior::ir::{
-    block::BlockLike, operation::OperationLike, OperationRef, RegionLike, ValueLike,
-};
+use melior::ir::{block::BlockLike, operation::OperationLike, OperationRef, RegionLike, ValueLike};
 
-use crate::{diag::Diagnostic, registry::{Options, PassResult}};
+use crate::{
+    diag::Diagnostic,
+    registry::{Options, PassResult},
+};
 
 crate::define_pass!(
     DEF,
@@ -26,7 +27,11 @@ fn run(module: OperationRef, _: &Options) -> PassResult {
         }
         melior::ir::operation::WalkResult::Advance
     });
-    if ok { Ok(()) } else { Err(()) }
+    if ok {
+        Ok(())
+    } else {
+        Err(())
+    }
 }
 
 /// Checks one op: its attributes, and the shape strings of the tensor types
@@ -35,14 +40,16 @@ pub fn verify_one(op: &OperationRef) -> Result<(), String> {
     ocannl_shape_dialect::verify_op(op)?;
     ocannl_assign_dialect::verify_op(op)?;
     for r in op.results() {
-        ocannl_shape_dialect::check_type(r.r#type()).map_err(|m| format!("result #{}: {m}", r.result_number()))?;
+        ocannl_shape_dialect::check_type(r.r#type())
+            .map_err(|m| format!("result #{}: {m}", r.result_number()))?;
     }
     for region in op.regions() {
         let mut block = region.first_block();
         while let Some(b) = block {
             for i in 0..b.argument_count() {
                 if let Ok(arg) = b.argument(i) {
-                    ocannl_shape_dialect::check_type(arg.r#type()).map_err(|m| format!("argument #{i}: {m}"))?;
+                    ocannl_shape_dialect::check_type(arg.r#type())
+                        .map_err(|m| format!("argument #{i}: {m}"))?;
                 }
             }
             block = b.next_in_region();

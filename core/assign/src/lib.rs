@@ -11,6 +11,8 @@
 //! Architecture invariant: no MLIR here; the runner converts the
 //! `ocannl_assign` dialect into this model.
 
+pub mod tiling;
+
 use std::fmt;
 
 /// An affine expression of iterators (`d`) and symbols (`s`).
@@ -93,7 +95,11 @@ impl Accum {
 }
 
 fn b(c: bool) -> f64 {
-    if c { 1.0 } else { 0.0 }
+    if c {
+        1.0
+    } else {
+        0.0
+    }
 }
 
 /// The numeric op of an assignment, by OCANNL's name. `None` if unknown.
@@ -123,10 +129,18 @@ pub fn eval_op(op: &str, a: &[f64]) -> Option<f64> {
         ("min", [x, y]) => x.min(*y),
         ("mod", [x, y]) => x % y,
         ("relu_gate", [x, y]) => {
-            if *x > 0.0 { *y } else { 0.0 }
+            if *x > 0.0 {
+                *y
+            } else {
+                0.0
+            }
         }
         ("satur01_gate", [x, y]) => {
-            if *x > 0.0 && *x < 1.0 { *y } else { 0.0 }
+            if *x > 0.0 && *x < 1.0 {
+                *y
+            } else {
+                0.0
+            }
         }
         ("cmplt", [x, y]) => b(x < y),
         ("cmpeq", [x, y]) => b(x == y),
@@ -134,7 +148,11 @@ pub fn eval_op(op: &str, a: &[f64]) -> Option<f64> {
         ("and", [x, y]) => b(*x != 0.0 && *y != 0.0),
         ("or", [x, y]) => b(*x != 0.0 || *y != 0.0),
         ("where", [c, t, e]) => {
-            if *c != 0.0 { *t } else { *e }
+            if *c != 0.0 {
+                *t
+            } else {
+                *e
+            }
         }
         ("fma", [x, y, z]) => x.mul_add(*y, *z),
         _ => return None,
@@ -145,7 +163,10 @@ pub fn eval_op(op: &str, a: &[f64]) -> Option<f64> {
 /// the seed and the index, top 24 bits (the same generator as the compiled
 /// code).
 pub fn uniform01(seed: u64, index: u64) -> f64 {
-    let mut x = index.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(seed).wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut x = index
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .wrapping_add(seed)
+        .wrapping_add(0x9E37_79B9_7F4A_7C15);
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     x ^= x >> 31;
@@ -155,11 +176,27 @@ pub fn uniform01(seed: u64, index: u64) -> f64 {
 /// A statement of a routine. Buffers are numbered.
 #[derive(Clone, Debug)]
 pub enum Stmt {
-    Alloc { buf: usize, dims: Vec<u64> },
-    Fill { buf: usize, value: f64 },
-    Range { buf: usize },
-    Uniform { buf: usize, seed: u64, low: f64, high: f64 },
-    Literal { buf: usize, values: Vec<f64> },
+    Alloc {
+        buf: usize,
+        dims: Vec<u64>,
+    },
+    Fill {
+        buf: usize,
+        value: f64,
+    },
+    Range {
+        buf: usize,
+    },
+    Uniform {
+        buf: usize,
+        seed: u64,
+        low: f64,
+        high: f64,
+    },
+    Literal {
+        buf: usize,
+        values: Vec<f64>,
+    },
     Accum {
         lhs: usize,
         rhs: Vec<usize>,
@@ -216,7 +253,10 @@ pub fn row_major_strides(dims: &[u64]) -> Vec<u64> {
 }
 
 /// Calls `f` with every index of a space, in row-major order.
-fn for_each(space: &[u64], mut f: impl FnMut(&[i64]) -> Result<(), RunError>) -> Result<(), RunError> {
+fn for_each(
+    space: &[u64],
+    mut f: impl FnMut(&[i64]) -> Result<(), RunError>,
+) -> Result<(), RunError> {
     if space.iter().any(|&d| d == 0) {
         return Ok(());
     }
@@ -246,14 +286,21 @@ struct Buffer {
 
 impl Buffer {
     fn new(dims: Vec<u64>, data: Vec<f64>) -> Buffer {
-        Buffer { strides: row_major_strides(&dims), dims, data }
+        Buffer {
+            strides: row_major_strides(&dims),
+            dims,
+            data,
+        }
     }
 
     fn offset(&self, idx: &[i64]) -> Result<usize, RunError> {
         let mut off = 0u64;
         for ((&i, &d), &s) in idx.iter().zip(&self.dims).zip(&self.strides) {
             if i < 0 || i as u64 >= d {
-                return Err(RunError(format!("index {idx:?} out of bounds of a buffer of shape {:?}", self.dims)));
+                return Err(RunError(format!(
+                    "index {idx:?} out of bounds of a buffer of shape {:?}",
+                    self.dims
+                )));
             }
             off += i as u64 * s;
         }
@@ -264,13 +311,19 @@ impl Buffer {
 /// Runs a routine on its arguments and returns its results.
 pub fn run(r: &Routine, args: &[Value]) -> Result<Vec<Value>, RunError> {
     if args.len() != r.args.len() {
-        return Err(RunError(format!("the routine takes {} arguments, {} given", r.args.len(), args.len())));
+        return Err(RunError(format!(
+            "the routine takes {} arguments, {} given",
+            r.args.len(),
+            args.len()
+        )));
     }
     let mut bufs: Vec<Option<Buffer>> = vec![];
     let mut scalars: Vec<i64> = vec![];
     for (a, v) in r.args.iter().zip(args) {
         match (a, v) {
-            (Arg::Buffer { dims }, Value::Buffer { dims: d, data }) if dims == d && data.len() as u64 == dims.iter().product::<u64>() => {
+            (Arg::Buffer { dims }, Value::Buffer { dims: d, data })
+                if dims == d && data.len() as u64 == dims.iter().product::<u64>() =>
+            {
                 bufs.push(Some(Buffer::new(dims.clone(), data.clone())));
                 scalars.push(0);
             }
@@ -302,13 +355,30 @@ pub fn run(r: &Routine, args: &[Value]) -> Result<Vec<Value>, RunError> {
             }
             Stmt::Range { buf } => {
                 let i = get(&bufs, *buf)?;
-                for (k, x) in bufs[i].as_mut().expect("checked").data.iter_mut().enumerate() {
+                for (k, x) in bufs[i]
+                    .as_mut()
+                    .expect("checked")
+                    .data
+                    .iter_mut()
+                    .enumerate()
+                {
                     *x = k as f64;
                 }
             }
-            Stmt::Uniform { buf, seed, low, high } => {
+            Stmt::Uniform {
+                buf,
+                seed,
+                low,
+                high,
+            } => {
                 let i = get(&bufs, *buf)?;
-                for (k, x) in bufs[i].as_mut().expect("checked").data.iter_mut().enumerate() {
+                for (k, x) in bufs[i]
+                    .as_mut()
+                    .expect("checked")
+                    .data
+                    .iter_mut()
+                    .enumerate()
+                {
                     *x = low + (high - low) * uniform01(*seed, k as u64);
                 }
             }
@@ -316,17 +386,40 @@ pub fn run(r: &Routine, args: &[Value]) -> Result<Vec<Value>, RunError> {
                 let i = get(&bufs, *buf)?;
                 let b = bufs[i].as_mut().expect("checked");
                 if values.len() != b.data.len() {
-                    return Err(RunError(format!("a literal of {} values for {} cells", values.len(), b.data.len())));
+                    return Err(RunError(format!(
+                        "a literal of {} values for {} cells",
+                        values.len(),
+                        b.data.len()
+                    )));
                 }
                 b.data.copy_from_slice(values);
             }
-            Stmt::Accum { lhs, rhs, accum, op, initialize_neutral, space, maps, symbols } => {
+            Stmt::Accum {
+                lhs,
+                rhs,
+                accum,
+                op,
+                initialize_neutral,
+                space,
+                maps,
+                symbols,
+            } => {
                 let l = get(&bufs, *lhs)?;
-                let syms: Vec<i64> = symbols.iter().map(|&k| scalars.get(k).copied().unwrap_or(0)).collect();
+                let syms: Vec<i64> = symbols
+                    .iter()
+                    .map(|&k| scalars.get(k).copied().unwrap_or(0))
+                    .collect();
                 if *initialize_neutral {
-                    bufs[l].as_mut().expect("checked").data.fill(accum.neutral());
+                    bufs[l]
+                        .as_mut()
+                        .expect("checked")
+                        .data
+                        .fill(accum.neutral());
                 }
-                let rs: Vec<usize> = rhs.iter().map(|&k| get(&bufs, k)).collect::<Result<_, _>>()?;
+                let rs: Vec<usize> = rhs
+                    .iter()
+                    .map(|&k| get(&bufs, k))
+                    .collect::<Result<_, _>>()?;
                 let mut vals = vec![0.0; rs.len()];
                 let mut idx = vec![];
                 for_each(space, |it| {
@@ -336,7 +429,9 @@ pub fn run(r: &Routine, args: &[Value]) -> Result<Vec<Value>, RunError> {
                         let b = bufs[rb].as_ref().expect("checked");
                         vals[k] = b.data[b.offset(&idx)?];
                     }
-                    let v = eval_op(op, &vals).ok_or_else(|| RunError(format!("unknown op '{op}' with {} operands", vals.len())))?;
+                    let v = eval_op(op, &vals).ok_or_else(|| {
+                        RunError(format!("unknown op '{op}' with {} operands", vals.len()))
+                    })?;
                     idx.clear();
                     idx.extend(maps[0].iter().map(|e| e.eval(it, &syms)));
                     let b = bufs[l].as_mut().expect("checked");
@@ -352,7 +447,10 @@ pub fn run(r: &Routine, args: &[Value]) -> Result<Vec<Value>, RunError> {
         .map(|&k| {
             let i = get(&bufs, k)?;
             let b = bufs[i].as_ref().expect("checked");
-            Ok(Value::Buffer { dims: b.dims.clone(), data: b.data.clone() })
+            Ok(Value::Buffer {
+                dims: b.dims.clone(),
+                data: b.data.clone(),
+            })
         })
         .collect()
 }
@@ -369,9 +467,15 @@ mod tests {
     fn matmul_and_reduction() {
         // c[i, j] += a[i, k] * b[k, j] with c reset to 0, then s = max over c.
         let r = Routine {
-            args: vec![Arg::Buffer { dims: vec![2, 3] }, Arg::Buffer { dims: vec![3, 2] }],
+            args: vec![
+                Arg::Buffer { dims: vec![2, 3] },
+                Arg::Buffer { dims: vec![3, 2] },
+            ],
             stmts: vec![
-                Stmt::Alloc { buf: 2, dims: vec![2, 2] },
+                Stmt::Alloc {
+                    buf: 2,
+                    dims: vec![2, 2],
+                },
                 Stmt::Accum {
                     lhs: 2,
                     rhs: vec![0, 1],
@@ -382,7 +486,10 @@ mod tests {
                     maps: vec![vec![d(0), d(1)], vec![d(0), d(2)], vec![d(2), d(1)]],
                     symbols: vec![],
                 },
-                Stmt::Alloc { buf: 3, dims: vec![1] },
+                Stmt::Alloc {
+                    buf: 3,
+                    dims: vec![1],
+                },
                 Stmt::Accum {
                     lhs: 3,
                     rhs: vec![2],
@@ -396,11 +503,29 @@ mod tests {
             ],
             results: vec![2, 3],
         };
-        let a = Value::Buffer { dims: vec![2, 3], data: vec![1., 2., 3., 4., 5., 6.] };
-        let b = Value::Buffer { dims: vec![3, 2], data: vec![1., 2., 3., 4., 5., 6.] };
+        let a = Value::Buffer {
+            dims: vec![2, 3],
+            data: vec![1., 2., 3., 4., 5., 6.],
+        };
+        let b = Value::Buffer {
+            dims: vec![3, 2],
+            data: vec![1., 2., 3., 4., 5., 6.],
+        };
         let out = run(&r, &[a, b]).unwrap();
-        assert_eq!(out[0], Value::Buffer { dims: vec![2, 2], data: vec![22., 28., 49., 64.] });
-        assert_eq!(out[1], Value::Buffer { dims: vec![1], data: vec![64.] });
+        assert_eq!(
+            out[0],
+            Value::Buffer {
+                dims: vec![2, 2],
+                data: vec![22., 28., 49., 64.]
+            }
+        );
+        assert_eq!(
+            out[1],
+            Value::Buffer {
+                dims: vec![1],
+                data: vec![64.]
+            }
+        );
     }
 
     #[test]
@@ -409,7 +534,10 @@ mod tests {
         let r = Routine {
             args: vec![Arg::Buffer { dims: vec![3, 2] }, Arg::Index],
             stmts: vec![
-                Stmt::Alloc { buf: 2, dims: vec![2] },
+                Stmt::Alloc {
+                    buf: 2,
+                    dims: vec![2],
+                },
                 Stmt::Accum {
                     lhs: 2,
                     rhs: vec![0],
@@ -423,8 +551,17 @@ mod tests {
             ],
             results: vec![2],
         };
-        let x = Value::Buffer { dims: vec![3, 2], data: vec![0., 1., 2., 3., 4., 5.] };
-        assert_eq!(run(&r, &[x.clone(), Value::Index(2)]).unwrap()[0], Value::Buffer { dims: vec![2], data: vec![4., 5.] });
+        let x = Value::Buffer {
+            dims: vec![3, 2],
+            data: vec![0., 1., 2., 3., 4., 5.],
+        };
+        assert_eq!(
+            run(&r, &[x.clone(), Value::Index(2)]).unwrap()[0],
+            Value::Buffer {
+                dims: vec![2],
+                data: vec![4., 5.]
+            }
+        );
         let e = run(&r, &[x, Value::Index(3)]).unwrap_err();
         assert!(e.0.contains("out of bounds"), "{e}");
     }

@@ -10,10 +10,14 @@ fn bench(c: &mut Criterion) {
     for &n in &[1_000usize, 10_000, 100_000] {
         let mlp = gen::mlp(n / 5, 64);
         group.throughput(Throughput::Elements(mlp.len() as u64));
-        group.bench_with_input(BenchmarkId::new("mlp", mlp.len()), &mlp, |b, g| b.iter(|| infer(g).unwrap()));
+        group.bench_with_input(BenchmarkId::new("mlp", mlp.len()), &mlp, |b, g| {
+            b.iter(|| infer(g).unwrap())
+        });
         let tr = gen::transformer(n / 25);
         group.throughput(Throughput::Elements(tr.len() as u64));
-        group.bench_with_input(BenchmarkId::new("transformer", tr.len()), &tr, |b, g| b.iter(|| infer(g).unwrap()));
+        group.bench_with_input(BenchmarkId::new("transformer", tr.len()), &tr, |b, g| {
+            b.iter(|| infer(g).unwrap())
+        });
     }
     group.finish();
 }

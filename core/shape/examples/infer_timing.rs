@@ -12,5 +12,9 @@ fn main() {
     };
     let t = Instant::now();
     ocannl_shape::infer(&g).unwrap();
-    println!("{kind} {} nodes: {:.2} ms", g.len(), t.elapsed().as_secs_f64() * 1e3);
+    println!(
+        "{kind} {} nodes: {:.2} ms",
+        g.len(),
+        t.elapsed().as_secs_f64() * 1e3
+    );
 }

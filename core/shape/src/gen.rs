@@ -12,7 +12,11 @@ struct Builder {
 
 impl Builder {
     fn add(&mut self, node: Node, shape: &str) -> usize {
-        self.nodes.push(NodeDecl { node, shape: shape.to_string(), elems: None });
+        self.nodes.push(NodeDecl {
+            node,
+            shape: shape.to_string(),
+            elems: None,
+        });
         self.nodes.len() - 1
     }
 
@@ -96,7 +100,10 @@ mod tests {
         let inf = infer(&t).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(inf.shapes.last().unwrap().to_string(), "8|16,64");
         // ff2 is inferred from its uses: 128 -> 64.
-        let ff2 = t.iter().position(|n| matches!(&n.node, Node::Terminal { param: Some(p) } if p == "ff2_0")).unwrap();
+        let ff2 = t
+            .iter()
+            .position(|n| matches!(&n.node, Node::Terminal { param: Some(p) } if p == "ff2_0"))
+            .unwrap();
         assert_eq!(inf.shapes[ff2].to_string(), "128->64");
     }
 }

@@ -12,7 +12,9 @@ use crate::{
 #[derive(Clone, Debug)]
 pub enum Node {
     /// A leaf: a function argument, a constant, or (with a name) a param.
-    Terminal { param: Option<String> },
+    Terminal {
+        param: Option<String>,
+    },
     Pointwise(Vec<usize>),
     Compose(usize, usize),
     Einsum(EinsumSpec, Vec<usize>),
@@ -81,16 +83,23 @@ pub fn infer(nodes: &[NodeDecl]) -> Result<Inference, InferError> {
 
 /// As [`infer`], but adds the constraints in the given order of nodes (a
 /// permutation), to check that the solution does not depend on it.
-pub fn infer_with_order(nodes: &[NodeDecl], order: Option<&[usize]>) -> Result<Inference, InferError> {
+pub fn infer_with_order(
+    nodes: &[NodeDecl],
+    order: Option<&[usize]>,
+) -> Result<Inference, InferError> {
     let mut solver = Solver::new();
     let mut scope = VarScope::default();
     let mut shapes = Vec::with_capacity(nodes.len());
     for (i, n) in nodes.iter().enumerate() {
-        let shape = parse_shape(&n.shape, &mut scope, &mut solver).map_err(|e: SpecError| InferError {
-            node: i,
-            message: format!("invalid shape: {} at position {} in \"{}\"", e.message, e.pos, e.text),
-            notes: vec![],
-        })?;
+        let shape =
+            parse_shape(&n.shape, &mut scope, &mut solver).map_err(|e: SpecError| InferError {
+                node: i,
+                message: format!(
+                    "invalid shape: {} at position {} in \"{}\"",
+                    e.message, e.pos, e.text
+                ),
+                notes: vec![],
+            })?;
         shapes.push(shape);
     }
     let default_order: Vec<usize> = (0..nodes.len()).collect();
@@ -98,10 +107,19 @@ pub fn infer_with_order(nodes: &[NodeDecl], order: Option<&[usize]>) -> Result<I
         let n = &nodes[i];
         for &j in &n.node.operands() {
             if j >= i {
-                return Err(InferError { node: i, message: format!("operand node {j} is not defined before node {i}"), notes: vec![] });
+                return Err(InferError {
+                    node: i,
+                    message: format!("operand node {j} is not defined before node {i}"),
+                    notes: vec![],
+                });
             }
         }
-        let origin = Origin { op: i, what: What::text(n.node.name()), others: n.node.operands().into(), decided_by: vec![] };
+        let origin = Origin {
+            op: i,
+            what: What::text(n.node.name()),
+            others: n.node.operands().into(),
+            decided_by: vec![],
+        };
         let r = &shapes[i];
         let ops: Vec<&Shape> = n.node.operands().iter().map(|&j| &shapes[j]).collect();
         match &n.node {
@@ -113,13 +131,22 @@ pub fn infer_with_order(nodes: &[NodeDecl], order: Option<&[usize]>) -> Result<I
                 logic::batch_slice(&mut solver, r, ops[0], &origin);
             }
             Node::Einsum(spec, _) => {
-                logic::einsum(&mut solver, spec, r, &ops, &origin)
-                    .map_err(|m| InferError { node: i, message: m, notes: vec![] })?;
+                logic::einsum(&mut solver, spec, r, &ops, &origin).map_err(|m| InferError {
+                    node: i,
+                    message: m,
+                    notes: vec![],
+                })?;
             }
         }
         if let Some(elems) = n.elems {
             let rows = vec![r.batch.clone(), r.input.clone(), r.output.clone()];
-            solver.add(Constraint::TotalElems { rows, n: elems }, Origin { what: What::text("the elements of the literal"), ..origin });
+            solver.add(
+                Constraint::TotalElems { rows, n: elems },
+                Origin {
+                    what: What::text("the elements of the literal"),
+                    ..origin
+                },
+            );
         }
     }
     let fail = |solver: &Solver, e: ShapeError| to_error(solver, nodes, &shapes, e);
@@ -129,22 +156,40 @@ pub fn infer_with_order(nodes: &[NodeDecl], order: Option<&[usize]>) -> Result<I
     let mut out = vec![Shape::default(); nodes.len()];
     for (i, s) in shapes.iter().enumerate().rev() {
         let origin = Origin::new(i, nodes[i].node.name());
-        out[i] = solver.close_shape(s, &origin).map_err(|e| fail(&solver, e))?;
+        out[i] = solver
+            .close_shape(s, &origin)
+            .map_err(|e| fail(&solver, e))?;
     }
     // A closed shape is concrete: closing the earlier shapes afterwards
     // cannot change it.
     debug_assert!(out.iter().all(Shape::is_concrete));
-    Ok(Inference { shapes: out, assumptions: solver.assumptions.clone() })
+    Ok(Inference {
+        shapes: out,
+        assumptions: solver.assumptions.clone(),
+    })
 }
 
 fn to_error(solver: &Solver, nodes: &[NodeDecl], shapes: &[Shape], e: ShapeError) -> InferError {
     let i = e.origin.op.min(nodes.len().saturating_sub(1));
     let show = |j: usize| display_partial(&solver.subst_shape(&shapes[j]));
     let operands = nodes[i].node.operands();
-    let mut message = format!("shape mismatch in {}: {} ({})", nodes[i].node.name(), e.message, e.origin.what);
+    let mut message = format!(
+        "shape mismatch in {}: {} ({})",
+        nodes[i].node.name(),
+        e.message,
+        e.origin.what
+    );
     if !operands.is_empty() {
-        let list: Vec<String> = operands.iter().enumerate().map(|(k, &j)| format!("#{} \"{}\"", k + 1, show(j))).collect();
-        message += &format!("; operand shapes: {}; result shape so far: \"{}\"", list.join(", "), show(i));
+        let list: Vec<String> = operands
+            .iter()
+            .enumerate()
+            .map(|(k, &j)| format!("#{} \"{}\"", k + 1, show(j)))
+            .collect();
+        message += &format!(
+            "; operand shapes: {}; result shape so far: \"{}\"",
+            list.join(", "),
+            show(i)
+        );
     } else if e.message.starts_with("You forgot") {
         message = e.message.clone();
     } else {
@@ -153,13 +198,33 @@ fn to_error(solver: &Solver, nodes: &[NodeDecl], shapes: &[Shape], e: ShapeError
     let mut notes: Vec<(usize, String)> = operands
         .iter()
         .enumerate()
-        .map(|(k, &j)| (j, format!("operand #{} ({}) has shape \"{}\"", k + 1, nodes[j].node.name(), show(j))))
+        .map(|(k, &j)| {
+            (
+                j,
+                format!(
+                    "operand #{} ({}) has shape \"{}\"",
+                    k + 1,
+                    nodes[j].node.name(),
+                    show(j)
+                ),
+            )
+        })
         .collect();
     for &j in &e.origin.decided_by {
         if j < nodes.len() {
-            notes.push((j, format!("a conflicting dimension was decided by this {} (shape \"{}\")", nodes[j].node.name(), show(j))));
+            notes.push((
+                j,
+                format!(
+                    "a conflicting dimension was decided by this {} (shape \"{}\")",
+                    nodes[j].node.name(),
+                    show(j)
+                ),
+            ));
         }
     }
-    InferError { node: i, message, notes }
+    InferError {
+        node: i,
+        message,
+        notes,
+    }
 }
-

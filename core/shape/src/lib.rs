@@ -14,6 +14,6 @@ pub mod solver;
 #[cfg(test)]
 mod tests;
 
-pub use notation::{parse_einsum, parse_slot, Context, EinsumSpec, Kind, SpecError};
 pub use infer::{infer, InferError, Inference, Node, NodeDecl};
+pub use notation::{parse_einsum, parse_slot, Context, EinsumSpec, Kind, SpecError};
 pub use shape::{parse_shape, Dim, DimVar, Fresh, Label, Row, RowVar, Shape, VarScope};

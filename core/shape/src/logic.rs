@@ -17,14 +17,36 @@ use crate::{
     solver::{Constraint, Origin, Solver, Terminal, What},
 };
 
-fn ineq_rows(s: &mut Solver, cur: &Shape, ck: Kind, subr: &Shape, sk: Kind, origin: &Origin, what: What) {
-    let o = Origin { what, ..origin.clone() };
-    s.add(Constraint::RowIneq { cur: cur.row(ck).clone(), subr: subr.row(sk).clone() }, o);
+fn ineq_rows(
+    s: &mut Solver,
+    cur: &Shape,
+    ck: Kind,
+    subr: &Shape,
+    sk: Kind,
+    origin: &Origin,
+    what: What,
+) {
+    let o = Origin {
+        what,
+        ..origin.clone()
+    };
+    s.add(
+        Constraint::RowIneq {
+            cur: cur.row(ck).clone(),
+            subr: subr.row(sk).clone(),
+        },
+        o,
+    );
 }
 
 /// A description naming a row kind and an operand.
 fn about(text: &'static str, kind: Kind, operand: usize, of: usize) -> What {
-    What { text, kind: Some(kind), operand: Some((operand as u32, of as u32)), n: 0 }
+    What {
+        text,
+        kind: Some(kind),
+        operand: Some((operand as u32, of as u32)),
+        n: 0,
+    }
 }
 
 /// Broadcasting pointwise: `result.k >= operand.k` for every kind.
@@ -32,25 +54,102 @@ pub fn pointwise(s: &mut Solver, result: &Shape, operands: &[&Shape], origin: &O
     let n = operands.len();
     for (i, op) in operands.iter().enumerate() {
         for k in Kind::ALL {
-            ineq_rows(s, result, k, op, k, origin, about("the {kind} row of {operand} broadcast to the result's", k, i, n));
+            ineq_rows(
+                s,
+                result,
+                k,
+                op,
+                k,
+                origin,
+                about(
+                    "the {kind} row of {operand} broadcast to the result's",
+                    k,
+                    i,
+                    n,
+                ),
+            );
         }
     }
 }
 
 /// OCANNL's `*`: the input row of `a` contracts with the output row of `b`.
 pub fn compose(s: &mut Solver, result: &Shape, a: &Shape, b: &Shape, origin: &Origin) {
-    ineq_rows(s, a, Kind::Input, b, Kind::Output, origin, What::text("the output row of operand #2 against the input row of operand #1"));
-    ineq_rows(s, result, Kind::Batch, a, Kind::Batch, origin, What::text("the batch row of operand #1 broadcast to the result's"));
-    ineq_rows(s, result, Kind::Batch, b, Kind::Batch, origin, What::text("the batch row of operand #2 broadcast to the result's"));
-    ineq_rows(s, result, Kind::Input, b, Kind::Input, origin, What::text("the input row of operand #2 against the result's input row"));
-    ineq_rows(s, result, Kind::Output, a, Kind::Output, origin, What::text("the output row of operand #1 against the result's output row"));
+    ineq_rows(
+        s,
+        a,
+        Kind::Input,
+        b,
+        Kind::Output,
+        origin,
+        What::text("the output row of operand #2 against the input row of operand #1"),
+    );
+    ineq_rows(
+        s,
+        result,
+        Kind::Batch,
+        a,
+        Kind::Batch,
+        origin,
+        What::text("the batch row of operand #1 broadcast to the result's"),
+    );
+    ineq_rows(
+        s,
+        result,
+        Kind::Batch,
+        b,
+        Kind::Batch,
+        origin,
+        What::text("the batch row of operand #2 broadcast to the result's"),
+    );
+    ineq_rows(
+        s,
+        result,
+        Kind::Input,
+        b,
+        Kind::Input,
+        origin,
+        What::text("the input row of operand #2 against the result's input row"),
+    );
+    ineq_rows(
+        s,
+        result,
+        Kind::Output,
+        a,
+        Kind::Output,
+        origin,
+        What::text("the output row of operand #1 against the result's output row"),
+    );
 }
 
 /// Swaps the input and output rows.
 pub fn transpose(s: &mut Solver, result: &Shape, x: &Shape, origin: &Origin) {
-    ineq_rows(s, result, Kind::Batch, x, Kind::Batch, origin, What::text("the batch row of the operand against the result's"));
-    ineq_rows(s, result, Kind::Input, x, Kind::Output, origin, What::text("the output row of the operand against the result's input row"));
-    ineq_rows(s, result, Kind::Output, x, Kind::Input, origin, What::text("the input row of the operand against the result's output row"));
+    ineq_rows(
+        s,
+        result,
+        Kind::Batch,
+        x,
+        Kind::Batch,
+        origin,
+        What::text("the batch row of the operand against the result's"),
+    );
+    ineq_rows(
+        s,
+        result,
+        Kind::Input,
+        x,
+        Kind::Output,
+        origin,
+        What::text("the output row of the operand against the result's input row"),
+    );
+    ineq_rows(
+        s,
+        result,
+        Kind::Output,
+        x,
+        Kind::Input,
+        origin,
+        What::text("the input row of the operand against the result's output row"),
+    );
 }
 
 /// Removes the leftmost batch axis: `x.batch = [d] ++ result.batch`, the
@@ -59,14 +158,36 @@ pub fn batch_slice(s: &mut Solver, result: &Shape, x: &Shape, origin: &Origin) -
     let d = Dim::Var(s.fresh_dim());
     let rb = &result.batch;
     let sliced = if rb.var.is_some() {
-        Row { beg: std::iter::once(d.clone()).chain(rb.beg.iter().cloned()).collect(), var: rb.var, end: rb.end.clone() }
+        Row {
+            beg: std::iter::once(d.clone())
+                .chain(rb.beg.iter().cloned())
+                .collect(),
+            var: rb.var,
+            end: rb.end.clone(),
+        }
     } else {
-        Row::closed(std::iter::once(d.clone()).chain(rb.end.iter().cloned()).collect())
+        Row::closed(
+            std::iter::once(d.clone())
+                .chain(rb.end.iter().cloned())
+                .collect(),
+        )
     };
-    let o = |w: &'static str| Origin { what: What::text(w), ..origin.clone() };
-    s.add(Constraint::RowEq(x.batch.clone(), sliced), o("the operand's batch row against the result's with the sliced axis in front"));
-    s.add(Constraint::RowEq(x.input.clone(), result.input.clone()), o("the input rows of the operand and the result"));
-    s.add(Constraint::RowEq(x.output.clone(), result.output.clone()), o("the output rows of the operand and the result"));
+    let o = |w: &'static str| Origin {
+        what: What::text(w),
+        ..origin.clone()
+    };
+    s.add(
+        Constraint::RowEq(x.batch.clone(), sliced),
+        o("the operand's batch row against the result's with the sliced axis in front"),
+    );
+    s.add(
+        Constraint::RowEq(x.input.clone(), result.input.clone()),
+        o("the input rows of the operand and the result"),
+    );
+    s.add(
+        Constraint::RowEq(x.output.clone(), result.output.clone()),
+        o("the output rows of the operand and the result"),
+    );
     s.add(Constraint::AtLeast(d.clone(), 1), o("the sliced axis"));
     d
 }
@@ -76,16 +197,32 @@ pub fn terminal(s: &mut Solver, shape: &Shape, param: Option<&str>, origin: &Ori
     if param.is_some() {
         s.add(
             Constraint::RowEq(shape.batch.clone(), Row::closed(vec![])),
-            Origin { what: What::text("a param has no batch axes"), ..origin.clone() },
+            Origin {
+                what: What::text("a param has no batch axes"),
+                ..origin.clone()
+            },
         );
     }
-    s.add_terminal(Terminal { shape: shape.clone(), param: param.map(str::to_string), origin: origin.clone() });
+    s.add_terminal(Terminal {
+        shape: shape.clone(),
+        param: param.map(str::to_string),
+        origin: origin.clone(),
+    });
 }
 
 /// Generalized einsum: `slot_i >= operand_i` and `result >= lhs slot`, the
 /// spec's labels shared across slots.
-pub fn einsum(s: &mut Solver, spec: &EinsumSpec, result: &Shape, operands: &[&Shape], origin: &Origin) -> Result<(), String> {
-    let mut b = SpecBuilder { labels: HashMap::new(), rows: HashMap::new() };
+pub fn einsum(
+    s: &mut Solver,
+    spec: &EinsumSpec,
+    result: &Shape,
+    operands: &[&Shape],
+    origin: &Origin,
+) -> Result<(), String> {
+    let mut b = SpecBuilder {
+        labels: HashMap::new(),
+        rows: HashMap::new(),
+    };
     let mut rhs = vec![];
     for slot in &spec.rhs {
         rhs.push(b.slot(s, slot, false, origin)?);
@@ -94,11 +231,30 @@ pub fn einsum(s: &mut Solver, spec: &EinsumSpec, result: &Shape, operands: &[&Sh
     let n = operands.len();
     for (i, (slot, op)) in rhs.iter().zip(operands).enumerate() {
         for k in Kind::ALL {
-            ineq_rows(s, slot, k, op, k, origin, about("the {kind} row of {operand} against its spec", k, i, n));
+            ineq_rows(
+                s,
+                slot,
+                k,
+                op,
+                k,
+                origin,
+                about("the {kind} row of {operand} against its spec", k, i, n),
+            );
         }
     }
     for k in Kind::ALL {
-        ineq_rows(s, result, k, &lhs, k, origin, What { kind: Some(k), ..What::text("the result's {kind} row against its spec") });
+        ineq_rows(
+            s,
+            result,
+            k,
+            &lhs,
+            k,
+            origin,
+            What {
+                kind: Some(k),
+                ..What::text("the result's {kind} row against its spec")
+            },
+        );
     }
     Ok(())
 }
@@ -110,10 +266,21 @@ struct SpecBuilder {
 
 impl SpecBuilder {
     fn label(&mut self, s: &mut Solver, name: &str) -> Dim {
-        Dim::Var(*self.labels.entry(name.to_string()).or_insert_with(|| s.fresh_dim()))
+        Dim::Var(
+            *self
+                .labels
+                .entry(name.to_string())
+                .or_insert_with(|| s.fresh_dim()),
+        )
     }
 
-    fn slot(&mut self, s: &mut Solver, slot: &SlotSpec, is_lhs: bool, origin: &Origin) -> Result<Shape, String> {
+    fn slot(
+        &mut self,
+        s: &mut Solver,
+        slot: &SlotSpec,
+        is_lhs: bool,
+        origin: &Origin,
+    ) -> Result<Shape, String> {
         let mut shape = Shape::default();
         for k in Kind::ALL {
             *shape.row_mut(k) = self.row(s, slot.row(k), k, is_lhs, origin)?;
@@ -121,7 +288,14 @@ impl SpecBuilder {
         Ok(shape)
     }
 
-    fn row(&mut self, s: &mut Solver, spec: &RowSpec, kind: Kind, is_lhs: bool, origin: &Origin) -> Result<Row, String> {
+    fn row(
+        &mut self,
+        s: &mut Solver,
+        spec: &RowSpec,
+        kind: Kind,
+        is_lhs: bool,
+        origin: &Origin,
+    ) -> Result<Row, String> {
         let mut conv = |axes: &[AxisSpec], s: &mut Solver| -> Result<Vec<Dim>, String> {
             let mut out = vec![];
             for a in axes {
@@ -162,13 +336,22 @@ impl SpecBuilder {
         let beg = conv(&spec.beg, s)?;
         let end = conv(&spec.end, s)?;
         let var = match &spec.var {
-            Some(v) => Some(*self.rows.entry(v.name(kind)).or_insert_with(|| s.fresh_row())),
+            Some(v) => Some(
+                *self
+                    .rows
+                    .entry(v.name(kind))
+                    .or_insert_with(|| s.fresh_row()),
+            ),
             // An operand row written without a row variable gives its
             // rightmost axes; further axes to the left are untracked (and
             // reduced). A result row is exactly as written.
             None if !is_lhs => Some(s.fresh_row()),
             None => None,
         };
-        Ok(if var.is_none() { Row::closed(beg.into_iter().chain(end).collect()) } else { Row { beg, var, end } })
+        Ok(if var.is_none() {
+            Row::closed(beg.into_iter().chain(end).collect())
+        } else {
+            Row { beg, var, end }
+        })
     }
 }

@@ -27,7 +27,11 @@ pub struct SpecError {
 
 impl fmt::Display for SpecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} at position {} in \"{}\"", self.message, self.pos, self.text)
+        write!(
+            f,
+            "{} at position {} in \"{}\"",
+            self.message, self.pos, self.text
+        )
     }
 }
 
@@ -176,7 +180,11 @@ struct Parser<'a> {
 
 impl<'a> Parser<'a> {
     fn err(&self, pos: usize, message: impl Into<String>) -> SpecError {
-        SpecError { pos, message: message.into(), text: self.text.to_string() }
+        SpecError {
+            pos,
+            message: message.into(),
+            text: self.text.to_string(),
+        }
     }
 
     /// Parses the slot in `text[start..end]`.
@@ -186,7 +194,10 @@ impl<'a> Parser<'a> {
         let (batch_part, rest, rest_off) = match s.find('|') {
             Some(i) => {
                 if let Some(j) = s[i + 1..].find('|') {
-                    return Err(self.err(start + i + 1 + j, "unexpected second '|' (a shape has one batch row)"));
+                    return Err(self.err(
+                        start + i + 1 + j,
+                        "unexpected second '|' (a shape has one batch row)",
+                    ));
                 }
                 spec.has_batch = true;
                 (Some((start, start + i)), &s[i + 1..], start + i + 1)
@@ -196,10 +207,16 @@ impl<'a> Parser<'a> {
         let (input_part, output_part) = match rest.find("->") {
             Some(i) => {
                 if let Some(j) = rest[i + 2..].find("->") {
-                    return Err(self.err(rest_off + i + 2 + j, "unexpected second '->' (a shape has one input row)"));
+                    return Err(self.err(
+                        rest_off + i + 2 + j,
+                        "unexpected second '->' (a shape has one input row)",
+                    ));
                 }
                 spec.has_input = true;
-                (Some((rest_off, rest_off + i)), (rest_off + i + 2, rest_off + rest.len()))
+                (
+                    Some((rest_off, rest_off + i)),
+                    (rest_off + i + 2, rest_off + rest.len()),
+                )
             }
             None => (None, (rest_off, rest_off + rest.len())),
         };
@@ -259,15 +276,27 @@ impl<'a> Parser<'a> {
             }
             let (label, size) = (item[..eq].trim(), item[eq + 1..].trim());
             if self.ctx == Context::Einsum {
-                return Err(self.err(pos, "labelled sizes (label=N) are only allowed in shapes, not in einsum specs"));
+                return Err(self.err(
+                    pos,
+                    "labelled sizes (label=N) are only allowed in shapes, not in einsum specs",
+                ));
             }
             if !is_ident(label) {
-                return Err(self.err(pos, format!("expected a label before '=', found \"{label}\"")));
+                return Err(self.err(
+                    pos,
+                    format!("expected a label before '=', found \"{label}\""),
+                ));
             }
-            let size = size
-                .parse::<u64>()
-                .map_err(|_| self.err(pos + eq + 1, format!("expected a dimension size after '{label}=', found \"{size}\"")))?;
-            return Ok(Item::Axis(AxisSpec::Size { size, label: Some(label.to_string()) }));
+            let size = size.parse::<u64>().map_err(|_| {
+                self.err(
+                    pos + eq + 1,
+                    format!("expected a dimension size after '{label}=', found \"{size}\""),
+                )
+            })?;
+            return Ok(Item::Axis(AxisSpec::Size {
+                size,
+                label: Some(label.to_string()),
+            }));
         }
         if item.contains('*') || item.contains('+') || item.contains('<') {
             return self.affine(pos, item);
@@ -278,12 +307,20 @@ impl<'a> Parser<'a> {
         if is_ident(item) {
             return Ok(Item::Axis(AxisSpec::Var(item.to_string())));
         }
-        Err(self.err(pos, format!("expected an axis (identifier, integer, '_' or row variable), found \"{item}\"")))
+        Err(self.err(
+            pos,
+            format!(
+                "expected an axis (identifier, integer, '_' or row variable), found \"{item}\""
+            ),
+        ))
     }
 
     fn integer(&self, n: u64) -> AxisSpec {
         match self.ctx {
-            Context::Shape => AxisSpec::Size { size: n, label: None },
+            Context::Shape => AxisSpec::Size {
+                size: n,
+                label: None,
+            },
             Context::Einsum => AxisSpec::Fixed(n),
         }
     }
@@ -291,14 +328,19 @@ impl<'a> Parser<'a> {
     fn placeholder(&self, pos: usize) -> Result<Item, SpecError> {
         match self.ctx {
             Context::Einsum => Ok(Item::Axis(AxisSpec::Placeholder)),
-            Context::Shape => Err(self.err(pos, "'_' placeholders are only allowed in einsum specs")),
+            Context::Shape => {
+                Err(self.err(pos, "'_' placeholders are only allowed in einsum specs"))
+            }
         }
     }
 
     /// `[s*]o` `(+ | <+ | =+)` `[d*]k`, or `s*o`, or `s*o+c`.
     fn affine(&self, pos: usize, item: &str) -> Result<Item, SpecError> {
         if self.ctx != Context::Einsum {
-            return Err(self.err(pos, "affine (convolution) axes are only allowed in einsum specs"));
+            return Err(self.err(
+                pos,
+                "affine (convolution) axes are only allowed in einsum specs",
+            ));
         }
         let compact: String = item.chars().filter(|c| !c.is_whitespace()).collect();
         let (first, second, use_padding) = if let Some(i) = compact.find("<+") {
@@ -314,7 +356,10 @@ impl<'a> Parser<'a> {
             let (coeff, name) = match t.find('*') {
                 Some(i) => {
                     let c = t[..i].parse::<u64>().map_err(|_| {
-                        self.err(pos, format!("expected an integer coefficient before '*' in \"{item}\""))
+                        self.err(
+                            pos,
+                            format!("expected an integer coefficient before '*' in \"{item}\""),
+                        )
                     })?;
                     (c, &t[i + 1..])
                 }
@@ -325,17 +370,28 @@ impl<'a> Parser<'a> {
             }
             if let Ok(n) = name.parse::<u64>() {
                 if coeff != 1 {
-                    return Err(self.err(pos, format!("a constant offset cannot have a coefficient in \"{item}\"")));
+                    return Err(self.err(
+                        pos,
+                        format!("a constant offset cannot have a coefficient in \"{item}\""),
+                    ));
                 }
                 return Ok((n, None));
             }
             if !is_ident(name) {
-                return Err(self.err(pos, format!("expected an axis identifier, found \"{name}\" in \"{item}\"")));
+                return Err(self.err(
+                    pos,
+                    format!("expected an axis identifier, found \"{name}\" in \"{item}\""),
+                ));
             }
             Ok((coeff, Some(name.to_string())))
         };
         let (stride, over) = term(first)?;
-        let over = over.ok_or_else(|| self.err(pos, format!("expected an output axis identifier first in \"{item}\"")))?;
+        let over = over.ok_or_else(|| {
+            self.err(
+                pos,
+                format!("expected an output axis identifier first in \"{item}\""),
+            )
+        })?;
         if stride == 0 {
             return Err(self.err(pos, format!("the stride must be positive in \"{item}\"")));
         }
@@ -353,16 +409,30 @@ impl<'a> Parser<'a> {
                 }
                 (d, Some(k)) => {
                     if d == 0 {
-                        return Err(self.err(pos, format!("the dilation must be positive in \"{item}\"")));
+                        return Err(
+                            self.err(pos, format!("the dilation must be positive in \"{item}\""))
+                        );
                     }
                     (d, Some(k), 0)
                 }
             },
         };
-        Ok(Item::Axis(AxisSpec::Affine { stride, over, dilation, kernel, offset, use_padding }))
+        Ok(Item::Axis(AxisSpec::Affine {
+            stride,
+            over,
+            dilation,
+            kernel,
+            offset,
+            use_padding,
+        }))
     }
 
-    fn singlechar_items(&self, start: usize, end: usize, items: &mut Vec<(usize, Item)>) -> Result<(), SpecError> {
+    fn singlechar_items(
+        &self,
+        start: usize,
+        end: usize,
+        items: &mut Vec<(usize, Item)>,
+    ) -> Result<(), SpecError> {
         let b = self.text.as_bytes();
         let mut i = start;
         while i < end {
@@ -375,9 +445,9 @@ impl<'a> Parser<'a> {
                     items.push((i, Item::RowVar(RowVarSpec::Ellipsis)));
                     i += 3;
                 } else if rest.starts_with("..") {
-                    let close = rest[2..]
-                        .find("..")
-                        .ok_or_else(|| self.err(i, "unterminated row variable: expected '..' after '..name'"))?;
+                    let close = rest[2..].find("..").ok_or_else(|| {
+                        self.err(i, "unterminated row variable: expected '..' after '..name'")
+                    })?;
                     let name = &rest[2..2 + close];
                     if !is_ident(name) {
                         return Err(self.err(i + 2, format!("expected a row variable name between '..' and '..', found \"{name}\"")));
@@ -385,7 +455,10 @@ impl<'a> Parser<'a> {
                     items.push((i, Item::RowVar(RowVarSpec::Named(name.to_string()))));
                     i += close + 4;
                 } else {
-                    return Err(self.err(i, "unexpected '.': a row variable is written '...' or '..name..'"));
+                    return Err(self.err(
+                        i,
+                        "unexpected '.': a row variable is written '...' or '..name..'",
+                    ));
                 }
             } else if c == b'_' {
                 items.push((i, self.placeholder(i)?));
@@ -395,7 +468,9 @@ impl<'a> Parser<'a> {
                 while i < end && b[i].is_ascii_digit() {
                     i += 1;
                 }
-                let n = self.text[s..i].parse::<u64>().map_err(|_| self.err(s, "integer too large"))?;
+                let n = self.text[s..i]
+                    .parse::<u64>()
+                    .map_err(|_| self.err(s, "integer too large"))?;
                 items.push((s, Item::Axis(self.integer(n))));
             } else if c.is_ascii_alphabetic() {
                 items.push((i, Item::Axis(AxisSpec::Var((c as char).to_string()))));
@@ -428,7 +503,9 @@ fn row_var(item: &str) -> Option<Result<RowVarSpec, String>> {
     if let Some(inner) = item.strip_prefix("..") {
         return Some(match inner.strip_suffix("..") {
             Some(name) if is_ident(name) => Ok(RowVarSpec::Named(name.to_string())),
-            _ => Err(format!("malformed row variable \"{item}\": expected '...' or '..name..'")),
+            _ => Err(format!(
+                "malformed row variable \"{item}\": expected '...' or '..name..'"
+            )),
         });
     }
     None
@@ -437,14 +514,27 @@ fn row_var(item: &str) -> Option<Result<RowVarSpec, String>> {
 /// Parses a shape annotation (the SHAPE of `!ocannl_shape.tensor<"SHAPE", f32>`).
 /// `?` is not accepted here: see [`crate::shape::parse_shape`].
 pub fn parse_slot(text: &str, ctx: Context) -> Result<SlotSpec, SpecError> {
-    let p = Parser { text, ctx, multichar: is_multichar(text) };
+    let p = Parser {
+        text,
+        ctx,
+        multichar: is_multichar(text),
+    };
     p.slot(0, text.len())
 }
 
 /// Parses a generalized einsum spec with `arity` right-hand sides (1 or 2).
 pub fn parse_einsum(text: &str) -> Result<EinsumSpec, SpecError> {
-    let p = Parser { text, ctx: Context::Einsum, multichar: is_multichar(text) };
-    let arrow = text.find("=>").ok_or_else(|| p.err(text.len(), "expected '=>' separating the operands from the result (\"rhs => lhs\")"))?;
+    let p = Parser {
+        text,
+        ctx: Context::Einsum,
+        multichar: is_multichar(text),
+    };
+    let arrow = text.find("=>").ok_or_else(|| {
+        p.err(
+            text.len(),
+            "expected '=>' separating the operands from the result (\"rhs => lhs\")",
+        )
+    })?;
     if let Some(j) = text[arrow + 2..].find("=>") {
         return Err(p.err(arrow + 2 + j, "unexpected second '=>'"));
     }
@@ -456,7 +546,13 @@ pub fn parse_einsum(text: &str) -> Result<EinsumSpec, SpecError> {
         start += piece.len() + 1;
     }
     if rhs.len() > 3 {
-        return Err(p.err(arrow, format!("expected at most 3 operands before '=>', found {}", rhs.len())));
+        return Err(p.err(
+            arrow,
+            format!(
+                "expected at most 3 operands before '=>', found {}",
+                rhs.len()
+            ),
+        ));
     }
     let spec = EinsumSpec { rhs, lhs };
     check_var_kinds(&p, &spec)?;
@@ -491,7 +587,10 @@ fn check_var_kinds(p: &Parser, spec: &EinsumSpec) -> Result<(), SpecError> {
         }
     }
     if let Some(both) = dims.intersection(&rows).next() {
-        return Err(p.err(0, format!("name '{both}' is used as both a dimension variable and a row variable")));
+        return Err(p.err(
+            0,
+            format!("name '{both}' is used as both a dimension variable and a row variable"),
+        ));
     }
     Ok(())
 }
@@ -508,18 +607,35 @@ mod tests {
         let ax = |a: &AxisSpec| match a {
             AxisSpec::Var(s) => s.clone(),
             AxisSpec::Size { size, label: None } => format!("#{size}"),
-            AxisSpec::Size { size, label: Some(l) } => format!("{l}=#{size}"),
+            AxisSpec::Size {
+                size,
+                label: Some(l),
+            } => format!("{l}=#{size}"),
             AxisSpec::Fixed(n) => format!("@{n}"),
             AxisSpec::Placeholder => "_".into(),
-            AxisSpec::Affine { stride, over, dilation, kernel, offset, use_padding } => format!(
+            AxisSpec::Affine {
+                stride,
+                over,
+                dilation,
+                kernel,
+                offset,
+                use_padding,
+            } => format!(
                 "{stride}*{over}{}{}{}",
                 match use_padding {
                     None => "+",
                     Some(false) => "<+",
                     Some(true) => "=+",
                 },
-                kernel.as_ref().map(|k| format!("{dilation}*{k}")).unwrap_or_default(),
-                if *offset > 0 { offset.to_string() } else { String::new() }
+                kernel
+                    .as_ref()
+                    .map(|k| format!("{dilation}*{k}"))
+                    .unwrap_or_default(),
+                if *offset > 0 {
+                    offset.to_string()
+                } else {
+                    String::new()
+                }
             ),
         };
         let mut parts: Vec<String> = r.beg.iter().map(ax).collect();
@@ -534,7 +650,12 @@ mod tests {
     }
 
     fn fmt_slot(s: &SlotSpec) -> String {
-        format!("[{}|{}->{}]", fmt_row(&s.batch), fmt_row(&s.input), fmt_row(&s.output))
+        format!(
+            "[{}|{}->{}]",
+            fmt_row(&s.batch),
+            fmt_row(&s.input),
+            fmt_row(&s.output)
+        )
     }
 
     /// Each case: einsum spec => the parsed slots (rhs..., lhs).
@@ -545,15 +666,24 @@ mod tests {
             ("abc", ""),
             ("...|... => 0", "[...|->...] => [|->@0]"),
             ("... => 0", "[|->...] => [|->@0]"),
-            ("2...|...->... => ...|...->...", "[@2 ...|...->...] => [...|...->...]"),
-            ("..v..|ijk => ..v..kji", "[..v..|->i j k] => [|->..v.. k j i]"),
+            (
+                "2...|...->... => ...|...->...",
+                "[@2 ...|...->...] => [...|...->...]",
+            ),
+            (
+                "..v..|ijk => ..v..kji",
+                "[..v..|->i j k] => [|->..v.. k j i]",
+            ),
             ("a, ..r.., b => b, a", "[|->a ..r.. b] => [|->b a]"),
             ("i, j; j, k => i, k", "[|->i j] [|->j k] => [|->i k]"),
             ("b|i->o; o->p => b|i->p", "[b|i->o] [|o->p] => [b|i->p]"),
             ("ii=>i", "[|->i i] => [|->i]"),
             ("i_k=>ik", "[|->i _ k] => [|->i k]"),
             ("2*o+k; k => o", "[|->2*o+1*k] [|->k] => [|->o]"),
-            ("2*oh<+3*kh, ow=+kw; kh, kw => oh, ow", "[|->2*oh<+3*kh 1*ow=+1*kw] [|->kh kw] => [|->oh ow]"),
+            (
+                "2*oh<+3*kh, ow=+kw; kh, kw => oh, ow",
+                "[|->2*oh<+3*kh 1*ow=+1*kw] [|->kh kw] => [|->oh ow]",
+            ),
             ("2*i+1, j => i, j", "[|->2*i+1 j] => [|->i j]"),
             ("ab12c => c", "[|->a b @12 c] => [|->c]"),
         ];
@@ -580,7 +710,11 @@ mod tests {
             ("ij=>ik=>k", 6, "second '=>'"),
             ("i|j|k=>i", 3, "second '|'"),
             ("..a..b..c..=>a", 6, "at most one row variable"),
-            ("..d.., d; d, e => ..d.., e", 0, "both a dimension variable and a row variable"),
+            (
+                "..d.., d; d, e => ..d.., e",
+                0,
+                "both a dimension variable and a row variable",
+            ),
             ("i.j=>i", 1, "unexpected '.'"),
             ("i,j#=>i", 2, "expected an axis"),
             ("a=3=>a", 0, "only allowed in shapes"),
@@ -599,13 +733,49 @@ mod tests {
     #[test]
     fn shape_slots() {
         let s = parse_slot("2,3|4->5", Context::Shape).unwrap();
-        assert_eq!(s.batch.end, vec![AxisSpec::Size { size: 2, label: None }, AxisSpec::Size { size: 3, label: None }]);
-        assert_eq!(s.input.end, vec![AxisSpec::Size { size: 4, label: None }]);
-        assert_eq!(s.output.end, vec![AxisSpec::Size { size: 5, label: None }]);
+        assert_eq!(
+            s.batch.end,
+            vec![
+                AxisSpec::Size {
+                    size: 2,
+                    label: None
+                },
+                AxisSpec::Size {
+                    size: 3,
+                    label: None
+                }
+            ]
+        );
+        assert_eq!(
+            s.input.end,
+            vec![AxisSpec::Size {
+                size: 4,
+                label: None
+            }]
+        );
+        assert_eq!(
+            s.output.end,
+            vec![AxisSpec::Size {
+                size: 5,
+                label: None
+            }]
+        );
         let s = parse_slot("10|2", Context::Shape).unwrap();
-        assert_eq!(s.batch.end, vec![AxisSpec::Size { size: 10, label: None }]);
+        assert_eq!(
+            s.batch.end,
+            vec![AxisSpec::Size {
+                size: 10,
+                label: None
+            }]
+        );
         let s = parse_slot("rgb=3, 4", Context::Shape).unwrap();
-        assert_eq!(s.output.end[0], AxisSpec::Size { size: 3, label: Some("rgb".into()) });
+        assert_eq!(
+            s.output.end[0],
+            AxisSpec::Size {
+                size: 3,
+                label: Some("rgb".into())
+            }
+        );
         let s = parse_slot("...->8", Context::Shape).unwrap();
         assert_eq!(s.input.var, Some(RowVarSpec::Ellipsis));
         let s = parse_slot("3, ..rho.., 7", Context::Shape).unwrap();
@@ -615,6 +785,9 @@ mod tests {
         assert_eq!(s.input.end, vec![v("i")]);
         assert!(parse_slot("_", Context::Shape).is_err());
         assert!(parse_slot("2*i", Context::Shape).is_err());
-        assert!(parse_slot("a=x", Context::Shape).unwrap_err().message.contains("dimension size"));
+        assert!(parse_slot("a=x", Context::Shape)
+            .unwrap_err()
+            .message
+            .contains("dimension size"));
     }
 }

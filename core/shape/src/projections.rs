@@ -26,7 +26,10 @@ pub enum AxisIndex {
     Fixed(u64),
     Iter(usize),
     /// `sum(coeff * iterator) + offset`.
-    Affine { terms: Vec<(u64, usize)>, offset: i64 },
+    Affine {
+        terms: Vec<(u64, usize)>,
+        offset: i64,
+    },
     /// A symbol: a dynamic index bound at run time (the batch-slice index).
     Symbol(usize),
 }
@@ -56,7 +59,11 @@ impl Projections {
     /// Whether every result cell is written exactly once (no reduction, no
     /// broadcast write): then no neutral-element initialization is needed.
     pub fn is_surjective_injective(&self) -> bool {
-        !self.reduced().iter().any(|&r| r) && self.lhs.iter().all(|a| !matches!(a, AxisIndex::Affine { .. }))
+        !self.reduced().iter().any(|&r| r)
+            && self
+                .lhs
+                .iter()
+                .all(|a| !matches!(a, AxisIndex::Affine { .. }))
     }
 
     /// The MLIR affine map of one operand: `affine_map<(d0, d1)[s0] -> (d0, 0)>`.
@@ -87,8 +94,16 @@ fn expr(a: &AxisIndex) -> String {
         AxisIndex::Iter(i) => format!("d{i}"),
         AxisIndex::Symbol(s) => format!("s{s}"),
         AxisIndex::Affine { terms, offset } => {
-            let mut parts: Vec<String> =
-                terms.iter().map(|(c, i)| if *c == 1 { format!("d{i}") } else { format!("d{i} * {c}") }).collect();
+            let mut parts: Vec<String> = terms
+                .iter()
+                .map(|(c, i)| {
+                    if *c == 1 {
+                        format!("d{i}")
+                    } else {
+                        format!("d{i} * {c}")
+                    }
+                })
+                .collect();
             if *offset > 0 {
                 parts.push(offset.to_string());
             }
@@ -102,7 +117,11 @@ fn expr(a: &AxisIndex) -> String {
 }
 
 fn rows(s: &Shape) -> [Vec<u64>; 3] {
-    let r = |row: &crate::shape::Row| row.dims().map(|d| d.known_size().unwrap_or(1)).collect::<Vec<u64>>();
+    let r = |row: &crate::shape::Row| {
+        row.dims()
+            .map(|d| d.known_size().unwrap_or(1))
+            .collect::<Vec<u64>>()
+    };
     [r(&s.batch), r(&s.input), r(&s.output)]
 }
 
@@ -146,13 +165,21 @@ fn result_iters(sp: &mut Space, res: &[Vec<u64>; 3]) -> [Vec<AxisIndex>; 3] {
 /// a size-1 axis against a larger one is read at 0.
 fn broadcast(res: &[u64], res_idx: &[AxisIndex], op: &[u64]) -> Result<Vec<AxisIndex>, String> {
     if op.len() > res.len() {
-        return Err(format!("operand row {op:?} has more axes than the result row {res:?}"));
+        return Err(format!(
+            "operand row {op:?} has more axes than the result row {res:?}"
+        ));
     }
     let off = res.len() - op.len();
     Ok(op
         .iter()
         .enumerate()
-        .map(|(i, &d)| if d == 1 && res[off + i] != 1 { AxisIndex::Fixed(0) } else { res_idx[off + i].clone() })
+        .map(|(i, &d)| {
+            if d == 1 && res[off + i] != 1 {
+                AxisIndex::Fixed(0)
+            } else {
+                res_idx[off + i].clone()
+            }
+        })
         .collect())
 }
 
@@ -186,7 +213,11 @@ pub fn derive(node: &Node, result: &Shape, operands: &[&Shape]) -> Result<Projec
             let l = result_iters(&mut sp, &res);
             // The contracted axes: the input row of `a`.
             let contracted = sp.row(&a[1]);
-            let ra = [broadcast(&res[0], &l[0], &a[0])?, contracted.clone(), broadcast(&res[2], &l[2], &a[2])?];
+            let ra = [
+                broadcast(&res[0], &l[0], &a[0])?,
+                contracted.clone(),
+                broadcast(&res[2], &l[2], &a[2])?,
+            ];
             let rb = [
                 broadcast(&res[0], &l[0], &b[0])?,
                 broadcast(&res[1], &l[1], &b[1])?,
@@ -197,19 +228,30 @@ pub fn derive(node: &Node, result: &Shape, operands: &[&Shape]) -> Result<Projec
         Node::Transpose(_) => {
             let x = &ops[0];
             let l = result_iters(&mut sp, &res);
-            let r = [broadcast(&res[0], &l[0], &x[0])?, broadcast(&res[2], &l[2], &x[1])?, broadcast(&res[1], &l[1], &x[2])?];
+            let r = [
+                broadcast(&res[0], &l[0], &x[0])?,
+                broadcast(&res[2], &l[2], &x[1])?,
+                broadcast(&res[1], &l[1], &x[2])?,
+            ];
             (memory_order(l), vec![memory_order(r)])
         }
         Node::BatchSlice(_) => {
             let l = result_iters(&mut sp, &res);
             num_symbols = 1;
-            let batch: Vec<AxisIndex> = std::iter::once(AxisIndex::Symbol(0)).chain(l[0].iter().cloned()).collect();
+            let batch: Vec<AxisIndex> = std::iter::once(AxisIndex::Symbol(0))
+                .chain(l[0].iter().cloned())
+                .collect();
             let r = [batch, l[1].clone(), l[2].clone()];
             (memory_order(l), vec![memory_order(r)])
         }
         Node::Einsum(spec, _) => einsum(&mut sp, spec, &res, &ops)?,
     };
-    Ok(Projections { space: sp.sizes, lhs, rhs, num_symbols })
+    Ok(Projections {
+        space: sp.sizes,
+        lhs,
+        rhs,
+        num_symbols,
+    })
 }
 
 /// What an axis of a tensor is, according to the spec.
@@ -226,11 +268,24 @@ enum Key {
 enum Occ {
     Key(Key),
     Fixed(u64),
-    Affine { stride: u64, over: String, dilation: u64, kernel: Option<String>, offset: u64, padded: bool },
+    Affine {
+        stride: u64,
+        over: String,
+        dilation: u64,
+        kernel: Option<String>,
+        offset: u64,
+        padded: bool,
+    },
 }
 
 /// Lines up a spec row with a tensor row: one occurrence per tensor axis.
-fn align(spec: &RowSpec, kind: Kind, dims: &[u64], is_lhs: bool, fresh: &mut usize) -> Result<Vec<Occ>, String> {
+fn align(
+    spec: &RowSpec,
+    kind: Kind,
+    dims: &[u64],
+    is_lhs: bool,
+    fresh: &mut usize,
+) -> Result<Vec<Occ>, String> {
     let conv = |a: &AxisSpec, fresh: &mut usize| -> Occ {
         match a {
             AxisSpec::Var(n) => Occ::Key(Key::Label(n.clone())),
@@ -239,7 +294,14 @@ fn align(spec: &RowSpec, kind: Kind, dims: &[u64], is_lhs: bool, fresh: &mut usi
                 *fresh += 1;
                 Occ::Key(Key::Own(*fresh))
             }
-            AxisSpec::Affine { stride, over, dilation, kernel, offset, use_padding } => Occ::Affine {
+            AxisSpec::Affine {
+                stride,
+                over,
+                dilation,
+                kernel,
+                offset,
+                use_padding,
+            } => Occ::Affine {
                 stride: *stride,
                 over: over.clone(),
                 dilation: *dilation,
@@ -272,7 +334,9 @@ fn align(spec: &RowSpec, kind: Kind, dims: &[u64], is_lhs: bool, fresh: &mut usi
                 out.push(Occ::Key(Key::VarPos(v.clone(), m - 1 - j)));
             }
         } else if is_lhs && n > fixed {
-            return Err(format!("the result row has {n} axes but its spec names {fixed}"));
+            return Err(format!(
+                "the result row has {n} axes but its spec names {fixed}"
+            ));
         }
         out.extend(end);
     } else {
@@ -284,7 +348,12 @@ fn align(spec: &RowSpec, kind: Kind, dims: &[u64], is_lhs: bool, fresh: &mut usi
     Ok(out)
 }
 
-fn einsum(sp: &mut Space, spec: &EinsumSpec, res: &[Vec<u64>; 3], ops: &[[Vec<u64>; 3]]) -> Result<(Vec<AxisIndex>, Vec<Vec<AxisIndex>>), String> {
+fn einsum(
+    sp: &mut Space,
+    spec: &EinsumSpec,
+    res: &[Vec<u64>; 3],
+    ops: &[[Vec<u64>; 3]],
+) -> Result<(Vec<AxisIndex>, Vec<Vec<AxisIndex>>), String> {
     let mut fresh = 0;
     let kinds = [Kind::Batch, Kind::Input, Kind::Output];
     // Occurrences per tensor (operands, then the result), per kind.
@@ -322,12 +391,19 @@ fn einsum(sp: &mut Space, spec: &EinsumSpec, res: &[Vec<u64>; 3], ops: &[[Vec<u6
     }
     // Iterators: result keys first (in result order), then the reduced ones.
     let mut iter_of: HashMap<Key, AxisIndex> = HashMap::new();
-    let res_keys: Vec<Key> = tensors.last().into_iter().flat_map(|(occ, _)| {
-        [&occ[0], &occ[2], &occ[1]].into_iter().flatten().filter_map(|o| match o {
-            Occ::Key(k) => Some(k.clone()),
-            _ => None,
+    let res_keys: Vec<Key> = tensors
+        .last()
+        .into_iter()
+        .flat_map(|(occ, _)| {
+            [&occ[0], &occ[2], &occ[1]]
+                .into_iter()
+                .flatten()
+                .filter_map(|o| match o {
+                    Occ::Key(k) => Some(k.clone()),
+                    _ => None,
+                })
         })
-    }).collect();
+        .collect();
     for key in res_keys.iter().chain(order.iter()) {
         if !iter_of.contains_key(key) {
             let size = sizes.get(key).copied().unwrap_or(1);
@@ -338,10 +414,21 @@ fn einsum(sp: &mut Space, spec: &EinsumSpec, res: &[Vec<u64>; 3], ops: &[[Vec<u6
         Ok(match o {
             Occ::Key(k) => {
                 let i = iter_of.get(k).cloned().unwrap_or(AxisIndex::Fixed(0));
-                if d == 1 { AxisIndex::Fixed(0) } else { i }
+                if d == 1 {
+                    AxisIndex::Fixed(0)
+                } else {
+                    i
+                }
             }
             Occ::Fixed(i) => AxisIndex::Fixed(if d == 1 { 0 } else { *i }),
-            Occ::Affine { stride, over, dilation, kernel, offset, padded } => {
+            Occ::Affine {
+                stride,
+                over,
+                dilation,
+                kernel,
+                offset,
+                padded,
+            } => {
                 let it = |name: &str| match iter_of.get(&Key::Label(name.to_string())) {
                     Some(AxisIndex::Iter(i)) => Some(*i),
                     _ => None,
@@ -357,7 +444,8 @@ fn einsum(sp: &mut Space, spec: &EinsumSpec, res: &[Vec<u64>; 3], ops: &[[Vec<u6
                     }
                     if *padded {
                         let ksize = sizes.get(&Key::Label(k.clone())).copied().unwrap_or(1);
-                        off -= (dilation.saturating_mul(ksize.saturating_sub(1)) / 2).min(i64::MAX as u64) as i64;
+                        off -= (dilation.saturating_mul(ksize.saturating_sub(1)) / 2)
+                            .min(i64::MAX as u64) as i64;
                     }
                 }
                 if terms.is_empty() {
@@ -385,14 +473,19 @@ fn einsum(sp: &mut Space, spec: &EinsumSpec, res: &[Vec<u64>; 3], ops: &[[Vec<u6
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{infer::NodeDecl, infer};
+    use crate::{infer, infer::NodeDecl};
 
     /// Infers a graph (as in the solver tests) and derives the projections
     /// of its last node, printed as affine maps.
     fn maps(nodes: Vec<NodeDecl>) -> String {
         let inf = infer::infer(&nodes).unwrap();
         let last = nodes.len() - 1;
-        let ops: Vec<&Shape> = nodes[last].node.operands().iter().map(|&j| &inf.shapes[j]).collect();
+        let ops: Vec<&Shape> = nodes[last]
+            .node
+            .operands()
+            .iter()
+            .map(|&j| &inf.shapes[j])
+            .collect();
         let p = derive(&nodes[last].node, &inf.shapes[last], &ops).unwrap();
         let mut out = format!("space {:?} lhs {}", p.space, p.affine_map(&p.lhs));
         for r in &p.rhs {
@@ -402,11 +495,19 @@ mod tests {
     }
 
     fn arg(shape: &str) -> NodeDecl {
-        NodeDecl { node: Node::Terminal { param: None }, shape: shape.into(), elems: None }
+        NodeDecl {
+            node: Node::Terminal { param: None },
+            shape: shape.into(),
+            elems: None,
+        }
     }
 
     fn node(n: Node) -> NodeDecl {
-        NodeDecl { node: n, shape: "?".into(), elems: None }
+        NodeDecl {
+            node: n,
+            shape: "?".into(),
+            elems: None,
+        }
     }
 
     fn ein(spec: &str, args: Vec<usize>) -> NodeDecl {

@@ -70,7 +70,10 @@ impl fmt::Display for Dim {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Dim::Known { size, label: None } => write!(f, "{size}"),
-            Dim::Known { size, label: Some(l) } => write!(f, "{l}={size}"),
+            Dim::Known {
+                size,
+                label: Some(l),
+            } => write!(f, "{l}={size}"),
             Dim::Var(v) => write!(f, "d{}", v.0),
         }
     }
@@ -88,11 +91,19 @@ pub struct Row {
 
 impl Row {
     pub fn closed(dims: Vec<Dim>) -> Row {
-        Row { beg: vec![], var: None, end: dims }
+        Row {
+            beg: vec![],
+            var: None,
+            end: dims,
+        }
     }
 
     pub fn open(var: RowVar) -> Row {
-        Row { beg: vec![], var: Some(var), end: vec![] }
+        Row {
+            beg: vec![],
+            var: Some(var),
+            end: vec![],
+        }
     }
 
     /// The dims of a closed row.
@@ -195,7 +206,11 @@ pub trait Fresh {
 /// Parses a shape annotation. `?` means nothing is known: all three rows are
 /// fresh row variables. `...` in a row is a fresh variable of that row;
 /// `..v..` and dim names are looked up in (and added to) `scope`.
-pub fn parse_shape(text: &str, scope: &mut VarScope, fresh: &mut impl Fresh) -> Result<Shape, SpecError> {
+pub fn parse_shape(
+    text: &str,
+    scope: &mut VarScope,
+    fresh: &mut impl Fresh,
+) -> Result<Shape, SpecError> {
     if text.trim() == "?" {
         return Ok(Shape {
             batch: Row::open(fresh.fresh_row()),
@@ -209,8 +224,16 @@ pub fn parse_shape(text: &str, scope: &mut VarScope, fresh: &mut impl Fresh) -> 
         let spec = slot.row(kind);
         let mut conv = |a: &AxisSpec| -> Dim {
             match a {
-                AxisSpec::Size { size, label } => Dim::Known { size: *size, label: label.as_deref().map(Label::intern) },
-                AxisSpec::Var(name) => Dim::Var(*scope.dims.entry(name.clone()).or_insert_with(|| fresh.fresh_dim())),
+                AxisSpec::Size { size, label } => Dim::Known {
+                    size: *size,
+                    label: label.as_deref().map(Label::intern),
+                },
+                AxisSpec::Var(name) => Dim::Var(
+                    *scope
+                        .dims
+                        .entry(name.clone())
+                        .or_insert_with(|| fresh.fresh_dim()),
+                ),
                 _ => unreachable!("the shape context admits only sizes and variables"),
             }
         };
@@ -218,15 +241,25 @@ pub fn parse_shape(text: &str, scope: &mut VarScope, fresh: &mut impl Fresh) -> 
         let end = spec.end.iter().map(&mut conv).collect();
         let var = spec.var.as_ref().map(|v| match v {
             RowVarSpec::Ellipsis => fresh.fresh_row(),
-            RowVarSpec::Named(n) => *scope.rows.entry(n.clone()).or_insert_with(|| fresh.fresh_row()),
+            RowVarSpec::Named(n) => *scope
+                .rows
+                .entry(n.clone())
+                .or_insert_with(|| fresh.fresh_row()),
         });
         *shape.row_mut(kind) = Row { beg, var, end };
     }
     if scope.dims.keys().any(|k| scope.rows.contains_key(k)) {
-        let both = scope.dims.keys().find(|k| scope.rows.contains_key(*k)).cloned().unwrap_or_default();
+        let both = scope
+            .dims
+            .keys()
+            .find(|k| scope.rows.contains_key(*k))
+            .cloned()
+            .unwrap_or_default();
         return Err(SpecError {
             pos: 0,
-            message: format!("name '{both}' is used as both a dimension variable and a row variable"),
+            message: format!(
+                "name '{both}' is used as both a dimension variable and a row variable"
+            ),
             text: text.to_string(),
         });
     }
@@ -286,7 +319,12 @@ mod tests {
 
     #[test]
     fn memory_order() {
-        let s = parse_shape("2,3|4->5", &mut VarScope::default(), &mut Counter::default()).unwrap();
+        let s = parse_shape(
+            "2,3|4->5",
+            &mut VarScope::default(),
+            &mut Counter::default(),
+        )
+        .unwrap();
         assert_eq!(s.to_dims(), Some(vec![2, 3, 5, 4]));
     }
 }

@@ -41,7 +41,12 @@ pub struct What {
 
 impl What {
     pub const fn text(text: &'static str) -> What {
-        What { text, kind: None, operand: None, n: 0 }
+        What {
+            text,
+            kind: None,
+            operand: None,
+            n: 0,
+        }
     }
 }
 
@@ -52,7 +57,11 @@ impl std::fmt::Display for What {
             s = s.replace("{kind}", k.name());
         }
         if let Some((i, n)) = self.operand {
-            let name = if n == 1 { "the operand".to_string() } else { format!("operand #{}", i + 1) };
+            let name = if n == 1 {
+                "the operand".to_string()
+            } else {
+                format!("operand #{}", i + 1)
+            };
             s = s.replace("{operand}", &name);
         }
         f.write_str(&s.replace("{n}", &self.n.to_string()))
@@ -79,7 +88,12 @@ pub struct Origin {
 
 impl Origin {
     pub fn new(op: usize, what: impl Into<What>) -> Origin {
-        Origin { op, what: what.into(), others: std::rc::Rc::from(Vec::new()), decided_by: vec![] }
+        Origin {
+            op,
+            what: what.into(),
+            others: std::rc::Rc::from(Vec::new()),
+            decided_by: vec![],
+        }
     }
 }
 
@@ -87,17 +101,33 @@ impl Origin {
 #[derive(Clone, Debug)]
 pub enum Constraint {
     DimEq(Dim, Dim),
-    DimIneq { cur: Dim, subr: Dim },
+    DimIneq {
+        cur: Dim,
+        subr: Dim,
+    },
     RowEq(Row, Row),
-    RowIneq { cur: Row, subr: Row },
+    RowIneq {
+        cur: Row,
+        subr: Row,
+    },
     /// The dim is at least `n` (a fixed index `n - 1` reads it).
     AtLeast(Dim, u64),
     /// `input` is the extent of `stride*over + dilation*kernel` (+ `offset`):
     /// with padding `input = stride*over`, without
     /// `input = stride*(over-1) + 1 + dilation*(kernel-1)`.
-    Affine { input: Dim, stride: u64, over: Dim, dilation: u64, kernel: Option<Dim>, padded: bool },
+    Affine {
+        input: Dim,
+        stride: u64,
+        over: Dim,
+        dilation: u64,
+        kernel: Option<Dim>,
+        padded: bool,
+    },
     /// The product of all dims of the rows is `n`.
-    TotalElems { rows: Vec<Row>, n: u64 },
+    TotalElems {
+        rows: Vec<Row>,
+        n: u64,
+    },
 }
 
 /// A shape error: what went wrong, and where.
@@ -204,7 +234,10 @@ struct VarMap<K, V> {
 
 impl<K, V> Default for VarMap<K, V> {
     fn default() -> Self {
-        VarMap { slots: vec![], _k: std::marker::PhantomData }
+        VarMap {
+            slots: vec![],
+            _k: std::marker::PhantomData,
+        }
     }
 }
 
@@ -257,7 +290,10 @@ impl<K: VarId, V> VarMap<K, V> {
     }
 
     fn iter(&self) -> impl Iterator<Item = (K, &V)> {
-        self.slots.iter().enumerate().filter_map(|(i, v)| v.as_ref().map(|v| (K::from_index(i), v)))
+        self.slots
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| v.as_ref().map(|v| (K::from_index(i), v)))
     }
 }
 
@@ -299,9 +335,11 @@ impl Fresh for Solver {
 type Res<T> = Result<T, ShapeError>;
 
 fn err<T>(origin: &Origin, message: impl Into<String>) -> Res<T> {
-    Err(ShapeError { message: message.into(), origin: origin.clone() })
+    Err(ShapeError {
+        message: message.into(),
+        origin: origin.clone(),
+    })
 }
-
 
 /// How deep and wide cycle detection between linked variables looks.
 const LINK_DEPTH: usize = 4;
@@ -372,12 +410,19 @@ impl Solver {
     }
 
     fn is_spliceable(&self, r: &Row) -> bool {
-        matches!(r.var.and_then(|v| self.rows.get(&v)), Some(RowEntry::Solved(_)))
+        matches!(
+            r.var.and_then(|v| self.rows.get(&v)),
+            Some(RowEntry::Solved(_))
+        )
     }
 
     /// As `splice_row`, without a copy when there is nothing to replace.
     fn splice_owned(&self, r: Row) -> Row {
-        if self.is_spliceable(&r) { self.splice_solved(&r) } else { r }
+        if self.is_spliceable(&r) {
+            self.splice_solved(&r)
+        } else {
+            r
+        }
     }
 
     fn splice_solved(&self, r: &Row) -> Row {
@@ -400,7 +445,11 @@ impl Solver {
         }
         if var.is_none() {
             beg.extend(end);
-            return Row { beg: vec![], var: None, end: beg };
+            return Row {
+                beg: vec![],
+                var: None,
+                end: beg,
+            };
         }
         Row { beg, var, end }
     }
@@ -409,7 +458,9 @@ impl Solver {
     /// so that chains of solutions are followed once.
     fn compress_row(&mut self, r: &Row) {
         let Some(v) = r.var else { return };
-        let Some(RowEntry::Solved(first)) = self.rows.get(&v) else { return };
+        let Some(RowEntry::Solved(first)) = self.rows.get(&v) else {
+            return;
+        };
         let Some(next) = first.var else { return };
         if !matches!(self.rows.get(&next), Some(RowEntry::Solved(_))) {
             return;
@@ -420,7 +471,9 @@ impl Solver {
 
     fn compress_dim(&mut self, d: &Dim) {
         let Dim::Var(v) = d else { return };
-        let Some(DimEntry::Solved(Dim::Var(next), op)) = self.dims.get(v) else { return };
+        let Some(DimEntry::Solved(Dim::Var(next), op)) = self.dims.get(v) else {
+            return;
+        };
         let op = *op;
         if !matches!(self.dims.get(next), Some(DimEntry::Solved(..))) {
             return;
@@ -481,11 +534,17 @@ impl Solver {
     }
 
     pub fn subst_shape(&self, s: &Shape) -> Shape {
-        Shape { batch: self.subst_row(&s.batch), input: self.subst_row(&s.input), output: self.subst_row(&s.output) }
+        Shape {
+            batch: self.subst_row(&s.batch),
+            input: self.subst_row(&s.input),
+            output: self.subst_row(&s.output),
+        }
     }
 
     fn dim_bounds(&mut self, v: DimVar) -> &mut DimBounds {
-        let e = self.dims.get_or_insert_with(v, || DimEntry::Bounds(DimBounds::default()));
+        let e = self
+            .dims
+            .get_or_insert_with(v, || DimEntry::Bounds(DimBounds::default()));
         match e {
             DimEntry::Bounds(b) => b,
             DimEntry::Solved(..) => unreachable!("dim variable {v:?} is solved"),
@@ -493,7 +552,9 @@ impl Solver {
     }
 
     fn row_bounds(&mut self, v: RowVar) -> &mut RowBounds {
-        let e = self.rows.get_or_insert_with(v, || RowEntry::Bounds(RowBounds::default()));
+        let e = self
+            .rows
+            .get_or_insert_with(v, || RowEntry::Bounds(RowBounds::default()));
         match e {
             RowEntry::Bounds(b) => b,
             RowEntry::Solved(_) => unreachable!("row variable {v:?} is solved"),
@@ -515,7 +576,10 @@ impl Solver {
         while let Some((c, o)) = self.queue.pop() {
             self.steps += 1;
             if self.steps > MAX_STEPS {
-                return err(&o, "shape inference did not terminate (constraint budget exhausted)");
+                return err(
+                    &o,
+                    "shape inference did not terminate (constraint budget exhausted)",
+                );
             }
             changed |= self.step(c, o)?;
         }
@@ -538,9 +602,14 @@ impl Solver {
             Constraint::RowEq(a, b) => self.row_eq(a, b, &o),
             Constraint::RowIneq { cur, subr } => self.row_ineq(cur, subr, &o),
             Constraint::AtLeast(d, n) => self.at_least(d, n, &o),
-            Constraint::Affine { input, stride, over, dilation, kernel, padded } => {
-                self.affine(input, stride, over, dilation, kernel, padded, &o)
-            }
+            Constraint::Affine {
+                input,
+                stride,
+                over,
+                dilation,
+                kernel,
+                padded,
+            } => self.affine(input, stride, over, dilation, kernel, padded, &o),
             Constraint::TotalElems { rows, n } => self.total_elems(rows, n, &o),
         }
     }
@@ -584,7 +653,12 @@ impl Solver {
             Constraint::RowEq(a, b) => vec![a, b],
             Constraint::RowIneq { cur, subr } => vec![cur, subr],
             Constraint::TotalElems { rows, .. } => rows.iter().collect(),
-            Constraint::Affine { input, over, kernel, .. } => {
+            Constraint::Affine {
+                input,
+                over,
+                kernel,
+                ..
+            } => {
                 dim(input, &mut dims);
                 dim(over, &mut dims);
                 if let Some(k) = kernel {
@@ -642,7 +716,9 @@ impl Solver {
     /// Equal sizes, one labelled: the unlabelled side, if it is a variable's
     /// solution, takes the label.
     fn share_label(&mut self, raw_a: &Dim, a: &Dim, raw_b: &Dim, b: &Dim) -> bool {
-        let (Dim::Known { size, label: la }, Dim::Known { label: lb, .. }) = (a, b) else { return false };
+        let (Dim::Known { size, label: la }, Dim::Known { label: lb, .. }) = (a, b) else {
+            return false;
+        };
         let (raw, label) = match (la, lb) {
             (None, Some(l)) => (raw_a, l),
             (Some(l), None) => (raw_b, l),
@@ -654,7 +730,16 @@ impl Solver {
                     Some(DimEntry::Solved(_, op)) => *op,
                     _ => usize::MAX,
                 };
-                self.dims.insert(v, DimEntry::Solved(Dim::Known { size: *size, label: Some(*label) }, op));
+                self.dims.insert(
+                    v,
+                    DimEntry::Solved(
+                        Dim::Known {
+                            size: *size,
+                            label: Some(*label),
+                        },
+                        op,
+                    ),
+                );
                 true
             }
             None => false,
@@ -679,15 +764,31 @@ impl Solver {
     /// Two known dims that must be the same: equal sizes, and equal labels
     /// where both have one (an unlabelled solution takes the other's label).
     fn known_agree(&mut self, raw_a: &Dim, a: &Dim, raw_b: &Dim, b: &Dim, o: &Origin) -> Res<bool> {
-        let (Dim::Known { size: s1, label: l1 }, Dim::Known { size: s2, label: l2 }) = (a, b) else {
+        let (
+            Dim::Known {
+                size: s1,
+                label: l1,
+            },
+            Dim::Known {
+                size: s2,
+                label: l2,
+            },
+        ) = (a, b)
+        else {
             unreachable!("known_agree takes known dims")
         };
         if s1 != s2 {
-            return err(&self.deciders(&[raw_a, raw_b], o), format!("dimension mismatch: {a} vs {b}"));
+            return err(
+                &self.deciders(&[raw_a, raw_b], o),
+                format!("dimension mismatch: {a} vs {b}"),
+            );
         }
         if let (Some(x), Some(y)) = (l1, l2) {
             if x != y {
-                return err(&self.deciders(&[raw_a, raw_b], o), format!("label mismatch: {a} vs {b}"));
+                return err(
+                    &self.deciders(&[raw_a, raw_b], o),
+                    format!("label mismatch: {a} vs {b}"),
+                );
             }
         }
         Ok(self.share_label(raw_a, a, raw_b, b))
@@ -714,13 +815,31 @@ impl Solver {
             _ => DimBounds::default(),
         };
         for c in bounds.cur {
-            self.push(Constraint::DimIneq { cur: Dim::Var(c), subr: value.clone() }, o);
+            self.push(
+                Constraint::DimIneq {
+                    cur: Dim::Var(c),
+                    subr: value.clone(),
+                },
+                o,
+            );
         }
         for s in bounds.subr {
-            self.push(Constraint::DimIneq { cur: value.clone(), subr: Dim::Var(s) }, o);
+            self.push(
+                Constraint::DimIneq {
+                    cur: value.clone(),
+                    subr: Dim::Var(s),
+                },
+                o,
+            );
         }
         if let Some(lub) = bounds.lub {
-            self.push(Constraint::DimIneq { cur: lub, subr: value.clone() }, o);
+            self.push(
+                Constraint::DimIneq {
+                    cur: lub,
+                    subr: value.clone(),
+                },
+                o,
+            );
         }
         if bounds.at_least > 1 {
             self.push(Constraint::AtLeast(value, bounds.at_least), o);
@@ -738,7 +857,9 @@ impl Solver {
         match (&cur, &subr) {
             // A size-1 operand broadcasts; otherwise the sizes must agree.
             (Dim::Known { .. }, Dim::Known { size: 1, .. }) => Ok(false),
-            (Dim::Known { .. }, Dim::Known { .. }) => self.known_agree(&raw_cur, &cur, &raw_subr, &subr, o),
+            (Dim::Known { .. }, Dim::Known { .. }) => {
+                self.known_agree(&raw_cur, &cur, &raw_subr, &subr, o)
+            }
             (Dim::Var(_), Dim::Known { size: 1, .. }) => Ok(false),
             (Dim::Var(_), Dim::Known { .. }) => self.dim_eq(cur, subr, o),
             (Dim::Known { size: 1, .. }, Dim::Var(s)) => self.solve_dim(*s, cur.clone(), o),
@@ -753,12 +874,22 @@ impl Solver {
                         b.lub = Some(cur.clone());
                         let subr: Vec<DimVar> = b.subr.iter().collect();
                         for v in subr {
-                            self.push(Constraint::DimIneq { cur: cur.clone(), subr: Dim::Var(v) }, o);
+                            self.push(
+                                Constraint::DimIneq {
+                                    cur: cur.clone(),
+                                    subr: Dim::Var(v),
+                                },
+                                o,
+                            );
                         }
                         Ok(true)
                     }
                     Some(l) if l.known_size() == cur.known_size() => {
-                        if let (Dim::Known { label: Some(x), .. }, Dim::Known { label: Some(y), .. }) = (l, &cur) {
+                        if let (
+                            Dim::Known { label: Some(x), .. },
+                            Dim::Known { label: Some(y), .. },
+                        ) = (l, &cur)
+                        {
                             if x != y {
                                 return err(o, format!("label mismatch: {l} vs {cur}"));
                             }
@@ -782,7 +913,13 @@ impl Solver {
                 let lub = cb.lub.clone();
                 self.dim_bounds(s).cur.insert(c);
                 if let Some(l) = lub {
-                    self.push(Constraint::DimIneq { cur: l, subr: Dim::Var(s) }, o);
+                    self.push(
+                        Constraint::DimIneq {
+                            cur: l,
+                            subr: Dim::Var(s),
+                        },
+                        o,
+                    );
                 }
                 Ok(true)
             }
@@ -801,7 +938,10 @@ impl Solver {
         match self.subst_dim(&d) {
             Dim::Known { size, .. } => {
                 if size < n {
-                    return err(o, format!("dimension {size} is too small: an index needs at least {n}"));
+                    return err(
+                        o,
+                        format!("dimension {size} is too small: an index needs at least {n}"),
+                    );
                 }
                 Ok(false)
             }
@@ -876,7 +1016,17 @@ impl Solver {
                 let kd = kernel.clone().expect("kernel is unknown here");
                 self.dim_eq(kd, Dim::size((inp - used) / dilation + 1), o)
             }
-            _ => self.defer(Constraint::Affine { input, stride, over, dilation, kernel, padded }, o),
+            _ => self.defer(
+                Constraint::Affine {
+                    input,
+                    stride,
+                    over,
+                    dilation,
+                    kernel,
+                    padded,
+                },
+                o,
+            ),
         }
     }
 
@@ -895,12 +1045,20 @@ impl Solver {
         let open = rows.iter().any(|r| r.var.is_some());
         if !open && unknown.is_empty() {
             if known != n {
-                return err(o, format!("the literal has {n} elements but the shape has {known}"));
+                return err(
+                    o,
+                    format!("the literal has {n} elements but the shape has {known}"),
+                );
             }
             return Ok(false);
         }
         if known > n || n % known.max(1) != 0 {
-            return err(o, format!("the literal has {n} elements, not a multiple of the {known} of the known dims"));
+            return err(
+                o,
+                format!(
+                    "the literal has {n} elements, not a multiple of the {known} of the known dims"
+                ),
+            );
         }
         if !open && unknown.len() == 1 {
             return self.dim_eq(unknown[0].clone(), Dim::size(n / known), o);
@@ -920,7 +1078,14 @@ impl Solver {
         match (a.var, b.var) {
             (None, None) => {
                 if a.end.len() != b.end.len() {
-                    return err(o, format!("number of axes mismatch: [{a}] has {} but [{b}] has {}", a.end.len(), b.end.len()));
+                    return err(
+                        o,
+                        format!(
+                            "number of axes mismatch: [{a}] has {} but [{b}] has {}",
+                            a.end.len(),
+                            b.end.len()
+                        ),
+                    );
                 }
                 for (x, y) in a.end.iter().zip(&b.end) {
                     self.push(Constraint::DimEq(x.clone(), y.clone()), o);
@@ -945,19 +1110,54 @@ impl Solver {
                     if ab.is_empty() && ae.is_empty() && bb.is_empty() && be.is_empty() {
                         return Ok(true);
                     }
-                    return err(o, format!("infinite number of axes by self-reference: [{a}] = [{b}]"));
+                    return err(
+                        o,
+                        format!("infinite number of axes by self-reference: [{a}] = [{b}]"),
+                    );
                 }
                 // ab ++ va ++ ae = bb ++ vb ++ be, where at most one side of
                 // each of (ab, bb) and (ae, be) is non-empty.
                 if ab.is_empty() && ae.is_empty() {
-                    self.solve_row(va, Row { beg: bb, var: Some(vb), end: be }, o)
+                    self.solve_row(
+                        va,
+                        Row {
+                            beg: bb,
+                            var: Some(vb),
+                            end: be,
+                        },
+                        o,
+                    )
                 } else if bb.is_empty() && be.is_empty() {
-                    self.solve_row(vb, Row { beg: ab, var: Some(va), end: ae }, o)
+                    self.solve_row(
+                        vb,
+                        Row {
+                            beg: ab,
+                            var: Some(va),
+                            end: ae,
+                        },
+                        o,
+                    )
                 } else {
                     // e.g. va ++ ae = bb ++ vb: both grow around a fresh w.
                     let w = self.fresh_row();
-                    self.solve_row(va, Row { beg: bb, var: Some(w), end: vec![] }, o)?;
-                    self.solve_row(vb, Row { beg: vec![], var: Some(w), end: ae }, o)?;
+                    self.solve_row(
+                        va,
+                        Row {
+                            beg: bb,
+                            var: Some(w),
+                            end: vec![],
+                        },
+                        o,
+                    )?;
+                    self.solve_row(
+                        vb,
+                        Row {
+                            beg: vec![],
+                            var: Some(w),
+                            end: ae,
+                        },
+                        o,
+                    )?;
                     let _ = (ab, be);
                     Ok(true)
                 }
@@ -972,7 +1172,10 @@ impl Solver {
         if open.num_fixed() > n {
             return err(
                 o,
-                format!("number of axes mismatch: [{open}] has at least {} but [{closed}] has {n}", open.num_fixed()),
+                format!(
+                    "number of axes mismatch: [{open}] has at least {} but [{closed}] has {n}",
+                    open.num_fixed()
+                ),
             );
         }
         for (i, d) in open.beg.iter().enumerate() {
@@ -1001,13 +1204,31 @@ impl Solver {
             _ => RowBounds::default(),
         };
         for c in bounds.cur {
-            self.push(Constraint::RowIneq { cur: Row::open(c), subr: value.clone() }, o);
+            self.push(
+                Constraint::RowIneq {
+                    cur: Row::open(c),
+                    subr: value.clone(),
+                },
+                o,
+            );
         }
         for s in bounds.subr {
-            self.push(Constraint::RowIneq { cur: value.clone(), subr: Row::open(s) }, o);
+            self.push(
+                Constraint::RowIneq {
+                    cur: value.clone(),
+                    subr: Row::open(s),
+                },
+                o,
+            );
         }
         for ub in bounds.ubs {
-            self.push(Constraint::RowIneq { cur: ub, subr: value.clone() }, o);
+            self.push(
+                Constraint::RowIneq {
+                    cur: ub,
+                    subr: value.clone(),
+                },
+                o,
+            );
         }
         Ok(true)
     }
@@ -1024,10 +1245,17 @@ impl Solver {
         let ke = cur.end.len().min(subr.end.len());
         let mut changed = false;
         for i in 0..ke {
-            let (c, s) = (&cur.end[cur.end.len() - 1 - i], &subr.end[subr.end.len() - 1 - i]);
+            let (c, s) = (
+                &cur.end[cur.end.len() - 1 - i],
+                &subr.end[subr.end.len() - 1 - i],
+            );
             changed |= self.dim_ineq(c.clone(), s.clone(), o)?;
         }
-        let kb = if cur.var.is_some() && subr.var.is_some() { cur.beg.len().min(subr.beg.len()) } else { 0 };
+        let kb = if cur.var.is_some() && subr.var.is_some() {
+            cur.beg.len().min(subr.beg.len())
+        } else {
+            0
+        };
         for i in 0..kb {
             changed |= self.dim_ineq(cur.beg[i].clone(), subr.beg[i].clone(), o)?;
         }
@@ -1056,13 +1284,22 @@ impl Solver {
                     let nd = deficit as usize;
                     let t = self.fresh_dims(nd);
                     let rest = self.fresh_row();
-                    self.solve_row(cv, Row { beg: vec![], var: Some(rest), end: t }, o)?;
+                    self.solve_row(
+                        cv,
+                        Row {
+                            beg: vec![],
+                            var: Some(rest),
+                            end: t,
+                        },
+                        o,
+                    )?;
                     self.push(Constraint::RowIneq { cur, subr }, o);
                     return Ok(true);
                 }
                 // Whether cur's left part or its variable meets the rest of
                 // subr depends on the variable: wait.
-                self.defer(Constraint::RowIneq { cur, subr }, o).map(|_| changed)
+                self.defer(Constraint::RowIneq { cur, subr }, o)
+                    .map(|_| changed)
             }
             (None, Some(sv)) => {
                 let n = cur.end.len();
@@ -1085,7 +1322,12 @@ impl Solver {
             (Some(cv), Some(sv)) => {
                 if cv == sv {
                     if cur.num_fixed() != subr.num_fixed() {
-                        return err(o, format!("infinite number of axes by self-reference: [{cur}] >= [{subr}]"));
+                        return err(
+                            o,
+                            format!(
+                                "infinite number of axes by self-reference: [{cur}] >= [{subr}]"
+                            ),
+                        );
                     }
                     return Ok(changed);
                 }
@@ -1119,11 +1361,20 @@ impl Solver {
                     let nb = (deficit as usize - nd).min(extra_beg);
                     let (b, e) = (self.fresh_dims(nb), self.fresh_dims(nd));
                     let rest = self.fresh_row();
-                    self.solve_row(cv, Row { beg: b, var: Some(rest), end: e }, o)?;
+                    self.solve_row(
+                        cv,
+                        Row {
+                            beg: b,
+                            var: Some(rest),
+                            end: e,
+                        },
+                        o,
+                    )?;
                     self.push(Constraint::RowIneq { cur, subr }, o);
                     return Ok(true);
                 }
-                self.defer(Constraint::RowIneq { cur, subr }, o).map(|_| changed)
+                self.defer(Constraint::RowIneq { cur, subr }, o)
+                    .map(|_| changed)
             }
         }
     }
@@ -1139,7 +1390,13 @@ impl Solver {
     /// Records `ub >= v`.
     fn add_row_ub(&mut self, v: RowVar, ub: Row, o: &Origin) -> Res<bool> {
         if !matches!(self.rows.get(&v), None | Some(RowEntry::Bounds(_))) {
-            self.push(Constraint::RowIneq { cur: ub, subr: Row::open(v) }, o);
+            self.push(
+                Constraint::RowIneq {
+                    cur: ub,
+                    subr: Row::open(v),
+                },
+                o,
+            );
             return Ok(true);
         }
         if self.row_bounds(v).ubs.contains(&ub) {
@@ -1198,7 +1455,11 @@ impl Solver {
             Some(RowEntry::Bounds(b)) if b.ubs.is_empty() && b.cur.0.is_empty() => return None,
             _ => {}
         }
-        let ubs: Vec<Row> = self.gather_ubs(v).into_iter().filter(|r| r.num_fixed() > 0 || r.var.is_none()).collect();
+        let ubs: Vec<Row> = self
+            .gather_ubs(v)
+            .into_iter()
+            .filter(|r| r.num_fixed() > 0 || r.var.is_none())
+            .collect();
         if ubs.is_empty() {
             return None;
         }
@@ -1252,9 +1513,19 @@ impl Solver {
         for ti in self.unsettled() {
             let t = self.terminals[ti].clone();
             let s = self.subst_shape_mut(&t.shape);
-            for (kind, row) in [("batch", &s.batch), ("input", &s.input), ("output", &s.output)] {
+            for (kind, row) in [
+                ("batch", &s.batch),
+                ("input", &s.input),
+                ("output", &s.output),
+            ] {
                 if let Some(v) = row.var {
-                    self.note(&t, format!("assumed the {kind} row of {} has no more axes", describe(&t)));
+                    self.note(
+                        &t,
+                        format!(
+                            "assumed the {kind} row of {} has no more axes",
+                            describe(&t)
+                        ),
+                    );
                     self.solve_row(v, Row::closed(vec![]), &t.origin)?;
                 }
             }
@@ -1263,14 +1534,24 @@ impl Solver {
                 continue;
             }
             let s = self.subst_shape_mut(&t.shape);
-            for (kind, row) in [("batch", &s.batch), ("input", &s.input), ("output", &s.output)] {
+            for (kind, row) in [
+                ("batch", &s.batch),
+                ("input", &s.input),
+                ("output", &s.output),
+            ] {
                 for (i, d) in row.dims().enumerate() {
                     if let Dim::Var(v) = self.subst_dim(d) {
                         let size = match self.dims.get(&v) {
                             Some(DimEntry::Bounds(b)) => b.at_least.max(1),
                             _ => 1,
                         };
-                        self.note(&t, format!("assumed axis {i} of the {kind} row of {} has dimension {size}", describe(&t)));
+                        self.note(
+                            &t,
+                            format!(
+                                "assumed axis {i} of the {kind} row of {} has dimension {size}",
+                                describe(&t)
+                            ),
+                        );
                         self.solve_dim(v, Dim::size(size), &t.origin)?;
                         self.drain()?;
                     }
@@ -1283,7 +1564,11 @@ impl Solver {
             let t = self.terminals[ti].clone();
             let Some(name) = &t.param else { continue };
             let s = self.subst_shape_mut(&t.shape);
-            for (kind, row) in [("batch", &s.batch), ("input", &s.input), ("output", &s.output)] {
+            for (kind, row) in [
+                ("batch", &s.batch),
+                ("input", &s.input),
+                ("output", &s.output),
+            ] {
                 for (i, d) in row.dims().enumerate() {
                     if let Dim::Var(v) = d {
                         let at_least = match self.dims.get(v) {
@@ -1338,10 +1623,20 @@ impl Solver {
             for ti in self.unsettled() {
                 let t = self.terminals[ti].clone();
                 let s = self.subst_shape_mut(&t.shape);
-                for (kind, row) in [("batch", &s.batch), ("input", &s.input), ("output", &s.output)] {
+                for (kind, row) in [
+                    ("batch", &s.batch),
+                    ("input", &s.input),
+                    ("output", &s.output),
+                ] {
                     if let Some(v) = row.var {
                         if let Some(lub) = self.row_lub(v) {
-                            self.note(&t, format!("closed the {kind} row of {} to its least upper bound [{lub}]", describe(&t)));
+                            self.note(
+                                &t,
+                                format!(
+                                    "closed the {kind} row of {} to its least upper bound [{lub}]",
+                                    describe(&t)
+                                ),
+                            );
                             self.solve_row(v, lub, &t.origin)?;
                             changed = true;
                         }
@@ -1354,7 +1649,9 @@ impl Solver {
                 .iter()
                 .filter_map(|(v, e)| match e {
                     DimEntry::Bounds(b) => match &b.lub {
-                        Some(l) if l.known_size().unwrap_or(0) >= b.at_least => Some((v, l.clone())),
+                        Some(l) if l.known_size().unwrap_or(0) >= b.at_least => {
+                            Some((v, l.clone()))
+                        }
                         _ => None,
                     },
                     _ => None,
@@ -1395,7 +1692,9 @@ impl Solver {
             for d in all_dims(&s) {
                 if let Dim::Var(v) = d {
                     let size = match self.dims.get(&v) {
-                        Some(DimEntry::Bounds(b)) => b.lub.clone().unwrap_or(Dim::size(b.at_least.max(1))),
+                        Some(DimEntry::Bounds(b)) => {
+                            b.lub.clone().unwrap_or(Dim::size(b.at_least.max(1)))
+                        }
                         _ => Dim::size(1),
                     };
                     self.solve_dim(v, size, origin)?;
@@ -1419,18 +1718,27 @@ impl Solver {
             Constraint::TotalElems { rows, .. } => rows.iter().collect(),
             _ => vec![],
         };
-        rows.into_iter().filter_map(|r| self.splice_row(r).var).collect()
+        rows.into_iter()
+            .filter_map(|r| self.splice_row(r).var)
+            .collect()
     }
 
     fn note(&mut self, t: &Terminal, message: String) {
-        self.assumptions.push(Assumption { op: t.origin.op, message });
+        self.assumptions.push(Assumption {
+            op: t.origin.op,
+            message,
+        });
     }
 }
 
 /// Whether `to` is reachable from `from` by following `below` links, looking
 /// a few links deep and wide: a longer cycle of inequalities is resolved by
 /// closing anyway, and a bounded search keeps linking cheap.
-fn bounded_reach<'a, K: PartialEq + Copy + 'a>(to: K, from: K, below: impl Fn(K) -> Option<&'a VarSet<K>>) -> bool {
+fn bounded_reach<'a, K: PartialEq + Copy + 'a>(
+    to: K,
+    from: K,
+    below: impl Fn(K) -> Option<&'a VarSet<K>>,
+) -> bool {
     let mut frontier = vec![from];
     for _ in 0..LINK_DEPTH {
         let mut next = vec![];
@@ -1458,7 +1766,10 @@ fn describe(t: &Terminal) -> String {
 }
 
 fn all_dims(s: &Shape) -> Vec<Dim> {
-    [&s.batch, &s.input, &s.output].iter().flat_map(|r| r.dims().cloned()).collect()
+    [&s.batch, &s.input, &s.output]
+        .iter()
+        .flat_map(|r| r.dims().cloned())
+        .collect()
 }
 
 /// A shape with variables, printed with `?` for unknown dims and `...` for

@@ -13,10 +13,19 @@ use crate::{
 fn graph(src: &str) -> (Vec<String>, Vec<NodeDecl>) {
     let mut names: Vec<String> = vec![];
     let mut nodes = vec![];
-    let idx = |names: &Vec<String>, n: &str| names.iter().position(|x| x == n).unwrap_or_else(|| panic!("unknown node {n}"));
+    let idx = |names: &Vec<String>, n: &str| {
+        names
+            .iter()
+            .position(|x| x == n)
+            .unwrap_or_else(|| panic!("unknown node {n}"))
+    };
     for line in src.split(" / ").map(str::trim).filter(|l| !l.is_empty()) {
-        let (lhs, rhs) = line.split_once(" = ").unwrap_or_else(|| panic!("bad line {line}"));
-        let (name, shape) = lhs.split_once(':').unwrap_or_else(|| panic!("bad line {line}"));
+        let (lhs, rhs) = line
+            .split_once(" = ")
+            .unwrap_or_else(|| panic!("bad line {line}"));
+        let (name, shape) = lhs
+            .split_once(':')
+            .unwrap_or_else(|| panic!("bad line {line}"));
         let rhs = rhs.trim();
         let (op, rest) = rhs.split_once(' ').unwrap_or((rhs, ""));
         let (spec, args) = if op == "einsum" {
@@ -29,22 +38,38 @@ fn graph(src: &str) -> (Vec<String>, Vec<NodeDecl>) {
         if op == "const" {
             let elems = args.trim().parse::<u64>().ok();
             names.push(name.trim().to_string());
-            nodes.push(NodeDecl { node: Node::Terminal { param: None }, shape: shape.trim().to_string(), elems });
+            nodes.push(NodeDecl {
+                node: Node::Terminal { param: None },
+                shape: shape.trim().to_string(),
+                elems,
+            });
             continue;
         }
         let args: Vec<usize> = args.split_whitespace().map(|a| idx(&names, a)).collect();
         let (node, elems) = match op {
             "arg" => (Node::Terminal { param: None }, None),
-            "param" => (Node::Terminal { param: Some(name.trim().to_string()) }, None),
+            "param" => (
+                Node::Terminal {
+                    param: Some(name.trim().to_string()),
+                },
+                None,
+            ),
             "pointwise" => (Node::Pointwise(args), None),
             "compose" => (Node::Compose(args[0], args[1]), None),
             "transpose" => (Node::Transpose(args[0]), None),
             "slice" => (Node::BatchSlice(args[0]), None),
-            "einsum" => (Node::Einsum(parse_einsum(spec.as_ref().unwrap()).unwrap(), args), None),
+            "einsum" => (
+                Node::Einsum(parse_einsum(spec.as_ref().unwrap()).unwrap(), args),
+                None,
+            ),
             _ => panic!("unknown op {op}"),
         };
         names.push(name.trim().to_string());
-        nodes.push(NodeDecl { node, shape: shape.trim().to_string(), elems });
+        nodes.push(NodeDecl {
+            node,
+            shape: shape.trim().to_string(),
+            elems,
+        });
     }
     (names, nodes)
 }
@@ -52,21 +77,31 @@ fn graph(src: &str) -> (Vec<String>, Vec<NodeDecl>) {
 fn solve(src: &str) -> Result<HashMap<String, String>, String> {
     let (names, nodes) = graph(src);
     let inf = infer(&nodes).map_err(|e| format!("{}: {}", names[e.node], e.message))?;
-    Ok(names.into_iter().zip(inf.shapes.iter().map(|s| s.to_string())).collect())
+    Ok(names
+        .into_iter()
+        .zip(inf.shapes.iter().map(|s| s.to_string()))
+        .collect())
 }
 
 fn check(src: &str, want: &str) {
     let got = solve(src).unwrap_or_else(|e| panic!("{src}\n  failed: {e}"));
     for w in want.split_whitespace() {
         let (n, s) = w.split_once('=').unwrap();
-        assert_eq!(got[n], s, "{src}\n  node {n}: got {} want {s}; all: {got:?}", got[n]);
+        assert_eq!(
+            got[n], s,
+            "{src}\n  node {n}: got {} want {s}; all: {got:?}",
+            got[n]
+        );
     }
 }
 
 fn check_err(src: &str, fragment: &str) {
     match solve(src) {
         Ok(got) => panic!("{src}\n  expected an error with {fragment:?}, got {got:?}"),
-        Err(e) => assert!(e.contains(fragment), "{src}\n  error {e:?} lacks {fragment:?}"),
+        Err(e) => assert!(
+            e.contains(fragment),
+            "{src}\n  error {e:?} lacks {fragment:?}"
+        ),
     }
 }
 
@@ -136,18 +171,51 @@ fn inference_table() {
 #[test]
 fn inference_errors() {
     let cases: &[(&str, &str)] = &[
-        ("a: 3 = arg / b: 4 = arg / c: ? = pointwise a b", "operand shapes: #1 \"3\", #2 \"4\""),
-        ("a: 3->4 = arg / b: 10|5 = arg / c: ? = compose a b", "the output row of operand #2 against the input row of operand #1"),
-        ("a: rgb=3 = arg / b: xyz=3 = arg / c: ? = pointwise a b", "label mismatch"),
-        ("a: 3,4 = arg / c: 4 = pointwise a", "number of axes mismatch"),
+        (
+            "a: 3 = arg / b: 4 = arg / c: ? = pointwise a b",
+            "operand shapes: #1 \"3\", #2 \"4\"",
+        ),
+        (
+            "a: 3->4 = arg / b: 10|5 = arg / c: ? = compose a b",
+            "the output row of operand #2 against the input row of operand #1",
+        ),
+        (
+            "a: rgb=3 = arg / b: xyz=3 = arg / c: ? = pointwise a b",
+            "label mismatch",
+        ),
+        (
+            "a: 3,4 = arg / c: 4 = pointwise a",
+            "number of axes mismatch",
+        ),
         ("a: 3 = arg / c: 5 = pointwise a", "dimension mismatch"),
-        ("x: 7|2,5 = arg / y: ? = einsum \"...|2,j => ...|j\" x", "an index needs at least 3"),
-        ("x: 2|3 = arg / y: 1 = einsum \"..r.. => ..r..\" x", "dimension mismatch: 1 vs 3"),
-        ("x: 3 = arg / w: ...->h = param / y: ? = compose w x", "You forgot to specify the hidden dimension(s): axis 0 of the output row of param 'w'"),
-        ("x: ..v.. = arg / y: ..v..,3 = pointwise x", "self-reference"),
-        ("x: 2,3 = arg / y: ? = einsum \"ii=>i\" x", "dimension mismatch"),
-        ("x: 2 = arg / k: 3 = arg / y: ? = einsum \"o<+k; k => o\" x k", "smaller than the kernel extent"),
-        ("c: 5 = const 4 / x: 4 = arg", "the literal has 4 elements but the shape has 5"),
+        (
+            "x: 7|2,5 = arg / y: ? = einsum \"...|2,j => ...|j\" x",
+            "an index needs at least 3",
+        ),
+        (
+            "x: 2|3 = arg / y: 1 = einsum \"..r.. => ..r..\" x",
+            "dimension mismatch: 1 vs 3",
+        ),
+        (
+            "x: 3 = arg / w: ...->h = param / y: ? = compose w x",
+            "You forgot to specify the hidden dimension(s): axis 0 of the output row of param 'w'",
+        ),
+        (
+            "x: ..v.. = arg / y: ..v..,3 = pointwise x",
+            "self-reference",
+        ),
+        (
+            "x: 2,3 = arg / y: ? = einsum \"ii=>i\" x",
+            "dimension mismatch",
+        ),
+        (
+            "x: 2 = arg / k: 3 = arg / y: ? = einsum \"o<+k; k => o\" x k",
+            "smaller than the kernel extent",
+        ),
+        (
+            "c: 5 = const 4 / x: 4 = arg",
+            "the literal has 4 elements but the shape has 5",
+        ),
     ];
     for (src, frag) in cases {
         check_err(src, frag);
@@ -165,7 +233,12 @@ fn declarative_in_any_order() {
     ];
     for src in graphs {
         let (_, nodes) = graph(src);
-        let base: Vec<String> = infer(&nodes).unwrap().shapes.iter().map(|s| s.to_string()).collect();
+        let base: Vec<String> = infer(&nodes)
+            .unwrap()
+            .shapes
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         // Deterministic pseudo-random permutations.
         let mut seed = 0x9e3779b97f4a7c15u64;
         for _ in 0..50 {
@@ -178,7 +251,10 @@ fn declarative_in_any_order() {
             }
             let got: Vec<String> = infer_with_order(&nodes, Some(&order))
                 .unwrap_or_else(|e| panic!("{src}\n order {order:?}: {e}"))
-                .shapes.iter().map(|s| s.to_string()).collect();
+                .shapes
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
             assert_eq!(got, base, "{src}\n order {order:?}");
         }
     }

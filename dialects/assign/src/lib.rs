@@ -16,8 +16,21 @@ use ocannl_shape_dialect::{ACCUM_OPS, TERNARY_OPS, UNARY_OPS};
 /// Binary numeric ops of assignments, named as OCANNL's `binop`s
 /// (comparisons are `cmplt`, `cmpeq`, `cmpne`).
 pub const BINARY_OPS: &[&str] = &[
-    "add", "sub", "mul", "div", "pow", "relu_gate", "satur01_gate", "max", "min", "mod", "cmplt", "cmpeq",
-    "cmpne", "and", "or",
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "pow",
+    "relu_gate",
+    "satur01_gate",
+    "max",
+    "min",
+    "mod",
+    "cmplt",
+    "cmpeq",
+    "cmpne",
+    "and",
+    "or",
 ];
 
 /// The assignment op of a tensor-level op name (`lt` -> `cmplt`, ...).
@@ -42,7 +55,8 @@ pub const NODE_KINDS: &[&str] = &["value", "grad"];
 
 /// A required string attribute.
 pub fn string_attr(op: &OperationRef, name: &str) -> Result<String, String> {
-    ocannl_shape_dialect::string_attr(op, name)?.ok_or_else(|| format!("attribute '{name}' is required"))
+    ocannl_shape_dialect::string_attr(op, name)?
+        .ok_or_else(|| format!("attribute '{name}' is required"))
 }
 
 /// The attributes of an accumulating assignment (`accum_unop|binop|ternop`).
@@ -60,12 +74,23 @@ pub fn accum_attrs(op: &OperationRef) -> Result<AccumAttrs, String> {
     let initialize_neutral = match op.attribute("initialize_neutral") {
         Err(_) => false,
         Ok(a) if a.is_bool() => unsafe { mlir_sys::mlirBoolAttrGetValue(a.to_raw()) },
-        Ok(a) => return Err(format!("attribute 'initialize_neutral' must be a bool, found {a}")),
+        Ok(a) => {
+            return Err(format!(
+                "attribute 'initialize_neutral' must be a bool, found {a}"
+            ))
+        }
     };
-    let space: Attribute = op.attribute("space").map_err(|_| "attribute 'space' is required")?;
-    let space = DenseI64ArrayAttribute::try_from(space).map_err(|_| "attribute 'space' must be an array<i64: ...>")?;
-    let space = (0..space.len()).map(|i| space.element(i).map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
-    let maps = op.attribute("indexing_maps").map_err(|_| "attribute 'indexing_maps' is required")?;
+    let space: Attribute = op
+        .attribute("space")
+        .map_err(|_| "attribute 'space' is required")?;
+    let space = DenseI64ArrayAttribute::try_from(space)
+        .map_err(|_| "attribute 'space' must be an array<i64: ...>")?;
+    let space = (0..space.len())
+        .map(|i| space.element(i).map_err(|e| e.to_string()))
+        .collect::<Result<_, _>>()?;
+    let maps = op
+        .attribute("indexing_maps")
+        .map_err(|_| "attribute 'indexing_maps' is required")?;
     let maps = melior::ir::attribute::ArrayAttribute::try_from(maps)
         .map_err(|_| "attribute 'indexing_maps' must be an array of affine maps")?;
     let maps = (0..maps.len())
@@ -77,14 +102,23 @@ pub fn accum_attrs(op: &OperationRef) -> Result<AccumAttrs, String> {
             Ok(unsafe { mlir_sys::mlirAffineMapAttrGetValue(m.to_raw()) })
         })
         .collect::<Result<_, _>>()?;
-    Ok(AccumAttrs { accum: string_attr(op, "accum")?, op: string_attr(op, "op")?, initialize_neutral, space, maps })
+    Ok(AccumAttrs {
+        accum: string_attr(op, "accum")?,
+        op: string_attr(op, "op")?,
+        initialize_neutral,
+        space,
+        maps,
+    })
 }
 
 fn member(attr: &str, value: &str, allowed: &[&str]) -> Result<(), String> {
     if allowed.contains(&value) {
         Ok(())
     } else {
-        Err(format!("invalid '{attr}' value '{value}'; expected one of: {}", allowed.join(", ")))
+        Err(format!(
+            "invalid '{attr}' value '{value}'; expected one of: {}",
+            allowed.join(", ")
+        ))
     }
 }
 
@@ -113,7 +147,12 @@ impl ocannl_shape::Fresh for NoVars {
 /// Checks what IRDL cannot express.
 pub fn verify_op(op: &OperationRef) -> Result<(), String> {
     let name = op.name();
-    let Some(name) = name.as_string_ref().as_str().ok().and_then(|n| n.strip_prefix("ocannl_assign.")) else {
+    let Some(name) = name
+        .as_string_ref()
+        .as_str()
+        .ok()
+        .and_then(|n| n.strip_prefix("ocannl_assign."))
+    else {
         return Ok(());
     };
     match name {
@@ -150,13 +189,17 @@ pub fn verify_op(op: &OperationRef) -> Result<(), String> {
         }
         "fill" | "range" => Ok(()),
         "literal" => {
-            let v = op.attribute("value").map_err(|_| "attribute 'value' is required")?;
+            let v = op
+                .attribute("value")
+                .map_err(|_| "attribute 'value' is required")?;
             let n = unsafe { mlir_sys::mlirElementsAttrGetNumElements(v.to_raw()) };
             let ty = op.operand(0).map_err(|e| e.to_string())?.r#type();
             let t = MemRefType::try_from(ty).map_err(|_| "the destination must be a memref")?;
             let cells: i64 = memref_dims(t).iter().map(|&d| d as i64).product();
             if n != cells {
-                return Err(format!("the literal has {n} elements but the node has {cells} cells"));
+                return Err(format!(
+                    "the literal has {n} elements but the node has {cells} cells"
+                ));
             }
             Ok(())
         }
@@ -181,10 +224,16 @@ fn verify_projections(op: &OperationRef, attrs: &AccumAttrs) -> Result<(), Strin
         return Err("every size in 'space' must be positive".into());
     }
     // Memref operands come first, then the index operands bound to symbols.
-    let n = op.operands().take_while(|v| MemRefType::try_from(v.r#type()).is_ok()).count();
+    let n = op
+        .operands()
+        .take_while(|v| MemRefType::try_from(v.r#type()).is_ok())
+        .count();
     let symbols = op.operand_count() - n;
     if maps.len() != n {
-        return Err(format!("expected {n} indexing maps (one per operand), found {}", maps.len()));
+        return Err(format!(
+            "expected {n} indexing maps (one per operand), found {}",
+            maps.len()
+        ));
     }
     for (i, &map) in maps.iter().enumerate() {
         let (dims, results, syms) = unsafe {
@@ -195,15 +244,24 @@ fn verify_projections(op: &OperationRef, attrs: &AccumAttrs) -> Result<(), Strin
             )
         };
         if syms as usize != symbols {
-            return Err(format!("indexing map #{i} has {syms} symbols but the op has {symbols} index operand(s)"));
+            return Err(format!(
+                "indexing map #{i} has {syms} symbols but the op has {symbols} index operand(s)"
+            ));
         }
         if dims as usize != space.len() {
-            return Err(format!("indexing map #{i} has {dims} dims but 'space' has {} iterators", space.len()));
+            return Err(format!(
+                "indexing map #{i} has {dims} dims but 'space' has {} iterators",
+                space.len()
+            ));
         }
         let ty = op.operand(i).map_err(|e| e.to_string())?.r#type();
-        let rank = MemRefType::try_from(ty).map(|t| t.rank()).map_err(|_| "operands must be memrefs")?;
+        let rank = MemRefType::try_from(ty)
+            .map(|t| t.rank())
+            .map_err(|_| "operands must be memrefs")?;
         if results as usize != rank {
-            return Err(format!("indexing map #{i} has {results} results but operand #{i} has rank {rank}"));
+            return Err(format!(
+                "indexing map #{i} has {results} results but operand #{i} has rank {rank}"
+            ));
         }
     }
     Ok(())
@@ -227,8 +285,11 @@ pub fn to_routine(func: OperationRef) -> Result<ocannl_assign::Routine, String> 
         if ty.to_string() == "index" {
             args.push(Arg::Index);
         } else {
-            let t = MemRefType::try_from(ty).map_err(|_| format!("argument #{i}: unsupported type {ty}"))?;
-            args.push(Arg::Buffer { dims: memref_dims(t) });
+            let t = MemRefType::try_from(ty)
+                .map_err(|_| format!("argument #{i}: unsupported type {ty}"))?;
+            args.push(Arg::Buffer {
+                dims: memref_dims(t),
+            });
         }
         ids.insert(key(a.to_raw()), i);
     }
@@ -236,38 +297,68 @@ pub fn to_routine(func: OperationRef) -> Result<ocannl_assign::Routine, String> 
     let mut stmts = vec![];
     let mut results = vec![];
     let id = |ids: &HashMap<usize, usize>, v: melior::ir::Value| -> Result<usize, String> {
-        ids.get(&key(v.to_raw())).copied().ok_or_else(|| "an operand is not a tensor node or argument of the routine".to_string())
+        ids.get(&key(v.to_raw()))
+            .copied()
+            .ok_or_else(|| "an operand is not a tensor node or argument of the routine".to_string())
     };
     let mut op = entry.first_operation();
     while let Some(o) = op {
-        let name = o.name().as_string_ref().as_str().map_err(|e| e.to_string())?.to_string();
+        let name = o
+            .name()
+            .as_string_ref()
+            .as_str()
+            .map_err(|e| e.to_string())?
+            .to_string();
         let loc = o.location();
         let fail = |m: String| format!("{loc}: {m}");
         match name.as_str() {
             "ocannl_assign.node" => {
                 let r = o.result(0).map_err(|e| e.to_string())?;
-                let t = MemRefType::try_from(r.r#type()).map_err(|_| fail("a node is a memref".into()))?;
-                stmts.push(Stmt::Alloc { buf: next, dims: memref_dims(t) });
+                let t = MemRefType::try_from(r.r#type())
+                    .map_err(|_| fail("a node is a memref".into()))?;
+                stmts.push(Stmt::Alloc {
+                    buf: next,
+                    dims: memref_dims(t),
+                });
                 ids.insert(key(r.to_raw()), next);
                 next += 1;
             }
             "ocannl_assign.fill" => {
-                let v = o.attribute("value").map_err(|_| fail("'value' is required".into()))?;
+                let v = o
+                    .attribute("value")
+                    .map_err(|_| fail("'value' is required".into()))?;
                 let value = unsafe { mlir_sys::mlirFloatAttrGetValueDouble(v.to_raw()) };
-                stmts.push(Stmt::Fill { buf: id(&ids, o.operand(0).map_err(|e| e.to_string())?)?, value });
+                stmts.push(Stmt::Fill {
+                    buf: id(&ids, o.operand(0).map_err(|e| e.to_string())?)?,
+                    value,
+                });
             }
-            "ocannl_assign.range" => stmts.push(Stmt::Range { buf: id(&ids, o.operand(0).map_err(|e| e.to_string())?)? }),
+            "ocannl_assign.range" => stmts.push(Stmt::Range {
+                buf: id(&ids, o.operand(0).map_err(|e| e.to_string())?)?,
+            }),
             "ocannl_assign.uniform" => {
-                let seed = o.attribute("seed").map_err(|_| fail("'seed' is required".into()))?;
+                let seed = o
+                    .attribute("seed")
+                    .map_err(|_| fail("'seed' is required".into()))?;
                 let seed = unsafe { mlir_sys::mlirIntegerAttrGetValueInt(seed.to_raw()) } as u64;
                 let f = |n: &str, d: f64| {
-                    o.attribute(n).ok().map(|a| unsafe { mlir_sys::mlirFloatAttrGetValueDouble(a.to_raw()) }).unwrap_or(d)
+                    o.attribute(n)
+                        .ok()
+                        .map(|a| unsafe { mlir_sys::mlirFloatAttrGetValueDouble(a.to_raw()) })
+                        .unwrap_or(d)
                 };
                 let buf = id(&ids, o.operand(0).map_err(|e| e.to_string())?)?;
-                stmts.push(Stmt::Uniform { buf, seed, low: f("low", 0.0), high: f("high", 1.0) });
+                stmts.push(Stmt::Uniform {
+                    buf,
+                    seed,
+                    low: f("low", 0.0),
+                    high: f("high", 1.0),
+                });
             }
             "ocannl_assign.literal" => {
-                let v = o.attribute("value").map_err(|_| fail("'value' is required".into()))?;
+                let v = o
+                    .attribute("value")
+                    .map_err(|_| fail("'value' is required".into()))?;
                 let n = unsafe { mlir_sys::mlirElementsAttrGetNumElements(v.to_raw()) };
                 let is_f64 = v.r#type().to_string().ends_with("xf64>");
                 let values = (0..n)
@@ -275,27 +366,48 @@ pub fn to_routine(func: OperationRef) -> Result<ocannl_assign::Routine, String> 
                         if is_f64 {
                             mlir_sys::mlirDenseElementsAttrGetDoubleValue(v.to_raw(), i as isize)
                         } else {
-                            mlir_sys::mlirDenseElementsAttrGetFloatValue(v.to_raw(), i as isize) as f64
+                            mlir_sys::mlirDenseElementsAttrGetFloatValue(v.to_raw(), i as isize)
+                                as f64
                         }
                     })
                     .collect();
-                stmts.push(Stmt::Literal { buf: id(&ids, o.operand(0).map_err(|e| e.to_string())?)?, values });
+                stmts.push(Stmt::Literal {
+                    buf: id(&ids, o.operand(0).map_err(|e| e.to_string())?)?,
+                    values,
+                });
             }
-            "ocannl_assign.accum_unop" | "ocannl_assign.accum_binop" | "ocannl_assign.accum_ternop" => {
+            "ocannl_assign.accum_unop"
+            | "ocannl_assign.accum_binop"
+            | "ocannl_assign.accum_ternop" => {
                 let attrs = accum_attrs(&o).map_err(&fail)?;
-                let accum = Accum::parse(&attrs.accum).ok_or_else(|| fail(format!("unknown accumulation '{}'", attrs.accum)))?;
+                let accum = Accum::parse(&attrs.accum)
+                    .ok_or_else(|| fail(format!("unknown accumulation '{}'", attrs.accum)))?;
                 let space: Vec<u64> = attrs.space.iter().map(|&d| d as u64).collect();
                 let mut maps = vec![];
                 for &m in &attrs.maps {
-                    let n = unsafe { mlir_sys::mlirAffineMapGetNumResults(m) };
-                    maps.push((0..n).map(|k| affine(unsafe { mlir_sys::mlirAffineMapGetResult(m, k) })).collect::<Result<Vec<_>, _>>().map_err(&fail)?);
+                    maps.push(map_exprs(m).map_err(&fail)?);
                 }
                 let operands: Vec<melior::ir::Value> = o.operands().collect();
                 let n = maps.len();
                 let lhs = id(&ids, operands[0])?;
-                let rhs = operands[1..n].iter().map(|v| id(&ids, *v)).collect::<Result<_, _>>()?;
-                let symbols = operands[n..].iter().map(|v| id(&ids, *v)).collect::<Result<_, _>>()?;
-                stmts.push(Stmt::Accum { lhs, rhs, accum, op: attrs.op, initialize_neutral: attrs.initialize_neutral, space, maps, symbols });
+                let rhs = operands[1..n]
+                    .iter()
+                    .map(|v| id(&ids, *v))
+                    .collect::<Result<_, _>>()?;
+                let symbols = operands[n..]
+                    .iter()
+                    .map(|v| id(&ids, *v))
+                    .collect::<Result<_, _>>()?;
+                stmts.push(Stmt::Accum {
+                    lhs,
+                    rhs,
+                    accum,
+                    op: attrs.op,
+                    initialize_neutral: attrs.initialize_neutral,
+                    space,
+                    maps,
+                    symbols,
+                });
             }
             "func.return" => {
                 for v in o.operands() {
@@ -306,7 +418,19 @@ pub fn to_routine(func: OperationRef) -> Result<ocannl_assign::Routine, String> 
         }
         op = o.next_in_block();
     }
-    Ok(Routine { args, stmts, results })
+    Ok(Routine {
+        args,
+        stmts,
+        results,
+    })
+}
+
+/// The result expressions of an MLIR affine map, in the model.
+pub fn map_exprs(m: mlir_sys::MlirAffineMap) -> Result<Vec<ocannl_assign::Affine>, String> {
+    let n = unsafe { mlir_sys::mlirAffineMapGetNumResults(m) };
+    (0..n)
+        .map(|k| affine(unsafe { mlir_sys::mlirAffineMapGetResult(m, k) }))
+        .collect()
 }
 
 /// An MLIR affine expression in the model.
@@ -314,15 +438,22 @@ fn affine(e: mlir_sys::MlirAffineExpr) -> Result<ocannl_assign::Affine, String> 
     use ocannl_assign::Affine;
     unsafe {
         if mlir_sys::mlirAffineExprIsADim(e) {
-            return Ok(Affine::Dim(mlir_sys::mlirAffineDimExprGetPosition(e) as usize));
+            return Ok(Affine::Dim(
+                mlir_sys::mlirAffineDimExprGetPosition(e) as usize
+            ));
         }
         if mlir_sys::mlirAffineExprIsASymbol(e) {
-            return Ok(Affine::Sym(mlir_sys::mlirAffineSymbolExprGetPosition(e) as usize));
+            return Ok(Affine::Sym(
+                mlir_sys::mlirAffineSymbolExprGetPosition(e) as usize
+            ));
         }
         if mlir_sys::mlirAffineExprIsAConstant(e) {
             return Ok(Affine::Const(mlir_sys::mlirAffineConstantExprGetValue(e)));
         }
-        let (l, r) = (mlir_sys::mlirAffineBinaryOpExprGetLHS(e), mlir_sys::mlirAffineBinaryOpExprGetRHS(e));
+        let (l, r) = (
+            mlir_sys::mlirAffineBinaryOpExprGetLHS(e),
+            mlir_sys::mlirAffineBinaryOpExprGetRHS(e),
+        );
         let (l, r) = (Box::new(affine(l)?), Box::new(affine(r)?));
         Ok(if mlir_sys::mlirAffineExprIsAAdd(e) {
             Affine::Add(l, r)

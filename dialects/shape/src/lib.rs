@@ -6,9 +6,7 @@
 //! formats solved shapes back into types. Inference lives in `ocannl-shape`.
 
 use melior::ir::{
-    attribute::AttributeLike,
-    operation::OperationLike,
-    Attribute, OperationRef, Type, ValueLike,
+    attribute::AttributeLike, operation::OperationLike, Attribute, OperationRef, Type, ValueLike,
 };
 use ocannl_shape::{notation::EinsumSpec, parse_einsum, SpecError};
 
@@ -64,13 +62,39 @@ impl OpKind {
 
 /// Unary numeric ops (OCANNL's `unop`).
 pub const UNARY_OPS: &[&str] = &[
-    "identity", "relu", "satur01", "exp", "log", "exp2", "log2", "sin", "cos", "sqrt", "recip",
-    "recip_sqrt", "neg", "tanh", "not",
+    "identity",
+    "relu",
+    "satur01",
+    "exp",
+    "log",
+    "exp2",
+    "log2",
+    "sin",
+    "cos",
+    "sqrt",
+    "recip",
+    "recip_sqrt",
+    "neg",
+    "tanh",
+    "not",
 ];
 /// Binary numeric ops (OCANNL's `binop`).
 pub const BINARY_OPS: &[&str] = &[
-    "add", "sub", "mul", "div", "pow", "relu_gate", "satur01_gate", "max", "min", "mod", "lt", "eq",
-    "ne", "and", "or",
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "pow",
+    "relu_gate",
+    "satur01_gate",
+    "max",
+    "min",
+    "mod",
+    "lt",
+    "eq",
+    "ne",
+    "and",
+    "or",
 ];
 /// Ternary numeric ops.
 pub const TERNARY_OPS: &[&str] = &["where", "fma"];
@@ -90,16 +114,29 @@ pub fn tensor_type(ty: Type) -> Option<TensorType> {
 }
 
 fn parse_tensor_type_text(text: &str) -> Option<TensorType> {
-    let inner = text.strip_prefix("!ocannl_shape.tensor<\"")?.strip_suffix('>')?;
+    let inner = text
+        .strip_prefix("!ocannl_shape.tensor<\"")?
+        .strip_suffix('>')?;
     let close = inner.find('"')?;
     let shape = inner[..close].to_string();
-    let elt = inner[close + 1..].trim_start().strip_prefix(',')?.trim().to_string();
+    let elt = inner[close + 1..]
+        .trim_start()
+        .strip_prefix(',')?
+        .trim()
+        .to_string();
     Some(TensorType { shape, elt })
 }
 
 /// Makes `!ocannl_shape.tensor<"shape", elt>`.
-pub fn make_tensor_type<'c>(context: &'c melior::Context, shape: &str, elt: &str) -> Option<Type<'c>> {
-    Type::parse(context, &format!("!ocannl_shape.tensor<\"{shape}\", {elt}>"))
+pub fn make_tensor_type<'c>(
+    context: &'c melior::Context,
+    shape: &str,
+    elt: &str,
+) -> Option<Type<'c>> {
+    Type::parse(
+        context,
+        &format!("!ocannl_shape.tensor<\"{shape}\", {elt}>"),
+    )
 }
 
 /// The value of a string attribute (`None` for other attributes). Unlike
@@ -133,13 +170,20 @@ fn check_member(attr: &str, value: &str, allowed: &[&str], what: &str) -> Result
     if allowed.contains(&value) {
         Ok(())
     } else {
-        Err(format!("unknown {what} '{value}' in attribute '{attr}'; expected one of: {}", allowed.join(", ")))
+        Err(format!(
+            "unknown {what} '{value}' in attribute '{attr}'; expected one of: {}",
+            allowed.join(", ")
+        ))
     }
 }
 
 /// The `op` and `accum` of a compose or einsum, with their defaults.
 pub fn reduction_ops(op: &OperationRef, unary: bool) -> Result<(String, String), String> {
-    let (default_op, ops) = if unary { ("identity", UNARY_OPS) } else { ("mul", BINARY_OPS) };
+    let (default_op, ops) = if unary {
+        ("identity", UNARY_OPS)
+    } else {
+        ("mul", BINARY_OPS)
+    };
     let o = string_attr(op, "op")?.unwrap_or_else(|| default_op.to_string());
     check_member("op", &o, ops, if unary { "unary op" } else { "binary op" })?;
     let a = string_attr(op, "accum")?.unwrap_or_else(|| "add".to_string());
@@ -175,13 +219,18 @@ pub fn einsum_spec(op: &OperationRef) -> Result<EinsumSpec, String> {
 
 /// "invalid einsum spec: expected ... at position 3 in \"ij;jk\"".
 pub fn format_spec_error(what: &str, e: &SpecError) -> String {
-    format!("invalid {what}: {} at position {} in \"{}\"", e.message, e.pos, e.text)
+    format!(
+        "invalid {what}: {} at position {} in \"{}\"",
+        e.message, e.pos, e.text
+    )
 }
 
 /// Checks what IRDL cannot: attribute values, optional attributes, specs.
 /// Shape strings are checked where types are read (see `check_type`).
 pub fn verify_op(op: &OperationRef) -> Result<(), String> {
-    let Some(kind) = OpKind::of(op) else { return Ok(()) };
+    let Some(kind) = OpKind::of(op) else {
+        return Ok(());
+    };
     match kind {
         OpKind::Param => {
             let name = string_attr(op, "name")?.unwrap_or_default();
@@ -189,7 +238,8 @@ pub fn verify_op(op: &OperationRef) -> Result<(), String> {
                 return Err("a param needs a non-empty 'name'".into());
             }
             if let Some(tt) = op.result(0).ok().and_then(|r| tensor_type(r.r#type())) {
-                if let Ok(slot) = ocannl_shape::parse_slot(&tt.shape, ocannl_shape::Context::Shape) {
+                if let Ok(slot) = ocannl_shape::parse_slot(&tt.shape, ocannl_shape::Context::Shape)
+                {
                     if !slot.batch.is_empty() {
                         return Err(format!(
                             "param '{name}' has batch axes in its type \"{}\"; a param never has batch axes",
@@ -200,9 +250,13 @@ pub fn verify_op(op: &OperationRef) -> Result<(), String> {
             }
         }
         OpKind::Constant => {
-            let v: Attribute = op.attribute("value").map_err(|_| "attribute 'value' is required")?;
+            let v: Attribute = op
+                .attribute("value")
+                .map_err(|_| "attribute 'value' is required")?;
             if !(v.is_float() || v.is_dense_elements() || v.is_integer()) {
-                return Err(format!("attribute 'value' must be a float or a dense literal, found {v}"));
+                return Err(format!(
+                    "attribute 'value' must be a float or a dense literal, found {v}"
+                ));
             }
         }
         OpKind::PointwiseUnary | OpKind::PointwiseBinary | OpKind::PointwiseTernary => {
@@ -222,7 +276,9 @@ pub fn verify_op(op: &OperationRef) -> Result<(), String> {
 
 /// Checks the SHAPE of a tensor type (if it is one) parses.
 pub fn check_type(ty: Type) -> Result<(), String> {
-    let Some(tt) = tensor_type(ty) else { return Ok(()) };
+    let Some(tt) = tensor_type(ty) else {
+        return Ok(());
+    };
     if tt.shape.trim() == "?" {
         return Ok(());
     }

@@ -33,6 +33,11 @@ fn lit_suite() {
     if let Ok(filter) = std::env::var("LIT_FILTER") {
         cmd.arg(format!("--filter={filter}"));
     }
-    let status = cmd.status().expect("cannot run lit: install llvm-22-tools (scripts/bootstrap.sh)");
-    assert!(status.success(), "the lit suite failed (see the output above)");
+    let status = cmd
+        .status()
+        .expect("cannot run lit: install llvm-22-tools (scripts/bootstrap.sh)");
+    assert!(
+        status.success(),
+        "the lit suite failed (see the output above)"
+    );
 }

@@ -29,7 +29,10 @@ use melior::{
 };
 
 #[derive(Parser)]
-#[command(name = "ocannl-run", about = "JIT-compile and run a function of an ocannl_shape module")]
+#[command(
+    name = "ocannl-run",
+    about = "JIT-compile and run a function of an ocannl_shape module"
+)]
 struct Cli {
     /// The module (`-` for stdin).
     file: PathBuf,
@@ -93,15 +96,28 @@ fn slot_of(t: Type) -> Result<Slot, String> {
     if text == "index" {
         return Ok(Slot::Index);
     }
-    let inner = text.strip_prefix("memref<").and_then(|s| s.strip_suffix('>')).ok_or_else(|| format!("unsupported type {text}"))?;
+    let inner = text
+        .strip_prefix("memref<")
+        .and_then(|s| s.strip_suffix('>'))
+        .ok_or_else(|| format!("unsupported type {text}"))?;
     let mut parts: Vec<&str> = inner.split('x').collect();
     let elt = parts.pop().unwrap_or("");
     let f64 = match elt {
         "f32" => false,
         "f64" => true,
-        other => return Err(format!("unsupported element type {other} (f32 and f64 are supported)")),
+        other => {
+            return Err(format!(
+                "unsupported element type {other} (f32 and f64 are supported)"
+            ))
+        }
     };
-    let dims = parts.iter().map(|d| d.parse::<u64>().map_err(|_| format!("dynamic sizes are not supported in {text}"))).collect::<Result<_, _>>()?;
+    let dims = parts
+        .iter()
+        .map(|d| {
+            d.parse::<u64>()
+                .map_err(|_| format!("dynamic sizes are not supported in {text}"))
+        })
+        .collect::<Result<_, _>>()?;
     Ok(Slot::MemRef { f64, dims })
 }
 
@@ -114,10 +130,17 @@ fn run(cli: &Cli) -> Result<(), String> {
     // `loc("f.mlir":3:5)` as `f.mlir:3:5`.
     let place = |l: melior::ir::Location| {
         let l = l.to_string();
-        l.strip_prefix("loc(").and_then(|l| l.strip_suffix(')')).unwrap_or(&l).replace('"', "")
+        l.strip_prefix("loc(")
+            .and_then(|l| l.strip_suffix(')'))
+            .unwrap_or(&l)
+            .replace('"', "")
     };
     context.attach_diagnostic_handler(move |d| {
-        eprintln!("{}: {}: {d}", place(d.location()), format!("{:?}", d.severity()).to_lowercase());
+        eprintln!(
+            "{}: {}: {d}",
+            place(d.location()),
+            format!("{:?}", d.severity()).to_lowercase()
+        );
         for i in 0..d.note_count() {
             if let Ok(n) = d.note(i) {
                 eprintln!("{}: note: {n}", place(n.location()));
@@ -127,7 +150,8 @@ fn run(cli: &Cli) -> Result<(), String> {
     });
     let path = if cli.file.as_os_str() == "-" {
         let mut src = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut src).map_err(|e| format!("cannot read stdin: {e}"))?;
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut src)
+            .map_err(|e| format!("cannot read stdin: {e}"))?;
         let tmp = std::env::temp_dir().join(format!("ocannl-run-{}.mlir", std::process::id()));
         std::fs::write(&tmp, src).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
         tmp
@@ -135,7 +159,12 @@ fn run(cli: &Cli) -> Result<(), String> {
         cli.file.clone()
     };
     let name = path.to_string_lossy().into_owned();
-    let raw = unsafe { mlir_sys::mlirModuleCreateParseFromFile(context.to_raw(), melior::StringRef::new(&name).to_raw()) };
+    let raw = unsafe {
+        mlir_sys::mlirModuleCreateParseFromFile(
+            context.to_raw(),
+            melior::StringRef::new(&name).to_raw(),
+        )
+    };
     if raw.ptr.is_null() {
         return Err(format!("{name}: cannot parse the module"));
     }
@@ -143,10 +172,22 @@ fn run(cli: &Cli) -> Result<(), String> {
     phases.push(("parse", t.elapsed()));
 
     let stages: [(&str, String); 4] = [
-        ("ocannl-infer-shapes", "builtin.module(ocannl-verify,ocannl-infer-shapes)".into()),
-        ("ocannl-lower-to-assign", "builtin.module(ocannl-lower-to-assign)".into()),
-        ("ocannl-lower-to-loops", "builtin.module(ocannl-lower-to-loops,func.func(canonicalize,cse))".into()),
-        ("to-llvm", format!("builtin.module({})", ocannl_passes::LOOPS_TO_LLVM)),
+        (
+            "ocannl-infer-shapes",
+            "builtin.module(ocannl-verify,ocannl-infer-shapes)".into(),
+        ),
+        (
+            "ocannl-lower-to-assign",
+            "builtin.module(ocannl-lower-to-assign)".into(),
+        ),
+        (
+            "ocannl-lower-to-loops",
+            "builtin.module(ocannl-lower-to-loops,func.func(canonicalize,cse))".into(),
+        ),
+        (
+            "to-llvm",
+            format!("builtin.module({})", ocannl_passes::LOOPS_TO_LLVM),
+        ),
     ];
     let mut signature = None;
     for (stage, pipeline) in &stages {
@@ -161,7 +202,8 @@ fn run(cli: &Cli) -> Result<(), String> {
         let pm = PassManager::new(&context);
         melior::utility::parse_pass_pipeline(pm.as_operation_pass_manager(), pipeline)
             .map_err(|e| format!("internal error: bad pipeline {pipeline}: {e}"))?;
-        pm.run(&mut module).map_err(|_| format!("{name}: {stage} failed"))?;
+        pm.run(&mut module)
+            .map_err(|_| format!("{name}: {stage} failed"))?;
         phases.push((stage, t.elapsed()));
     }
     let (inputs, outputs) = signature.expect("signature read before lowering to LLVM");
@@ -170,14 +212,20 @@ fn run(cli: &Cli) -> Result<(), String> {
     let engine = ExecutionEngine::new(&module, cli.opt_level, &[], false, false);
     let f = engine.lookup(&format!("_mlir_ciface_{}", cli.entry));
     if f.is_null() {
-        return Err(format!("{name}: no function @{} after compilation", cli.entry));
+        return Err(format!(
+            "{name}: no function @{} after compilation",
+            cli.entry
+        ));
     }
     phases.push(("jit", t.elapsed()));
 
     let (arrays, scalars) = make_args(cli, &inputs)?;
 
     // Descriptors: {allocated, aligned, offset, sizes..., strides...}.
-    let mut storage: Vec<Vec<u8>> = arrays.iter().map(|a| a.as_ref().map(to_bytes).unwrap_or_default()).collect();
+    let mut storage: Vec<Vec<u8>> = arrays
+        .iter()
+        .map(|a| a.as_ref().map(to_bytes).unwrap_or_default())
+        .collect();
     let mut descriptors: Vec<Vec<i64>> = vec![];
     for (a, bytes) in arrays.iter().zip(storage.iter_mut()) {
         match a {
@@ -185,20 +233,31 @@ fn run(cli: &Cli) -> Result<(), String> {
                 let ptr = bytes.as_mut_ptr() as i64;
                 let mut d = vec![ptr, ptr, 0];
                 d.extend(a.dims.iter().map(|&x| x as i64));
-                d.extend(ocannl_assign::row_major_strides(&a.dims).into_iter().map(|s| s as i64));
+                d.extend(
+                    ocannl_assign::row_major_strides(&a.dims)
+                        .into_iter()
+                        .map(|s| s as i64),
+                );
                 descriptors.push(d);
             }
             None => descriptors.push(vec![]),
         }
     }
-    let result_words: usize = outputs.iter().map(|s| match s {
-        Slot::MemRef { dims, .. } => 3 + 2 * dims.len(),
-        Slot::Index => 1,
-    }).sum();
+    let result_words: usize = outputs
+        .iter()
+        .map(|s| match s {
+            Slot::MemRef { dims, .. } => 3 + 2 * dims.len(),
+            Slot::Index => 1,
+        })
+        .sum();
     let mut result = vec![0i64; result_words.max(1)];
 
     let mut times = vec![];
-    for _ in 0..cli.repeat.max(1) {
+    for run in 0..cli.repeat.max(1) {
+        if run > 0 && !outputs.is_empty() {
+            // Results are fresh buffers: free the previous run's.
+            free_results(&result, &outputs);
+        }
         let mut call_args: Vec<usize> = vec![];
         if !outputs.is_empty() {
             call_args.push(result.as_mut_ptr() as usize);
@@ -213,10 +272,6 @@ fn run(cli: &Cli) -> Result<(), String> {
         let t = Instant::now();
         unsafe { call(f as *const c_void, &call_args)? };
         times.push(t.elapsed());
-        if !outputs.is_empty() && cli.repeat > 1 {
-            // Results are fresh buffers: free all but the last run's.
-            free_results(&result, &outputs);
-        }
     }
 
     // Results.
@@ -240,7 +295,12 @@ fn run(cli: &Cli) -> Result<(), String> {
         let mut sorted = times.clone();
         sorted.sort();
         let median = sorted[sorted.len() / 2];
-        println!("runs: {}, median {:.4} ms, min {:.4} ms", sorted.len(), ms(median), ms(sorted[0]));
+        println!(
+            "runs: {}, median {:.4} ms, min {:.4} ms",
+            sorted.len(),
+            ms(median),
+            ms(sorted[0])
+        );
     }
     if cli.time_phases {
         for (stage, d) in &phases {
@@ -253,11 +313,16 @@ fn run(cli: &Cli) -> Result<(), String> {
 /// Prints a result and writes it to the output directory.
 fn emit_result(cli: &Cli, k: usize, arr: &Array) -> Result<(), String> {
     if !cli.quiet {
-        println!("result{k}: shape {:?} dtype {}", arr.dims, if arr.f64 { "f64" } else { "f32" });
+        println!(
+            "result{k}: shape {:?} dtype {}",
+            arr.dims,
+            if arr.f64 { "f64" } else { "f32" }
+        );
         println!("{}", format_array(arr));
     }
     if let Some(dir) = &cli.out_dir {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         write_npy(&dir.join(format!("result{k}.npy")), arr)?;
     }
     Ok(())
@@ -267,14 +332,21 @@ fn emit_result(cli: &Cli, k: usize, arr: &Array) -> Result<(), String> {
 /// indices (0 in the other list).
 fn make_args(cli: &Cli, inputs: &[Slot]) -> Result<(Vec<Option<Array>>, Vec<i64>), String> {
     if cli.args.len() != inputs.len() {
-        return Err(format!("@{} takes {} argument(s) but {} --arg were given", cli.entry, inputs.len(), cli.args.len()));
+        return Err(format!(
+            "@{} takes {} argument(s) but {} --arg were given",
+            cli.entry,
+            inputs.len(),
+            cli.args.len()
+        ));
     }
     let mut arrays: Vec<Option<Array>> = vec![];
     let mut scalars: Vec<i64> = vec![];
     for (i, (spec, slot)) in cli.args.iter().zip(inputs).enumerate() {
         match slot {
             Slot::Index => {
-                let v = spec.parse::<i64>().map_err(|_| format!("argument #{i} is an index: expected an integer, found {spec:?}"))?;
+                let v = spec.parse::<i64>().map_err(|_| {
+                    format!("argument #{i} is an index: expected an integer, found {spec:?}")
+                })?;
                 scalars.push(v);
                 arrays.push(None);
             }
@@ -296,7 +368,10 @@ fn interpret(cli: &Cli, module: &Module, phases: &[(&str, Duration)]) -> Result<
         .into_iter()
         .zip(scalars)
         .map(|(a, s)| match a {
-            Some(a) => ocannl_assign::Value::Buffer { dims: a.dims, data: a.data },
+            Some(a) => ocannl_assign::Value::Buffer {
+                dims: a.dims,
+                data: a.data,
+            },
             None => ocannl_assign::Value::Index(s),
         })
         .collect();
@@ -311,13 +386,22 @@ fn interpret(cli: &Cli, module: &Module, phases: &[(&str, Duration)]) -> Result<
         let f64 = matches!(slot, Slot::MemRef { f64: true, .. });
         if let ocannl_assign::Value::Buffer { dims, data } = r {
             // The interpreter computes in f64; an f32 result is rounded.
-            let data = if f64 { data } else { data.into_iter().map(|x| x as f32 as f64).collect() };
+            let data = if f64 {
+                data
+            } else {
+                data.into_iter().map(|x| x as f32 as f64).collect()
+            };
             emit_result(cli, k, &Array { f64, dims, data })?;
         }
     }
     if cli.repeat > 1 {
         times.sort();
-        println!("runs: {}, median {:.4} ms, min {:.4} ms", times.len(), ms(times[times.len() / 2]), ms(times[0]));
+        println!(
+            "runs: {}, median {:.4} ms, min {:.4} ms",
+            times.len(),
+            ms(times[times.len() / 2]),
+            ms(times[0])
+        );
     }
     if cli.time_phases {
         for (stage, d) in phases {
@@ -352,10 +436,19 @@ fn find_entry<'c, 'm>(module: &'m Module<'c>, entry: &str) -> Result<OperationRe
 /// The argument and result slots of the entry after lowering to loops.
 fn entry_signature(module: &Module, entry: &str) -> Result<(Vec<Slot>, Vec<Slot>), String> {
     let f = find_entry(module, entry)?;
-    let ft = f.attribute("function_type").ok().and_then(|a| TypeAttribute::try_from(a).ok()).map(|t| t.value()).ok_or("no function type")?;
+    let ft = f
+        .attribute("function_type")
+        .ok()
+        .and_then(|a| TypeAttribute::try_from(a).ok())
+        .map(|t| t.value())
+        .ok_or("no function type")?;
     let ft = FunctionType::try_from(ft).map_err(|_| "no function type")?;
-    let ins = (0..ft.input_count()).map(|i| slot_of(ft.input(i).map_err(|e| e.to_string())?)).collect::<Result<_, _>>()?;
-    let outs = (0..ft.result_count()).map(|i| slot_of(ft.result(i).map_err(|e| e.to_string())?)).collect::<Result<_, _>>()?;
+    let ins = (0..ft.input_count())
+        .map(|i| slot_of(ft.input(i).map_err(|e| e.to_string())?))
+        .collect::<Result<_, _>>()?;
+    let outs = (0..ft.result_count())
+        .map(|i| slot_of(ft.result(i).map_err(|e| e.to_string())?))
+        .collect::<Result<_, _>>()?;
     Ok((ins, outs))
 }
 
@@ -363,17 +456,26 @@ fn mark_c_interface(module: &Module, entry: &str) -> Result<(), String> {
     let f = find_entry(module, entry)?;
     let ctx = module.context();
     let mut f = unsafe { melior::ir::operation::OperationRefMut::from_raw(f.to_raw()) };
-    f.set_attribute("llvm.emit_c_interface", Attribute::unit(unsafe { ctx.to_ref() }));
+    f.set_attribute(
+        "llvm.emit_c_interface",
+        Attribute::unit(unsafe { ctx.to_ref() }),
+    );
     Ok(())
 }
 
 fn make_arg(i: usize, spec: &str, f64: bool, dims: &[u64]) -> Result<Array, String> {
     let n: u64 = dims.iter().product();
     if spec == "range" {
-        return Ok(Array { f64, dims: dims.to_vec(), data: (0..n).map(|x| x as f64).collect() });
+        return Ok(Array {
+            f64,
+            dims: dims.to_vec(),
+            data: (0..n).map(|x| x as f64).collect(),
+        });
     }
     if let Some(seed) = spec.strip_prefix("random:") {
-        let seed: u64 = seed.parse().map_err(|_| format!("argument #{i}: expected random:SEED with an integer seed, found {spec:?}"))?;
+        let seed: u64 = seed.parse().map_err(|_| {
+            format!("argument #{i}: expected random:SEED with an integer seed, found {spec:?}")
+        })?;
         let mut state = seed;
         let data = (0..n)
             .map(|_| {
@@ -385,7 +487,11 @@ fn make_arg(i: usize, spec: &str, f64: bool, dims: &[u64]) -> Result<Array, Stri
                 (z >> 40) as f64 / 16_777_216.0
             })
             .collect();
-        return Ok(Array { f64, dims: dims.to_vec(), data });
+        return Ok(Array {
+            f64,
+            dims: dims.to_vec(),
+            data,
+        });
     }
     let arr = read_npy(spec).map_err(|e| format!("argument #{i}: {e}"))?;
     if arr.dims != dims {
@@ -406,31 +512,59 @@ fn make_arg(i: usize, spec: &str, f64: bool, dims: &[u64]) -> Result<Array, Stri
 
 fn read_npy(path: &str) -> Result<Array, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
-    let npy = npyz::NpyFile::new(&bytes[..]).map_err(|e| format!("{path} is not a .npy file: {e}"))?;
+    let npy =
+        npyz::NpyFile::new(&bytes[..]).map_err(|e| format!("{path} is not a .npy file: {e}"))?;
     let dims = npy.shape().to_vec();
     if npy.order() != npyz::Order::C {
-        return Err(format!("{path} is in Fortran order; only C order is supported"));
+        return Err(format!(
+            "{path} is in Fortran order; only C order is supported"
+        ));
     }
     let descr = npy.dtype().descr();
     let (f64, data) = match descr.trim_matches('\'') {
-        "<f4" => (false, npy.into_vec::<f32>().map_err(|e| format!("{path}: {e}"))?.into_iter().map(f64::from).collect()),
-        "<f8" => (true, npy.into_vec::<f64>().map_err(|e| format!("{path}: {e}"))?),
-        other => return Err(format!("{path} has dtype {other}; float32 (<f4) and float64 (<f8) are supported")),
+        "<f4" => (
+            false,
+            npy.into_vec::<f32>()
+                .map_err(|e| format!("{path}: {e}"))?
+                .into_iter()
+                .map(f64::from)
+                .collect(),
+        ),
+        "<f8" => (
+            true,
+            npy.into_vec::<f64>().map_err(|e| format!("{path}: {e}"))?,
+        ),
+        other => {
+            return Err(format!(
+                "{path} has dtype {other}; float32 (<f4) and float64 (<f8) are supported"
+            ))
+        }
     };
     Ok(Array { f64, dims, data })
 }
 
 fn write_npy(path: &std::path::Path, a: &Array) -> Result<(), String> {
     use npyz::WriterBuilder;
-    let file = std::fs::File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+    let file = std::fs::File::create(path)
+        .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
     let w = std::io::BufWriter::new(file);
     let err = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
     if a.f64 {
-        let mut out = npyz::WriteOptions::<f64>::new().default_dtype().shape(&a.dims).writer(w).begin_nd().map_err(err)?;
+        let mut out = npyz::WriteOptions::<f64>::new()
+            .default_dtype()
+            .shape(&a.dims)
+            .writer(w)
+            .begin_nd()
+            .map_err(err)?;
         out.extend(a.data.iter().copied()).map_err(err)?;
         out.finish().map_err(err)
     } else {
-        let mut out = npyz::WriteOptions::<f32>::new().default_dtype().shape(&a.dims).writer(w).begin_nd().map_err(err)?;
+        let mut out = npyz::WriteOptions::<f32>::new()
+            .default_dtype()
+            .shape(&a.dims)
+            .writer(w)
+            .begin_nd()
+            .map_err(err)?;
         out.extend(a.data.iter().map(|&x| x as f32)).map_err(err)?;
         out.finish().map_err(err)
     }
@@ -440,7 +574,10 @@ fn to_bytes(a: &Array) -> Vec<u8> {
     if a.f64 {
         a.data.iter().flat_map(|x| x.to_ne_bytes()).collect()
     } else {
-        a.data.iter().flat_map(|&x| (x as f32).to_ne_bytes()).collect()
+        a.data
+            .iter()
+            .flat_map(|&x| (x as f32).to_ne_bytes())
+            .collect()
     }
 }
 
@@ -453,7 +590,12 @@ fn read_result(words: &[i64], f64: bool, dims: &[u64]) -> Array {
     let mut data = Vec::with_capacity(n as usize);
     let mut idx = vec![0u64; rank];
     for _ in 0..n {
-        let lin: i64 = idx.iter().zip(&strides).map(|(&i, &s)| i as i64 * s).sum::<i64>() + offset as i64;
+        let lin: i64 = idx
+            .iter()
+            .zip(&strides)
+            .map(|(&i, &s)| i as i64 * s)
+            .sum::<i64>()
+            + offset as i64;
         let v = unsafe {
             if f64 {
                 *(aligned as *const f64).offset(lin as isize)
@@ -470,7 +612,11 @@ fn read_result(words: &[i64], f64: bool, dims: &[u64]) -> Array {
             idx[k] = 0;
         }
     }
-    Array { f64, dims: dims.to_vec(), data }
+    Array {
+        f64,
+        dims: dims.to_vec(),
+        data,
+    }
 }
 
 fn free_results(words: &[i64], outputs: &[Slot]) {
@@ -508,7 +654,11 @@ unsafe fn call(f: *const c_void, a: &[usize]) -> Result<(), String> {
         6 => call_n!(0, 1, 2, 3, 4, 5),
         7 => call_n!(0, 1, 2, 3, 4, 5, 6),
         8 => call_n!(0, 1, 2, 3, 4, 5, 6, 7),
-        n => return Err(format!("entries with {n} arguments and results are not supported (at most 8)")),
+        n => {
+            return Err(format!(
+                "entries with {n} arguments and results are not supported (at most 8)"
+            ))
+        }
     }
     Ok(())
 }
