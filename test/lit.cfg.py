@@ -36,13 +36,15 @@ for var in ["RUST_LOG", "TMPDIR", "HOME"]:
 # Upstream lowering of the loops to LLVM, and mlir-runner's support libraries.
 config.substitutions.append((
     "%llvm_pipeline",
-    "builtin.module(convert-scf-to-cf,lower-affine,expand-strided-metadata,convert-vector-to-llvm,"
-    "finalize-memref-to-llvm,convert-math-to-llvm,convert-math-to-libm,"
-    "convert-arith-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
+    "builtin.module(convert-scf-to-openmp,lower-affine,expand-strided-metadata,"
+    "convert-vector-to-llvm,finalize-memref-to-llvm,convert-scf-to-cf,"
+    "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
+    "convert-cf-to-llvm,convert-func-to-llvm,convert-openmp-to-llvm,"
     "reconcile-unrealized-casts)",
 ))
 llvm_lib = os.path.join(llvm_prefix, "lib")
 config.substitutions.append(("%mlir_runner_utils", os.path.join(llvm_lib, "libmlir_runner_utils.so")))
+config.substitutions.append(("%libomp", os.path.join(llvm_lib, "libomp.so")))
 config.substitutions.append(("%mlir_c_runner_utils", os.path.join(llvm_lib, "libmlir_c_runner_utils.so")))
 config.substitutions.append(("%shape_irdl", os.path.join(repo_root, "dialects", "shape", "ocannl_shape.irdl.mlir")))
 config.substitutions.append(("%assign_irdl", os.path.join(repo_root, "dialects", "assign", "ocannl_assign.irdl.mlir")))

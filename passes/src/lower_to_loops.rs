@@ -211,6 +211,65 @@ impl<'c> Emit<'c> {
             .collect())
     }
 
+    /// One `scf.parallel` from `lb` to `ub` by `step` (iterations that may
+    /// run concurrently: the OpenMP lowering spreads them over the cores).
+    fn parallel_loop(
+        &self,
+        at: At,
+        (lb, ub, step): (MlirValue, MlirValue, MlirValue),
+        body: &mut dyn FnMut(At, MlirValue) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let block = Block::new(&[(Type::index(self.ctx), self.loc)]);
+        let iv = block.argument(0).expect("induction variable").to_raw();
+        body(
+            At {
+                block: block.to_raw(),
+                before: None,
+            },
+            iv,
+        )?;
+        block.append_operation(
+            OperationBuilder::new("scf.reduce", self.loc)
+                .build()
+                .map_err(|e| e.to_string())?,
+        );
+        let region = Region::new();
+        region.append_block(block);
+        let ops: Vec<Value> = [lb, ub, step]
+            .iter()
+            .map(|v| unsafe { Value::from_raw(*v) })
+            .collect();
+        let op = OperationBuilder::new("scf.parallel", self.loc)
+            .add_operands(&ops)
+            .add_attributes(&[(
+                Identifier::new(self.ctx, "operandSegmentSizes"),
+                self.attr("array<i32: 1, 1, 1, 0>")?,
+            )])
+            .add_regions([region])
+            .build()
+            .map_err(|e| e.to_string())?;
+        self.place(at, op);
+        Ok(())
+    }
+
+    /// A loop that is parallel when `parallel` holds.
+    fn maybe_parallel(
+        &self,
+        at: At,
+        parallel: bool,
+        b: (MlirValue, MlirValue, MlirValue),
+        body: &mut dyn FnMut(At, MlirValue) -> Result<(), String>,
+    ) -> Result<(), String> {
+        if parallel {
+            self.parallel_loop(at, b, body)
+        } else {
+            self.for_loop(at, b, &[], &mut |inner, iv, _| {
+                body(inner, iv).map(|()| vec![])
+            })
+            .map(|_| ())
+        }
+    }
+
     /// Constant loop bounds `lo..hi` by `step`.
     fn bounds(
         &self,
@@ -849,11 +908,12 @@ impl<'a, 'c> Assignment<'a, 'c> {
                 let kc_v = e.index(at2, kc)?;
                 let steps = e.op1(at2, "arith.minsi", &[kc_v, left], idx, &[]);
                 let (zero, one) = (e.index(at2, 0)?, e.index(at2, 1)?);
-                let mut ivs = ivs.clone();
                 // Pack b: panels[jt, kk, jj] = b[.., k0 + kk, .., jt * nr + jj, ..].
                 let jb = e.bounds(at2, 0, nt / t.nr, 1)?;
-                e.for_loop(at2, jb, &[], &mut |at3, jt, _| {
+                let par = nt / t.nr > 1 && nt * kc >= PARALLEL_CELLS;
+                e.maybe_parallel(at2, par, jb, &mut |at3, jt| {
                     let j0 = muli(at3, jt, t.nr)?;
+                    let mut ivs = ivs.clone();
                     e.for_loop(at3, (zero, steps, one), &[], &mut |at4, kk, _| {
                         ivs[plan.k] = addi(at4, k0, kk);
                         let jjb = e.bounds(at4, 0, t.nr, 1)?;
@@ -864,11 +924,12 @@ impl<'a, 'c> Assignment<'a, 'c> {
                             Ok(vec![])
                         })
                     })?;
-                    Ok(vec![])
+                    Ok(())
                 })?;
                 // The tiles.
                 let ib = e.bounds(at2, 0, mt / t.mr, 1)?;
-                e.for_loop(at2, ib, &[], &mut |at3, it, _| {
+                let par = mt / t.mr > 1 && mt * nt * kc >= PARALLEL_CELLS * 16;
+                e.maybe_parallel(at2, par, ib, &mut |at3, it| {
                     let i0 = muli(at3, it, t.mr)?;
                     let rows = (0..t.mr)
                         .map(|r| Ok(addi(at3, i0, e.index(at3, r)?)))
@@ -932,7 +993,7 @@ impl<'a, 'c> Assignment<'a, 'c> {
                         }
                         Ok(vec![])
                     })?;
-                    Ok(vec![])
+                    Ok(())
                 })?;
                 Ok(vec![])
             })?;
@@ -949,6 +1010,9 @@ const KERNEL_ROWS: i64 = 8;
 const KERNEL_VECTORS: i64 = 2;
 /// Reduction steps per packed block.
 const KERNEL_DEPTH: i64 = 256;
+/// Loops over fewer cells (times 16 for the kernel's multiply-adds) than
+/// this stay sequential: starting the threads would cost more.
+const PARALLEL_CELLS: i64 = 1 << 16;
 
 /// The scalar computation of a numeric op.
 fn numeric<'c>(

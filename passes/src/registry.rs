@@ -138,9 +138,9 @@ pub fn all_passes() -> [&'static ffi::PassDef; 4] {
 
 /// The upstream passes that take the loops of `ocannl-lower-to-loops` to
 /// the LLVM dialect.
-pub const LOOPS_TO_LLVM: &str = "convert-scf-to-cf,lower-affine,expand-strided-metadata,convert-vector-to-llvm,finalize-memref-to-llvm,\
-convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,\
-reconcile-unrealized-casts";
+pub const LOOPS_TO_LLVM: &str = "convert-scf-to-openmp,lower-affine,expand-strided-metadata,convert-vector-to-llvm,\
+finalize-memref-to-llvm,convert-scf-to-cf,convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,convert-cf-to-llvm,\
+convert-func-to-llvm,convert-openmp-to-llvm,reconcile-unrealized-casts";
 
 /// Named pipelines: (name, description, pipeline on `builtin.module`).
 pub fn pipelines() -> Vec<(&'static CStr, &'static CStr, String)> {

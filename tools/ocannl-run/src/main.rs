@@ -11,7 +11,7 @@
 
 use std::{
     ffi::c_void,
-    path::PathBuf,
+    path::{Path, PathBuf},
     time::{Duration, Instant},
 };
 
@@ -20,7 +20,7 @@ use melior::{
     ir::{
         attribute::{StringAttribute, TypeAttribute},
         block::BlockLike,
-        operation::{OperationLike, OperationMutLike},
+        operation::{OperationLike, OperationMutLike, WalkOrder, WalkResult},
         r#type::FunctionType,
         Attribute, Module, OperationRef, Type,
     },
@@ -209,7 +209,29 @@ fn run(cli: &Cli) -> Result<(), String> {
     let (inputs, outputs) = signature.expect("signature read before lowering to LLVM");
 
     let t = Instant::now();
-    let engine = ExecutionEngine::new(&module, cli.opt_level, &[], false, false);
+    // Parallel loops call the OpenMP runtime, which the JIT loads.
+    let mut parallel = false;
+    module.as_operation().walk(WalkOrder::PreOrder, |op| {
+        parallel |= op
+            .name()
+            .as_string_ref()
+            .as_str()
+            .is_ok_and(|n| n.starts_with("omp."));
+        WalkResult::Advance
+    });
+    let omp = openmp_runtime();
+    let mut libs: Vec<&str> = vec![];
+    if parallel {
+        if !Path::new(omp.trim_end_matches('\0')).exists() {
+            return Err(format!(
+                "{name}: the program has parallel loops, but the OpenMP runtime {} is missing \
+                 (install libomp-22-dev, or set OCANNL_OPENMP_LIB)",
+                omp.trim_end_matches('\0')
+            ));
+        }
+        libs.push(&omp);
+    }
+    let engine = ExecutionEngine::new(&module, cli.opt_level, &libs, false, false);
     let f = engine.lookup(&format!("_mlir_ciface_{}", cli.entry));
     if f.is_null() {
         return Err(format!(
@@ -697,4 +719,15 @@ fn fmt_num(x: f64) -> String {
     } else {
         format!("{x:.6}")
     }
+}
+
+/// The OpenMP runtime library for parallel loops: `OCANNL_OPENMP_LIB`, or
+/// LLVM's `libomp.so` beside the MLIR the tool was built with. NUL-terminated,
+/// as the execution engine reads it as a C string.
+fn openmp_runtime() -> String {
+    let path = std::env::var("OCANNL_OPENMP_LIB").unwrap_or_else(|_| {
+        let prefix = option_env!("MLIR_SYS_220_PREFIX").unwrap_or("/usr/lib/llvm-22");
+        format!("{prefix}/lib/libomp.so")
+    });
+    format!("{path}\0")
 }
