@@ -49,6 +49,12 @@ fn run(module: OperationRef, _: &Options) -> PassResult {
         }
         WalkResult::Advance
     });
+    for raw in &ops {
+        let op = unsafe { OperationRef::from_raw(*raw) };
+        if op.name().as_string_ref().as_str() == Ok("ocannl_assign.node") {
+            free_after_last_use(&op).map_err(|msg| Diagnostic::error(op.location(), msg).emit())?;
+        }
+    }
     let mut globals = 0usize;
     for raw in &ops {
         let op = unsafe { OperationRef::from_raw(*raw) };
@@ -60,6 +66,38 @@ fn run(module: OperationRef, _: &Options) -> PassResult {
     for raw in ops.iter().rev() {
         unsafe { mlir_sys::mlirOperationDestroy(*raw) };
     }
+    Ok(())
+}
+
+/// Frees a node's buffer (`memref.dealloc`) after the last op of its block
+/// that uses it, unless the block's terminator (`return`) uses it.
+fn free_after_last_use(node: &OperationRef) -> Result<(), String> {
+    let value = node.result(0).map_err(|e| e.to_string())?.to_raw();
+    let block = node.block().ok_or("internal error: node without a block")?.to_raw();
+    let mut last = node.to_raw();
+    let mut use_ = unsafe { mlir_sys::mlirValueGetFirstUse(value) };
+    while !unsafe { mlir_sys::mlirOpOperandIsNull(use_) } {
+        // The user's ancestor in the node's block.
+        let mut user = unsafe { mlir_sys::mlirOpOperandGetOwner(use_) };
+        while unsafe { mlir_sys::mlirOperationGetBlock(user) }.ptr != block.ptr {
+            user = unsafe { mlir_sys::mlirOperationGetParentOperation(user) };
+            if user.ptr.is_null() {
+                return Err("internal error: a node used outside its block".into());
+            }
+        }
+        if unsafe { mlir_sys::mlirOperationGetNextInBlock(user) }.ptr.is_null() {
+            return Ok(()); // Returned: the caller owns it.
+        }
+        if unsafe { OperationRef::from_raw(last) }.is_before_in_block(unsafe { OperationRef::from_raw(user) }) {
+            last = user;
+        }
+        use_ = unsafe { mlir_sys::mlirOpOperandGetNextUse(use_) };
+    }
+    let dealloc = OperationBuilder::new("memref.dealloc", node.location())
+        .add_operands(&[unsafe { Value::from_raw(value) }])
+        .build()
+        .map_err(|e| e.to_string())?;
+    unsafe { mlir_sys::mlirBlockInsertOwnedOperationAfter(block, last, dealloc.into_raw()) };
     Ok(())
 }
 
@@ -322,10 +360,30 @@ impl<'c> Emit<'c> {
         })
     }
 
+    /// Like `nest`, with the outermost loop parallel when `parallel` holds
+    /// (its iterations must touch disjoint cells).
+    fn nest_parallel(
+        &self,
+        at: At,
+        ranges: &[(i64, i64)],
+        parallel: bool,
+        body: &mut dyn FnMut(At, &[MlirValue]) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let Some((&(lo, hi), rest)) = ranges.split_first().filter(|_| parallel) else { return self.nest(at, ranges, body) };
+        let b = self.bounds(at, lo, hi, 1)?;
+        self.parallel_loop(at, b, &mut |inner, iv| {
+            self.nest(inner, rest, &mut |at2, ivs| {
+                let mut all = vec![iv];
+                all.extend_from_slice(ivs);
+                body(at2, &all)
+            })
+        })
+    }
+
     /// Stores `value` into every cell of `buf`.
     fn fill(&self, at: At, buf: MlirValue, dims: &[i64], value: MlirValue) -> Result<(), String> {
         let ranges: Vec<(i64, i64)> = dims.iter().map(|&d| (0, d)).collect();
-        self.nest(at, &ranges, &mut |inner, ivs| {
+        self.nest_parallel(at, &ranges, worth_parallel(&ranges), &mut |inner, ivs| {
             let mut ops = vec![value, buf];
             ops.extend_from_slice(ivs);
             self.op0(inner, "memref.store", &ops);
@@ -771,7 +829,18 @@ impl<'a, 'c> Assignment<'a, 'c> {
         };
         let (outer, inner_ranges) = loop_ranges.split_at(loop_ranges.len() - reduced_suffix);
         let lhs = self.tensors[0];
-        e.nest(at, outer, &mut |inner, outer_ivs| {
+        // Distinct iterations of the outermost loop write distinct cells when
+        // the result has an axis indexed by its plain iterator.
+        let plain_in_lhs = |p: usize| {
+            let map = self.maps[0];
+            let nres = unsafe { mlir_sys::mlirAffineMapGetNumResults(map) };
+            (0..nres).any(|r| {
+                let ex = unsafe { mlir_sys::mlirAffineMapGetResult(map, r) };
+                unsafe { mlir_sys::mlirAffineExprIsADim(ex) && mlir_sys::mlirAffineDimExprGetPosition(ex) as usize == p }
+            })
+        };
+        let parallel = !outer.is_empty() && plain_in_lhs(order[0]) && worth_parallel(&loop_ranges);
+        e.nest_parallel(at, outer, parallel, &mut |inner, outer_ivs| {
             let filler = match outer_ivs.first() {
                 Some(v) => *v,
                 None => e.index(inner, 0)?,
@@ -1002,6 +1071,11 @@ impl<'a, 'c> Assignment<'a, 'c> {
         e.op0(at, "memref.dealloc", &[packed]);
         Ok(())
     }
+}
+
+/// Whether a loop nest over `ranges` is worth running on several cores.
+fn worth_parallel(ranges: &[(i64, i64)]) -> bool {
+    ranges.first().is_some_and(|(lo, hi)| hi - lo > 1) && ranges.iter().map(|(lo, hi)| hi - lo).product::<i64>() >= PARALLEL_CELLS
 }
 
 /// Rows of the contraction kernel's register tile.

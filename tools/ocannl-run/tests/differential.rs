@@ -52,12 +52,15 @@ fn ty(t: &T) -> String {
     format!("!ocannl_shape.tensor<\"{s}\", f32>")
 }
 
-fn dims(r: &mut Rng, max_len: u64) -> Vec<u64> {
-    (0..r.below(max_len + 1)).map(|_| 1 + r.below(4)).collect()
+fn dims(r: &mut Rng, max_len: u64, max_size: u64) -> Vec<u64> {
+    (0..r.below(max_len + 1)).map(|_| 1 + r.below(max_size)).collect()
 }
 
-/// A random program: its text and the number of arguments.
-fn program(seed: u64) -> (String, usize) {
+/// A random program: its text and the number of arguments. `big` programs
+/// have one long axis per row instead of up to two short ones, so that loops
+/// are large enough to run in parallel.
+fn program(seed: u64, big: bool) -> (String, usize) {
+    let (len, size) = if big { (1, 160) } else { (2, 4) };
     let mut r = Rng(seed);
     let mut args: Vec<T> = vec![];
     let mut body = String::new();
@@ -73,11 +76,11 @@ fn program(seed: u64) -> (String, usize) {
         args.push(t.clone());
         t
     };
-    let mut output = dims(&mut r, 2);
+    let mut output = dims(&mut r, len, size);
     if output.is_empty() {
-        output.push(1 + r.below(4));
+        output.push(1 + r.below(size));
     }
-    let (batch, input) = (dims(&mut r, 2), dims(&mut r, 1));
+    let (batch, input) = (dims(&mut r, len, size), dims(&mut r, 1, size));
     let first = fresh(&mut args, batch, input, output);
     vals.push(first);
     for _ in 0..3 + r.below(4) {
@@ -320,8 +323,18 @@ fn clean(dir: &Path) {
 fn jit_agrees_with_the_interpreter() {
     let dir = temp_dir("programs");
     for seed in 0..40u64 {
-        let (text, nargs) = program(1000 + seed);
+        let (text, nargs) = program(1000 + seed, false);
         check(&dir, "p", seed, &text, nargs);
+    }
+    clean(&dir);
+}
+
+#[test]
+fn large_programs_agree_with_the_interpreter() {
+    let dir = temp_dir("large");
+    for seed in 0..20u64 {
+        let (text, nargs) = program(3000 + seed, true);
+        check(&dir, "l", seed, &text, nargs);
     }
     clean(&dir);
 }
