@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what building and testing the project needs on Debian bookworm:
-# LLVM/MLIR 22 (libraries, mlir-opt, lit and FileCheck) and a C++ compiler.
+# LLVM/MLIR 22 (libraries, mlir-opt, lit and FileCheck), LLVM's OpenMP runtime
+# (parallel loops) and a C++ compiler.
 # Does nothing when everything is already installed.
 set -euo pipefail
 
 packages=(
-  llvm-22-dev libmlir-22-dev mlir-22-tools libpolly-22-dev
+  llvm-22-dev libmlir-22-dev mlir-22-tools libpolly-22-dev libomp-22-dev
   libclang1-22 libclang-common-22-dev libzstd-dev zlib1g-dev g++ python3
 )
 
