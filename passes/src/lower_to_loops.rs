@@ -73,7 +73,10 @@ fn run(module: OperationRef, _: &Options) -> PassResult {
 /// that uses it, unless the block's terminator (`return`) uses it.
 fn free_after_last_use(node: &OperationRef) -> Result<(), String> {
     let value = node.result(0).map_err(|e| e.to_string())?.to_raw();
-    let block = node.block().ok_or("internal error: node without a block")?.to_raw();
+    let block = node
+        .block()
+        .ok_or("internal error: node without a block")?
+        .to_raw();
     let mut last = node.to_raw();
     let mut use_ = unsafe { mlir_sys::mlirValueGetFirstUse(value) };
     while !unsafe { mlir_sys::mlirOpOperandIsNull(use_) } {
@@ -85,10 +88,15 @@ fn free_after_last_use(node: &OperationRef) -> Result<(), String> {
                 return Err("internal error: a node used outside its block".into());
             }
         }
-        if unsafe { mlir_sys::mlirOperationGetNextInBlock(user) }.ptr.is_null() {
+        if unsafe { mlir_sys::mlirOperationGetNextInBlock(user) }
+            .ptr
+            .is_null()
+        {
             return Ok(()); // Returned: the caller owns it.
         }
-        if unsafe { OperationRef::from_raw(last) }.is_before_in_block(unsafe { OperationRef::from_raw(user) }) {
+        if unsafe { OperationRef::from_raw(last) }
+            .is_before_in_block(unsafe { OperationRef::from_raw(user) })
+        {
             last = user;
         }
         use_ = unsafe { mlir_sys::mlirOpOperandGetNextUse(use_) };
@@ -369,7 +377,9 @@ impl<'c> Emit<'c> {
         parallel: bool,
         body: &mut dyn FnMut(At, &[MlirValue]) -> Result<(), String>,
     ) -> Result<(), String> {
-        let Some((&(lo, hi), rest)) = ranges.split_first().filter(|_| parallel) else { return self.nest(at, ranges, body) };
+        let Some((&(lo, hi), rest)) = ranges.split_first().filter(|_| parallel) else {
+            return self.nest(at, ranges, body);
+        };
         let b = self.bounds(at, lo, hi, 1)?;
         self.parallel_loop(at, b, &mut |inner, iv| {
             self.nest(inner, rest, &mut |at2, ivs| {
@@ -635,6 +645,8 @@ struct Assignment<'a, 'c> {
     op: String,
     space: Vec<i64>,
     maps: Vec<mlir_sys::MlirAffineMap>,
+    /// The maps' index expressions, in the assignment model.
+    exprs: Vec<Vec<ocannl_assign::Affine>>,
     /// The buffers, result first.
     tensors: Vec<MlirValue>,
     symbols: Vec<MlirValue>,
@@ -658,8 +670,13 @@ fn accum(e: &Emit, at: At, op: &OperationRef) -> Result<(), String> {
         let c = e.constant(at, neutral(&accum, &elt), &elt)?;
         e.fill(at, tensors[0], &lhs_dims, c)?;
     }
+    let exprs = maps
+        .iter()
+        .map(|&m| ocannl_assign_dialect::map_exprs(m))
+        .collect::<Result<Vec<_>, _>>()?;
     let a = Assignment {
         e,
+        exprs,
         eltt: e.ty(&elt)?,
         elt,
         accum,
@@ -734,11 +751,58 @@ impl<'a, 'c> Assignment<'a, 'c> {
         Ok(out)
     }
 
-    /// `memref.load` of operand `i` at the given iterators.
+    /// `memref.load` of operand `i` at the given iterators. A padded index
+    /// (see `Affine::is_padded`) that may leave its axis is clamped into it,
+    /// and the value read there replaced by the padding value: the neutral
+    /// element of the accumulation.
     fn load(&self, at: At, ivs: &[MlirValue], i: usize) -> Result<MlirValue, String> {
+        let e = self.e;
+        let idx_t = Type::index(e.ctx);
+        let mut idx = self.indices(at, ivs, i)?;
+        let mut inside: Option<MlirValue> = None;
+        if i > 0 {
+            let space: Vec<u64> = self.space.iter().map(|&d| d as u64).collect();
+            let (dims, _) = memref_info(self.tensors[i])?;
+            for (r, ex) in self.exprs[i].iter().enumerate() {
+                let d = dims[r];
+                if !ex.is_padded() || ex.range(&space).is_some_and(|(lo, hi)| lo >= 0 && hi < d) {
+                    continue;
+                }
+                let (zero, last) = (e.index(at, 0)?, e.index(at, d - 1)?);
+                let i1 = e.ty("i1")?;
+                let ge = e.op1(
+                    at,
+                    "arith.cmpi",
+                    &[idx[r], zero],
+                    i1,
+                    &[("predicate", e.attr("5 : i64")?)],
+                );
+                let le = e.op1(
+                    at,
+                    "arith.cmpi",
+                    &[idx[r], last],
+                    i1,
+                    &[("predicate", e.attr("3 : i64")?)],
+                );
+                let ok = e.op1(at, "arith.andi", &[ge, le], i1, &[]);
+                inside = Some(match inside {
+                    Some(prev) => e.op1(at, "arith.andi", &[prev, ok], i1, &[]),
+                    None => ok,
+                });
+                let low = e.op1(at, "arith.minsi", &[idx[r], last], idx_t, &[]);
+                idx[r] = e.op1(at, "arith.maxsi", &[low, zero], idx_t, &[]);
+            }
+        }
         let mut ops = vec![self.tensors[i]];
-        ops.extend(self.indices(at, ivs, i)?);
-        Ok(self.e.op1(at, "memref.load", &ops, self.eltt, &[]))
+        ops.extend(idx);
+        let v = e.op1(at, "memref.load", &ops, self.eltt, &[]);
+        Ok(match inside {
+            Some(ok) => {
+                let pad = e.constant(at, neutral(&self.accum, &self.elt), &self.elt)?;
+                e.op1(at, "arith.select", &[ok, v, pad], self.eltt, &[])
+            }
+            None => v,
+        })
     }
 
     /// The value `op(rhs...)` at the given iterators.
@@ -836,7 +900,10 @@ impl<'a, 'c> Assignment<'a, 'c> {
             let nres = unsafe { mlir_sys::mlirAffineMapGetNumResults(map) };
             (0..nres).any(|r| {
                 let ex = unsafe { mlir_sys::mlirAffineMapGetResult(map, r) };
-                unsafe { mlir_sys::mlirAffineExprIsADim(ex) && mlir_sys::mlirAffineDimExprGetPosition(ex) as usize == p }
+                unsafe {
+                    mlir_sys::mlirAffineExprIsADim(ex)
+                        && mlir_sys::mlirAffineDimExprGetPosition(ex) as usize == p
+                }
             })
         };
         let parallel = !outer.is_empty() && plain_in_lhs(order[0]) && worth_parallel(&loop_ranges);
@@ -895,17 +962,12 @@ impl<'a, 'c> Assignment<'a, 'c> {
         let Some(accum) = ocannl_assign::Accum::parse(&self.accum) else {
             return Ok(None);
         };
-        let maps = self
-            .maps
-            .iter()
-            .map(|&m| ocannl_assign_dialect::map_exprs(m))
-            .collect::<Result<Vec<_>, _>>()?;
         let space: Vec<u64> = self.space.iter().map(|&d| d as u64).collect();
         Ok(ocannl_assign::tiling::plan_contraction(
             accum,
             &self.op,
             &space,
-            &maps,
+            &self.exprs,
             tile.mr as u64,
             tile.nr as u64,
         )
@@ -1075,7 +1137,8 @@ impl<'a, 'c> Assignment<'a, 'c> {
 
 /// Whether a loop nest over `ranges` is worth running on several cores.
 fn worth_parallel(ranges: &[(i64, i64)]) -> bool {
-    ranges.first().is_some_and(|(lo, hi)| hi - lo > 1) && ranges.iter().map(|(lo, hi)| hi - lo).product::<i64>() >= PARALLEL_CELLS
+    ranges.first().is_some_and(|(lo, hi)| hi - lo > 1)
+        && ranges.iter().map(|(lo, hi)| hi - lo).product::<i64>() >= PARALLEL_CELLS
 }
 
 /// Rows of the contraction kernel's register tile.

@@ -46,6 +46,75 @@ impl Affine {
     }
 }
 
+impl Affine {
+    fn has_sym(&self) -> bool {
+        match self {
+            Affine::Sym(_) => true,
+            Affine::Const(_) | Affine::Dim(_) => false,
+            Affine::Add(a, b)
+            | Affine::Mul(a, b)
+            | Affine::Mod(a, b)
+            | Affine::FloorDiv(a, b)
+            | Affine::CeilDiv(a, b) => a.has_sym() || b.has_sym(),
+        }
+    }
+
+    /// Whether an operand's index may leave its axis by design: a compound
+    /// expression of iterators (a padded convolution's `o + k - p`). Such a
+    /// read outside the buffer yields the padding value, the neutral element
+    /// of the assignment's accumulation (0 for sums of products, -inf for
+    /// max-pooling). Plain iterators, fixed indices and slice symbols never
+    /// leave their axis in a valid program.
+    pub fn is_padded(&self) -> bool {
+        !matches!(self, Affine::Dim(_) | Affine::Const(_)) && !self.has_sym()
+    }
+
+    /// The smallest and largest values over an iteration space, when known
+    /// (no symbols; divisions and remainders by positive constants).
+    pub fn range(&self, space: &[u64]) -> Option<(i64, i64)> {
+        let konst = |e: &Affine| match e {
+            Affine::Const(c) => Some(*c),
+            _ => None,
+        };
+        Some(match self {
+            Affine::Const(c) => (*c, *c),
+            Affine::Dim(d) => (0, *space.get(*d)? as i64 - 1),
+            Affine::Sym(_) => return None,
+            Affine::Add(a, b) => {
+                let ((a0, a1), (b0, b1)) = (a.range(space)?, b.range(space)?);
+                (a0 + b0, a1 + b1)
+            }
+            Affine::Mul(a, b) => {
+                let (x, c) = match (konst(a), konst(b)) {
+                    (_, Some(c)) => (a, c),
+                    (Some(c), _) => (b, c),
+                    _ => return None,
+                };
+                let (x0, x1) = x.range(space)?;
+                ((x0 * c).min(x1 * c), (x0 * c).max(x1 * c))
+            }
+            Affine::Mod(a, b) => {
+                let c = konst(b).filter(|&c| c > 0)?;
+                let (x0, x1) = a.range(space)?;
+                if x0 >= 0 && x1 < c {
+                    (x0, x1)
+                } else {
+                    (0, c - 1)
+                }
+            }
+            Affine::FloorDiv(a, b) | Affine::CeilDiv(a, b) => {
+                let c = konst(b).filter(|&c| c > 0)?;
+                let (x0, x1) = a.range(space)?;
+                if matches!(self, Affine::FloorDiv(..)) {
+                    (x0.div_euclid(c), x1.div_euclid(c))
+                } else {
+                    (-((-x0).div_euclid(c)), -((-x1).div_euclid(c)))
+                }
+            }
+        })
+    }
+}
+
 /// The accumulation of an assignment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Accum {
@@ -427,7 +496,16 @@ pub fn run(r: &Routine, args: &[Value]) -> Result<Vec<Value>, RunError> {
                         idx.clear();
                         idx.extend(maps[k + 1].iter().map(|e| e.eval(it, &syms)));
                         let b = bufs[rb].as_ref().expect("checked");
-                        vals[k] = b.data[b.offset(&idx)?];
+                        let outside = maps[k + 1]
+                            .iter()
+                            .zip(&idx)
+                            .zip(&b.dims)
+                            .any(|((e, &i), &d)| e.is_padded() && (i < 0 || i as u64 >= d));
+                        vals[k] = if outside {
+                            accum.neutral()
+                        } else {
+                            b.data[b.offset(&idx)?]
+                        };
                     }
                     let v = eval_op(op, &vals).ok_or_else(|| {
                         RunError(format!("unknown op '{op}' with {} operands", vals.len()))
@@ -564,6 +642,111 @@ mod tests {
         );
         let e = run(&r, &[x, Value::Index(3)]).unwrap_err();
         assert!(e.0.contains("out of bounds"), "{e}");
+    }
+
+    #[test]
+    fn index_ranges() {
+        use Affine::{Const, Dim};
+        let add = |a: Affine, b: Affine| Affine::Add(Box::new(a), Box::new(b));
+        let mul = |a: Affine, b: Affine| Affine::Mul(Box::new(a), Box::new(b));
+        let space = [10, 3];
+        let cases: Vec<(Affine, Option<(i64, i64)>, bool)> = vec![
+            (Dim(0), Some((0, 9)), false),
+            (Const(2), Some((2, 2)), false),
+            (add(add(Dim(0), Dim(1)), Const(-1)), Some((-1, 10)), true),
+            (add(mul(Dim(0), Const(2)), Dim(1)), Some((0, 20)), true),
+            (mul(Const(-1), Dim(1)), Some((-2, 0)), true),
+            (
+                Affine::FloorDiv(Box::new(Dim(0)), Box::new(Const(4))),
+                Some((0, 2)),
+                true,
+            ),
+            (
+                Affine::Mod(Box::new(Dim(0)), Box::new(Const(4))),
+                Some((0, 3)),
+                true,
+            ),
+            (add(Dim(0), Affine::Sym(0)), None, false),
+            (mul(Dim(0), Dim(1)), None, true),
+        ];
+        for (e, range, padded) in cases {
+            assert_eq!(e.range(&space), range, "{e:?}");
+            assert_eq!(e.is_padded(), padded, "{e:?}");
+        }
+    }
+
+    #[test]
+    fn padded_reads_yield_the_neutral_element() {
+        // y[o] = sum_k x[o + k - 1] * w[k] and m[o] = max_k x[o + k - 1]
+        // over a 4-cell x: the cells beyond x read 0 and -inf.
+        let conv = vec![Affine::Add(
+            Box::new(Affine::Add(
+                Box::new(Affine::Dim(0)),
+                Box::new(Affine::Dim(1)),
+            )),
+            Box::new(Affine::Const(-1)),
+        )];
+        let stmt = |lhs, accum, op: &str, rhs: Vec<usize>, maps| Stmt::Accum {
+            lhs,
+            rhs,
+            accum,
+            op: op.into(),
+            initialize_neutral: true,
+            space: vec![4, 3],
+            maps,
+            symbols: vec![],
+        };
+        let r = Routine {
+            args: vec![Arg::Buffer { dims: vec![4] }, Arg::Buffer { dims: vec![3] }],
+            stmts: vec![
+                Stmt::Alloc {
+                    buf: 2,
+                    dims: vec![4],
+                },
+                stmt(
+                    2,
+                    Accum::Add,
+                    "mul",
+                    vec![0, 1],
+                    vec![vec![Affine::Dim(0)], conv.clone(), vec![Affine::Dim(1)]],
+                ),
+                Stmt::Alloc {
+                    buf: 3,
+                    dims: vec![4],
+                },
+                stmt(
+                    3,
+                    Accum::Max,
+                    "identity",
+                    vec![0],
+                    vec![vec![Affine::Dim(0)], conv],
+                ),
+            ],
+            results: vec![2, 3],
+        };
+        let x = Value::Buffer {
+            dims: vec![4],
+            data: vec![1., 2., 3., 4.],
+        };
+        let w = Value::Buffer {
+            dims: vec![3],
+            data: vec![1., 10., 100.],
+        };
+        let out = run(&r, &[x, w]).unwrap();
+        assert_eq!(
+            out[0],
+            Value::Buffer {
+                dims: vec![4],
+                data: vec![210., 321., 432., 43.]
+            }
+        );
+        assert_eq!(
+            out[1],
+            Value::Buffer {
+                dims: vec![4],
+                data: vec![2., 3., 4., 4.]
+            }
+        );
     }
 
     #[test]

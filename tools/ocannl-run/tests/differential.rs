@@ -53,7 +53,9 @@ fn ty(t: &T) -> String {
 }
 
 fn dims(r: &mut Rng, max_len: u64, max_size: u64) -> Vec<u64> {
-    (0..r.below(max_len + 1)).map(|_| 1 + r.below(max_size)).collect()
+    (0..r.below(max_len + 1))
+        .map(|_| 1 + r.below(max_size))
+        .collect()
 }
 
 /// A random program: its text and the number of arguments. `big` programs
@@ -268,6 +270,33 @@ fn contraction(seed: u64) -> (String, usize) {
     (text, 2)
 }
 
+/// A random 1-D convolution `y[o] =accum= x[stride*o + dilation*k - pad] op
+/// w[k]`, valid (`<+`) or padded (`=+`), over a leading batch of channels.
+fn convolution(seed: u64) -> (String, usize) {
+    let mut r = Rng(seed);
+    let (stride, dilation, kernel) = (1 + r.below(3), 1 + r.below(2), 1 + r.below(5));
+    let padded = r.below(2) == 0;
+    let out = 1 + r.below(40);
+    let input = if padded {
+        stride * out
+    } else {
+        stride * (out - 1) + 1 + dilation * (kernel - 1)
+    };
+    let channels = 1 + r.below(3);
+    let (accum, op) = *r.pick(&[("add", "mul"), ("max", "add")]);
+    let spec = format!(
+        "...|{stride}*o{}+{dilation}*k; k => ...|o",
+        if padded { "=" } else { "<" }
+    );
+    let tx = format!("!ocannl_shape.tensor<\"{channels}|{input}\", f32>");
+    let tw = format!("!ocannl_shape.tensor<\"{kernel}\", f32>");
+    let ty = format!("!ocannl_shape.tensor<\"{channels}|{out}\", f32>");
+    let text = format!(
+        "func.func @f(%x: {tx}, %w: {tw}) -> {ty} {{\n  %y = \"ocannl_shape.einsum\"(%x, %w) {{spec = \"{spec}\", accum = \"{accum}\", op = \"{op}\"}} : ({tx}, {tw}) -> {ty}\n  return %y : {ty}\n}}\n"
+    );
+    (text, 2)
+}
+
 /// Runs program `text` through the JIT and the interpreter with the same
 /// generated arguments and checks that the results agree.
 fn check(dir: &Path, tag: &str, seed: u64, text: &str, nargs: usize) {
@@ -345,6 +374,16 @@ fn contractions_agree_with_the_interpreter() {
     for seed in 0..32u64 {
         let (text, nargs) = contraction(5000 + seed);
         check(&dir, "c", seed, &text, nargs);
+    }
+    clean(&dir);
+}
+
+#[test]
+fn convolutions_agree_with_the_interpreter() {
+    let dir = temp_dir("convolutions");
+    for seed in 0..24u64 {
+        let (text, nargs) = convolution(7000 + seed);
+        check(&dir, "v", seed, &text, nargs);
     }
     clean(&dir);
 }
