@@ -2,6 +2,10 @@
 //! ocannl-shape --example infer_timing -- mlp 2000`.
 use std::time::Instant;
 
+// The allocator the tools use (see tools/ocannl-opt).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let kind = args.get(1).map(String::as_str).unwrap_or("mlp");

@@ -2,6 +2,11 @@
 //! pass, plus the `ocannl_shape` and `ocannl_assign` dialects and the
 //! project's passes. Logs go to stderr, filtered by `RUST_LOG`.
 
+// mimalloc: shape inference allocates many small rows, and glibc's malloc
+// doubles its time (see the note in core/shape/benches/inference.rs).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     use std::io::IsTerminal;
     tracing_subscriber::fmt()

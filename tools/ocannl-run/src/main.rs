@@ -28,6 +28,10 @@ use melior::{
     ExecutionEngine,
 };
 
+// The tools' allocator (see tools/ocannl-opt).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "ocannl-run",
