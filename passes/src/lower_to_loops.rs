@@ -390,6 +390,31 @@ impl<'c> Emit<'c> {
         })
     }
 
+    /// A `memref.alloc` of a static shape, aligned to `alignment` bytes if
+    /// given.
+    fn alloc(&self, at: At, ty: Type<'c>, alignment: Option<i64>) -> Result<MlirValue, String> {
+        let mut attrs = vec![(
+            Identifier::new(self.ctx, "operandSegmentSizes"),
+            self.attr("array<i32: 0, 0>")?,
+        )];
+        if let Some(a) = alignment {
+            attrs.push((
+                Identifier::new(self.ctx, "alignment"),
+                self.attr(&format!("{a} : i64"))?,
+            ));
+        }
+        let op = OperationBuilder::new("memref.alloc", self.loc)
+            .add_attributes(&attrs)
+            .add_results(&[ty])
+            .build()
+            .map_err(|e| e.to_string())?;
+        Ok(self
+            .place(at, op)
+            .result(0)
+            .map_err(|e| e.to_string())?
+            .to_raw())
+    }
+
     /// Stores `value` into every cell of `buf`.
     fn fill(&self, at: At, buf: MlirValue, dims: &[i64], value: MlirValue) -> Result<(), String> {
         let ranges: Vec<(i64, i64)> = dims.iter().map(|&d| (0, d)).collect();
@@ -437,22 +462,9 @@ fn lower(module: OperationRef, op: &OperationRef, globals: &mut usize) -> Result
     match name.as_str() {
         "node" => {
             let ty = op.result(0).map_err(|e| e.to_string())?.r#type();
-            let alloc = OperationBuilder::new("memref.alloc", e.loc)
-                .add_attributes(&[(
-                    Identifier::new(ctx, "operandSegmentSizes"),
-                    e.attr("array<i32: 0, 0>")?,
-                )])
-                .add_results(&[ty])
-                .build()
-                .map_err(|er| er.to_string())?;
-            let alloc = e.place(at, alloc);
+            let alloc = e.alloc(at, ty, None)?;
             let old = op.result(0).map_err(|er| er.to_string())?.to_raw();
-            unsafe {
-                mlir_sys::mlirValueReplaceAllUsesOfWith(
-                    old,
-                    alloc.result(0).map_err(|er| er.to_string())?.to_raw(),
-                )
-            };
+            unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(old, alloc) };
         }
         "fill" => {
             let dest = op.operand(0).map_err(|e| e.to_string())?.to_raw();
@@ -1000,22 +1012,7 @@ impl<'a, 'c> Assignment<'a, 'c> {
             t.nr,
             self.elt
         ))?;
-        let alloc = OperationBuilder::new("memref.alloc", e.loc)
-            .add_attributes(&[
-                (
-                    Identifier::new(e.ctx, "operandSegmentSizes"),
-                    e.attr("array<i32: 0, 0>")?,
-                ),
-                (Identifier::new(e.ctx, "alignment"), e.attr("64 : i64")?),
-            ])
-            .add_results(&[panels])
-            .build()
-            .map_err(|er| er.to_string())?;
-        let packed = e
-            .place(at, alloc)
-            .result(0)
-            .map_err(|er| er.to_string())?
-            .to_raw();
+        let packed = e.alloc(at, panels, Some(64))?;
         let others: Vec<usize> = (0..self.space.len())
             .filter(|&d| d != plan.i && d != plan.j && d != plan.k)
             .collect();
