@@ -148,6 +148,9 @@ pub fn infer_with_order(
                 },
             );
         }
+        solver
+            .propagate()
+            .map_err(|e| to_error(&solver, nodes, &shapes, e))?;
     }
     let fail = |solver: &Solver, e: ShapeError| to_error(solver, nodes, &shapes, e);
     solver.solve().map_err(|e| fail(&solver, e))?;

@@ -361,6 +361,13 @@ impl Solver {
         self.queue.push((c, origin));
     }
 
+    /// Solves what the constraints added so far allow, deferring the rest
+    /// (no closing). Solving as the constraints come keeps the queue short;
+    /// the solution does not depend on when this is called.
+    pub fn propagate(&mut self) -> Res<()> {
+        self.drain().map(|_| ())
+    }
+
     /// Declares a leaf tensor.
     pub fn add_terminal(&mut self, t: Terminal) {
         self.terminals.push(t);

@@ -8,13 +8,14 @@ func.func @mismatch(%a: !ocannl_shape.tensor<"3", f32>, %b: !ocannl_shape.tensor
 
 // -----
 
-// The conflict surfaces where it is found; a note points at the op whose
-// constraint decided the other size.
+// The conflict surfaces where it is found: at the op where the two sizes
+// meet, with notes at the ops that made its operands.
 func.func @noted(%a: !ocannl_shape.tensor<"3", f32>) {
+  // expected-note@+1 {{operand #1 (param) has shape "5"}}
   %p = "ocannl_shape.param"() {name = "p"} : () -> !ocannl_shape.tensor<"5", f32>
-  // expected-error@+1 {{shape mismatch in pointwise: dimension mismatch: 5 vs 3}}
+  // expected-note@+1 {{operand #2 (pointwise) has shape "...|...->...,3"}}
   %n = "ocannl_shape.pointwise_unary"(%a) {op = "neg"} : (!ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32>
-  // expected-note@+1 {{a conflicting dimension was decided by this pointwise}}
+  // expected-error@+1 {{shape mismatch in pointwise: dimension mismatch: 3 vs 5 (the output row of operand #1 broadcast to the result's); operand shapes: #1 "5", #2 "...|...->...,3"}}
   %c = "ocannl_shape.pointwise_binary"(%p, %n) {op = "add"} : (!ocannl_shape.tensor<"5", f32>, !ocannl_shape.tensor<"?", f32>) -> !ocannl_shape.tensor<"?", f32>
   return
 }
