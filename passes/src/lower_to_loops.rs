@@ -198,6 +198,64 @@ impl<'c> Emit<'c> {
         self.constant(at, &v.to_string(), "index")
     }
 
+    /// A loop op `name` with one single-block region: the block takes an
+    /// index induction variable and values of `carried` types; `body` fills
+    /// it and returns the operands of its `terminator`. Returns the op's
+    /// results (`carried` types).
+    #[allow(clippy::too_many_arguments)]
+    fn loop_op(
+        &self,
+        at: At,
+        name: &str,
+        operands: &[MlirValue],
+        attrs: &[(&str, Attribute<'c>)],
+        carried: &[Type<'c>],
+        terminator: &str,
+        body: &mut dyn FnMut(At, &[MlirValue]) -> Result<Vec<MlirValue>, String>,
+    ) -> Result<Vec<MlirValue>, String> {
+        let mut args = vec![(Type::index(self.ctx), self.loc)];
+        args.extend(carried.iter().map(|t| (*t, self.loc)));
+        let block = Block::new(&args);
+        let block_args: Vec<MlirValue> = (0..args.len())
+            .map(|k| block.argument(k).expect("block argument").to_raw())
+            .collect();
+        let inner = At {
+            block: block.to_raw(),
+            before: None,
+        };
+        let next: Vec<Value> = body(inner, &block_args)?
+            .iter()
+            .map(|v| unsafe { Value::from_raw(*v) })
+            .collect();
+        block.append_operation(
+            OperationBuilder::new(terminator, self.loc)
+                .add_operands(&next)
+                .build()
+                .map_err(|e| e.to_string())?,
+        );
+        let region = Region::new();
+        region.append_block(block);
+        let operands: Vec<Value> = operands
+            .iter()
+            .map(|v| unsafe { Value::from_raw(*v) })
+            .collect();
+        let attrs: Vec<(Identifier, Attribute)> = attrs
+            .iter()
+            .map(|(n, a)| (Identifier::new(self.ctx, n), *a))
+            .collect();
+        let op = OperationBuilder::new(name, self.loc)
+            .add_operands(&operands)
+            .add_attributes(&attrs)
+            .add_regions([region])
+            .add_results(carried)
+            .build()
+            .map_err(|e| e.to_string())?;
+        let op = self.place(at, op);
+        Ok((0..carried.len())
+            .map(|k| op.result(k).expect("loop result").to_raw())
+            .collect())
+    }
+
     /// One `scf.for` from `lb` to `ub` by `step` carrying `inits`
     /// (`iter_args`): `body` gets the insertion point inside, the induction
     /// variable and the carried values, and returns the next ones. Returns
@@ -213,48 +271,17 @@ impl<'c> Emit<'c> {
             .iter()
             .map(|v| unsafe { Value::from_raw(*v) }.r#type())
             .collect();
-        let mut args = vec![(Type::index(self.ctx), self.loc)];
-        args.extend(types.iter().map(|t| (*t, self.loc)));
-        let block = Block::new(&args);
-        let iv = block.argument(0).expect("induction variable").to_raw();
-        let carried: Vec<MlirValue> = (0..inits.len())
-            .map(|k| block.argument(k + 1).expect("carried value").to_raw())
-            .collect();
-        let next = body(
-            At {
-                block: block.to_raw(),
-                before: None,
-            },
-            iv,
-            &carried,
-        )?;
-        let next: Vec<Value> = next
-            .iter()
-            .map(|v| unsafe { Value::from_raw(*v) })
-            .collect();
-        block.append_operation(
-            OperationBuilder::new("scf.yield", self.loc)
-                .add_operands(&next)
-                .build()
-                .map_err(|e| e.to_string())?,
-        );
-        let region = Region::new();
-        region.append_block(block);
-        let ops: Vec<Value> = [lb, ub, step]
-            .iter()
-            .chain(inits)
-            .map(|v| unsafe { Value::from_raw(*v) })
-            .collect();
-        let op = OperationBuilder::new("scf.for", self.loc)
-            .add_operands(&ops)
-            .add_regions([region])
-            .add_results(&types)
-            .build()
-            .map_err(|e| e.to_string())?;
-        let op = self.place(at, op);
-        Ok((0..inits.len())
-            .map(|k| op.result(k).expect("loop result").to_raw())
-            .collect())
+        let mut operands = vec![lb, ub, step];
+        operands.extend_from_slice(inits);
+        self.loop_op(
+            at,
+            "scf.for",
+            &operands,
+            &[],
+            &types,
+            "scf.yield",
+            &mut |inner, args| body(inner, args[0], &args[1..]),
+        )
     }
 
     /// One `scf.parallel` from `lb` to `ub` by `step` (iterations that may
@@ -265,37 +292,17 @@ impl<'c> Emit<'c> {
         (lb, ub, step): (MlirValue, MlirValue, MlirValue),
         body: &mut dyn FnMut(At, MlirValue) -> Result<(), String>,
     ) -> Result<(), String> {
-        let block = Block::new(&[(Type::index(self.ctx), self.loc)]);
-        let iv = block.argument(0).expect("induction variable").to_raw();
-        body(
-            At {
-                block: block.to_raw(),
-                before: None,
-            },
-            iv,
-        )?;
-        block.append_operation(
-            OperationBuilder::new("scf.reduce", self.loc)
-                .build()
-                .map_err(|e| e.to_string())?,
-        );
-        let region = Region::new();
-        region.append_block(block);
-        let ops: Vec<Value> = [lb, ub, step]
-            .iter()
-            .map(|v| unsafe { Value::from_raw(*v) })
-            .collect();
-        let op = OperationBuilder::new("scf.parallel", self.loc)
-            .add_operands(&ops)
-            .add_attributes(&[(
-                Identifier::new(self.ctx, "operandSegmentSizes"),
-                self.attr("array<i32: 1, 1, 1, 0>")?,
-            )])
-            .add_regions([region])
-            .build()
-            .map_err(|e| e.to_string())?;
-        self.place(at, op);
-        Ok(())
+        let segments = [("operandSegmentSizes", self.attr("array<i32: 1, 1, 1, 0>")?)];
+        self.loop_op(
+            at,
+            "scf.parallel",
+            &[lb, ub, step],
+            &segments,
+            &[],
+            "scf.reduce",
+            &mut |inner, args| body(inner, args[0]).map(|()| vec![]),
+        )
+        .map(|_| ())
     }
 
     /// A loop that is parallel when `parallel` holds.
@@ -844,23 +851,15 @@ impl<'a, 'c> Assignment<'a, 'c> {
 
     /// The iterator indexing the last (contiguous) axis of operand `i`.
     fn last_axis_of(&self, i: usize) -> Option<usize> {
-        let map = self.maps[i];
-        let nres = unsafe { mlir_sys::mlirAffineMapGetNumResults(map) };
-        let expr = unsafe { mlir_sys::mlirAffineMapGetResult(map, nres.checked_sub(1)?) };
-        unsafe { mlir_sys::mlirAffineExprIsADim(expr) }
-            .then(|| unsafe { mlir_sys::mlirAffineDimExprGetPosition(expr) } as usize)
+        match self.exprs[i].last() {
+            Some(ocannl_assign::Affine::Dim(p)) => Some(*p),
+            _ => None,
+        }
     }
 
     /// Whether the result's indices depend on iterator `p`.
     fn lhs_uses(&self, p: usize) -> bool {
-        let map = self.maps[0];
-        let nres = unsafe { mlir_sys::mlirAffineMapGetNumResults(map) };
-        (0..nres).any(|r| unsafe {
-            mlir_sys::mlirAffineExprIsFunctionOfDim(
-                mlir_sys::mlirAffineMapGetResult(map, r),
-                p as isize,
-            )
-        })
+        self.exprs[0].iter().any(|e| e.mentions(p))
     }
 
     /// Scalar loops over the given ranges of the iteration space.
@@ -907,17 +906,7 @@ impl<'a, 'c> Assignment<'a, 'c> {
         let lhs = self.tensors[0];
         // Distinct iterations of the outermost loop write distinct cells when
         // the result has an axis indexed by its plain iterator.
-        let plain_in_lhs = |p: usize| {
-            let map = self.maps[0];
-            let nres = unsafe { mlir_sys::mlirAffineMapGetNumResults(map) };
-            (0..nres).any(|r| {
-                let ex = unsafe { mlir_sys::mlirAffineMapGetResult(map, r) };
-                unsafe {
-                    mlir_sys::mlirAffineExprIsADim(ex)
-                        && mlir_sys::mlirAffineDimExprGetPosition(ex) as usize == p
-                }
-            })
-        };
+        let plain_in_lhs = |p: usize| self.exprs[0].contains(&ocannl_assign::Affine::Dim(p));
         let parallel = !outer.is_empty() && plain_in_lhs(order[0]) && worth_parallel(&loop_ranges);
         e.nest_parallel(at, outer, parallel, &mut |inner, outer_ivs| {
             let filler = match outer_ivs.first() {

@@ -47,16 +47,25 @@ impl Affine {
 }
 
 impl Affine {
-    fn has_sym(&self) -> bool {
+    /// Whether some leaf (iterator, symbol or constant) satisfies `f`.
+    fn any_leaf(&self, f: &dyn Fn(&Affine) -> bool) -> bool {
         match self {
-            Affine::Sym(_) => true,
-            Affine::Const(_) | Affine::Dim(_) => false,
+            Affine::Const(_) | Affine::Dim(_) | Affine::Sym(_) => f(self),
             Affine::Add(a, b)
             | Affine::Mul(a, b)
             | Affine::Mod(a, b)
             | Affine::FloorDiv(a, b)
-            | Affine::CeilDiv(a, b) => a.has_sym() || b.has_sym(),
+            | Affine::CeilDiv(a, b) => a.any_leaf(f) || b.any_leaf(f),
         }
+    }
+
+    /// Whether the expression depends on iterator `d`.
+    pub fn mentions(&self, d: usize) -> bool {
+        self.any_leaf(&|e| *e == Affine::Dim(d))
+    }
+
+    fn has_sym(&self) -> bool {
+        self.any_leaf(&|e| matches!(e, Affine::Sym(_)))
     }
 
     /// Whether an operand's index may leave its axis by design: a compound

@@ -39,21 +39,9 @@ enum Use {
     Other,
 }
 
-fn mentions(e: &Affine, d: usize) -> bool {
-    match e {
-        Affine::Dim(x) => *x == d,
-        Affine::Const(_) | Affine::Sym(_) => false,
-        Affine::Add(a, b)
-        | Affine::Mul(a, b)
-        | Affine::Mod(a, b)
-        | Affine::FloorDiv(a, b)
-        | Affine::CeilDiv(a, b) => mentions(a, d) || mentions(b, d),
-    }
-}
-
 fn use_of(map: &[Affine], d: usize) -> Use {
     let plain = map.iter().filter(|e| **e == Affine::Dim(d)).count();
-    let any = map.iter().filter(|e| mentions(e, d)).count();
+    let any = map.iter().filter(|e| e.mentions(d)).count();
     match (plain, any) {
         (_, 0) => Use::Absent,
         (1, 1) => Use::Plain,
