@@ -744,7 +744,7 @@ impl<'a, 'c> Assignment<'a, 'c> {
         let nres = unsafe { mlir_sys::mlirAffineMapGetNumResults(map) };
         let mut out = vec![];
         for r in 0..nres {
-            let mut pos = [r as isize];
+            let mut pos = [r];
             let sub = unsafe { mlir_sys::mlirAffineMapGetSubMap(map, 1, pos.as_mut_ptr()) };
             let expr = unsafe { mlir_sys::mlirAffineMapGetResult(sub, 0) };
             let v = if unsafe { mlir_sys::mlirAffineExprIsADim(expr) } {

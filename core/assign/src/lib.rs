@@ -335,7 +335,7 @@ fn for_each(
     space: &[u64],
     mut f: impl FnMut(&[i64]) -> Result<(), RunError>,
 ) -> Result<(), RunError> {
-    if space.iter().any(|&d| d == 0) {
+    if space.contains(&0) {
         return Ok(());
     }
     let mut idx = vec![0i64; space.len()];
