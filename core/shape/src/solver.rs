@@ -308,6 +308,8 @@ pub struct Solver {
     /// Constraints waiting for a variable to be solved; taken (set to
     /// `None`) when woken.
     deferred: Vec<Option<(Constraint, Origin)>>,
+    /// How many entries of `deferred` are still waiting.
+    num_waiting: usize,
     dim_watch: VarMap<DimVar, Vec<usize>>,
     row_watch: VarMap<RowVar, Vec<usize>>,
     terminals: Vec<Terminal>,
@@ -636,12 +638,14 @@ impl Solver {
             self.row_watch.get_or_insert_with(v, Vec::new).push(idx);
         }
         self.deferred.push(Some((c, o.clone())));
+        self.num_waiting += 1;
         Ok(false)
     }
 
     fn wake(&mut self, watchers: Option<Vec<usize>>) {
         for i in watchers.unwrap_or_default() {
             if let Some(c) = self.deferred[i].take() {
+                self.num_waiting -= 1;
                 self.queue.push(c);
             }
         }
@@ -1210,32 +1214,40 @@ impl Solver {
             Some(RowEntry::Bounds(b)) => b,
             _ => RowBounds::default(),
         };
-        for c in bounds.cur {
-            self.push(
-                Constraint::RowIneq {
-                    cur: Row::open(c),
-                    subr: value.clone(),
-                },
-                o,
-            );
+        // Every row broadcasts the empty row, and only the empty row
+        // broadcasts to it: closing a row to no axes (the common case when
+        // closing) settles its links in one step each.
+        let empty = value.var.is_none() && value.end.is_empty();
+        if !empty {
+            for c in bounds.cur {
+                self.push(
+                    Constraint::RowIneq {
+                        cur: Row::open(c),
+                        subr: value.clone(),
+                    },
+                    o,
+                );
+            }
+            for ub in bounds.ubs {
+                self.push(
+                    Constraint::RowIneq {
+                        cur: ub,
+                        subr: value.clone(),
+                    },
+                    o,
+                );
+            }
         }
         for s in bounds.subr {
-            self.push(
+            let c = if empty {
+                Constraint::RowEq(Row::open(s), Row::closed(vec![]))
+            } else {
                 Constraint::RowIneq {
                     cur: value.clone(),
                     subr: Row::open(s),
-                },
-                o,
-            );
-        }
-        for ub in bounds.ubs {
-            self.push(
-                Constraint::RowIneq {
-                    cur: ub,
-                    subr: value.clone(),
-                },
-                o,
-            );
+                }
+            };
+            self.push(c, o);
         }
         Ok(true)
     }
@@ -1712,7 +1724,9 @@ impl Solver {
                 break;
             }
         }
-        if let Some((c, o)) = self.waiting().next() {
+        // Counted, not searched: most entries are taken by now.
+        if self.num_waiting > 0 {
+            let (c, o) = self.waiting().next().expect("a constraint is waiting");
             return err(o, format!("cannot solve the constraint {c:?}"));
         }
         Ok(self.subst_shape_mut(shape))
