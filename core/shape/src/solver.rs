@@ -1312,7 +1312,10 @@ impl Solver {
                         },
                         o,
                     )?;
-                    self.push(Constraint::RowIneq { cur, subr }, o);
+                    // The template covers the deficit: the next round
+                    // relates the dims (no further template, no deeper
+                    // recursion).
+                    self.row_ineq(cur, subr, o)?;
                     return Ok(true);
                 }
                 // Whether cur's left part or its variable meets the rest of
@@ -1389,7 +1392,10 @@ impl Solver {
                         },
                         o,
                     )?;
-                    self.push(Constraint::RowIneq { cur, subr }, o);
+                    // The template covers the deficit: the next round
+                    // relates the dims (no further template, no deeper
+                    // recursion).
+                    self.row_ineq(cur, subr, o)?;
                     return Ok(true);
                 }
                 self.defer(Constraint::RowIneq { cur, subr }, o)
@@ -1758,25 +1764,29 @@ impl Solver {
 fn bounded_reach<'a, K: PartialEq + Copy + 'a>(
     to: K,
     from: K,
-    below: impl Fn(K) -> Option<&'a VarSet<K>>,
+    below: impl Fn(K) -> Option<&'a VarSet<K>> + Copy,
 ) -> bool {
-    let mut frontier = vec![from];
-    for _ in 0..LINK_DEPTH {
-        let mut next = vec![];
-        for v in frontier {
-            if v == to {
-                return true;
-            }
-            if let Some(set) = below(v) {
-                next.extend(set.iter().take(LINK_FANOUT));
-            }
+    // Depth-first over the same nodes as a breadth-first search of
+    // `LINK_DEPTH` levels would visit, without allocating.
+    fn go<'a, K: PartialEq + Copy + 'a>(
+        to: K,
+        v: K,
+        depth: usize,
+        below: impl Fn(K) -> Option<&'a VarSet<K>> + Copy,
+    ) -> bool {
+        if v == to {
+            return true;
         }
-        if next.is_empty() {
+        if depth == 0 {
             return false;
         }
-        frontier = next;
+        below(v).is_some_and(|set| {
+            set.iter()
+                .take(LINK_FANOUT)
+                .any(|w| go(to, w, depth - 1, below))
+        })
     }
-    false
+    go(to, from, LINK_DEPTH - 1, below)
 }
 
 fn describe(t: &Terminal) -> String {
