@@ -9,8 +9,6 @@
 //! operand's row; axes further left are untracked and reduced, so
 //! `...|... => 0`, `... => 0` and `...|...->... => 0` all reduce everything.
 
-use std::collections::HashMap;
-
 use crate::{
     notation::{AxisSpec, EinsumSpec, Kind, RowSpec, SlotSpec},
     shape::{Dim, DimVar, Fresh, Row, RowVar, Shape},
@@ -220,8 +218,8 @@ pub fn einsum(
     origin: &Origin,
 ) -> Result<(), String> {
     let mut b = SpecBuilder {
-        labels: HashMap::new(),
-        rows: HashMap::new(),
+        labels: vec![],
+        rows: vec![],
     };
     let mut rhs = vec![];
     for slot in &spec.rhs {
@@ -259,25 +257,33 @@ pub fn einsum(
     Ok(())
 }
 
-struct SpecBuilder {
-    labels: HashMap<String, DimVar>,
-    rows: HashMap<String, RowVar>,
+/// The variables of one spec's labels and row variables. A spec has a
+/// handful of names: a linear search beats hashing them.
+struct SpecBuilder<'a> {
+    labels: Vec<(&'a str, DimVar)>,
+    rows: Vec<(&'a str, RowVar)>,
 }
 
-impl SpecBuilder {
-    fn label(&mut self, s: &mut Solver, name: &str) -> Dim {
-        Dim::Var(
-            *self
-                .labels
-                .entry(name.to_string())
-                .or_insert_with(|| s.fresh_dim()),
-        )
+fn lookup<'a, V: Copy>(map: &mut Vec<(&'a str, V)>, name: &'a str, fresh: impl FnOnce() -> V) -> V {
+    match map.iter().find(|(n, _)| *n == name) {
+        Some((_, v)) => *v,
+        None => {
+            let v = fresh();
+            map.push((name, v));
+            v
+        }
+    }
+}
+
+impl<'a> SpecBuilder<'a> {
+    fn label(&mut self, s: &mut Solver, name: &'a str) -> Dim {
+        Dim::Var(lookup(&mut self.labels, name, || s.fresh_dim()))
     }
 
     fn slot(
         &mut self,
         s: &mut Solver,
-        slot: &SlotSpec,
+        slot: &'a SlotSpec,
         is_lhs: bool,
         origin: &Origin,
     ) -> Result<Shape, String> {
@@ -291,12 +297,12 @@ impl SpecBuilder {
     fn row(
         &mut self,
         s: &mut Solver,
-        spec: &RowSpec,
+        spec: &'a RowSpec,
         kind: Kind,
         is_lhs: bool,
         origin: &Origin,
     ) -> Result<Row, String> {
-        let mut conv = |axes: &[AxisSpec], s: &mut Solver| -> Result<Vec<Dim>, String> {
+        let mut conv = |axes: &'a [AxisSpec], s: &mut Solver| -> Result<Vec<Dim>, String> {
             let mut out = vec![];
             for a in axes {
                 out.push(match a {
@@ -336,12 +342,7 @@ impl SpecBuilder {
         let beg = conv(&spec.beg, s)?;
         let end = conv(&spec.end, s)?;
         let var = match &spec.var {
-            Some(v) => Some(
-                *self
-                    .rows
-                    .entry(v.name(kind))
-                    .or_insert_with(|| s.fresh_row()),
-            ),
+            Some(v) => Some(lookup(&mut self.rows, v.name(kind), || s.fresh_row())),
             // An operand row written without a row variable gives its
             // rightmost axes; further axes to the left are untracked (and
             // reduced). A result row is exactly as written.

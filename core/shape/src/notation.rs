@@ -106,10 +106,10 @@ pub enum RowVarSpec {
 
 impl RowVarSpec {
     /// The variable's name, resolving `...` by the row kind.
-    pub fn name(&self, kind: Kind) -> String {
+    pub fn name(&self, kind: Kind) -> &str {
         match self {
-            RowVarSpec::Ellipsis => kind.name().to_string(),
-            RowVarSpec::Named(n) => n.clone(),
+            RowVarSpec::Ellipsis => kind.name(),
+            RowVarSpec::Named(n) => n,
         }
     }
 }
@@ -568,7 +568,7 @@ fn check_var_kinds(p: &Parser, spec: &EinsumSpec) -> Result<(), SpecError> {
         for kind in Kind::ALL {
             let row = slot.row(kind);
             if let Some(v) = &row.var {
-                rows.insert(v.name(kind));
+                rows.insert(v.name(kind).to_string());
             }
             for a in row.axes() {
                 match a {

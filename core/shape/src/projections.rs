@@ -331,7 +331,7 @@ fn align(
         if let Some(v) = &var {
             let m = n - fixed;
             for j in 0..m {
-                out.push(Occ::Key(Key::VarPos(v.clone(), m - 1 - j)));
+                out.push(Occ::Key(Key::VarPos(v.to_string(), m - 1 - j)));
             }
         } else if is_lhs && n > fixed {
             return Err(format!(

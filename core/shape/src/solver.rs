@@ -1701,41 +1701,73 @@ impl Solver {
     /// variables get no more axes (their bound if any), remaining dims their
     /// least upper bound, `At_least` size, or 1.
     pub fn close_shape(&mut self, shape: &Shape, origin: &Origin) -> Res<Shape> {
-        if self.shape_settled(shape) {
-            return Ok(self.subst_shape(shape));
-        }
-        for _ in 0..3 {
-            let s = self.subst_shape_mut(shape);
-            for row in [&s.batch, &s.input, &s.output] {
-                if let Some(v) = row.var {
-                    let close = self.row_lub(v).unwrap_or_default();
-                    self.solve_row(v, close, origin)?;
-                    self.drain()?;
+        if !self.shape_settled(shape) {
+            let rows = [&shape.batch, &shape.input, &shape.output];
+            let mut vars = vec![];
+            for _ in 0..3 {
+                // Each variable is looked up afresh: closing one may have
+                // solved the next.
+                for row in rows {
+                    if let Some(v) = self.open_var(row) {
+                        let close = self.row_lub(v).unwrap_or_default();
+                        self.solve_row(v, close, origin)?;
+                        self.drain()?;
+                    }
                 }
-            }
-            let s = self.subst_shape_mut(shape);
-            for d in all_dims(&s) {
-                if let Dim::Var(v) = d {
+                vars.clear();
+                for row in rows {
+                    self.open_dims(row, &mut vars);
+                }
+                for &v in &vars {
+                    let Dim::Var(v) = self.subst_dim(&Dim::Var(v)) else {
+                        continue;
+                    };
                     let size = match self.dims.get(&v) {
                         Some(DimEntry::Bounds(b)) => {
-                            b.lub.clone().unwrap_or(Dim::size(b.at_least.max(1)))
+                            b.lub.unwrap_or(Dim::size(b.at_least.max(1)))
                         }
                         _ => Dim::size(1),
                     };
                     self.solve_dim(v, size, origin)?;
                     self.drain()?;
                 }
+                if self.shape_settled(shape) {
+                    break;
+                }
             }
-            if self.subst_shape_mut(shape).is_concrete() {
-                break;
+            // Counted, not searched: most entries are taken by now.
+            if self.num_waiting > 0 {
+                let (c, o) = self.waiting().next().expect("a constraint is waiting");
+                return err(o, format!("cannot solve the constraint {c:?}"));
             }
-        }
-        // Counted, not searched: most entries are taken by now.
-        if self.num_waiting > 0 {
-            let (c, o) = self.waiting().next().expect("a constraint is waiting");
-            return err(o, format!("cannot solve the constraint {c:?}"));
         }
         Ok(self.subst_shape_mut(shape))
+    }
+
+    /// The unsolved row variable `r` ends in after substitution, if any.
+    fn open_var(&self, r: &Row) -> Option<RowVar> {
+        let mut var = r.var;
+        while let Some(v) = var {
+            match self.rows.get(&v) {
+                Some(RowEntry::Solved(s)) => var = s.var,
+                _ => return Some(v),
+            }
+        }
+        None
+    }
+
+    /// Appends the unsolved dim variables of `r` after substitution, in
+    /// order, without building the substituted row.
+    fn open_dims(&self, r: &Row, out: &mut Vec<DimVar>) {
+        let unsolved = |d: &Dim| match self.subst_dim(d) {
+            Dim::Var(v) => Some(v),
+            Dim::Known { .. } => None,
+        };
+        out.extend(r.beg.iter().filter_map(unsolved));
+        if let Some(RowEntry::Solved(s)) = r.var.and_then(|v| self.rows.get(&v)) {
+            self.open_dims(s, out);
+        }
+        out.extend(r.end.iter().filter_map(unsolved));
     }
 
     fn row_vars_of(&self, c: &Constraint) -> Vec<RowVar> {
@@ -1794,13 +1826,6 @@ fn describe(t: &Terminal) -> String {
         Some(n) => format!("param '{n}'"),
         None => t.origin.what.to_string(),
     }
-}
-
-fn all_dims(s: &Shape) -> Vec<Dim> {
-    [&s.batch, &s.input, &s.output]
-        .iter()
-        .flat_map(|r| r.dims().cloned())
-        .collect()
 }
 
 /// A shape with variables, printed with `?` for unknown dims and `...` for
