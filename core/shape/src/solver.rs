@@ -24,7 +24,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::shape::{Dim, DimVar, Fresh, Row, RowVar, Shape};
+use crate::{
+    notation::Kind,
+    shape::{Dim, DimVar, Fresh, Row, RowVar, Shape},
+};
 
 /// What a constraint relates, in words: `text` with `{kind}` replaced by the
 /// row kind and `{operand}` by "the operand" or "operand #i". Formatted only
@@ -529,17 +532,6 @@ impl Solver {
     /// Whether a shape resolves to a concrete shape.
     pub fn shape_settled(&self, s: &Shape) -> bool {
         self.row_settled(&s.batch) && self.row_settled(&s.input) && self.row_settled(&s.output)
-    }
-
-    /// As `subst_shape`, compressing the paths it follows.
-    fn subst_shape_mut(&mut self, s: &Shape) -> Shape {
-        for r in [&s.batch, &s.input, &s.output] {
-            self.compress_row(r);
-            for d in r.dims() {
-                self.compress_dim(d);
-            }
-        }
-        self.subst_shape(s)
     }
 
     pub fn subst_shape(&self, s: &Shape) -> Shape {
@@ -1536,48 +1528,32 @@ impl Solver {
         // Remaining terminal rows get no more axes; remaining terminal dims
         // become their `At_least` size or 1, except a param's.
         for ti in self.unsettled() {
-            let t = self.terminals[ti].clone();
-            let s = self.subst_shape_mut(&t.shape);
-            for (kind, row) in [
-                ("batch", &s.batch),
-                ("input", &s.input),
-                ("output", &s.output),
-            ] {
-                if let Some(v) = row.var {
-                    self.note(
-                        &t,
-                        format!(
-                            "assumed the {kind} row of {} has no more axes",
-                            describe(&t)
-                        ),
-                    );
-                    self.solve_row(v, Row::closed(vec![]), &t.origin)?;
+            let origin = self.terminals[ti].origin.clone();
+            for kind in Kind::ALL {
+                if let Some(v) = self.open_var(self.terminals[ti].shape.row(kind)) {
+                    let what = describe(&self.terminals[ti]);
+                    self.note(ti, format!("assumed the {kind} row of {what} has no more axes"));
+                    self.solve_row(v, Row::default(), &origin)?;
                 }
             }
             self.drain()?;
-            if t.param.is_some() {
+            if self.terminals[ti].param.is_some() {
                 continue;
             }
-            let s = self.subst_shape_mut(&t.shape);
-            for (kind, row) in [
-                ("batch", &s.batch),
-                ("input", &s.input),
-                ("output", &s.output),
-            ] {
-                for (i, d) in row.dims().enumerate() {
+            let s = self.subst_shape(&self.terminals[ti].shape);
+            for kind in Kind::ALL {
+                for (i, d) in s.row(kind).dims().enumerate() {
                     if let Dim::Var(v) = self.subst_dim(d) {
                         let size = match self.dims.get(&v) {
                             Some(DimEntry::Bounds(b)) => b.at_least.max(1),
                             _ => 1,
                         };
+                        let what = describe(&self.terminals[ti]);
                         self.note(
-                            &t,
-                            format!(
-                                "assumed axis {i} of the {kind} row of {} has dimension {size}",
-                                describe(&t)
-                            ),
+                            ti,
+                            format!("assumed axis {i} of the {kind} row of {what} has dimension {size}"),
                         );
-                        self.solve_dim(v, Dim::size(size), &t.origin)?;
+                        self.solve_dim(v, Dim::size(size), &origin)?;
                         self.drain()?;
                     }
                 }
@@ -1586,33 +1562,35 @@ impl Solver {
         self.close_to_lubs()?;
         // A param's dims are never guessed.
         for ti in self.unsettled() {
-            let t = self.terminals[ti].clone();
-            let Some(name) = &t.param else { continue };
-            let s = self.subst_shape_mut(&t.shape);
-            for (kind, row) in [
-                ("batch", &s.batch),
-                ("input", &s.input),
-                ("output", &s.output),
-            ] {
-                for (i, d) in row.dims().enumerate() {
-                    if let Dim::Var(v) = d {
-                        let at_least = match self.dims.get(v) {
-                            Some(DimEntry::Bounds(b)) => b.at_least,
-                            _ => 0,
-                        };
-                        if at_least <= 1 {
-                            return err(
-                                &t.origin,
-                                format!(
-                                    "You forgot to specify the hidden dimension(s): axis {i} of the {kind} row of param '{name}' is not determined by its uses (shape so far: {})",
-                                    display_partial(&s)
-                                ),
-                            );
-                        }
-                        self.note(&t, format!("set axis {i} of the {kind} row of {} to its least index bound {at_least}", describe(&t)));
-                        self.solve_dim(*v, Dim::size(at_least), &t.origin)?;
-                        self.drain()?;
+            let Some(name) = self.terminals[ti].param.clone() else {
+                continue;
+            };
+            let origin = self.terminals[ti].origin.clone();
+            let s = self.subst_shape(&self.terminals[ti].shape);
+            for kind in Kind::ALL {
+                for (i, d) in s.row(kind).dims().enumerate() {
+                    let Dim::Var(v) = self.subst_dim(d) else {
+                        continue;
+                    };
+                    let at_least = match self.dims.get(&v) {
+                        Some(DimEntry::Bounds(b)) => b.at_least,
+                        _ => 0,
+                    };
+                    if at_least <= 1 {
+                        return err(
+                            &origin,
+                            format!(
+                                "You forgot to specify the hidden dimension(s): axis {i} of the {kind} row of param '{name}' is not determined by its uses (shape so far: {})",
+                                display_partial(&self.subst_shape(&s))
+                            ),
+                        );
                     }
+                    self.note(
+                        ti,
+                        format!("set axis {i} of the {kind} row of param '{name}' to its least index bound {at_least}"),
+                    );
+                    self.solve_dim(v, Dim::size(at_least), &origin)?;
+                    self.drain()?;
                 }
             }
         }
@@ -1646,26 +1624,21 @@ impl Solver {
         loop {
             let mut changed = false;
             for ti in self.unsettled() {
-                let t = self.terminals[ti].clone();
-                let s = self.subst_shape_mut(&t.shape);
-                for (kind, row) in [
-                    ("batch", &s.batch),
-                    ("input", &s.input),
-                    ("output", &s.output),
-                ] {
-                    if let Some(v) = row.var {
-                        if let Some(lub) = self.row_lub(v) {
-                            self.note(
-                                &t,
-                                format!(
-                                    "closed the {kind} row of {} to its least upper bound [{lub}]",
-                                    describe(&t)
-                                ),
-                            );
-                            self.solve_row(v, lub, &t.origin)?;
-                            changed = true;
-                        }
-                    }
+                for kind in Kind::ALL {
+                    let Some(v) = self.open_var(self.terminals[ti].shape.row(kind)) else {
+                        continue;
+                    };
+                    let Some(lub) = self.row_lub(v) else {
+                        continue;
+                    };
+                    let what = describe(&self.terminals[ti]);
+                    self.note(
+                        ti,
+                        format!("closed the {kind} row of {what} to its least upper bound [{lub}]"),
+                    );
+                    let origin = self.terminals[ti].origin.clone();
+                    self.solve_row(v, lub, &origin)?;
+                    changed = true;
                 }
                 changed |= self.drain()?;
             }
@@ -1741,7 +1714,7 @@ impl Solver {
                 return err(o, format!("cannot solve the constraint {c:?}"));
             }
         }
-        Ok(self.subst_shape_mut(shape))
+        Ok(self.subst_shape(shape))
     }
 
     /// The unsolved row variable `r` ends in after substitution, if any.
@@ -1782,9 +1755,9 @@ impl Solver {
             .collect()
     }
 
-    fn note(&mut self, t: &Terminal, message: String) {
+    fn note(&mut self, terminal: usize, message: String) {
         self.assumptions.push(Assumption {
-            op: t.origin.op,
+            op: self.terminals[terminal].origin.op,
             message,
         });
     }
