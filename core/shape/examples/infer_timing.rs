@@ -1,5 +1,6 @@
 //! Times shape inference on generated graphs: `cargo run --release -p
-//! ocannl-shape --example infer_timing -- mlp 2000`.
+//! ocannl-shape --example infer_timing -- mlp 2000 [runs]`. With several
+//! runs it prints the fastest and the median.
 use std::time::Instant;
 
 // The allocator the tools use (see tools/ocannl-opt).
@@ -14,11 +15,20 @@ fn main() {
         "mlp" => ocannl_shape::gen::mlp(n / 5, 64),
         _ => ocannl_shape::gen::transformer(n / 25),
     };
-    let t = Instant::now();
-    ocannl_shape::infer(&g).unwrap();
+    let runs: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
+    let mut times: Vec<f64> = (0..runs.max(1))
+        .map(|_| {
+            let t = Instant::now();
+            ocannl_shape::infer(&g).unwrap();
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
     println!(
-        "{kind} {} nodes: {:.2} ms",
+        "{kind} {} nodes: {:.2} ms (fastest of {}; median {:.2} ms)",
         g.len(),
-        t.elapsed().as_secs_f64() * 1e3
+        times[0],
+        times.len(),
+        times[times.len() / 2]
     );
 }

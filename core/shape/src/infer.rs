@@ -88,6 +88,7 @@ pub fn infer_with_order(
     order: Option<&[usize]>,
 ) -> Result<Inference, InferError> {
     let mut solver = Solver::new();
+    solver.reserve(nodes.len());
     let mut scope = VarScope::default();
     let mut shapes = Vec::with_capacity(nodes.len());
     for (i, n) in nodes.iter().enumerate() {

@@ -361,6 +361,16 @@ impl Solver {
         Solver::default()
     }
 
+    /// Reserves room for the variables of about `ops` ops (a hint: it saves
+    /// regrowing the tables on large graphs; untouched room costs nothing).
+    pub fn reserve(&mut self, ops: usize) {
+        // Generated transformer-like graphs make about 6 row and 4 dim
+        // variables per op.
+        self.rows.slots.reserve(8 * ops);
+        self.dims.slots.reserve(6 * ops);
+        self.terminals.reserve(ops / 2);
+    }
+
     /// Adds a constraint.
     pub fn add(&mut self, c: Constraint, origin: Origin) {
         self.queue.push((c, origin));
