@@ -1212,14 +1212,21 @@ impl Solver {
             }
             return err(o, "infinite number of axes by self-reference");
         }
-        let bounds = match self.rows.insert(v, RowEntry::Solved(value.clone())) {
-            Some(RowEntry::Bounds(b)) => b,
-            _ => RowBounds::default(),
-        };
         // Every row broadcasts the empty row, and only the empty row
         // broadcasts to it: closing a row to no axes (the common case when
         // closing) settles its links in one step each.
         let empty = value.var.is_none() && value.end.is_empty();
+        let bounds = match self.rows.insert(v, RowEntry::Solved(value)) {
+            Some(RowEntry::Bounds(b)) => b,
+            _ => RowBounds::default(),
+        };
+        if bounds.cur.0.is_empty() && bounds.subr.0.is_empty() && bounds.ubs.is_empty() {
+            return Ok(true);
+        }
+        let value = match self.rows.get(&v) {
+            Some(RowEntry::Solved(r)) => r.clone(),
+            _ => unreachable!("row variable {v:?} was just solved"),
+        };
         if !empty {
             for c in bounds.cur {
                 self.push(
@@ -1446,9 +1453,12 @@ impl Solver {
     /// long chains of links that carry nothing.
     fn gather_ubs(&self, v: RowVar) -> Vec<Row> {
         let mut out = vec![];
-        let mut queue = std::collections::VecDeque::from([v]);
+        // Breadth-first: `queue[next..]` waits.
+        let mut queue = vec![v];
+        let mut next = 0;
         let mut seen: Vec<RowVar> = vec![];
-        while let Some(v) = queue.pop_front() {
+        while let Some(&v) = queue.get(next) {
+            next += 1;
             if seen.contains(&v) {
                 continue;
             }
