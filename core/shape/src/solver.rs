@@ -506,6 +506,27 @@ impl Solver {
 
     /// Replaces solved row and dim variables in `r`.
     pub fn subst_row(&self, r: &Row) -> Row {
+        // A row that closes (the usual case once solved) is built in one
+        // pass: a solved variable's row sits between the `beg` and `end` of
+        // the row that has it.
+        fn fill(s: &Solver, r: &Row, out: &mut Vec<Dim>) {
+            out.extend(r.beg.iter().map(|d| s.subst_dim(d)));
+            if let Some(RowEntry::Solved(inner)) = r.var.and_then(|v| s.rows.get(&v)) {
+                fill(s, inner, out);
+            }
+            out.extend(r.end.iter().map(|d| s.subst_dim(d)));
+        }
+        let (mut n, mut var, mut at) = (r.num_fixed(), r.var, r);
+        while let Some(RowEntry::Solved(inner)) = var.and_then(|v| self.rows.get(&v)) {
+            n += inner.num_fixed();
+            var = inner.var;
+            at = inner;
+        }
+        if at.var.is_none() {
+            let mut dims = Vec::with_capacity(n);
+            fill(self, r, &mut dims);
+            return Row::closed(dims);
+        }
         let r = self.splice_row(r);
         Row {
             beg: r.beg.iter().map(|d| self.subst_dim(d)).collect(),
