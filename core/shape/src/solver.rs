@@ -448,6 +448,18 @@ impl Solver {
     }
 
     fn splice_solved(&self, r: &Row) -> Row {
+        fn fill(s: &Solver, r: &Row, out: &mut Vec<Dim>) {
+            out.extend_from_slice(&r.beg);
+            if let Some(RowEntry::Solved(inner)) = r.var.and_then(|v| s.rows.get(&v)) {
+                fill(s, inner, out);
+            }
+            out.extend_from_slice(&r.end);
+        }
+        if let Some(n) = self.closed_len(r) {
+            let mut dims = Vec::with_capacity(n);
+            fill(self, r, &mut dims);
+            return Row::closed(dims);
+        }
         let mut beg = r.beg.clone();
         let mut end = r.end.clone();
         let mut var = r.var;
@@ -504,6 +516,21 @@ impl Solver {
         self.dims.insert(*v, DimEntry::Solved(full, op));
     }
 
+    /// The number of axes of `r` if it resolves to a closed row.
+    fn closed_len(&self, r: &Row) -> Option<usize> {
+        let (mut n, mut var) = (r.num_fixed(), r.var);
+        while let Some(v) = var {
+            match self.rows.get(&v) {
+                Some(RowEntry::Solved(inner)) => {
+                    n += inner.num_fixed();
+                    var = inner.var;
+                }
+                _ => return None,
+            }
+        }
+        Some(n)
+    }
+
     /// Replaces solved row and dim variables in `r`.
     pub fn subst_row(&self, r: &Row) -> Row {
         // A row that closes (the usual case once solved) is built in one
@@ -516,13 +543,7 @@ impl Solver {
             }
             out.extend(r.end.iter().map(|d| s.subst_dim(d)));
         }
-        let (mut n, mut var, mut at) = (r.num_fixed(), r.var, r);
-        while let Some(RowEntry::Solved(inner)) = var.and_then(|v| self.rows.get(&v)) {
-            n += inner.num_fixed();
-            var = inner.var;
-            at = inner;
-        }
-        if at.var.is_none() {
+        if let Some(n) = self.closed_len(r) {
             let mut dims = Vec::with_capacity(n);
             fill(self, r, &mut dims);
             return Row::closed(dims);
