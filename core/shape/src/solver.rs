@@ -196,13 +196,15 @@ enum RowEntry {
     Bounds(RowBounds),
 }
 
-/// A small set of variables, in insertion order.
+/// A small set of variables, in insertion order. Most variables are linked
+/// to a few others: up to four are stored inline (in the space of a `Vec`),
+/// so that linking does not allocate.
 #[derive(Clone, Debug)]
-struct VarSet<K>(Vec<K>);
+struct VarSet<K>(smallvec::SmallVec<[K; 4]>);
 
 impl<K> Default for VarSet<K> {
     fn default() -> Self {
-        VarSet(vec![])
+        VarSet(smallvec::SmallVec::new())
     }
 }
 
@@ -222,7 +224,7 @@ impl<K: PartialEq + Copy> VarSet<K> {
 
 impl<K> IntoIterator for VarSet<K> {
     type Item = K;
-    type IntoIter = std::vec::IntoIter<K>;
+    type IntoIter = smallvec::IntoIter<[K; 4]>;
     fn into_iter(self) -> Self::IntoIter {
         self.0.into_iter()
     }
