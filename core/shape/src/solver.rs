@@ -1596,7 +1596,10 @@ impl Solver {
             for kind in Kind::ALL {
                 if let Some(v) = self.open_var(self.terminals[ti].shape.row(kind)) {
                     let what = describe(&self.terminals[ti]);
-                    self.note(ti, format!("assumed the {kind} row of {what} has no more axes"));
+                    self.note(
+                        ti,
+                        format!("assumed the {kind} row of {what} has no more axes"),
+                    );
                     self.solve_row(v, Row::default(), &origin)?;
                 }
             }
@@ -1615,7 +1618,9 @@ impl Solver {
                         let what = describe(&self.terminals[ti]);
                         self.note(
                             ti,
-                            format!("assumed axis {i} of the {kind} row of {what} has dimension {size}"),
+                            format!(
+                                "assumed axis {i} of the {kind} row of {what} has dimension {size}"
+                            ),
                         );
                         self.solve_dim(v, Dim::size(size), &origin)?;
                         self.drain()?;
@@ -1760,9 +1765,7 @@ impl Solver {
                         continue;
                     };
                     let size = match self.dims.get(&v) {
-                        Some(DimEntry::Bounds(b)) => {
-                            b.lub.unwrap_or(Dim::size(b.at_least.max(1)))
-                        }
+                        Some(DimEntry::Bounds(b)) => b.lub.unwrap_or(Dim::size(b.at_least.max(1))),
                         _ => Dim::size(1),
                     };
                     self.solve_dim(v, size, origin)?;
