@@ -157,18 +157,12 @@ pub fn batch_slice(s: &mut Solver, result: &Shape, x: &Shape, origin: &Origin) -
     let rb = &result.batch;
     let sliced = if rb.var.is_some() {
         Row {
-            beg: std::iter::once(d.clone())
-                .chain(rb.beg.iter().cloned())
-                .collect(),
+            beg: std::iter::once(d).chain(rb.beg.iter().cloned()).collect(),
             var: rb.var,
             end: rb.end.clone(),
         }
     } else {
-        Row::closed(
-            std::iter::once(d.clone())
-                .chain(rb.end.iter().cloned())
-                .collect(),
-        )
+        Row::closed(std::iter::once(d).chain(rb.end.iter().cloned()).collect())
     };
     let o = |w: &'static str| Origin {
         what: What::text(w),
@@ -186,7 +180,7 @@ pub fn batch_slice(s: &mut Solver, result: &Shape, x: &Shape, origin: &Origin) -
         Constraint::RowEq(x.output.clone(), result.output.clone()),
         o("the output rows of the operand and the result"),
     );
-    s.add(Constraint::AtLeast(d.clone(), 1), o("the sliced axis"));
+    s.add(Constraint::AtLeast(d, 1), o("the sliced axis"));
     d
 }
 
@@ -324,7 +318,7 @@ impl<'a> SpecBuilder<'a> {
                         let kernel = kernel.as_ref().map(|k| self.label(s, k));
                         s.add(
                             Constraint::Affine {
-                                input: input.clone(),
+                                input: input,
                                 stride: *stride,
                                 over,
                                 dilation: *dilation,

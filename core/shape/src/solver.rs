@@ -415,10 +415,10 @@ impl Solver {
     // ----- substitution -------------------------------------------------
 
     pub fn subst_dim(&self, d: &Dim) -> Dim {
-        let mut d = d.clone();
+        let mut d = *d;
         while let Dim::Var(v) = d {
             match self.dims.get(&v) {
-                Some(DimEntry::Solved(s, _)) => d = s.clone(),
+                Some(DimEntry::Solved(s, _)) => d = *s,
                 _ => break,
             }
         }
@@ -757,12 +757,12 @@ impl Solver {
     /// The variable whose solution `d` resolves to, if any.
     fn solved_var(&self, d: &Dim) -> Option<DimVar> {
         let mut last = None;
-        let mut d = d.clone();
+        let mut d = *d;
         while let Dim::Var(v) = d {
             match self.dims.get(&v) {
                 Some(DimEntry::Solved(s, _)) => {
                     last = Some(v);
-                    d = s.clone();
+                    d = *s;
                 }
                 _ => return None,
             }
@@ -867,7 +867,7 @@ impl Solver {
         self.epoch += 1;
         let w = self.dim_watch.remove(&v);
         self.wake(w);
-        let bounds = match self.dims.insert(v, DimEntry::Solved(value.clone(), o.op)) {
+        let bounds = match self.dims.insert(v, DimEntry::Solved(value, o.op)) {
             Some(DimEntry::Bounds(b)) => b,
             _ => DimBounds::default(),
         };
@@ -875,7 +875,7 @@ impl Solver {
             self.push(
                 Constraint::DimIneq {
                     cur: Dim::Var(c),
-                    subr: value.clone(),
+                    subr: value,
                 },
                 o,
             );
@@ -883,7 +883,7 @@ impl Solver {
         for s in bounds.subr {
             self.push(
                 Constraint::DimIneq {
-                    cur: value.clone(),
+                    cur: value,
                     subr: Dim::Var(s),
                 },
                 o,
@@ -893,7 +893,7 @@ impl Solver {
             self.push(
                 Constraint::DimIneq {
                     cur: lub,
-                    subr: value.clone(),
+                    subr: value,
                 },
                 o,
             );
@@ -919,7 +919,7 @@ impl Solver {
             }
             (Dim::Var(_), Dim::Known { size: 1, .. }) => Ok(false),
             (Dim::Var(_), Dim::Known { .. }) => self.dim_eq(cur, subr, o),
-            (Dim::Known { size: 1, .. }, Dim::Var(s)) => self.solve_dim(*s, cur.clone(), o),
+            (Dim::Known { size: 1, .. }, Dim::Var(s)) => self.solve_dim(*s, cur, o),
             (Dim::Known { .. }, Dim::Var(s)) => {
                 let s = *s;
                 if self.dim_bounds(s).at_least > 1 {
@@ -928,12 +928,12 @@ impl Solver {
                 let b = self.dim_bounds(s);
                 match &b.lub {
                     None => {
-                        b.lub = Some(cur.clone());
+                        b.lub = Some(cur);
                         let subr: Vec<DimVar> = b.subr.iter().collect();
                         for v in subr {
                             self.push(
                                 Constraint::DimIneq {
-                                    cur: cur.clone(),
+                                    cur: cur,
                                     subr: Dim::Var(v),
                                 },
                                 o,
@@ -967,7 +967,7 @@ impl Solver {
                 if !cb.subr.insert(s) {
                     return Ok(false);
                 }
-                let lub = cb.lub.clone();
+                let lub = cb.lub;
                 self.dim_bounds(s).cur.insert(c);
                 if let Some(l) = lub {
                     self.push(
@@ -1011,7 +1011,7 @@ impl Solver {
                 if n > 1 {
                     // It cannot be a broadcast 1: whatever it broadcasts to,
                     // it equals.
-                    let (cur, lub) = (b.cur.clone(), b.lub.clone());
+                    let (cur, lub) = (b.cur.clone(), b.lub);
                     for c in cur {
                         self.push(Constraint::DimEq(Dim::Var(c), Dim::Var(v)), o);
                     }
@@ -1070,7 +1070,7 @@ impl Solver {
                 if inp < used || (inp - used) % dilation != 0 {
                     return err(o, format!("no kernel size fits input {inp} and output {out} (stride {stride}, dilation {dilation})"));
                 }
-                let kd = kernel.clone().expect("kernel is unknown here");
+                let kd = kernel.expect("kernel is unknown here");
                 self.dim_eq(kd, Dim::size((inp - used) / dilation + 1), o)
             }
             _ => self.defer(
@@ -1095,7 +1095,7 @@ impl Solver {
             for d in r.dims() {
                 match d.known_size() {
                     Some(s) => known = known.saturating_mul(s),
-                    None => unknown.push(d.clone()),
+                    None => unknown.push(*d),
                 }
             }
         }
@@ -1118,7 +1118,7 @@ impl Solver {
             );
         }
         if !open && unknown.len() == 1 {
-            return self.dim_eq(unknown[0].clone(), Dim::size(n / known), o);
+            return self.dim_eq(unknown[0], Dim::size(n / known), o);
         }
         self.defer(Constraint::TotalElems { rows, n }, o)
     }
@@ -1145,7 +1145,7 @@ impl Solver {
                     );
                 }
                 for (x, y) in a.end.iter().zip(&b.end) {
-                    self.push(Constraint::DimEq(x.clone(), y.clone()), o);
+                    self.push(Constraint::DimEq(*x, *y), o);
                 }
                 Ok(true)
             }
@@ -1155,11 +1155,11 @@ impl Solver {
                 let kb = a.beg.len().min(b.beg.len());
                 let ke = a.end.len().min(b.end.len());
                 for i in 0..kb {
-                    self.push(Constraint::DimEq(a.beg[i].clone(), b.beg[i].clone()), o);
+                    self.push(Constraint::DimEq(a.beg[i], b.beg[i]), o);
                 }
                 for i in 0..ke {
                     let (x, y) = (&a.end[a.end.len() - 1 - i], &b.end[b.end.len() - 1 - i]);
-                    self.push(Constraint::DimEq(x.clone(), y.clone()), o);
+                    self.push(Constraint::DimEq(*x, *y), o);
                 }
                 let (ab, ae) = (a.beg[kb..].to_vec(), a.end[..a.end.len() - ke].to_vec());
                 let (bb, be) = (b.beg[kb..].to_vec(), b.end[..b.end.len() - ke].to_vec());
@@ -1236,11 +1236,11 @@ impl Solver {
             );
         }
         for (i, d) in open.beg.iter().enumerate() {
-            self.push(Constraint::DimEq(d.clone(), closed.end[i].clone()), o);
+            self.push(Constraint::DimEq(*d, closed.end[i]), o);
         }
         let off = n - open.end.len();
         for (i, d) in open.end.iter().enumerate() {
-            self.push(Constraint::DimEq(d.clone(), closed.end[off + i].clone()), o);
+            self.push(Constraint::DimEq(*d, closed.end[off + i]), o);
         }
         let middle = closed.end[open.beg.len()..off].to_vec();
         self.solve_row(open.var.expect("open row"), Row::closed(middle), o)
@@ -1321,7 +1321,7 @@ impl Solver {
                 &cur.end[cur.end.len() - 1 - i],
                 &subr.end[subr.end.len() - 1 - i],
             );
-            changed |= self.dim_ineq(c.clone(), s.clone(), o)?;
+            changed |= self.dim_ineq(*c, *s, o)?;
         }
         let kb = if cur.var.is_some() && subr.var.is_some() {
             cur.beg.len().min(subr.beg.len())
@@ -1329,7 +1329,7 @@ impl Solver {
             0
         };
         for i in 0..kb {
-            changed |= self.dim_ineq(cur.beg[i].clone(), subr.beg[i].clone(), o)?;
+            changed |= self.dim_ineq(cur.beg[i], subr.beg[i], o)?;
         }
         match (cur.var, subr.var) {
             (None, None) => {
@@ -1388,7 +1388,7 @@ impl Solver {
                     );
                 }
                 for (i, d) in subr.beg.iter().enumerate() {
-                    changed |= self.dim_ineq(cur.end[i].clone(), d.clone(), o)?;
+                    changed |= self.dim_ineq(cur.end[i], *d, o)?;
                 }
                 let middle = Row::closed(cur.end[subr.beg.len()..n - subr.end.len()].to_vec());
                 changed |= self.add_row_ub(sv, middle, o)?;
@@ -1558,7 +1558,7 @@ impl Solver {
                 if i >= r.end.len() {
                     continue;
                 }
-                let x = r.end[r.end.len() - 1 - i].clone();
+                let x = r.end[r.end.len() - 1 - i];
                 d = Some(match d {
                     None => x,
                     Some(prev) if prev == x => prev,
@@ -1716,9 +1716,7 @@ impl Solver {
                 .iter()
                 .filter_map(|(v, e)| match e {
                     DimEntry::Bounds(b) => match &b.lub {
-                        Some(l) if l.known_size().unwrap_or(0) >= b.at_least => {
-                            Some((v, l.clone()))
-                        }
+                        Some(l) if l.known_size().unwrap_or(0) >= b.at_least => Some((v, *l)),
                         _ => None,
                     },
                     _ => None,
