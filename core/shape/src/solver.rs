@@ -450,17 +450,8 @@ impl Solver {
     }
 
     fn splice_solved(&self, r: &Row) -> Row {
-        fn fill(s: &Solver, r: &Row, out: &mut Vec<Dim>) {
-            out.extend_from_slice(&r.beg);
-            if let Some(RowEntry::Solved(inner)) = r.var.and_then(|v| s.rows.get(&v)) {
-                fill(s, inner, out);
-            }
-            out.extend_from_slice(&r.end);
-        }
-        if let Some(n) = self.closed_len(r) {
-            let mut dims = Vec::with_capacity(n);
-            fill(self, r, &mut dims);
-            return Row::closed(dims);
+        if let Some(closed) = self.closed_row(r, |d| *d) {
+            return closed;
         }
         let mut beg = r.beg.clone();
         let mut end = r.end.clone();
@@ -518,8 +509,11 @@ impl Solver {
         self.dims.insert(*v, DimEntry::Solved(full, op));
     }
 
-    /// The number of axes of `r` if it resolves to a closed row.
-    fn closed_len(&self, r: &Row) -> Option<usize> {
+    /// `r` with its solved row variables replaced and each dim mapped by
+    /// `dim`, if it resolves to a closed row (the usual case once solved).
+    /// It is built in one pass into one vector: a solved variable's row sits
+    /// between the `beg` and `end` of the row that has it.
+    fn closed_row(&self, r: &Row, dim: impl Fn(&Dim) -> Dim + Copy) -> Option<Row> {
         let (mut n, mut var) = (r.num_fixed(), r.var);
         while let Some(v) = var {
             match self.rows.get(&v) {
@@ -530,25 +524,22 @@ impl Solver {
                 _ => return None,
             }
         }
-        Some(n)
+        fn fill(s: &Solver, r: &Row, out: &mut Vec<Dim>, dim: impl Fn(&Dim) -> Dim + Copy) {
+            out.extend(r.beg.iter().map(dim));
+            if let Some(RowEntry::Solved(inner)) = r.var.and_then(|v| s.rows.get(&v)) {
+                fill(s, inner, out, dim);
+            }
+            out.extend(r.end.iter().map(dim));
+        }
+        let mut dims = Vec::with_capacity(n);
+        fill(self, r, &mut dims, dim);
+        Some(Row::closed(dims))
     }
 
     /// Replaces solved row and dim variables in `r`.
     pub fn subst_row(&self, r: &Row) -> Row {
-        // A row that closes (the usual case once solved) is built in one
-        // pass: a solved variable's row sits between the `beg` and `end` of
-        // the row that has it.
-        fn fill(s: &Solver, r: &Row, out: &mut Vec<Dim>) {
-            out.extend(r.beg.iter().map(|d| s.subst_dim(d)));
-            if let Some(RowEntry::Solved(inner)) = r.var.and_then(|v| s.rows.get(&v)) {
-                fill(s, inner, out);
-            }
-            out.extend(r.end.iter().map(|d| s.subst_dim(d)));
-        }
-        if let Some(n) = self.closed_len(r) {
-            let mut dims = Vec::with_capacity(n);
-            fill(self, r, &mut dims);
-            return Row::closed(dims);
+        if let Some(closed) = self.closed_row(r, |d| self.subst_dim(d)) {
+            return closed;
         }
         let r = self.splice_row(r);
         Row {
@@ -1353,23 +1344,7 @@ impl Solver {
                 if deficit > 0 {
                     // cur needs more axes: a template of fresh dims next to
                     // its right part.
-                    let nd = deficit as usize;
-                    let t = self.fresh_dims(nd);
-                    let rest = self.fresh_row();
-                    self.solve_row(
-                        cv,
-                        Row {
-                            beg: vec![],
-                            var: Some(rest),
-                            end: t,
-                        },
-                        o,
-                    )?;
-                    // The template covers the deficit: the next round
-                    // relates the dims (no further template, no deeper
-                    // recursion).
-                    self.row_ineq(cur, subr, o)?;
-                    return Ok(true);
+                    return self.widen_then_relate(cv, 0, deficit as usize, cur, subr, o);
                 }
                 // Whether cur's left part or its variable meets the rest of
                 // subr depends on the variable: wait.
@@ -1434,27 +1409,40 @@ impl Solver {
                 if deficit > 0 {
                     let nd = (deficit as usize).min(extra_end);
                     let nb = (deficit as usize - nd).min(extra_beg);
-                    let (b, e) = (self.fresh_dims(nb), self.fresh_dims(nd));
-                    let rest = self.fresh_row();
-                    self.solve_row(
-                        cv,
-                        Row {
-                            beg: b,
-                            var: Some(rest),
-                            end: e,
-                        },
-                        o,
-                    )?;
-                    // The template covers the deficit: the next round
-                    // relates the dims (no further template, no deeper
-                    // recursion).
-                    self.row_ineq(cur, subr, o)?;
-                    return Ok(true);
+                    return self.widen_then_relate(cv, nb, nd, cur, subr, o);
                 }
                 self.defer(Constraint::RowIneq { cur, subr }, o)
                     .map(|_| changed)
             }
         }
+    }
+
+    /// Solves `cv` (the variable of `cur`) to a template of `nb` fresh dims,
+    /// a fresh row variable and `ne` fresh dims, then relates `cur >= subr`
+    /// again. The template covers the deficit of axes, so the second round
+    /// relates the dims: no further template, no deeper recursion.
+    fn widen_then_relate(
+        &mut self,
+        cv: RowVar,
+        nb: usize,
+        ne: usize,
+        cur: Row,
+        subr: Row,
+        o: &Origin,
+    ) -> Res<bool> {
+        let (beg, end) = (self.fresh_dims(nb), self.fresh_dims(ne));
+        let rest = self.fresh_row();
+        self.solve_row(
+            cv,
+            Row {
+                beg,
+                var: Some(rest),
+                end,
+            },
+            o,
+        )?;
+        self.row_ineq(cur, subr, o)?;
+        Ok(true)
     }
 
     /// Whether `to <= ... <= from` by recorded row links.
