@@ -318,7 +318,7 @@ impl<'a> SpecBuilder<'a> {
                         let kernel = kernel.as_ref().map(|k| self.label(s, k));
                         s.add(
                             Constraint::Affine {
-                                input: input,
+                                input,
                                 stride: *stride,
                                 over,
                                 dilation: *dilation,

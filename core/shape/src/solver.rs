@@ -924,7 +924,7 @@ impl Solver {
                         for v in subr {
                             self.push(
                                 Constraint::DimIneq {
-                                    cur: cur,
+                                    cur,
                                     subr: Dim::Var(v),
                                 },
                                 o,
