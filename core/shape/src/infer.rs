@@ -106,23 +106,17 @@ pub fn infer_with_order(
     let default_order: Vec<usize> = (0..nodes.len()).collect();
     for &i in order.unwrap_or(&default_order) {
         let n = &nodes[i];
-        for &j in &n.node.operands() {
-            if j >= i {
-                return Err(InferError {
-                    node: i,
-                    message: format!("operand node {j} is not defined before node {i}"),
-                    notes: vec![],
-                });
-            }
+        let operands = n.node.operands();
+        if let Some(&j) = operands.iter().find(|&&j| j >= i) {
+            return Err(InferError {
+                node: i,
+                message: format!("operand node {j} is not defined before node {i}"),
+                notes: vec![],
+            });
         }
-        let origin = Origin {
-            op: i,
-            what: What::text(n.node.name()),
-            others: n.node.operands().into(),
-            decided_by: vec![],
-        };
+        let origin = Origin::new(i, n.node.name());
         let r = &shapes[i];
-        let ops: Vec<&Shape> = n.node.operands().iter().map(|&j| &shapes[j]).collect();
+        let ops: Vec<&Shape> = operands.iter().map(|&j| &shapes[j]).collect();
         match &n.node {
             Node::Terminal { param } => logic::terminal(&mut solver, r, param.as_deref(), &origin),
             Node::Pointwise(_) => logic::pointwise(&mut solver, r, &ops, &origin),
@@ -214,8 +208,8 @@ fn to_error(solver: &Solver, nodes: &[NodeDecl], shapes: &[Shape], e: ShapeError
             )
         })
         .collect();
-    for &j in &e.origin.decided_by {
-        if j < nodes.len() {
+    for &j in &e.decided_by {
+        if j < nodes.len() && !operands.contains(&j) {
             notes.push((
                 j,
                 format!(

@@ -24,10 +24,7 @@ fn ineq_rows(
     origin: &Origin,
     what: What,
 ) {
-    let o = Origin {
-        what,
-        ..origin.clone()
-    };
+    let o = Origin { what, ..*origin };
     s.add(
         Constraint::RowIneq {
             cur: cur.row(ck).clone(),
@@ -166,7 +163,7 @@ pub fn batch_slice(s: &mut Solver, result: &Shape, x: &Shape, origin: &Origin) -
     };
     let o = |w: &'static str| Origin {
         what: What::text(w),
-        ..origin.clone()
+        ..*origin
     };
     s.add(
         Constraint::RowEq(x.batch.clone(), sliced),
@@ -191,14 +188,14 @@ pub fn terminal(s: &mut Solver, shape: &Shape, param: Option<&str>, origin: &Ori
             Constraint::RowEq(shape.batch.clone(), Row::closed(vec![])),
             Origin {
                 what: What::text("a param has no batch axes"),
-                ..origin.clone()
+                ..*origin
             },
         );
     }
     s.add_terminal(Terminal {
         shape: shape.clone(),
         param: param.map(str::to_string),
-        origin: origin.clone(),
+        origin: *origin,
     });
 }
 
@@ -306,7 +303,7 @@ impl<'a> SpecBuilder<'a> {
                     AxisSpec::Fixed(0) if is_lhs => Dim::size(1),
                     AxisSpec::Fixed(i) => {
                         let v = s.fresh_dim();
-                        s.add(Constraint::AtLeast(Dim::Var(v), i + 1), Origin { what: What { n: *i, ..What::text("fixed index {n}") }, ..origin.clone() });
+                        s.add(Constraint::AtLeast(Dim::Var(v), i + 1), Origin { what: What { n: *i, ..What::text("fixed index {n}") }, ..*origin });
                         Dim::Var(v)
                     }
                     AxisSpec::Affine { stride, over, dilation, kernel, use_padding, .. } => {
@@ -325,7 +322,7 @@ impl<'a> SpecBuilder<'a> {
                                 kernel,
                                 padded: *use_padding == Some(true),
                             },
-                            Origin { what: What::text("a convolution axis"), ..origin.clone() },
+                            Origin { what: What::text("a convolution axis"), ..*origin },
                         );
                         input
                     }

@@ -78,15 +78,12 @@ impl From<&'static str> for What {
 }
 
 /// Where a constraint comes from: the op (an index chosen by the caller) and
-/// what the constraint relates.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// what the constraint relates. A small plain value: every constraint
+/// carries one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Origin {
     pub op: usize,
     pub what: What,
-    /// Other ops involved (e.g. the producers of the operands).
-    pub others: std::rc::Rc<[usize]>,
-    /// Ops whose constraints decided the conflicting values (set on errors).
-    pub decided_by: Vec<usize>,
 }
 
 impl Origin {
@@ -94,8 +91,6 @@ impl Origin {
         Origin {
             op,
             what: what.into(),
-            others: std::rc::Rc::from(Vec::new()),
-            decided_by: vec![],
         }
     }
 }
@@ -138,6 +133,8 @@ pub enum Constraint {
 pub struct ShapeError {
     pub message: String,
     pub origin: Origin,
+    /// Other ops whose constraints decided the conflicting values.
+    pub decided_by: Vec<usize>,
 }
 
 impl std::fmt::Display for ShapeError {
@@ -344,7 +341,8 @@ type Res<T> = Result<T, ShapeError>;
 fn err<T>(origin: &Origin, message: impl Into<String>) -> Res<T> {
     Err(ShapeError {
         message: message.into(),
-        origin: origin.clone(),
+        origin: *origin,
+        decided_by: vec![],
     })
 }
 
@@ -661,7 +659,7 @@ impl Solver {
     }
 
     fn push(&mut self, c: Constraint, o: &Origin) {
-        self.queue.push((c, o.clone()));
+        self.queue.push((c, *o));
     }
 
     /// Parks a constraint until one of its variables is solved.
@@ -674,7 +672,7 @@ impl Solver {
         for v in rows {
             self.row_watch.get_or_insert_with(v, Vec::new).push(idx);
         }
-        self.deferred.push(Some((c, o.clone())));
+        self.deferred.push(Some((c, *o)));
         self.num_waiting += 1;
         Ok(false)
     }
@@ -794,19 +792,24 @@ impl Solver {
         }
     }
 
-    /// The ops whose constraints decided the values of `dims`, for notes.
-    fn deciders(&self, dims: &[&Dim], o: &Origin) -> Origin {
-        let mut o = o.clone();
+    /// A mismatch of `dims` at `o`, with the other ops whose constraints
+    /// decided their values (for notes).
+    fn mismatch<T>(&self, dims: &[&Dim], o: &Origin, message: String) -> Res<T> {
+        let mut decided_by = vec![];
         for d in dims {
             if let Some(v) = self.solved_var(d) {
                 if let Some(DimEntry::Solved(_, op)) = self.dims.get(&v) {
-                    if *op != o.op && *op != usize::MAX && !o.others.contains(op) {
-                        o.decided_by.push(*op);
+                    if *op != o.op && *op != usize::MAX && !decided_by.contains(op) {
+                        decided_by.push(*op);
                     }
                 }
             }
         }
-        o
+        Err(ShapeError {
+            message,
+            origin: *o,
+            decided_by,
+        })
     }
 
     /// Two known dims that must be the same: equal sizes, and equal labels
@@ -826,17 +829,15 @@ impl Solver {
             unreachable!("known_agree takes known dims")
         };
         if s1 != s2 {
-            return err(
-                &self.deciders(&[raw_a, raw_b], o),
+            return self.mismatch(
+                &[raw_a, raw_b],
+                o,
                 format!("dimension mismatch: {a} vs {b}"),
             );
         }
         if let (Some(x), Some(y)) = (l1, l2) {
             if x != y {
-                return err(
-                    &self.deciders(&[raw_a, raw_b], o),
-                    format!("label mismatch: {a} vs {b}"),
-                );
+                return self.mismatch(&[raw_a, raw_b], o, format!("label mismatch: {a} vs {b}"));
             }
         }
         Ok(self.share_label(raw_a, a, raw_b, b))
@@ -1580,7 +1581,7 @@ impl Solver {
         // Remaining terminal rows get no more axes; remaining terminal dims
         // become their `At_least` size or 1, except a param's.
         for ti in self.unsettled() {
-            let origin = self.terminals[ti].origin.clone();
+            let origin = self.terminals[ti].origin;
             for kind in Kind::ALL {
                 if let Some(v) = self.open_var(self.terminals[ti].shape.row(kind)) {
                     let what = describe(&self.terminals[ti]);
@@ -1622,7 +1623,7 @@ impl Solver {
             let Some(name) = self.terminals[ti].param.clone() else {
                 continue;
             };
-            let origin = self.terminals[ti].origin.clone();
+            let origin = self.terminals[ti].origin;
             let s = self.subst_shape(&self.terminals[ti].shape);
             for kind in Kind::ALL {
                 for (i, d) in s.row(kind).dims().enumerate() {
@@ -1658,7 +1659,7 @@ impl Solver {
             let mut vars = BTreeMap::new();
             for (c, o) in self.waiting() {
                 for v in self.row_vars_of(c) {
-                    vars.entry(v).or_insert_with(|| o.clone());
+                    vars.entry(v).or_insert_with(|| *o);
                 }
             }
             if vars.is_empty() {
@@ -1693,7 +1694,7 @@ impl Solver {
                         ti,
                         format!("closed the {kind} row of {what} to its least upper bound [{lub}]"),
                     );
-                    let origin = self.terminals[ti].origin.clone();
+                    let origin = self.terminals[ti].origin;
                     self.solve_row(v, lub, &origin)?;
                     changed = true;
                 }
