@@ -251,7 +251,7 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
     if explain {
         for a in &inference.assumptions {
             if let Some(site) = sites.get(a.op) {
-                Diagnostic::remark(loc(site.location), a.message.clone()).emit();
+                Diagnostic::remark(loc(site.location), a.to_string()).emit();
             }
         }
     }

@@ -163,7 +163,7 @@ pub fn infer_with_order(
     debug_assert!(out.iter().all(Shape::is_concrete));
     Ok(Inference {
         shapes: out,
-        assumptions: solver.assumptions.clone(),
+        assumptions: std::mem::take(&mut solver.assumptions),
     })
 }
 

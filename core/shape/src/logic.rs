@@ -194,7 +194,7 @@ pub fn terminal(s: &mut Solver, shape: &Shape, param: Option<&str>, origin: &Ori
     }
     s.add_terminal(Terminal {
         shape: shape.clone(),
-        param: param.map(str::to_string),
+        param: param.map(std::sync::Arc::from),
         origin: *origin,
     });
 }
@@ -218,8 +218,14 @@ pub fn einsum(
     }
     let lhs = b.slot(s, &spec.lhs, true, origin)?;
     let n = operands.len();
-    for (i, (slot, op)) in rhs.iter().zip(operands).enumerate() {
+    // A row the spec leaves empty relates nothing: in an operand slot all
+    // its axes are untracked (and reduced), and the empty result row is
+    // broadcast by any row. No constraint is made for it.
+    for (i, ((slot, op), spec)) in rhs.iter().zip(operands).zip(&spec.rhs).enumerate() {
         for k in Kind::ALL {
+            if spec.row(k).is_empty() {
+                continue;
+            }
             ineq_rows(
                 s,
                 slot,
@@ -232,6 +238,9 @@ pub fn einsum(
         }
     }
     for k in Kind::ALL {
+        if spec.lhs.row(k).is_empty() {
+            continue;
+        }
         ineq_rows(
             s,
             result,
@@ -336,8 +345,9 @@ impl<'a> SpecBuilder<'a> {
             Some(v) => Some(lookup(&mut self.rows, v.name(kind), || s.fresh_row())),
             // An operand row written without a row variable gives its
             // rightmost axes; further axes to the left are untracked (and
-            // reduced). A result row is exactly as written.
-            None if !is_lhs => Some(s.fresh_row()),
+            // reduced). A result row is exactly as written. (An empty
+            // operand row is not related at all: see `einsum`.)
+            None if !is_lhs && !spec.is_empty() => Some(s.fresh_row()),
             None => None,
         };
         Ok(if var.is_none() {

@@ -148,15 +148,60 @@ impl std::fmt::Display for ShapeError {
 pub struct Terminal {
     pub shape: Shape,
     /// `Some(name)` for a param: its dims are never guessed.
-    pub param: Option<String>,
+    pub param: Option<std::sync::Arc<str>>,
     pub origin: Origin,
 }
 
-/// An assumption made while closing, for `explain` reports.
+/// An assumption made while closing, for `explain` reports: the op of the
+/// terminal it is about and what was assumed. Its `Display` is the message
+/// (formatted only when asked for: most runs never show it).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Assumption {
     pub op: usize,
-    pub message: String,
+    subject: Subject,
+    note: Note,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Subject {
+    Param(std::sync::Arc<str>),
+    Other(What),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Note {
+    RowToLub(Kind, Row),
+    NoMoreAxes(Kind),
+    DimTo(Kind, usize, u64),
+    ParamDimToIndexBound(Kind, usize, u64),
+}
+
+impl std::fmt::Display for Assumption {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let what = match &self.subject {
+            Subject::Param(name) => format!("param '{name}'"),
+            Subject::Other(what) => what.to_string(),
+        };
+        match &self.note {
+            Note::RowToLub(kind, lub) => {
+                write!(
+                    f,
+                    "closed the {kind} row of {what} to its least upper bound [{lub}]"
+                )
+            }
+            Note::NoMoreAxes(kind) => {
+                write!(f, "assumed the {kind} row of {what} has no more axes")
+            }
+            Note::DimTo(kind, i, size) => write!(
+                f,
+                "assumed axis {i} of the {kind} row of {what} has dimension {size}"
+            ),
+            Note::ParamDimToIndexBound(kind, i, at_least) => write!(
+                f,
+                "set axis {i} of the {kind} row of {what} to its least index bound {at_least}"
+            ),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -1584,11 +1629,7 @@ impl Solver {
             let origin = self.terminals[ti].origin;
             for kind in Kind::ALL {
                 if let Some(v) = self.open_var(self.terminals[ti].shape.row(kind)) {
-                    let what = describe(&self.terminals[ti]);
-                    self.note(
-                        ti,
-                        format!("assumed the {kind} row of {what} has no more axes"),
-                    );
+                    self.note(ti, Note::NoMoreAxes(kind));
                     self.solve_row(v, Row::default(), &origin)?;
                 }
             }
@@ -1604,13 +1645,7 @@ impl Solver {
                             Some(DimEntry::Bounds(b)) => b.at_least.max(1),
                             _ => 1,
                         };
-                        let what = describe(&self.terminals[ti]);
-                        self.note(
-                            ti,
-                            format!(
-                                "assumed axis {i} of the {kind} row of {what} has dimension {size}"
-                            ),
-                        );
+                        self.note(ti, Note::DimTo(kind, i, size));
                         self.solve_dim(v, Dim::size(size), &origin)?;
                         self.drain()?;
                     }
@@ -1643,10 +1678,7 @@ impl Solver {
                             ),
                         );
                     }
-                    self.note(
-                        ti,
-                        format!("set axis {i} of the {kind} row of param '{name}' to its least index bound {at_least}"),
-                    );
+                    self.note(ti, Note::ParamDimToIndexBound(kind, i, at_least));
                     self.solve_dim(v, Dim::size(at_least), &origin)?;
                     self.drain()?;
                 }
@@ -1689,11 +1721,7 @@ impl Solver {
                     let Some(lub) = self.row_lub(v) else {
                         continue;
                     };
-                    let what = describe(&self.terminals[ti]);
-                    self.note(
-                        ti,
-                        format!("closed the {kind} row of {what} to its least upper bound [{lub}]"),
-                    );
+                    self.note(ti, Note::RowToLub(kind, lub.clone()));
                     let origin = self.terminals[ti].origin;
                     self.solve_row(v, lub, &origin)?;
                     changed = true;
@@ -1809,10 +1837,16 @@ impl Solver {
             .collect()
     }
 
-    fn note(&mut self, terminal: usize, message: String) {
+    fn note(&mut self, terminal: usize, note: Note) {
+        let t = &self.terminals[terminal];
+        let subject = match &t.param {
+            Some(name) => Subject::Param(name.clone()),
+            None => Subject::Other(t.origin.what),
+        };
         self.assumptions.push(Assumption {
-            op: self.terminals[terminal].origin.op,
-            message,
+            op: t.origin.op,
+            subject,
+            note,
         });
     }
 }
@@ -1846,13 +1880,6 @@ fn bounded_reach<'a, K: PartialEq + Copy + 'a>(
         })
     }
     go(to, from, LINK_DEPTH - 1, below)
-}
-
-fn describe(t: &Terminal) -> String {
-    match &t.param {
-        Some(n) => format!("param '{n}'"),
-        None => t.origin.what.to_string(),
-    }
 }
 
 /// A shape with variables, printed with `?` for unknown dims and `...` for
