@@ -1284,6 +1284,30 @@ impl Solver {
     }
 
     fn solve_row(&mut self, v: RowVar, value: Row, o: &Origin) -> Res<bool> {
+        // Closing a row to no axes closes every row linked below it to no
+        // axes too: those still open are solved here, one after the other,
+        // rather than through the queue.
+        let mut empty_below = vec![];
+        let changed = self.solve_row_one(v, value, o, &mut empty_below)?;
+        while let Some(s) = empty_below.pop() {
+            if matches!(self.rows.get(&s), None | Some(RowEntry::Bounds(_))) {
+                self.solve_row_one(s, Row::default(), o, &mut empty_below)?;
+            } else {
+                self.push(Constraint::RowEq(Row::open(s), Row::default()), o);
+            }
+        }
+        Ok(changed)
+    }
+
+    /// Solves `v`; the variables linked below it when `value` is the empty
+    /// row go to `empty_below`.
+    fn solve_row_one(
+        &mut self,
+        v: RowVar,
+        value: Row,
+        o: &Origin,
+        empty_below: &mut Vec<RowVar>,
+    ) -> Res<bool> {
         self.epoch += 1;
         let w = self.row_watch.remove(&v);
         self.wake(w);
@@ -1295,12 +1319,17 @@ impl Solver {
         }
         // Every row broadcasts the empty row, and only the empty row
         // broadcasts to it: closing a row to no axes (the common case when
-        // closing) settles its links in one step each.
+        // closing) settles its links at once.
         let empty = value.var.is_none() && value.end.is_empty();
         let bounds = match self.rows.insert(v, RowEntry::Solved(value)) {
             Some(RowEntry::Bounds(b)) => b,
             _ => RowBounds::default(),
         };
+        if empty {
+            // The rows above hold anyway; those below must be empty too.
+            empty_below.extend(bounds.subr);
+            return Ok(true);
+        }
         if bounds.cur.0.is_empty() && bounds.subr.0.is_empty() && bounds.ubs.is_empty() {
             return Ok(true);
         }
@@ -1308,36 +1337,32 @@ impl Solver {
             Some(RowEntry::Solved(r)) => r.clone(),
             _ => unreachable!("row variable {v:?} was just solved"),
         };
-        if !empty {
-            for c in bounds.cur {
-                self.push(
-                    Constraint::RowIneq {
-                        cur: Row::open(c),
-                        subr: value.clone(),
-                    },
-                    o,
-                );
-            }
-            for ub in bounds.ubs {
-                self.push(
-                    Constraint::RowIneq {
-                        cur: ub,
-                        subr: value.clone(),
-                    },
-                    o,
-                );
-            }
+        for c in bounds.cur {
+            self.push(
+                Constraint::RowIneq {
+                    cur: Row::open(c),
+                    subr: value.clone(),
+                },
+                o,
+            );
+        }
+        for ub in bounds.ubs {
+            self.push(
+                Constraint::RowIneq {
+                    cur: ub,
+                    subr: value.clone(),
+                },
+                o,
+            );
         }
         for s in bounds.subr {
-            let c = if empty {
-                Constraint::RowEq(Row::open(s), Row::closed(vec![]))
-            } else {
+            self.push(
                 Constraint::RowIneq {
                     cur: value.clone(),
                     subr: Row::open(s),
-                }
-            };
-            self.push(c, o);
+                },
+                o,
+            );
         }
         Ok(true)
     }
@@ -1511,12 +1536,12 @@ impl Solver {
             );
             return Ok(true);
         }
-        if self.row_bounds(v).ubs.contains(&ub) {
-            return Ok(false);
-        }
         if ub.var.is_none() && ub.end.is_empty() {
             // Nothing fits under an empty row but the empty row.
-            self.push(Constraint::RowEq(Row::open(v), Row::closed(vec![])), o);
+            return self.solve_row(v, Row::default(), o);
+        }
+        if self.row_bounds(v).ubs.contains(&ub) {
+            return Ok(false);
         }
         self.row_bounds(v).ubs.push(ub);
         Ok(true)
