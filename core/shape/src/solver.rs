@@ -1022,6 +1022,13 @@ impl Solver {
 
     /// Whether `to <= ... <= from` by recorded dim links.
     fn dim_reaches(&self, to: DimVar, from: DimVar) -> bool {
+        if to != from {
+            match self.dims.get(&to) {
+                None => return false,
+                Some(DimEntry::Bounds(b)) if b.cur.0.is_empty() => return false,
+                _ => {}
+            }
+        }
         bounded_reach(to, from, |v| match self.dims.get(&v) {
             Some(DimEntry::Bounds(b)) => Some(&b.subr),
             _ => None,
@@ -1503,6 +1510,12 @@ impl Solver {
     ) -> Res<bool> {
         let (beg, end) = (self.fresh_dims(nb), self.fresh_dims(ne));
         let rest = self.fresh_row();
+        // `cur` with the template spliced in (built here: `rest` is new).
+        let widened = Row {
+            beg: cur.beg.iter().chain(&beg).copied().collect(),
+            var: Some(rest),
+            end: end.iter().chain(&cur.end).copied().collect(),
+        };
         self.solve_row(
             cv,
             Row {
@@ -1512,12 +1525,20 @@ impl Solver {
             },
             o,
         )?;
-        self.row_ineq(cur, subr, o)?;
+        self.row_ineq(widened, subr, o)?;
         Ok(true)
     }
 
     /// Whether `to <= ... <= from` by recorded row links.
     fn row_reaches(&self, to: RowVar, from: RowVar) -> bool {
+        // Nothing reaches a variable with nothing above it.
+        if to != from {
+            match self.rows.get(&to) {
+                None => return false,
+                Some(RowEntry::Bounds(b)) if b.cur.0.is_empty() => return false,
+                _ => {}
+            }
+        }
         bounded_reach(to, from, |v| match self.rows.get(&v) {
             Some(RowEntry::Bounds(b)) => Some(&b.subr),
             _ => None,
