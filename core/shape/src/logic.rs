@@ -220,37 +220,41 @@ pub fn einsum(
     let n = operands.len();
     // A row the spec leaves empty relates nothing: in an operand slot all
     // its axes are untracked (and reduced), and the empty result row is
-    // broadcast by any row. No constraint is made for it.
-    for (i, ((slot, op), spec)) in rhs.iter().zip(operands).zip(&spec.rhs).enumerate() {
+    // broadcast by any row. No constraint is made for it. The slots' rows
+    // are used once: they move into the constraints.
+    for (i, ((mut slot, op), spec)) in rhs.into_iter().zip(operands).zip(&spec.rhs).enumerate() {
         for k in Kind::ALL {
             if spec.row(k).is_empty() {
                 continue;
             }
-            ineq_rows(
-                s,
-                slot,
-                k,
-                op,
-                k,
-                origin,
-                about("the {kind} row of {operand} against its spec", k, i, n),
+            s.add(
+                Constraint::RowIneq {
+                    cur: std::mem::take(slot.row_mut(k)),
+                    subr: op.row(k).clone(),
+                },
+                Origin {
+                    what: about("the {kind} row of {operand} against its spec", k, i, n),
+                    ..*origin
+                },
             );
         }
     }
+    let mut lhs = lhs;
     for k in Kind::ALL {
         if spec.lhs.row(k).is_empty() {
             continue;
         }
-        ineq_rows(
-            s,
-            result,
-            k,
-            &lhs,
-            k,
-            origin,
-            What {
-                kind: Some(k),
-                ..What::text("the result's {kind} row against its spec")
+        s.add(
+            Constraint::RowIneq {
+                cur: result.row(k).clone(),
+                subr: std::mem::take(lhs.row_mut(k)),
+            },
+            Origin {
+                what: What {
+                    kind: Some(k),
+                    ..What::text("the result's {kind} row against its spec")
+                },
+                ..*origin
             },
         );
     }
@@ -302,8 +306,10 @@ impl<'a> SpecBuilder<'a> {
         is_lhs: bool,
         origin: &Origin,
     ) -> Result<Row, String> {
-        let mut conv = |axes: &'a [AxisSpec], s: &mut Solver| -> Result<Vec<Dim>, String> {
-            let mut out = vec![];
+        // Both parts go into one vector, split afterwards if the row has
+        // a variable in the middle.
+        let mut out = Vec::with_capacity(spec.beg.len() + spec.end.len());
+        let mut conv = |axes: &'a [AxisSpec], out: &mut Vec<Dim>, s: &mut Solver| -> Result<(), String> {
             for a in axes {
                 out.push(match a {
                     AxisSpec::Var(name) => self.label(s, name),
@@ -337,10 +343,10 @@ impl<'a> SpecBuilder<'a> {
                     }
                 });
             }
-            Ok(out)
+            Ok(())
         };
-        let beg = conv(&spec.beg, s)?;
-        let end = conv(&spec.end, s)?;
+        conv(&spec.beg, &mut out, s)?;
+        conv(&spec.end, &mut out, s)?;
         let var = match &spec.var {
             Some(v) => Some(lookup(&mut self.rows, v.name(kind), || s.fresh_row())),
             // An operand row written without a row variable gives its
@@ -350,10 +356,17 @@ impl<'a> SpecBuilder<'a> {
             None if !is_lhs && !spec.is_empty() => Some(s.fresh_row()),
             None => None,
         };
-        Ok(if var.is_none() {
-            Row::closed(beg.into_iter().chain(end).collect())
-        } else {
-            Row { beg, var, end }
+        Ok(match (var, spec.beg.len()) {
+            (None, _) => Row::closed(out),
+            (Some(_), 0) => Row {
+                beg: vec![],
+                var,
+                end: out,
+            },
+            (Some(_), n) => {
+                let end = out.split_off(n);
+                Row { beg: out, var, end }
+            }
         })
     }
 }
