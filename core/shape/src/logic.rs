@@ -309,7 +309,10 @@ impl<'a> SpecBuilder<'a> {
         // Both parts go into one vector, split afterwards if the row has
         // a variable in the middle.
         let mut out = Vec::with_capacity(spec.beg.len() + spec.end.len());
-        let mut conv = |axes: &'a [AxisSpec], out: &mut Vec<Dim>, s: &mut Solver| -> Result<(), String> {
+        let mut conv = |axes: &'a [AxisSpec],
+                        out: &mut Vec<Dim>,
+                        s: &mut Solver|
+         -> Result<(), String> {
             for a in axes {
                 out.push(match a {
                     AxisSpec::Var(name) => self.label(s, name),

@@ -290,24 +290,17 @@ impl<K, V> Default for VarMap<K, V> {
 
 trait VarId: Copy {
     fn index(self) -> usize;
-    fn from_index(i: usize) -> Self;
 }
 
 impl VarId for DimVar {
     fn index(self) -> usize {
         self.0 as usize
     }
-    fn from_index(i: usize) -> Self {
-        DimVar(i as u32)
-    }
 }
 
 impl VarId for RowVar {
     fn index(self) -> usize {
         self.0 as usize
-    }
-    fn from_index(i: usize) -> Self {
-        RowVar(i as u32)
     }
 }
 
@@ -335,13 +328,6 @@ impl<K: VarId, V> VarMap<K, V> {
     fn remove(&mut self, k: &K) -> Option<V> {
         self.slots.get_mut(k.index()).and_then(Option::take)
     }
-
-    fn iter(&self) -> impl Iterator<Item = (K, &V)> {
-        self.slots
-            .iter()
-            .enumerate()
-            .filter_map(|(i, v)| v.as_ref().map(|v| (K::from_index(i), v)))
-    }
 }
 
 /// The solver's state: variables, environment, pending constraints.
@@ -350,6 +336,9 @@ pub struct Solver {
     next_dim: u32,
     next_row: u32,
     dims: VarMap<DimVar, DimEntry>,
+    /// The dim variables that were given a least upper bound (some may be
+    /// solved since): what closing to LUBs looks at, not the whole table.
+    with_lub: Vec<DimVar>,
     rows: VarMap<RowVar, RowEntry>,
     queue: Vec<(Constraint, Origin)>,
     /// Constraints waiting for a variable to be solved; taken (set to
@@ -967,6 +956,7 @@ impl Solver {
                     None => {
                         b.lub = Some(cur);
                         let subr: Vec<DimVar> = b.subr.iter().collect();
+                        self.with_lub.push(s);
                         for v in subr {
                             self.push(
                                 Constraint::DimIneq {
@@ -1774,11 +1764,14 @@ impl Solver {
                 }
                 changed |= self.drain()?;
             }
+            let dims = &self.dims;
+            self.with_lub
+                .retain(|v| matches!(dims.get(v), Some(DimEntry::Bounds(_))));
             let mut with_lub: Vec<(DimVar, Dim)> = self
-                .dims
+                .with_lub
                 .iter()
-                .filter_map(|(v, e)| match e {
-                    DimEntry::Bounds(b) => match &b.lub {
+                .filter_map(|&v| match dims.get(&v) {
+                    Some(DimEntry::Bounds(b)) => match &b.lub {
                         Some(l) if l.known_size().unwrap_or(0) >= b.at_least => Some((v, *l)),
                         _ => None,
                     },
