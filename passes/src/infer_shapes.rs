@@ -17,7 +17,7 @@ use melior::ir::{
     Location, OperationRef, RegionLike, TypeLike, ValueLike,
 };
 use ocannl_shape::{Node, NodeDecl};
-use ocannl_shape_dialect::{einsum_spec, make_tensor_type, tensor_type, OpKind, TensorType};
+use ocannl_shape_dialect::{einsum_spec_shared, make_tensor_type, tensor_type, OpKind, TensorType};
 
 use crate::{
     diag::Diagnostic,
@@ -107,6 +107,8 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
     }
 
     let mut failed = false;
+    // Einsums with the same spec text share one parse.
+    let mut specs = HashMap::new();
     func.walk(WalkOrder::PreOrder, |op| {
         if op.to_raw().ptr == func.to_raw().ptr {
             return WalkResult::Advance;
@@ -189,7 +191,7 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
             OpKind::Compose => Node::Compose(ops[0], ops[1]),
             OpKind::Transpose => Node::Transpose(ops[0]),
             OpKind::BatchSlice => Node::BatchSlice(ops[0]),
-            OpKind::Einsum => match einsum_spec(&op) {
+            OpKind::Einsum => match einsum_spec_shared(&op, &mut specs) {
                 Ok(spec) => Node::Einsum(spec, ops),
                 Err(m) => {
                     Diagnostic::error(op.location(), m).emit();

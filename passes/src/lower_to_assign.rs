@@ -337,7 +337,7 @@ fn lower_op(
                 OpKind::Einsum => {
                     let spec = einsum_spec(op)?;
                     let (o, a) = reduction_ops(op, spec.rhs.len() == 1)?;
-                    (Node::Einsum(spec, ops_idx), o, a)
+                    (Node::Einsum(spec.into(), ops_idx), o, a)
                 }
                 OpKind::Transpose => (
                     Node::Transpose(0),

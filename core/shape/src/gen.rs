@@ -8,6 +8,8 @@ use crate::{
 
 struct Builder {
     nodes: Vec<NodeDecl>,
+    /// Each spec is parsed once, as the pass does.
+    specs: std::collections::HashMap<&'static str, std::sync::Arc<crate::notation::EinsumSpec>>,
 }
 
 impl Builder {
@@ -24,8 +26,14 @@ impl Builder {
         self.add(Node::Terminal { param: Some(name) }, shape)
     }
 
-    fn einsum(&mut self, spec: &str, args: Vec<usize>) -> usize {
-        let spec = parse_einsum(spec).expect("generated specs are valid");
+    fn einsum(&mut self, spec: &'static str, args: Vec<usize>) -> usize {
+        let spec = self
+            .specs
+            .entry(spec)
+            .or_insert_with(|| {
+                std::sync::Arc::new(parse_einsum(spec).expect("generated specs are valid"))
+            })
+            .clone();
         self.add(Node::Einsum(spec, args), "?")
     }
 }
@@ -33,7 +41,10 @@ impl Builder {
 /// An MLP with `layers` hidden layers of width `width` on a batch of 64:
 /// `x -> relu(b + w * x)` per layer. About 5 nodes per layer.
 pub fn mlp(layers: usize, width: usize) -> Vec<NodeDecl> {
-    let mut b = Builder { nodes: vec![] };
+    let mut b = Builder {
+        nodes: vec![],
+        specs: Default::default(),
+    };
     let mut h = b.add(Node::Terminal { param: None }, "64|32");
     for i in 0..layers {
         let w = b.param(format!("w{i}"), "?");
@@ -50,7 +61,10 @@ pub fn mlp(layers: usize, width: usize) -> Vec<NodeDecl> {
 /// normalization, residual connections and a feed-forward layer. About 25
 /// nodes per block.
 pub fn transformer(blocks: usize) -> Vec<NodeDecl> {
-    let mut b = Builder { nodes: vec![] };
+    let mut b = Builder {
+        nodes: vec![],
+        specs: Default::default(),
+    };
     let mut x = b.add(Node::Terminal { param: None }, "8|16,64");
     for i in 0..blocks {
         let proj = |b: &mut Builder, name: &str, x: usize| {

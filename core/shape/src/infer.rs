@@ -17,7 +17,8 @@ pub enum Node {
     },
     Pointwise(Vec<usize>),
     Compose(usize, usize),
-    Einsum(EinsumSpec, Vec<usize>),
+    /// Einsums with the same spec may share its parse.
+    Einsum(std::sync::Arc<EinsumSpec>, Vec<usize>),
     Transpose(usize),
     BatchSlice(usize),
 }

@@ -511,7 +511,10 @@ mod tests {
     }
 
     fn ein(spec: &str, args: Vec<usize>) -> NodeDecl {
-        node(Node::Einsum(crate::parse_einsum(spec).unwrap(), args))
+        node(Node::Einsum(
+            crate::parse_einsum(spec).unwrap().into(),
+            args,
+        ))
     }
 
     /// One line per case: a graph and the projections of its last node.

@@ -59,7 +59,7 @@ fn graph(src: &str) -> (Vec<String>, Vec<NodeDecl>) {
             "transpose" => (Node::Transpose(args[0]), None),
             "slice" => (Node::BatchSlice(args[0]), None),
             "einsum" => (
-                Node::Einsum(parse_einsum(spec.as_ref().unwrap()).unwrap(), args),
+                Node::Einsum(parse_einsum(spec.as_ref().unwrap()).unwrap().into(), args),
                 None,
             ),
             _ => panic!("unknown op {op}"),

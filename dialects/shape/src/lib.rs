@@ -207,6 +207,33 @@ pub fn pointwise_op(op: &OperationRef, kind: OpKind) -> Result<String, String> {
 pub fn einsum_spec(op: &OperationRef) -> Result<EinsumSpec, String> {
     let text = string_attr(op, "spec")?.ok_or("attribute 'spec' is required")?;
     let spec = parse_einsum(&text).map_err(|e| format_spec_error("einsum spec", &e))?;
+    check_slots(op, &text, &spec)?;
+    Ok(spec)
+}
+
+/// As [`einsum_spec`], parsing each distinct spec text once: einsums with
+/// the same spec share it.
+pub fn einsum_spec_shared(
+    op: &OperationRef,
+    specs: &mut std::collections::HashMap<String, std::sync::Arc<EinsumSpec>>,
+) -> Result<std::sync::Arc<EinsumSpec>, String> {
+    let text = string_attr(op, "spec")?.ok_or("attribute 'spec' is required")?;
+    let spec = match specs.get(&text) {
+        Some(spec) => spec.clone(),
+        None => {
+            let spec = std::sync::Arc::new(
+                parse_einsum(&text).map_err(|e| format_spec_error("einsum spec", &e))?,
+            );
+            specs.insert(text.clone(), spec.clone());
+            spec
+        }
+    };
+    check_slots(op, &text, &spec)?;
+    Ok(spec)
+}
+
+/// An einsum spec has one operand slot per operand.
+fn check_slots(op: &OperationRef, text: &str, spec: &EinsumSpec) -> Result<(), String> {
     let n = op.operand_count();
     if spec.rhs.len() != n {
         return Err(format!(
@@ -214,7 +241,7 @@ pub fn einsum_spec(op: &OperationRef) -> Result<EinsumSpec, String> {
             spec.rhs.len()
         ));
     }
-    Ok(spec)
+    Ok(())
 }
 
 /// "invalid einsum spec: expected ... at position 3 in \"ij;jk\"".
