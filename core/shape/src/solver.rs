@@ -1567,10 +1567,11 @@ impl Solver {
     /// long chains of links that carry nothing.
     fn gather_ubs(&self, v: RowVar) -> Vec<Row> {
         let mut out = vec![];
-        // Breadth-first: `queue[next..]` waits.
-        let mut queue = vec![v];
+        // Breadth-first: `queue[next..]` waits. Searches are small: the
+        // lists stay inline.
+        let mut queue: smallvec::SmallVec<[RowVar; 16]> = smallvec::smallvec![v];
         let mut next = 0;
-        let mut seen: Vec<RowVar> = vec![];
+        let mut seen: smallvec::SmallVec<[RowVar; 16]> = smallvec::SmallVec::new();
         while let Some(&v) = queue.get(next) {
             next += 1;
             if seen.contains(&v) {
@@ -1606,21 +1607,18 @@ impl Solver {
             Some(RowEntry::Bounds(b)) if b.ubs.is_empty() && b.cur.0.is_empty() => return None,
             _ => {}
         }
-        let ubs: Vec<Row> = self
-            .gather_ubs(v)
-            .into_iter()
-            .filter(|r| r.num_fixed() > 0 || r.var.is_none())
-            .collect();
+        let mut ubs = self.gather_ubs(v);
+        ubs.retain(|r| r.num_fixed() > 0 || r.var.is_none());
         if ubs.is_empty() {
             return None;
         }
-        let closed: Vec<&Row> = ubs.iter().filter(|r| r.var.is_none()).collect();
-        let len = if closed.is_empty() {
-            ubs.iter().map(|r| r.end.len()).max().unwrap_or(0)
-        } else {
-            closed.iter().map(|r| r.end.len()).min().unwrap_or(0)
-        };
-        let mut dims = vec![];
+        let len = ubs
+            .iter()
+            .filter(|r| r.var.is_none())
+            .map(|r| r.end.len())
+            .min()
+            .unwrap_or_else(|| ubs.iter().map(|r| r.end.len()).max().unwrap_or(0));
+        let mut dims = Vec::with_capacity(len);
         for i in 0..len {
             // The i-th axis from the right, across bounds that have it.
             let mut d: Option<Dim> = None;
