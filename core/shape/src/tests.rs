@@ -129,6 +129,10 @@ fn inference_table() {
         ("x: 7|3->4 = arg / y: ? = einsum \"... => 0\" x", "y=1"),
         ("x: 7|3->4 = arg / y: ? = einsum \"...|...->... => ...->...\" x", "y=3->4"),
         ("x: 2,3,4 = arg / y: ? = einsum \"ijk => ki\" x", "y=4,2"),
+        // rows a spec leaves empty: reduced in an operand, empty in the result
+        ("x: 7|3->4 = arg / y: ? = einsum \"o => o\" x", "y=4"),
+        ("x: 7|3->4 = arg / y: ? = einsum \"i->o => o|i\" x", "y=4|3"),
+        ("x: 7|3->4 = arg / y: ? = einsum \"b| => b\" x", "y=7"),
         ("a: 2,3 = arg / b: 3,4 = arg / c: ? = einsum \"ij;jk=>ik\" a b", "c=2,4"),
         ("a: 5|2,3 = arg / b: 3,4 = arg / c: ? = einsum \"...|ij; jk => ...|ik\" a b", "c=5|2,4"),
         // row variables in the middle
@@ -222,17 +226,49 @@ fn inference_errors() {
     }
 }
 
+/// A conflict with a dim that an earlier op (not an operand) decided gets a
+/// note at that op.
+#[test]
+fn conflict_notes_the_deciding_op() {
+    let (_, nodes) = graph(
+        "x: n = arg / c: 3 = arg / u: n = pointwise x c / z: n = arg / w: 5 = arg / v: ? = pointwise z w",
+    );
+    let e = infer(&nodes).unwrap_err();
+    assert_eq!(e.node, 5, "{e}");
+    assert!(e.message.contains("dimension mismatch: 5 vs 3"), "{e}");
+    assert!(
+        e.notes
+            .iter()
+            .any(|(j, m)| *j == 2 && m.contains("decided by this pointwise")),
+        "{:?}",
+        e.notes
+    );
+    // An operand is named as an operand, not again as a decider.
+    assert!(
+        !e.notes
+            .iter()
+            .any(|(j, m)| *j != 2 && m.contains("decided")),
+        "{:?}",
+        e.notes
+    );
+}
+
 /// The same constraints added in any order give the same solution.
 #[test]
 fn declarative_in_any_order() {
+    let generated = [crate::gen::mlp(2, 8), crate::gen::transformer(1)];
     let graphs = [
         MLP,
         "x: 6|2,3 = arg / y: ? = einsum \"..v..|ij => ..v..ji\" x / b: ? = param / z: ? = pointwise y b",
         "a: 3,1 = arg / b: 1,4 = arg / c: ? = pointwise a b / p: ? = param / d: ? = pointwise c p / e: ? = einsum \"ij => j\" d",
         "x: 8|12 = arg / w: ? = param / y: ? = einsum \"...|o<+k; k => ...|o\" x w / t: 10 = arg / z: ? = pointwise y t",
     ];
-    for src in graphs {
-        let (_, nodes) = graph(src);
+    let parsed = graphs.iter().map(|src| (src.to_string(), graph(src).1));
+    let generated = generated
+        .into_iter()
+        .enumerate()
+        .map(|(i, g)| (format!("generated graph #{i}"), g));
+    for (src, nodes) in parsed.chain(generated) {
         let base: Vec<String> = infer(&nodes)
             .unwrap()
             .shapes

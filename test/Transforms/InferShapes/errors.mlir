@@ -85,3 +85,14 @@ func.func @literal_size() {
   %c = "ocannl_shape.constant"() {value = dense<[1.0, 2.0, 3.0]> : tensor<3xf32>} : () -> !ocannl_shape.tensor<"4", f32>
   return
 }
+
+// -----
+
+// A dim fixed by an earlier op that is not an operand: the note names it.
+func.func @decided_elsewhere(%x: !ocannl_shape.tensor<"n", f32>, %c: !ocannl_shape.tensor<"3", f32>, %z: !ocannl_shape.tensor<"n", f32>, %w: !ocannl_shape.tensor<"5", f32>) {
+  // expected-note@+1 {{a conflicting dimension was decided by this pointwise (shape "3")}}
+  %u = "ocannl_shape.pointwise_binary"(%x, %c) {op = "add"} : (!ocannl_shape.tensor<"n", f32>, !ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"n", f32>
+  // expected-error@+1 {{dimension mismatch: 5 vs 3 (the output row of operand #1 broadcast to the result's); operand shapes: #1 "3", #2 "5"}}
+  %v = "ocannl_shape.pointwise_binary"(%z, %w) {op = "add"} : (!ocannl_shape.tensor<"n", f32>, !ocannl_shape.tensor<"5", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
