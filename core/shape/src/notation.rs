@@ -444,11 +444,11 @@ impl<'a> Parser<'a> {
                 if rest.starts_with("...") {
                     items.push((i, Item::RowVar(RowVarSpec::Ellipsis)));
                     i += 3;
-                } else if rest.starts_with("..") {
-                    let close = rest[2..].find("..").ok_or_else(|| {
+                } else if let Some(after) = rest.strip_prefix("..") {
+                    let close = after.find("..").ok_or_else(|| {
                         self.err(i, "unterminated row variable: expected '..' after '..name'")
                     })?;
-                    let name = &rest[2..2 + close];
+                    let name = &after[..close];
                     if !is_ident(name) {
                         return Err(self.err(i + 2, format!("expected a row variable name between '..' and '..', found \"{name}\"")));
                     }

@@ -348,6 +348,9 @@ fn align(
     Ok(out)
 }
 
+/// The occurrences of a tensor's axes in a spec, per row kind.
+type Occurrences = [Vec<Occ>; 3];
+
 fn einsum(
     sp: &mut Space,
     spec: &EinsumSpec,
@@ -357,7 +360,7 @@ fn einsum(
     let mut fresh = 0;
     let kinds = [Kind::Batch, Kind::Input, Kind::Output];
     // Occurrences per tensor (operands, then the result), per kind.
-    let mut tensors: Vec<([Vec<Occ>; 3], &[Vec<u64>; 3])> = vec![];
+    let mut tensors: Vec<(Occurrences, &[Vec<u64>; 3])> = vec![];
     for (slot, op) in spec.rhs.iter().zip(ops) {
         let occ = [
             align(slot.row(kinds[0]), kinds[0], &op[0], false, &mut fresh)?,
