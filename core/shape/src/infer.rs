@@ -1,10 +1,12 @@
 //! Shape inference over a dataflow graph of nodes: the entry point that the
 //! `ocannl-infer-shapes` pass (and the benchmarks) call.
 
+use std::collections::{hash_map::Entry, HashMap};
+
 use crate::{
     logic,
-    notation::{EinsumSpec, SpecError},
-    shape::{parse_shape, Shape, VarScope},
+    notation::{parse_slot, Context, EinsumSpec, SlotSpec, SpecError},
+    shape::{parse_shape, shape_of_slot, Shape, VarScope},
     solver::{display_partial, Assumption, Constraint, Origin, ShapeError, Solver, What},
 };
 
@@ -92,17 +94,23 @@ pub fn infer_with_order(
     solver.reserve(nodes.len());
     let mut scope = VarScope::default();
     let mut shapes = Vec::with_capacity(nodes.len());
+    // Graphs repeat a few annotations: each distinct one is parsed once.
+    let mut parsed: HashMap<&str, SlotSpec> = HashMap::new();
     for (i, n) in nodes.iter().enumerate() {
-        let shape =
-            parse_shape(&n.shape, &mut scope, &mut solver).map_err(|e: SpecError| InferError {
-                node: i,
-                message: format!(
-                    "invalid shape: {} at position {} in \"{}\"",
-                    e.message, e.pos, e.text
-                ),
-                notes: vec![],
-            })?;
-        shapes.push(shape);
+        let text = n.shape.as_str();
+        let shape = if text.trim() == "?" {
+            parse_shape(text, &mut scope, &mut solver)
+        } else {
+            let slot = match parsed.entry(text) {
+                Entry::Occupied(e) => e.into_mut(),
+                Entry::Vacant(e) => match parse_slot(text, Context::Shape) {
+                    Ok(slot) => e.insert(slot),
+                    Err(err) => return Err(shape_error(i, err)),
+                },
+            };
+            shape_of_slot(slot, text, &mut scope, &mut solver)
+        };
+        shapes.push(shape.map_err(|e| shape_error(i, e))?);
     }
     let default_order: Vec<usize> = (0..nodes.len()).collect();
     for &i in order.unwrap_or(&default_order) {
@@ -166,6 +174,17 @@ pub fn infer_with_order(
         shapes: out,
         assumptions: std::mem::take(&mut solver.assumptions),
     })
+}
+
+fn shape_error(node: usize, e: SpecError) -> InferError {
+    InferError {
+        node,
+        message: format!(
+            "invalid shape: {} at position {} in \"{}\"",
+            e.message, e.pos, e.text
+        ),
+        notes: vec![],
+    }
 }
 
 fn to_error(solver: &Solver, nodes: &[NodeDecl], shapes: &[Shape], e: ShapeError) -> InferError {

@@ -16,4 +16,6 @@ mod tests;
 
 pub use infer::{infer, InferError, Inference, Node, NodeDecl};
 pub use notation::{parse_einsum, parse_slot, Context, EinsumSpec, Kind, SpecError};
-pub use shape::{parse_shape, Dim, DimVar, Fresh, Label, Row, RowVar, Shape, VarScope};
+pub use shape::{
+    parse_shape, shape_of_slot, Dim, DimVar, Fresh, Label, Row, RowVar, Shape, VarScope,
+};

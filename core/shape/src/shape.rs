@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::notation::{self, AxisSpec, Context, Kind, RowVarSpec, SpecError};
+use crate::notation::{self, AxisSpec, Context, Kind, RowVarSpec, SlotSpec, SpecError};
 
 /// A dimension variable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -219,49 +219,64 @@ pub fn parse_shape(
         });
     }
     let slot = notation::parse_slot(text, Context::Shape)?;
+    shape_of_slot(&slot, text, scope, fresh)
+}
+
+/// The shape a parsed shape annotation (`text`, for errors) stands for, with
+/// fresh variables for `...` and the names looked up in `scope`. Parsing
+/// once and calling this per use gives the same as `parse_shape` per use.
+pub fn shape_of_slot(
+    slot: &SlotSpec,
+    text: &str,
+    scope: &mut VarScope,
+    fresh: &mut impl Fresh,
+) -> Result<Shape, SpecError> {
+    let clash = |name: &str| SpecError {
+        pos: 0,
+        message: format!("name '{name}' is used as both a dimension variable and a row variable"),
+        text: text.to_string(),
+    };
     let mut shape = Shape::default();
     for kind in Kind::ALL {
         let spec = slot.row(kind);
-        let mut conv = |a: &AxisSpec| -> Dim {
-            match a {
+        let mut conv = |a: &AxisSpec| -> Result<Dim, SpecError> {
+            Ok(match a {
                 AxisSpec::Size { size, label } => Dim::Known {
                     size: *size,
                     label: label.as_deref().map(Label::intern),
                 },
-                AxisSpec::Var(name) => Dim::Var(
-                    *scope
-                        .dims
-                        .entry(name.clone())
-                        .or_insert_with(|| fresh.fresh_dim()),
-                ),
+                AxisSpec::Var(name) => {
+                    if scope.rows.contains_key(name) {
+                        return Err(clash(name));
+                    }
+                    Dim::Var(
+                        *scope
+                            .dims
+                            .entry(name.clone())
+                            .or_insert_with(|| fresh.fresh_dim()),
+                    )
+                }
                 _ => unreachable!("the shape context admits only sizes and variables"),
+            })
+        };
+        let beg = spec.beg.iter().map(&mut conv).collect::<Result<_, _>>()?;
+        let end = spec.end.iter().map(&mut conv).collect::<Result<_, _>>()?;
+        let var = match &spec.var {
+            None => None,
+            Some(RowVarSpec::Ellipsis) => Some(fresh.fresh_row()),
+            Some(RowVarSpec::Named(n)) => {
+                if scope.dims.contains_key(n) {
+                    return Err(clash(n));
+                }
+                Some(
+                    *scope
+                        .rows
+                        .entry(n.clone())
+                        .or_insert_with(|| fresh.fresh_row()),
+                )
             }
         };
-        let beg = spec.beg.iter().map(&mut conv).collect();
-        let end = spec.end.iter().map(&mut conv).collect();
-        let var = spec.var.as_ref().map(|v| match v {
-            RowVarSpec::Ellipsis => fresh.fresh_row(),
-            RowVarSpec::Named(n) => *scope
-                .rows
-                .entry(n.clone())
-                .or_insert_with(|| fresh.fresh_row()),
-        });
         *shape.row_mut(kind) = Row { beg, var, end };
-    }
-    if scope.dims.keys().any(|k| scope.rows.contains_key(k)) {
-        let both = scope
-            .dims
-            .keys()
-            .find(|k| scope.rows.contains_key(*k))
-            .cloned()
-            .unwrap_or_default();
-        return Err(SpecError {
-            pos: 0,
-            message: format!(
-                "name '{both}' is used as both a dimension variable and a row variable"
-            ),
-            text: text.to_string(),
-        });
     }
     Ok(shape)
 }
@@ -314,7 +329,11 @@ mod tests {
         let q = parse_shape("?", &mut scope, &mut fresh).unwrap();
         assert!(Kind::ALL.iter().all(|&k| q.row(k).var.is_some()));
         assert!(!q.is_concrete());
+        // A name is a dim or a row variable, across shapes and within one.
         assert!(parse_shape("..h..|3", &mut scope, &mut fresh).is_err());
+        assert!(parse_shape("v", &mut scope, &mut fresh).is_err());
+        let e = parse_shape("n|..n..", &mut scope, &mut fresh).unwrap_err();
+        assert!(e.message.contains("name 'n'"), "{}", e.message);
     }
 
     #[test]
