@@ -17,7 +17,7 @@ use melior::ir::{
     Location, OperationRef, RegionLike, TypeLike, ValueLike,
 };
 use ocannl_shape::{Node, NodeDecl};
-use ocannl_shape_dialect::{einsum_spec_shared, make_tensor_type, tensor_type, OpKind, TensorType};
+use ocannl_shape_dialect::{einsum_spec_shared, OpKind, TensorType, TensorTypes};
 
 use crate::{
     diag::Diagnostic,
@@ -66,6 +66,9 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
     let Some(entry) = body.first_block() else {
         return Ok(());
     };
+    // Reading and making types goes through a cache: most values share a
+    // few types.
+    let mut types = TensorTypes::default();
     let mut decls: Vec<NodeDecl> = vec![];
     let mut sites: Vec<Site> = vec![];
     let loc = |l: mlir_sys::MlirLocation| unsafe { Location::from_raw(l) };
@@ -93,7 +96,7 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
     };
     for i in 0..entry.argument_count() {
         let arg = entry.argument(i).expect("argument index in range");
-        if let Some(tt) = tensor_type(arg.r#type()) {
+        if let Some(tt) = types.read(arg.r#type()) {
             leaf(
                 &mut decls,
                 &mut sites,
@@ -116,7 +119,7 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
         let kind = OpKind::of(&op);
         // Operands of tensor type made outside this walk are leaves.
         for v in op.operands() {
-            if let Some(tt) = tensor_type(v.r#type()) {
+            if let Some(tt) = types.read(v.r#type()) {
                 if !index.contains_key(&key(v.to_raw())) {
                     leaf(
                         &mut decls,
@@ -132,7 +135,7 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
         }
         let Some(kind) = kind else {
             for r in op.results() {
-                if let Some(tt) = tensor_type(r.r#type()) {
+                if let Some(tt) = types.read(r.r#type()) {
                     leaf(
                         &mut decls,
                         &mut sites,
@@ -148,7 +151,7 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
         };
         let ops: Vec<usize> = op
             .operands()
-            .filter(|v| tensor_type(v.r#type()).is_some())
+            .filter(|v| types.read(v.r#type()).is_some())
             .map(|v| index[&key(v.to_raw())])
             .collect();
         let mut elems = None;
@@ -203,7 +206,7 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
         let Ok(result) = op.result(0) else {
             return WalkResult::Advance;
         };
-        let Some(tt) = tensor_type(result.r#type()) else {
+        let Some(tt) = types.read(result.r#type()) else {
             return WalkResult::Advance;
         };
         index.insert(key(result.to_raw()), decls.len());
@@ -260,7 +263,7 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
 
     let context = func.context();
     for (site, shape) in sites.iter().zip(&inference.shapes) {
-        let Some(ty) = make_tensor_type(unsafe { context.to_ref() }, &shape.to_string(), &site.elt)
+        let Some(ty) = types.make(unsafe { context.to_ref() }, &shape.to_string(), &site.elt)
         else {
             Diagnostic::error(
                 loc(site.location),

@@ -2,7 +2,9 @@
 //! (attribute values, optional attributes, einsum specs, shape strings).
 //! `ocannl-opt` runs it before any other pass.
 
-use melior::ir::{block::BlockLike, operation::OperationLike, OperationRef, RegionLike, ValueLike};
+use melior::ir::{
+    block::BlockLike, operation::OperationLike, OperationRef, RegionLike, TypeLike, ValueLike,
+};
 
 use crate::{
     diag::Diagnostic,
@@ -20,8 +22,9 @@ crate::define_pass!(
 
 fn run(module: OperationRef, _: &Options) -> PassResult {
     let mut ok = true;
+    let mut checked = Checked::default();
     module.walk(melior::ir::operation::WalkOrder::PreOrder, |op| {
-        if let Err(msg) = verify_one(&op) {
+        if let Err(msg) = verify_one(&op, &mut checked) {
             Diagnostic::error(op.location(), msg).emit();
             ok = false;
         }
@@ -34,13 +37,30 @@ fn run(module: OperationRef, _: &Options) -> PassResult {
     }
 }
 
+/// The types found valid so far (by handle: the context uniques types, and
+/// most values share a few).
+#[derive(Default)]
+pub struct Checked(std::collections::HashSet<usize>);
+
+impl Checked {
+    fn check(&mut self, ty: melior::ir::Type) -> Result<(), String> {
+        let key = ty.to_raw().ptr as usize;
+        if !self.0.contains(&key) {
+            ocannl_shape_dialect::check_type(ty)?;
+            self.0.insert(key);
+        }
+        Ok(())
+    }
+}
+
 /// Checks one op: its attributes, and the shape strings of the tensor types
 /// it defines (results and block arguments of its regions).
-pub fn verify_one(op: &OperationRef) -> Result<(), String> {
+pub fn verify_one(op: &OperationRef, checked: &mut Checked) -> Result<(), String> {
     ocannl_shape_dialect::verify_op(op)?;
     ocannl_assign_dialect::verify_op(op)?;
     for r in op.results() {
-        ocannl_shape_dialect::check_type(r.r#type())
+        checked
+            .check(r.r#type())
             .map_err(|m| format!("result #{}: {m}", r.result_number()))?;
     }
     for region in op.regions() {
@@ -48,7 +68,8 @@ pub fn verify_one(op: &OperationRef) -> Result<(), String> {
         while let Some(b) = block {
             for i in 0..b.argument_count() {
                 if let Ok(arg) = b.argument(i) {
-                    ocannl_shape_dialect::check_type(arg.r#type())
+                    checked
+                        .check(arg.r#type())
                         .map_err(|m| format!("argument #{i}: {m}"))?;
                 }
             }

@@ -6,7 +6,8 @@
 //! formats solved shapes back into types. Inference lives in `ocannl-shape`.
 
 use melior::ir::{
-    attribute::AttributeLike, operation::OperationLike, Attribute, OperationRef, Type, ValueLike,
+    attribute::AttributeLike, operation::OperationLike, Attribute, OperationRef, Type, TypeLike,
+    ValueLike,
 };
 use ocannl_shape::{notation::EinsumSpec, parse_einsum, SpecError};
 
@@ -110,7 +111,66 @@ pub struct TensorType {
 
 /// Reads a tensor type, `None` for any other type.
 pub fn tensor_type(ty: Type) -> Option<TensorType> {
+    // Printing a type is costly: other dialects' types are told apart first.
+    if !is_shape_dialect_type(ty) {
+        return None;
+    }
     parse_tensor_type_text(&ty.to_string())
+}
+
+/// Whether `ty` belongs to the `ocannl_shape` dialect.
+fn is_shape_dialect_type(ty: Type) -> bool {
+    unsafe {
+        let dialect = mlir_sys::mlirTypeGetDialect(ty.to_raw());
+        if dialect.ptr.is_null() {
+            return false;
+        }
+        let ns = mlir_sys::mlirDialectGetNamespace(dialect);
+        ns.length == NAMESPACE.len()
+            && std::slice::from_raw_parts(ns.data as *const u8, ns.length) == NAMESPACE.as_bytes()
+    }
+}
+
+const NAMESPACE: &str = "ocannl_shape";
+
+/// Reads and makes `!ocannl_shape.tensor` types, each distinct type once.
+/// The context uniques types, so a type's handle identifies it while the
+/// context lives: keep one cache per pass run (a graph of thousands of ops
+/// has a handful of distinct types, and printing or parsing a type costs
+/// microseconds).
+#[derive(Default)]
+pub struct TensorTypes {
+    read: std::collections::HashMap<usize, Option<TensorType>>,
+    made: std::collections::HashMap<(String, String), mlir_sys::MlirType>,
+}
+
+impl TensorTypes {
+    /// As [`tensor_type`].
+    pub fn read(&mut self, ty: Type) -> Option<TensorType> {
+        self.read
+            .entry(ty.to_raw().ptr as usize)
+            .or_insert_with(|| tensor_type(ty))
+            .clone()
+    }
+
+    /// As [`make_tensor_type`].
+    pub fn make<'c>(
+        &mut self,
+        context: &'c melior::Context,
+        shape: &str,
+        elt: &str,
+    ) -> Option<Type<'c>> {
+        let key = (shape.to_string(), elt.to_string());
+        let raw = match self.made.get(&key) {
+            Some(raw) => *raw,
+            None => {
+                let raw = make_tensor_type(context, shape, elt)?.to_raw();
+                self.made.insert(key, raw);
+                raw
+            }
+        };
+        Some(unsafe { Type::from_raw(raw) })
+    }
 }
 
 fn parse_tensor_type_text(text: &str) -> Option<TensorType> {
