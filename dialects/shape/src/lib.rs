@@ -141,7 +141,8 @@ const NAMESPACE: &str = "ocannl_shape";
 #[derive(Default)]
 pub struct TensorTypes {
     read: std::collections::HashMap<usize, Option<TensorType>>,
-    made: std::collections::HashMap<(String, String), mlir_sys::MlirType>,
+    /// By element type, then shape (looked up without allocating).
+    made: std::collections::HashMap<String, std::collections::HashMap<String, mlir_sys::MlirType>>,
 }
 
 impl TensorTypes {
@@ -160,16 +161,15 @@ impl TensorTypes {
         shape: &str,
         elt: &str,
     ) -> Option<Type<'c>> {
-        let key = (shape.to_string(), elt.to_string());
-        let raw = match self.made.get(&key) {
-            Some(raw) => *raw,
-            None => {
-                let raw = make_tensor_type(context, shape, elt)?.to_raw();
-                self.made.insert(key, raw);
-                raw
-            }
-        };
-        Some(unsafe { Type::from_raw(raw) })
+        if let Some(raw) = self.made.get(elt).and_then(|m| m.get(shape)) {
+            return Some(unsafe { Type::from_raw(*raw) });
+        }
+        let ty = make_tensor_type(context, shape, elt)?;
+        self.made
+            .entry(elt.to_string())
+            .or_default()
+            .insert(shape.to_string(), ty.to_raw());
+        Some(ty)
     }
 }
 
