@@ -38,16 +38,19 @@ fn run(module: OperationRef, _: &Options) -> PassResult {
 }
 
 /// The types found valid so far (by handle: the context uniques types, and
-/// most values share a few).
+/// most values share a few), and the einsum specs parsed so far.
 #[derive(Default)]
-pub struct Checked(std::collections::HashSet<usize>);
+pub struct Checked {
+    types: std::collections::HashSet<usize>,
+    specs: ocannl_shape_dialect::EinsumSpecs,
+}
 
 impl Checked {
     fn check(&mut self, ty: melior::ir::Type) -> Result<(), String> {
         let key = ty.to_raw().ptr as usize;
-        if !self.0.contains(&key) {
+        if !self.types.contains(&key) {
             ocannl_shape_dialect::check_type(ty)?;
-            self.0.insert(key);
+            self.types.insert(key);
         }
         Ok(())
     }
@@ -56,7 +59,7 @@ impl Checked {
 /// Checks one op: its attributes, and the shape strings of the tensor types
 /// it defines (results and block arguments of its regions).
 pub fn verify_one(op: &OperationRef, checked: &mut Checked) -> Result<(), String> {
-    ocannl_shape_dialect::verify_op(op)?;
+    ocannl_shape_dialect::verify_op_with(op, &mut checked.specs)?;
     ocannl_assign_dialect::verify_op(op)?;
     for r in op.results() {
         checked

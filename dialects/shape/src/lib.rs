@@ -271,11 +271,14 @@ pub fn einsum_spec(op: &OperationRef) -> Result<EinsumSpec, String> {
     Ok(spec)
 }
 
+/// Parsed einsum specs by their text.
+pub type EinsumSpecs = std::collections::HashMap<String, std::sync::Arc<EinsumSpec>>;
+
 /// As [`einsum_spec`], parsing each distinct spec text once: einsums with
 /// the same spec share it.
 pub fn einsum_spec_shared(
     op: &OperationRef,
-    specs: &mut std::collections::HashMap<String, std::sync::Arc<EinsumSpec>>,
+    specs: &mut EinsumSpecs,
 ) -> Result<std::sync::Arc<EinsumSpec>, String> {
     let text = string_attr(op, "spec")?.ok_or("attribute 'spec' is required")?;
     let spec = match specs.get(&text) {
@@ -315,6 +318,12 @@ pub fn format_spec_error(what: &str, e: &SpecError) -> String {
 /// Checks what IRDL cannot: attribute values, optional attributes, specs.
 /// Shape strings are checked where types are read (see `check_type`).
 pub fn verify_op(op: &OperationRef) -> Result<(), String> {
+    verify_op_with(op, &mut Default::default())
+}
+
+/// As [`verify_op`], parsing each distinct einsum spec once (`specs` is
+/// shared across the ops of a run).
+pub fn verify_op_with(op: &OperationRef, specs: &mut EinsumSpecs) -> Result<(), String> {
     let Some(kind) = OpKind::of(op) else {
         return Ok(());
     };
@@ -353,7 +362,7 @@ pub fn verify_op(op: &OperationRef) -> Result<(), String> {
             reduction_ops(op, false)?;
         }
         OpKind::Einsum => {
-            let spec = einsum_spec(op)?;
+            let spec = einsum_spec_shared(op, specs)?;
             reduction_ops(op, spec.rhs.len() == 1)?;
         }
         OpKind::Transpose | OpKind::BatchSlice => {}
