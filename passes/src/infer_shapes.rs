@@ -8,7 +8,7 @@
 //! (`..v..`, dim names) are shared within the function. A value of tensor
 //! type made by any other op is a leaf as well.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use melior::ir::{
     attribute::AttributeLike,
@@ -54,7 +54,8 @@ fn run(module: OperationRef, options: &Options) -> PassResult {
 struct Site {
     location: mlir_sys::MlirLocation,
     value: mlir_sys::MlirValue,
-    elt: String,
+    /// The declared type (its element type is kept).
+    ty: std::rc::Rc<TensorType>,
     /// Made by an op of the function (not a function argument).
     from_op: bool,
 }
@@ -72,25 +73,25 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
     let mut decls: Vec<NodeDecl> = vec![];
     let mut sites: Vec<Site> = vec![];
     let loc = |l: mlir_sys::MlirLocation| unsafe { Location::from_raw(l) };
-    let mut index: HashMap<usize, usize> = HashMap::new();
+    let mut index: FxHashMap<usize, usize> = FxHashMap::default();
 
     let leaf = |decls: &mut Vec<NodeDecl>,
                 sites: &mut Vec<Site>,
-                index: &mut HashMap<usize, usize>,
+                index: &mut FxHashMap<usize, usize>,
                 v: mlir_sys::MlirValue,
-                tt: TensorType,
+                tt: std::rc::Rc<TensorType>,
                 loc,
                 from_op| {
         index.insert(key(v), decls.len());
         decls.push(NodeDecl {
             node: Node::Terminal { param: None },
-            shape: tt.shape,
+            shape: tt.shape.clone(),
             elems: None,
         });
         sites.push(Site {
             location: loc,
             value: v,
-            elt: tt.elt,
+            ty: tt,
             from_op,
         });
     };
@@ -111,7 +112,7 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
 
     let mut failed = false;
     // Einsums with the same spec text share one parse.
-    let mut specs = HashMap::new();
+    let mut specs = Default::default();
     func.walk(WalkOrder::PreOrder, |op| {
         if op.to_raw().ptr == func.to_raw().ptr {
             return WalkResult::Advance;
@@ -218,13 +219,13 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
                 .map(|d| d.to_string())
                 .collect::<Vec<_>>()
                 .join(","),
-            _ => tt.shape,
+            _ => tt.shape.clone(),
         };
         decls.push(NodeDecl { node, shape, elems });
         sites.push(Site {
             location: op.location().to_raw(),
             value: result.to_raw(),
-            elt: tt.elt,
+            ty: tt,
             from_op: true,
         });
         WalkResult::Advance
@@ -263,8 +264,7 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
 
     let context = func.context();
     for (site, shape) in sites.iter().zip(&inference.shapes) {
-        let Some(ty) = types.make(unsafe { context.to_ref() }, &shape.to_string(), &site.elt)
-        else {
+        let Some(ty) = types.make_shape(unsafe { context.to_ref() }, shape, &site.ty.elt) else {
             Diagnostic::error(
                 loc(site.location),
                 format!("internal error: cannot build a tensor type of shape {shape}"),

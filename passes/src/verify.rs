@@ -41,7 +41,7 @@ fn run(module: OperationRef, _: &Options) -> PassResult {
 /// most values share a few), and the einsum specs parsed so far.
 #[derive(Default)]
 pub struct Checked {
-    types: std::collections::HashSet<usize>,
+    types: rustc_hash::FxHashSet<usize>,
     specs: ocannl_shape_dialect::EinsumSpecs,
 }
 

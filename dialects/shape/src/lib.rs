@@ -10,6 +10,7 @@ use melior::ir::{
     ValueLike,
 };
 use ocannl_shape::{notation::EinsumSpec, parse_einsum, SpecError};
+use rustc_hash::FxHashMap;
 
 /// The IRDL definition of the dialect.
 pub const IRDL: &str = include_str!("../ocannl_shape.irdl.mlir");
@@ -140,18 +141,39 @@ const NAMESPACE: &str = "ocannl_shape";
 /// microseconds).
 #[derive(Default)]
 pub struct TensorTypes {
-    read: std::collections::HashMap<usize, Option<TensorType>>,
+    read: FxHashMap<usize, Option<std::rc::Rc<TensorType>>>,
     /// By element type, then shape (looked up without allocating).
-    made: std::collections::HashMap<String, std::collections::HashMap<String, mlir_sys::MlirType>>,
+    made: FxHashMap<String, FxHashMap<String, mlir_sys::MlirType>>,
+    /// The same, by solved shape.
+    by_shape: FxHashMap<String, FxHashMap<ocannl_shape::Shape, mlir_sys::MlirType>>,
 }
 
 impl TensorTypes {
-    /// As [`tensor_type`].
-    pub fn read(&mut self, ty: Type) -> Option<TensorType> {
+    /// As [`tensor_type`] (shared: values of one type share its parts).
+    pub fn read(&mut self, ty: Type) -> Option<std::rc::Rc<TensorType>> {
         self.read
             .entry(ty.to_raw().ptr as usize)
-            .or_insert_with(|| tensor_type(ty))
+            .or_insert_with(|| tensor_type(ty).map(std::rc::Rc::new))
             .clone()
+    }
+
+    /// The tensor type of a solved shape: as [`TensorTypes::make`] with the
+    /// shape's canonical text, which is only printed for a new shape.
+    pub fn make_shape<'c>(
+        &mut self,
+        context: &'c melior::Context,
+        shape: &ocannl_shape::Shape,
+        elt: &str,
+    ) -> Option<Type<'c>> {
+        if let Some(raw) = self.by_shape.get(elt).and_then(|m| m.get(shape)) {
+            return Some(unsafe { Type::from_raw(*raw) });
+        }
+        let ty = self.make(context, &shape.to_string(), elt)?;
+        self.by_shape
+            .entry(elt.to_string())
+            .or_default()
+            .insert(shape.clone(), ty.to_raw());
+        Some(ty)
     }
 
     /// As [`make_tensor_type`].
@@ -272,7 +294,7 @@ pub fn einsum_spec(op: &OperationRef) -> Result<EinsumSpec, String> {
 }
 
 /// Parsed einsum specs by their text.
-pub type EinsumSpecs = std::collections::HashMap<String, std::sync::Arc<EinsumSpec>>;
+pub type EinsumSpecs = FxHashMap<String, std::sync::Arc<EinsumSpec>>;
 
 /// As [`einsum_spec`], parsing each distinct spec text once: einsums with
 /// the same spec share it.
