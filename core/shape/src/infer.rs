@@ -160,13 +160,16 @@ pub fn infer_with_order(
     solver.solve().map_err(|e| fail(&solver, e))?;
     // Close what is left from the results back to the inputs: a consumer's
     // rows are then settled when its operands' rows are bounded by them.
-    let mut out = vec![Shape::default(); nodes.len()];
+    let mut out = Vec::with_capacity(nodes.len());
     for (i, s) in shapes.iter().enumerate().rev() {
         let origin = Origin::new(i, nodes[i].node.name());
-        out[i] = solver
-            .close_shape(s, &origin)
-            .map_err(|e| fail(&solver, e))?;
+        out.push(
+            solver
+                .close_shape(s, &origin)
+                .map_err(|e| fail(&solver, e))?,
+        );
     }
+    out.reverse();
     // A closed shape is concrete: closing the earlier shapes afterwards
     // cannot change it.
     debug_assert!(out.iter().all(Shape::is_concrete));
