@@ -1012,17 +1012,7 @@ impl Solver {
 
     /// Whether `to <= ... <= from` by recorded dim links.
     fn dim_reaches(&self, to: DimVar, from: DimVar) -> bool {
-        if to != from {
-            match self.dims.get(&to) {
-                None => return false,
-                Some(DimEntry::Bounds(b)) if b.cur.0.is_empty() => return false,
-                _ => {}
-            }
-        }
-        bounded_reach(to, from, |v| match self.dims.get(&v) {
-            Some(DimEntry::Bounds(b)) => Some(&b.subr),
-            _ => None,
-        })
+        reaches(&self.dims, to, from)
     }
 
     fn at_least(&mut self, d: Dim, n: u64, o: &Origin) -> Res<bool> {
@@ -1287,7 +1277,7 @@ impl Solver {
         let mut empty_below = vec![];
         let changed = self.solve_row_one(v, value, o, &mut empty_below)?;
         while let Some(s) = empty_below.pop() {
-            if matches!(self.rows.get(&s), None | Some(RowEntry::Bounds(_))) {
+            if self.row_unsolved(s) {
                 self.solve_row_one(s, Row::default(), o, &mut empty_below)?;
             } else {
                 self.push(Constraint::RowEq(Row::open(s), Row::default()), o);
@@ -1521,23 +1511,17 @@ impl Solver {
 
     /// Whether `to <= ... <= from` by recorded row links.
     fn row_reaches(&self, to: RowVar, from: RowVar) -> bool {
-        // Nothing reaches a variable with nothing above it.
-        if to != from {
-            match self.rows.get(&to) {
-                None => return false,
-                Some(RowEntry::Bounds(b)) if b.cur.0.is_empty() => return false,
-                _ => {}
-            }
-        }
-        bounded_reach(to, from, |v| match self.rows.get(&v) {
-            Some(RowEntry::Bounds(b)) => Some(&b.subr),
-            _ => None,
-        })
+        reaches(&self.rows, to, from)
+    }
+
+    /// Whether `v` is not solved (it may have no entry yet).
+    fn row_unsolved(&self, v: RowVar) -> bool {
+        matches!(self.rows.get(&v), None | Some(RowEntry::Bounds(_)))
     }
 
     /// Records `ub >= v`.
     fn add_row_ub(&mut self, v: RowVar, ub: Row, o: &Origin) -> Res<bool> {
-        if !matches!(self.rows.get(&v), None | Some(RowEntry::Bounds(_))) {
+        if !self.row_unsolved(v) {
             self.push(
                 Constraint::RowIneq {
                     cur: ub,
@@ -1732,7 +1716,7 @@ impl Solver {
                 break;
             }
             for (v, o) in vars {
-                if matches!(self.rows.get(&v), None | Some(RowEntry::Bounds(_))) {
+                if self.row_unsolved(v) {
                     let close = self.row_lub(v).unwrap_or_default();
                     self.solve_row(v, close, &o)?;
                 }
@@ -1762,20 +1746,18 @@ impl Solver {
                 }
                 changed |= self.drain()?;
             }
+            // Solved variables leave the list.
             let dims = &self.dims;
-            self.with_lub
-                .retain(|v| matches!(dims.get(v), Some(DimEntry::Bounds(_))));
-            let mut with_lub: Vec<(DimVar, Dim)> = self
-                .with_lub
-                .iter()
-                .filter_map(|&v| match dims.get(&v) {
-                    Some(DimEntry::Bounds(b)) => match &b.lub {
-                        Some(l) if l.known_size().unwrap_or(0) >= b.at_least => Some((v, *l)),
-                        _ => None,
-                    },
-                    _ => None,
-                })
-                .collect();
+            let mut with_lub: Vec<(DimVar, Dim)> = vec![];
+            self.with_lub.retain(|&v| match dims.get(&v) {
+                Some(DimEntry::Bounds(b)) => {
+                    if let Some(l) = b.lub.filter(|l| l.known_size().unwrap_or(0) >= b.at_least) {
+                        with_lub.push((v, l));
+                    }
+                    true
+                }
+                _ => false,
+            });
             with_lub.sort_by_key(|(v, _)| *v);
             for (v, lub) in with_lub {
                 if matches!(self.dims.get(&v), Some(DimEntry::Bounds(_))) {
@@ -1886,6 +1868,56 @@ impl Solver {
             note,
         });
     }
+}
+
+/// The links of a variable's entry: the variables above and below it while
+/// it is unsolved (`None` once solved).
+trait Linked<K> {
+    fn above(&self) -> Option<&VarSet<K>>;
+    fn below(&self) -> Option<&VarSet<K>>;
+}
+
+impl Linked<DimVar> for DimEntry {
+    fn above(&self) -> Option<&VarSet<DimVar>> {
+        match self {
+            DimEntry::Bounds(b) => Some(&b.cur),
+            DimEntry::Solved(..) => None,
+        }
+    }
+    fn below(&self) -> Option<&VarSet<DimVar>> {
+        match self {
+            DimEntry::Bounds(b) => Some(&b.subr),
+            DimEntry::Solved(..) => None,
+        }
+    }
+}
+
+impl Linked<RowVar> for RowEntry {
+    fn above(&self) -> Option<&VarSet<RowVar>> {
+        match self {
+            RowEntry::Bounds(b) => Some(&b.cur),
+            RowEntry::Solved(_) => None,
+        }
+    }
+    fn below(&self) -> Option<&VarSet<RowVar>> {
+        match self {
+            RowEntry::Bounds(b) => Some(&b.subr),
+            RowEntry::Solved(_) => None,
+        }
+    }
+}
+
+/// Whether `to <= ... <= from` by the links recorded in `map`.
+fn reaches<K: VarId + PartialEq, V: Linked<K>>(map: &VarMap<K, V>, to: K, from: K) -> bool {
+    // Nothing reaches an unsolved variable with nothing above it.
+    let unlinked = match map.get(&to) {
+        None => true,
+        Some(e) => e.above().is_some_and(|above| above.0.is_empty()),
+    };
+    if to != from && unlinked {
+        return false;
+    }
+    bounded_reach(to, from, |v| map.get(&v).and_then(V::below))
 }
 
 /// Whether `to` is reachable from `from` by following `below` links, looking
