@@ -24,13 +24,14 @@ fn ineq_rows(
     origin: &Origin,
     what: What,
 ) {
-    let o = Origin { what, ..*origin };
+    ineq(s, cur.row(ck).clone(), subr.row(sk).clone(), origin, what);
+}
+
+/// `cur >= subr`, described by `what`.
+fn ineq(s: &mut Solver, cur: Row, subr: Row, origin: &Origin, what: What) {
     s.add(
-        Constraint::RowIneq {
-            cur: cur.row(ck).clone(),
-            subr: subr.row(sk).clone(),
-        },
-        o,
+        Constraint::RowIneq { cur, subr },
+        Origin { what, ..*origin },
     );
 }
 
@@ -216,7 +217,7 @@ pub fn einsum(
     for slot in &spec.rhs {
         rhs.push(b.slot(s, slot, false, origin)?);
     }
-    let lhs = b.slot(s, &spec.lhs, true, origin)?;
+    let mut lhs = b.slot(s, &spec.lhs, true, origin)?;
     let n = operands.len();
     // A row the spec leaves empty relates nothing: in an operand slot all
     // its axes are untracked (and reduced), and the empty result row is
@@ -227,34 +228,27 @@ pub fn einsum(
             if spec.row(k).is_empty() {
                 continue;
             }
-            s.add(
-                Constraint::RowIneq {
-                    cur: std::mem::take(slot.row_mut(k)),
-                    subr: op.row(k).clone(),
-                },
-                Origin {
-                    what: about("the {kind} row of {operand} against its spec", k, i, n),
-                    ..*origin
-                },
+            ineq(
+                s,
+                std::mem::take(slot.row_mut(k)),
+                op.row(k).clone(),
+                origin,
+                about("the {kind} row of {operand} against its spec", k, i, n),
             );
         }
     }
-    let mut lhs = lhs;
     for k in Kind::ALL {
         if spec.lhs.row(k).is_empty() {
             continue;
         }
-        s.add(
-            Constraint::RowIneq {
-                cur: result.row(k).clone(),
-                subr: std::mem::take(lhs.row_mut(k)),
-            },
-            Origin {
-                what: What {
-                    kind: Some(k),
-                    ..What::text("the result's {kind} row against its spec")
-                },
-                ..*origin
+        ineq(
+            s,
+            result.row(k).clone(),
+            std::mem::take(lhs.row_mut(k)),
+            origin,
+            What {
+                kind: Some(k),
+                ..What::text("the result's {kind} row against its spec")
             },
         );
     }
