@@ -264,7 +264,7 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
 
     let context = func.context();
     for (site, shape) in sites.iter().zip(&inference.shapes) {
-        let Some(ty) = types.make_shape(unsafe { context.to_ref() }, shape, &site.ty.elt) else {
+        let Some(ty) = types.make(unsafe { context.to_ref() }, shape, &site.ty.elt) else {
             Diagnostic::error(
                 loc(site.location),
                 format!("internal error: cannot build a tensor type of shape {shape}"),

@@ -59,7 +59,7 @@ impl Checked {
 /// Checks one op: its attributes, and the shape strings of the tensor types
 /// it defines (results and block arguments of its regions).
 pub fn verify_one(op: &OperationRef, checked: &mut Checked) -> Result<(), String> {
-    ocannl_shape_dialect::verify_op_with(op, &mut checked.specs)?;
+    ocannl_shape_dialect::verify_op(op, &mut checked.specs)?;
     ocannl_assign_dialect::verify_op(op)?;
     for r in op.results() {
         checked

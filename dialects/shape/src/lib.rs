@@ -142,10 +142,9 @@ const NAMESPACE: &str = "ocannl_shape";
 #[derive(Default)]
 pub struct TensorTypes {
     read: FxHashMap<usize, Option<std::rc::Rc<TensorType>>>,
-    /// By element type, then shape (looked up without allocating).
-    made: FxHashMap<String, FxHashMap<String, mlir_sys::MlirType>>,
-    /// The same, by solved shape.
-    by_shape: FxHashMap<String, FxHashMap<ocannl_shape::Shape, mlir_sys::MlirType>>,
+    /// Made types by element type, then shape (looked up without
+    /// allocating).
+    made: FxHashMap<String, FxHashMap<ocannl_shape::Shape, mlir_sys::MlirType>>,
 }
 
 impl TensorTypes {
@@ -157,40 +156,22 @@ impl TensorTypes {
             .clone()
     }
 
-    /// The tensor type of a solved shape: as [`TensorTypes::make`] with the
-    /// shape's canonical text, which is only printed for a new shape.
-    pub fn make_shape<'c>(
+    /// The tensor type of a solved shape, as [`make_tensor_type`] with the
+    /// shape's canonical text (printed only for a new shape).
+    pub fn make<'c>(
         &mut self,
         context: &'c melior::Context,
         shape: &ocannl_shape::Shape,
         elt: &str,
     ) -> Option<Type<'c>> {
-        if let Some(raw) = self.by_shape.get(elt).and_then(|m| m.get(shape)) {
-            return Some(unsafe { Type::from_raw(*raw) });
-        }
-        let ty = self.make(context, &shape.to_string(), elt)?;
-        self.by_shape
-            .entry(elt.to_string())
-            .or_default()
-            .insert(shape.clone(), ty.to_raw());
-        Some(ty)
-    }
-
-    /// As [`make_tensor_type`].
-    pub fn make<'c>(
-        &mut self,
-        context: &'c melior::Context,
-        shape: &str,
-        elt: &str,
-    ) -> Option<Type<'c>> {
         if let Some(raw) = self.made.get(elt).and_then(|m| m.get(shape)) {
             return Some(unsafe { Type::from_raw(*raw) });
         }
-        let ty = make_tensor_type(context, shape, elt)?;
+        let ty = make_tensor_type(context, &shape.to_string(), elt)?;
         self.made
             .entry(elt.to_string())
             .or_default()
-            .insert(shape.to_string(), ty.to_raw());
+            .insert(shape.clone(), ty.to_raw());
         Some(ty)
     }
 }
@@ -339,13 +320,9 @@ pub fn format_spec_error(what: &str, e: &SpecError) -> String {
 
 /// Checks what IRDL cannot: attribute values, optional attributes, specs.
 /// Shape strings are checked where types are read (see `check_type`).
-pub fn verify_op(op: &OperationRef) -> Result<(), String> {
-    verify_op_with(op, &mut Default::default())
-}
-
-/// As [`verify_op`], parsing each distinct einsum spec once (`specs` is
-/// shared across the ops of a run).
-pub fn verify_op_with(op: &OperationRef, specs: &mut EinsumSpecs) -> Result<(), String> {
+/// Each distinct einsum spec is parsed once (`specs` is shared across the ops
+/// of a run).
+pub fn verify_op(op: &OperationRef, specs: &mut EinsumSpecs) -> Result<(), String> {
     let Some(kind) = OpKind::of(op) else {
         return Ok(());
     };
