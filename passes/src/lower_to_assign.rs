@@ -19,13 +19,14 @@ use melior::ir::{
     attribute::{AttributeLike, StringAttribute},
     block::BlockLike,
     operation::{OperationBuilder, OperationLike, WalkOrder, WalkResult},
-    Attribute, Identifier, Location, OperationRef, RegionLike, Type, ValueLike,
+    Attribute, Identifier, Location, OperationRef, RegionLike, Type, TypeLike, ValueLike,
 };
 use ocannl_shape::{
     projections::{derive, AxisIndex, Projections},
     Node, Shape,
 };
-use ocannl_shape_dialect::{einsum_spec, pointwise_op, reduction_ops, tensor_type, OpKind};
+use ocannl_shape_dialect::{einsum_spec, pointwise_op, reduction_ops, OpKind, TensorTypes};
+use rustc_hash::FxHashMap;
 
 use crate::{
     diag::Diagnostic,
@@ -62,6 +63,63 @@ struct TensorInfo {
     elt: String,
 }
 
+/// What a run reads and makes from text, each distinct one once: the
+/// context uniques types and attributes, and printing or parsing one costs
+/// microseconds while a graph has thousands of ops and a few distinct
+/// shapes.
+#[derive(Default)]
+struct Cache {
+    types: TensorTypes,
+    /// Concrete shapes by their text (`None`: not concrete).
+    shapes: FxHashMap<String, Option<Shape>>,
+    parsed_types: FxHashMap<String, mlir_sys::MlirType>,
+    parsed_attrs: FxHashMap<String, mlir_sys::MlirAttribute>,
+}
+
+impl Cache {
+    fn concrete(&mut self, text: &str) -> Option<Shape> {
+        if let Some(s) = self.shapes.get(text) {
+            return s.clone();
+        }
+        let s = concrete_shape(text);
+        self.shapes.insert(text.to_string(), s.clone());
+        s
+    }
+
+    fn ty<'c>(&mut self, ctx: &'c melior::Context, text: &str) -> Option<Type<'c>> {
+        let raw = match self.parsed_types.get(text) {
+            Some(raw) => *raw,
+            None => {
+                let raw = Type::parse(ctx, text)?.to_raw();
+                self.parsed_types.insert(text.to_string(), raw);
+                raw
+            }
+        };
+        Some(unsafe { Type::from_raw(raw) })
+    }
+
+    fn attr<'c>(
+        &mut self,
+        ctx: &'c melior::Context,
+        name: &str,
+        text: &str,
+    ) -> Result<(Identifier<'c>, Attribute<'c>), String> {
+        let raw = match self.parsed_attrs.get(text) {
+            Some(raw) => *raw,
+            None => {
+                let raw = Attribute::parse(ctx, text)
+                    .ok_or_else(|| format!("internal error: cannot parse attribute {text}"))?
+                    .to_raw();
+                self.parsed_attrs.insert(text.to_string(), raw);
+                raw
+            }
+        };
+        Ok((Identifier::new(ctx, name), unsafe {
+            Attribute::from_raw(raw)
+        }))
+    }
+}
+
 fn memref_text(info: &TensorInfo) -> String {
     let dims = info.shape.to_dims().unwrap_or_default();
     let mut s = String::from("memref<");
@@ -82,6 +140,7 @@ fn lower_function(func: OperationRef) -> PassResult {
         return Ok(());
     };
 
+    let mut cache = Cache::default();
     // Collect the ops to lower, checking that every tensor type is concrete.
     let mut ops: Vec<mlir_sys::MlirOperation> = vec![];
     let mut bad: Option<(mlir_sys::MlirLocation, String)> = None;
@@ -92,8 +151,8 @@ fn lower_function(func: OperationRef) -> PassResult {
                 .map(|r| r.r#type())
                 .chain(op.operands().map(|v| v.r#type()))
             {
-                if let Some(tt) = tensor_type(r) {
-                    if concrete_shape(&tt.shape).is_none() {
+                if let Some(tt) = cache.types.read(r) {
+                    if cache.concrete(&tt.shape).is_none() {
                         bad = Some((op.location().to_raw(), tt.shape.clone()));
                         return WalkResult::Interrupt;
                     }
@@ -113,8 +172,8 @@ fn lower_function(func: OperationRef) -> PassResult {
     }
     for i in 0..entry.argument_count() {
         let arg = entry.argument(i).expect("argument index in range");
-        if let Some(tt) = tensor_type(arg.r#type()) {
-            if concrete_shape(&tt.shape).is_none() {
+        if let Some(tt) = cache.types.read(arg.r#type()) {
+            if cache.concrete(&tt.shape).is_none() {
                 Diagnostic::error(
                     func.location(),
                     format!("ocannl-lower-to-assign needs inferred shapes, but argument #{i} has \"{}\"; run ocannl-infer-shapes first", tt.shape),
@@ -132,12 +191,12 @@ fn lower_function(func: OperationRef) -> PassResult {
     let mut infos: HashMap<usize, TensorInfo> = HashMap::new();
     for i in 0..entry.argument_count() {
         let arg = entry.argument(i).expect("argument index in range");
-        if let Some(tt) = tensor_type(arg.r#type()) {
+        if let Some(tt) = cache.types.read(arg.r#type()) {
             let info = TensorInfo {
-                shape: concrete_shape(&tt.shape).expect("checked"),
-                elt: tt.elt,
+                shape: cache.concrete(&tt.shape).expect("checked"),
+                elt: tt.elt.clone(),
             };
-            let ty = Type::parse(ctx, &memref_text(&info)).expect("memref type");
+            let ty = cache.ty(ctx, &memref_text(&info)).expect("memref type");
             arg.set_type(ty);
             infos.insert(key(arg.to_raw()), info);
         }
@@ -146,7 +205,7 @@ fn lower_function(func: OperationRef) -> PassResult {
     let returned = returned_values(func);
     for raw in &ops {
         let op = unsafe { OperationRef::from_raw(*raw) };
-        if let Err(msg) = lower_op(ctx, &op, &mut infos, &mut counter, &returned) {
+        if let Err(msg) = lower_op(ctx, &op, &mut infos, &mut counter, &returned, &mut cache) {
             Diagnostic::error(op.location(), msg).emit();
             return Err(());
         }
@@ -182,33 +241,31 @@ fn str_attr<'c>(
     )
 }
 
-fn parsed_attr<'c>(
-    ctx: &'c melior::Context,
-    name: &str,
-    text: &str,
-) -> Result<(Identifier<'c>, Attribute<'c>), String> {
-    let a = Attribute::parse(ctx, text)
-        .ok_or_else(|| format!("internal error: cannot parse attribute {text}"))?;
-    Ok((Identifier::new(ctx, name), a))
-}
-
 fn lower_op(
     ctx: &melior::Context,
     op: &OperationRef,
     infos: &mut HashMap<usize, TensorInfo>,
     counter: &mut HashMap<&'static str, usize>,
     returned: &[usize],
+    cache: &mut Cache,
 ) -> Result<(), String> {
     let kind = OpKind::of(op).expect("collected ops are ocannl_shape ops");
     let block = op.block().ok_or("internal error: op without a block")?;
     let loc = op.location();
     let result = op.result(0).map_err(|e| e.to_string())?;
-    let tt = tensor_type(result.r#type()).ok_or("internal error: result is not a tensor")?;
+    let tt = cache
+        .types
+        .read(result.r#type())
+        .ok_or("internal error: result is not a tensor")?;
     let info = TensorInfo {
-        shape: concrete_shape(&tt.shape).ok_or("internal error: shape not concrete")?,
-        elt: tt.elt,
+        shape: cache
+            .concrete(&tt.shape)
+            .ok_or("internal error: shape not concrete")?,
+        elt: tt.elt.clone(),
     };
-    let memref = Type::parse(ctx, &memref_text(&info)).ok_or("internal error: memref type")?;
+    let memref = cache
+        .ty(ctx, &memref_text(&info))
+        .ok_or("internal error: memref type")?;
 
     let tensor_operands: Vec<melior::ir::Value> = op
         .operands()
@@ -274,9 +331,9 @@ fn lower_op(
                 OperationBuilder::new("ocannl_assign.uniform", loc)
                     .add_operands(&[dest.into()])
                     .add_attributes(&[
-                        parsed_attr(ctx, "seed", &format!("{seed} : i64"))?,
-                        parsed_attr(ctx, "low", &format!("-2.500000e-01 : {}", info.elt))?,
-                        parsed_attr(ctx, "high", &format!("2.500000e-01 : {}", info.elt))?,
+                        cache.attr(ctx, "seed", &format!("{seed} : i64"))?,
+                        cache.attr(ctx, "low", &format!("-2.500000e-01 : {}", info.elt))?,
+                        cache.attr(ctx, "high", &format!("2.500000e-01 : {}", info.elt))?,
                     ]),
             )?;
         }
@@ -309,7 +366,9 @@ fn lower_op(
                 } else {
                     unsafe { mlir_sys::mlirIntegerAttrGetValueInt(v.to_raw()) as f64 }
                 };
-                let elt = Type::parse(ctx, &info.elt).ok_or("internal error: element type")?;
+                let elt = cache
+                    .ty(ctx, &info.elt)
+                    .ok_or("internal error: element type")?;
                 let attr = melior::ir::attribute::FloatAttribute::new(ctx, elt, value);
                 insert(
                     OperationBuilder::new("ocannl_assign.fill", loc)
@@ -376,11 +435,11 @@ fn lower_op(
             let mut attrs = vec![
                 str_attr(ctx, "accum", &accum),
                 str_attr(ctx, "op", ocannl_assign_dialect::assign_op_name(&op_name)),
-                parsed_attr(ctx, "space", &space)?,
-                parsed_attr(ctx, "indexing_maps", &format!("[{}]", maps.join(", ")))?,
+                cache.attr(ctx, "space", &space)?,
+                cache.attr(ctx, "indexing_maps", &format!("[{}]", maps.join(", ")))?,
             ];
             if init {
-                attrs.push(parsed_attr(ctx, "initialize_neutral", "true")?);
+                attrs.push(cache.attr(ctx, "initialize_neutral", "true")?);
             }
             insert(
                 OperationBuilder::new(op_kind, loc)
