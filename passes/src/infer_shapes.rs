@@ -17,7 +17,7 @@ use melior::ir::{
     Location, OperationRef, RegionLike, TypeLike, ValueLike,
 };
 use ocannl_shape::{Node, NodeDecl};
-use ocannl_shape_dialect::{einsum_spec_shared, OpKind, TensorType, TensorTypes};
+use ocannl_shape_dialect::{einsum_spec, OpKind, TensorType, TensorTypes};
 
 use crate::{
     diag::Diagnostic,
@@ -195,7 +195,7 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
             OpKind::Compose => Node::Compose(ops[0], ops[1]),
             OpKind::Transpose => Node::Transpose(ops[0]),
             OpKind::BatchSlice => Node::BatchSlice(ops[0]),
-            OpKind::Einsum => match einsum_spec_shared(&op, &mut specs) {
+            OpKind::Einsum => match einsum_spec(&op, &mut specs) {
                 Ok(spec) => Node::Einsum(spec, ops),
                 Err(m) => {
                     Diagnostic::error(op.location(), m).emit();

@@ -16,16 +16,19 @@
 use std::collections::HashMap;
 
 use melior::ir::{
-    attribute::{AttributeLike, StringAttribute},
+    attribute::{AttributeLike, IntegerAttribute, StringAttribute},
     block::BlockLike,
     operation::{OperationBuilder, OperationLike, WalkOrder, WalkResult},
+    r#type::IntegerType,
     Attribute, Identifier, Location, OperationRef, RegionLike, Type, TypeLike, ValueLike,
 };
 use ocannl_shape::{
     projections::{derive, AxisIndex, Projections},
     Node, Shape,
 };
-use ocannl_shape_dialect::{einsum_spec, pointwise_op, reduction_ops, OpKind, TensorTypes};
+use ocannl_shape_dialect::{
+    einsum_spec, pointwise_op, reduction_ops, EinsumSpecs, OpKind, TensorTypes,
+};
 use rustc_hash::FxHashMap;
 
 use crate::{
@@ -74,6 +77,7 @@ struct Cache {
     shapes: FxHashMap<String, Option<Shape>>,
     parsed_types: FxHashMap<String, mlir_sys::MlirType>,
     parsed_attrs: FxHashMap<String, mlir_sys::MlirAttribute>,
+    specs: EinsumSpecs,
 }
 
 impl Cache {
@@ -331,7 +335,12 @@ fn lower_op(
                 OperationBuilder::new("ocannl_assign.uniform", loc)
                     .add_operands(&[dest.into()])
                     .add_attributes(&[
-                        cache.attr(ctx, "seed", &format!("{seed} : i64"))?,
+                        // A seed per param: made, not parsed.
+                        (
+                            Identifier::new(ctx, "seed"),
+                            IntegerAttribute::new(IntegerType::new(ctx, 64).into(), seed as i64)
+                                .into(),
+                        ),
                         cache.attr(ctx, "low", &format!("-2.500000e-01 : {}", info.elt))?,
                         cache.attr(ctx, "high", &format!("2.500000e-01 : {}", info.elt))?,
                     ]),
@@ -394,9 +403,9 @@ fn lower_op(
                     (Node::Compose(0, 1), o, a)
                 }
                 OpKind::Einsum => {
-                    let spec = einsum_spec(op)?;
+                    let spec = einsum_spec(op, &mut cache.specs)?;
                     let (o, a) = reduction_ops(op, spec.rhs.len() == 1)?;
-                    (Node::Einsum(spec.into(), ops_idx), o, a)
+                    (Node::Einsum(spec, ops_idx), o, a)
                 }
                 OpKind::Transpose => (
                     Node::Transpose(0),

@@ -266,20 +266,13 @@ pub fn pointwise_op(op: &OperationRef, kind: OpKind) -> Result<String, String> {
     Ok(o)
 }
 
-/// The parsed `spec` of an einsum, checked against the operand count.
-pub fn einsum_spec(op: &OperationRef) -> Result<EinsumSpec, String> {
-    let text = string_attr(op, "spec")?.ok_or("attribute 'spec' is required")?;
-    let spec = parse_einsum(&text).map_err(|e| format_spec_error("einsum spec", &e))?;
-    check_slots(op, &text, &spec)?;
-    Ok(spec)
-}
-
 /// Parsed einsum specs by their text.
 pub type EinsumSpecs = FxHashMap<String, std::sync::Arc<EinsumSpec>>;
 
-/// As [`einsum_spec`], parsing each distinct spec text once: einsums with
-/// the same spec share it.
-pub fn einsum_spec_shared(
+/// The parsed `spec` of an einsum, checked against the operand count. Each
+/// distinct spec text is parsed once (`specs` is shared across the ops of a
+/// run): einsums with the same spec share it.
+pub fn einsum_spec(
     op: &OperationRef,
     specs: &mut EinsumSpecs,
 ) -> Result<std::sync::Arc<EinsumSpec>, String> {
@@ -361,7 +354,7 @@ pub fn verify_op(op: &OperationRef, specs: &mut EinsumSpecs) -> Result<(), Strin
             reduction_ops(op, false)?;
         }
         OpKind::Einsum => {
-            let spec = einsum_spec_shared(op, specs)?;
+            let spec = einsum_spec(op, specs)?;
             reduction_ops(op, spec.rhs.len() == 1)?;
         }
         OpKind::Transpose | OpKind::BatchSlice => {}
