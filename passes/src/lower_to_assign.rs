@@ -91,14 +91,9 @@ impl Cache {
     }
 
     fn ty<'c>(&mut self, ctx: &'c melior::Context, text: &str) -> Option<Type<'c>> {
-        let raw = match self.parsed_types.get(text) {
-            Some(raw) => *raw,
-            None => {
-                let raw = Type::parse(ctx, text)?.to_raw();
-                self.parsed_types.insert(text.to_string(), raw);
-                raw
-            }
-        };
+        let raw = parse_once(&mut self.parsed_types, text, || {
+            Type::parse(ctx, text).map(|t| t.to_raw())
+        })?;
         Some(unsafe { Type::from_raw(raw) })
     }
 
@@ -108,20 +103,28 @@ impl Cache {
         name: &str,
         text: &str,
     ) -> Result<(Identifier<'c>, Attribute<'c>), String> {
-        let raw = match self.parsed_attrs.get(text) {
-            Some(raw) => *raw,
-            None => {
-                let raw = Attribute::parse(ctx, text)
-                    .ok_or_else(|| format!("internal error: cannot parse attribute {text}"))?
-                    .to_raw();
-                self.parsed_attrs.insert(text.to_string(), raw);
-                raw
-            }
-        };
+        let raw = parse_once(&mut self.parsed_attrs, text, || {
+            Attribute::parse(ctx, text).map(|a| a.to_raw())
+        })
+        .ok_or_else(|| format!("internal error: cannot parse attribute {text}"))?;
         Ok((Identifier::new(ctx, name), unsafe {
             Attribute::from_raw(raw)
         }))
     }
+}
+
+/// The handle `parse` makes of `text`, parsed on first use only.
+fn parse_once<T: Copy>(
+    made: &mut FxHashMap<String, T>,
+    text: &str,
+    parse: impl FnOnce() -> Option<T>,
+) -> Option<T> {
+    if let Some(raw) = made.get(text) {
+        return Some(*raw);
+    }
+    let raw = parse()?;
+    made.insert(text.to_string(), raw);
+    Some(raw)
 }
 
 fn memref_text(info: &TensorInfo) -> String {
