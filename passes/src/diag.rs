@@ -14,6 +14,7 @@ pub enum Severity {
 
 /// A diagnostic ready to be emitted through MLIR's diagnostic engine, so that
 /// `--verify-diagnostics` and every handler see it.
+#[derive(Clone, Debug)]
 pub struct Diagnostic<'c> {
     pub severity: Severity,
     pub location: Location<'c>,

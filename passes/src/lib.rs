@@ -1,16 +1,27 @@
-//! The project's passes, each in its own module, and their registration in
-//! MLIR's pass registry (`registry`), which also runs the `mlir-opt` driver.
+//! The project's passes, laid out as MLIR's: transforms within a dialect,
+//! conversions from one dialect to the next.
+//!
+//! - [`framework`]: running a Rust pass body in MLIR's pass manager
+//!   (options, located errors, panics) and `define_pass!`.
+//! - [`registry`]: the one list of passes and the named pipelines.
+//! - [`driver`]: contexts for tools, and `mlir-opt`'s driver.
+//! - [`transforms`]: `ocannl-verify`, `ocannl-infer-shapes`.
+//! - [`conversion`]: `ocannl-lower-to-assign` (shape → assign) and
+//!   `ocannl-lower-to-loops` (assign → upstream loops, with the
+//!   [`conversion::assign_to_loops::LoopTarget`] a backend installs).
+//! - [`diag`]: diagnostics with notes; [`ffi`]: the C ABI of the shim.
 //!
 //! Architecture invariant: a pass converts MLIR to the data of a pure-Rust
 //! crate, calls it, and writes the result back; algorithms live elsewhere.
 
+pub mod conversion;
 pub mod diag;
+pub mod driver;
 pub mod ffi;
-pub mod infer_shapes;
-pub mod lower_to_assign;
-pub mod lower_to_loops;
+pub mod framework;
 pub mod registry;
+pub mod transforms;
 mod util;
-pub mod verify;
 
-pub use registry::{new_context, opt_main, register_all, LOOPS_TO_LLVM};
+pub use driver::{new_context, opt_main};
+pub use registry::{register_all, register_pipeline, TO_LOOPS};

@@ -1,30 +1,11 @@
 //! Helpers shared by the passes.
 
 use melior::ir::{
-    attribute::TypeAttribute,
-    block::BlockLike,
-    operation::{OperationLike, OperationMutLike, WalkOrder, WalkResult},
-    r#type::FunctionType,
-    OperationRef, RegionLike, Type, TypeLike, ValueLike,
+    attribute::TypeAttribute, block::BlockLike, operation::OperationLike, r#type::FunctionType,
+    OperationRef, RegionLike, Type, ValueLike,
 };
+use ocannl_mlir::ir;
 use ocannl_shape::{parse_shape, Shape, VarScope};
-
-/// A value as a map key.
-pub fn key(v: mlir_sys::MlirValue) -> usize {
-    v.ptr as usize
-}
-
-/// The `func.func` ops of a module.
-pub fn functions(module: OperationRef) -> Vec<mlir_sys::MlirOperation> {
-    let mut funcs = vec![];
-    module.walk(WalkOrder::PreOrder, |op| {
-        if op.name().as_string_ref().as_str() == Ok("func.func") {
-            funcs.push(op.to_raw());
-        }
-        WalkResult::Advance
-    });
-    funcs
-}
 
 /// The shape of a concrete SHAPE string (`None` if it has variables or does
 /// not parse).
@@ -44,24 +25,15 @@ pub fn update_signature(func: OperationRef) {
         .filter_map(|i| entry.argument(i).ok())
         .map(|a| a.r#type())
         .collect();
-    let mut raw_results: Option<Vec<mlir_sys::MlirType>> = None;
-    func.walk(WalkOrder::PreOrder, |op| {
-        if raw_results.is_none() && op.name().as_string_ref().as_str() == Ok("func.return") {
-            raw_results = Some(op.operands().map(|v| v.r#type().to_raw()).collect());
-        }
-        WalkResult::Advance
-    });
-    let results: Option<Vec<Type>> = raw_results.map(|r| {
-        r.into_iter()
-            .map(|t| unsafe { Type::from_raw(t) })
-            .collect()
-    });
+    let returned: Option<Vec<Type>> = ir::ops_named(func, "func.return")
+        .first()
+        .map(|r| r.operands().map(|v| v.r#type()).collect());
     let old = func
         .attribute("function_type")
         .ok()
         .and_then(|a| TypeAttribute::try_from(a).ok())
         .map(|t| t.value());
-    let results = match (results, old.and_then(|t| FunctionType::try_from(t).ok())) {
+    let results = match (returned, old.and_then(|t| FunctionType::try_from(t).ok())) {
         (Some(r), _) => r,
         (None, Some(ft)) => (0..ft.result_count())
             .filter_map(|i| ft.result(i).ok())
@@ -69,8 +41,6 @@ pub fn update_signature(func: OperationRef) {
         (None, None) => vec![],
     };
     let context = func.context();
-    let ft = FunctionType::new(unsafe { context.to_ref() }, &inputs, &results);
-    let attr = TypeAttribute::new(ft.into());
-    let mut func_mut = unsafe { melior::ir::operation::OperationRefMut::from_raw(func.to_raw()) };
-    func_mut.set_attribute("function_type", attr.into());
+    let ft = FunctionType::new(ir::context(&context), &inputs, &results);
+    ir::set_attribute(func, "function_type", TypeAttribute::new(ft.into()).into());
 }

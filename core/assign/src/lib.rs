@@ -11,9 +11,9 @@
 //! Architecture invariant: no MLIR here; the runner converts the
 //! `ocannl_assign` dialect into this model.
 
-pub mod tiling;
-
 use std::fmt;
+
+pub use ocannl_ops::{uniform01, Accum, NumOp};
 
 /// An affine expression of iterators (`d`) and symbols (`s`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -124,133 +124,6 @@ impl Affine {
     }
 }
 
-/// The accumulation of an assignment.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Accum {
-    Assign,
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Max,
-    Min,
-}
-
-impl Accum {
-    pub fn parse(s: &str) -> Option<Accum> {
-        Some(match s {
-            "assign" => Accum::Assign,
-            "add" => Accum::Add,
-            "sub" => Accum::Sub,
-            "mul" => Accum::Mul,
-            "div" => Accum::Div,
-            "max" => Accum::Max,
-            "min" => Accum::Min,
-            _ => return None,
-        })
-    }
-
-    pub fn neutral(self) -> f64 {
-        match self {
-            Accum::Mul | Accum::Div => 1.0,
-            Accum::Max => f64::NEG_INFINITY,
-            Accum::Min => f64::INFINITY,
-            _ => 0.0,
-        }
-    }
-
-    pub fn apply(self, old: f64, v: f64) -> f64 {
-        match self {
-            Accum::Assign => v,
-            Accum::Add => old + v,
-            Accum::Sub => old - v,
-            Accum::Mul => old * v,
-            Accum::Div => old / v,
-            Accum::Max => old.max(v),
-            Accum::Min => old.min(v),
-        }
-    }
-}
-
-fn b(c: bool) -> f64 {
-    if c {
-        1.0
-    } else {
-        0.0
-    }
-}
-
-/// The numeric op of an assignment, by OCANNL's name. `None` if unknown.
-pub fn eval_op(op: &str, a: &[f64]) -> Option<f64> {
-    Some(match (op, a) {
-        ("identity", [x]) => *x,
-        ("relu", [x]) => x.max(0.0),
-        ("satur01", [x]) => x.clamp(0.0, 1.0),
-        ("exp", [x]) => x.exp(),
-        ("log", [x]) => x.ln(),
-        ("exp2", [x]) => x.exp2(),
-        ("log2", [x]) => x.log2(),
-        ("sin", [x]) => x.sin(),
-        ("cos", [x]) => x.cos(),
-        ("sqrt", [x]) => x.sqrt(),
-        ("recip", [x]) => 1.0 / x,
-        ("recip_sqrt", [x]) => 1.0 / x.sqrt(),
-        ("neg", [x]) => -x,
-        ("tanh", [x]) => x.tanh(),
-        ("not", [x]) => b(*x == 0.0),
-        ("add", [x, y]) => x + y,
-        ("sub", [x, y]) => x - y,
-        ("mul", [x, y]) => x * y,
-        ("div", [x, y]) => x / y,
-        ("pow", [x, y]) => x.powf(*y),
-        ("max", [x, y]) => x.max(*y),
-        ("min", [x, y]) => x.min(*y),
-        ("mod", [x, y]) => x % y,
-        ("relu_gate", [x, y]) => {
-            if *x > 0.0 {
-                *y
-            } else {
-                0.0
-            }
-        }
-        ("satur01_gate", [x, y]) => {
-            if *x > 0.0 && *x < 1.0 {
-                *y
-            } else {
-                0.0
-            }
-        }
-        ("cmplt", [x, y]) => b(x < y),
-        ("cmpeq", [x, y]) => b(x == y),
-        ("cmpne", [x, y]) => b(x != y),
-        ("and", [x, y]) => b(*x != 0.0 && *y != 0.0),
-        ("or", [x, y]) => b(*x != 0.0 || *y != 0.0),
-        ("where", [c, t, e]) => {
-            if *c != 0.0 {
-                *t
-            } else {
-                *e
-            }
-        }
-        ("fma", [x, y, z]) => x.mul_add(*y, *z),
-        _ => return None,
-    })
-}
-
-/// The value of cell `index` of `uniform(seed)` in [0, 1): SplitMix64 of
-/// the seed and the index, top 24 bits (the same generator as the compiled
-/// code).
-pub fn uniform01(seed: u64, index: u64) -> f64 {
-    let mut x = index
-        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        .wrapping_add(seed)
-        .wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^= x >> 31;
-    (x >> 40) as f64 / 16_777_216.0
-}
-
 /// A statement of a routine. Buffers are numbered.
 #[derive(Clone, Debug)]
 pub enum Stmt {
@@ -279,7 +152,7 @@ pub enum Stmt {
         lhs: usize,
         rhs: Vec<usize>,
         accum: Accum,
-        op: String,
+        op: NumOp,
         initialize_neutral: bool,
         space: Vec<u64>,
         /// One per operand (lhs first): the index expressions of its axes.
@@ -516,8 +389,12 @@ pub fn run(r: &Routine, args: &[Value]) -> Result<Vec<Value>, RunError> {
                             b.data[b.offset(&idx)?]
                         };
                     }
-                    let v = eval_op(op, &vals).ok_or_else(|| {
-                        RunError(format!("unknown op '{op}' with {} operands", vals.len()))
+                    let v = op.eval(&vals).ok_or_else(|| {
+                        RunError(format!(
+                            "the {} op '{op}' applied to {} operand(s)",
+                            op.arity(),
+                            vals.len()
+                        ))
                     })?;
                     idx.clear();
                     idx.extend(maps[0].iter().map(|e| e.eval(it, &syms)));
@@ -567,7 +444,7 @@ mod tests {
                     lhs: 2,
                     rhs: vec![0, 1],
                     accum: Accum::Add,
-                    op: "mul".into(),
+                    op: NumOp::parse(2, "mul").unwrap(),
                     initialize_neutral: true,
                     space: vec![2, 2, 3],
                     maps: vec![vec![d(0), d(1)], vec![d(0), d(2)], vec![d(2), d(1)]],
@@ -581,7 +458,7 @@ mod tests {
                     lhs: 3,
                     rhs: vec![2],
                     accum: Accum::Max,
-                    op: "identity".into(),
+                    op: NumOp::parse(1, "identity").unwrap(),
                     initialize_neutral: true,
                     space: vec![2, 2],
                     maps: vec![vec![Affine::Const(0)], vec![d(0), d(1)]],
@@ -629,7 +506,7 @@ mod tests {
                     lhs: 2,
                     rhs: vec![0],
                     accum: Accum::Assign,
-                    op: "identity".into(),
+                    op: NumOp::parse(1, "identity").unwrap(),
                     initialize_neutral: false,
                     space: vec![2],
                     maps: vec![vec![d(0)], vec![Affine::Sym(0), d(0)]],
@@ -697,9 +574,9 @@ mod tests {
         )];
         let stmt = |lhs, accum, op: &str, rhs: Vec<usize>, maps| Stmt::Accum {
             lhs,
-            rhs,
             accum,
-            op: op.into(),
+            op: NumOp::parse_assign(rhs.len(), op).unwrap(),
+            rhs,
             initialize_neutral: true,
             space: vec![4, 3],
             maps,
@@ -771,7 +648,8 @@ mod tests {
             ("recip", &[4.0], 0.25),
         ];
         for (op, args, want) in cases {
-            assert_eq!(eval_op(op, args), Some(*want), "{op}");
+            let o = NumOp::parse_assign(args.len(), op).unwrap();
+            assert_eq!(o.eval(args), Some(*want), "{op}");
         }
         assert_eq!(Accum::Max.apply(Accum::Max.neutral(), -5.0), -5.0);
         assert!((0.0..1.0).contains(&uniform01(42, 7)));

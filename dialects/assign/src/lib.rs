@@ -9,39 +9,10 @@ use melior::ir::{
     attribute::{AttributeLike, DenseI64ArrayAttribute},
     operation::OperationLike,
     r#type::MemRefType,
-    Attribute, OperationRef, ShapedTypeLike, ValueLike,
+    AffineMap, Attribute, OperationRef, ShapedTypeLike, ValueLike,
 };
-use ocannl_shape_dialect::{ACCUM_OPS, TERNARY_OPS, UNARY_OPS};
-
-/// Binary numeric ops of assignments, named as OCANNL's `binop`s
-/// (comparisons are `cmplt`, `cmpeq`, `cmpne`).
-pub const BINARY_OPS: &[&str] = &[
-    "add",
-    "sub",
-    "mul",
-    "div",
-    "pow",
-    "relu_gate",
-    "satur01_gate",
-    "max",
-    "min",
-    "mod",
-    "cmplt",
-    "cmpeq",
-    "cmpne",
-    "and",
-    "or",
-];
-
-/// The assignment op of a tensor-level op name (`lt` -> `cmplt`, ...).
-pub fn assign_op_name(tensor_op: &str) -> &str {
-    match tensor_op {
-        "lt" => "cmplt",
-        "eq" => "cmpeq",
-        "ne" => "cmpne",
-        other => other,
-    }
-}
+use ocannl_mlir::attr;
+use ocannl_ops::{Accum, NumOp};
 
 /// The IRDL definition of the dialect.
 pub const IRDL: &str = include_str!("../ocannl_assign.irdl.mlir");
@@ -60,25 +31,34 @@ pub fn string_attr(op: &OperationRef, name: &str) -> Result<String, String> {
 }
 
 /// The attributes of an accumulating assignment (`accum_unop|binop|ternop`).
-pub struct AccumAttrs {
-    pub accum: String,
-    pub op: String,
+pub struct AccumAttrs<'c> {
+    pub accum: Accum,
+    pub op: NumOp,
     pub initialize_neutral: bool,
     pub space: Vec<i64>,
     /// One affine map per memref operand, the result first.
-    pub maps: Vec<mlir_sys::MlirAffineMap>,
+    pub maps: Vec<AffineMap<'c>>,
 }
 
-/// Reads the attributes of an accumulating assignment, checking their kinds.
-pub fn accum_attrs(op: &OperationRef) -> Result<AccumAttrs, String> {
+/// The number of operands of the numeric op of an assignment op
+/// (`accum_unop` 1, `accum_binop` 2, `accum_ternop` 3).
+pub fn arity(op_name: &str) -> Option<usize> {
+    match op_name.strip_prefix("ocannl_assign.")? {
+        "accum_unop" => Some(1),
+        "accum_binop" => Some(2),
+        "accum_ternop" => Some(3),
+        _ => None,
+    }
+}
+
+/// Reads the attributes of an accumulating assignment, checking their kinds
+/// and values.
+pub fn accum_attrs<'c>(op: &OperationRef<'c, '_>) -> Result<AccumAttrs<'c>, String> {
     let initialize_neutral = match op.attribute("initialize_neutral") {
         Err(_) => false,
-        Ok(a) if a.is_bool() => unsafe { mlir_sys::mlirBoolAttrGetValue(a.to_raw()) },
-        Ok(a) => {
-            return Err(format!(
-                "attribute 'initialize_neutral' must be a bool, found {a}"
-            ))
-        }
+        Ok(a) => attr::bool_value(a).ok_or_else(|| {
+            format!("attribute 'initialize_neutral' must be a bool, found {a}")
+        })?,
     };
     let space: Attribute = op
         .attribute("space")
@@ -96,15 +76,27 @@ pub fn accum_attrs(op: &OperationRef) -> Result<AccumAttrs, String> {
     let maps = (0..maps.len())
         .map(|i| {
             let m = maps.element(i).map_err(|e| e.to_string())?;
-            if !m.is_affine_map() {
-                return Err(format!("indexing map #{i} is not an affine map: {m}"));
-            }
-            Ok(unsafe { mlir_sys::mlirAffineMapAttrGetValue(m.to_raw()) })
+            attr::affine_map(m).ok_or_else(|| format!("indexing map #{i} is not an affine map: {m}"))
         })
         .collect::<Result<_, _>>()?;
+    let name = op.name();
+    let n = arity(name.as_string_ref().as_str().unwrap_or(""))
+        .ok_or("internal error: not an accumulating assignment")?;
+    let op_name = string_attr(op, "op")?;
+    let num_op = NumOp::parse_assign(n, &op_name).ok_or_else(|| {
+        let (_, names) = NumOp::assign_names(n);
+        format!("invalid 'op' value '{op_name}'; expected one of: {names}")
+    })?;
+    let accum_name = string_attr(op, "accum")?;
+    let accum = Accum::parse(&accum_name).ok_or_else(|| {
+        format!(
+            "invalid 'accum' value '{accum_name}'; expected one of: {}",
+            Accum::reducing_names()
+        )
+    })?;
     Ok(AccumAttrs {
-        accum: string_attr(op, "accum")?,
-        op: string_attr(op, "op")?,
+        accum,
+        op: num_op,
         initialize_neutral,
         space,
         maps,
@@ -175,16 +167,7 @@ pub fn verify_op(op: &OperationRef) -> Result<(), String> {
             Ok(())
         }
         "accum_unop" | "accum_binop" | "accum_ternop" => {
-            let ops = match name {
-                "accum_unop" => UNARY_OPS,
-                "accum_binop" => BINARY_OPS,
-                _ => TERNARY_OPS,
-            };
             let attrs = accum_attrs(op)?;
-            member("op", &attrs.op, ops)?;
-            if attrs.accum != "assign" {
-                member("accum", &attrs.accum, ACCUM_OPS)?;
-            }
             verify_projections(op, &attrs)
         }
         "fill" | "range" => Ok(()),
@@ -192,10 +175,12 @@ pub fn verify_op(op: &OperationRef) -> Result<(), String> {
             let v = op
                 .attribute("value")
                 .map_err(|_| "attribute 'value' is required")?;
-            let n = unsafe { mlir_sys::mlirElementsAttrGetNumElements(v.to_raw()) };
+            let n = attr::element_count(v).ok_or_else(|| {
+                format!("attribute 'value' must be a dense literal, found {v}")
+            })?;
             let ty = op.operand(0).map_err(|e| e.to_string())?.r#type();
             let t = MemRefType::try_from(ty).map_err(|_| "the destination must be a memref")?;
-            let cells: i64 = memref_dims(t).iter().map(|&d| d as i64).product();
+            let cells: u64 = memref_dims(t).iter().product();
             if n != cells {
                 return Err(format!(
                     "the literal has {n} elements but the node has {cells} cells"
@@ -235,20 +220,14 @@ fn verify_projections(op: &OperationRef, attrs: &AccumAttrs) -> Result<(), Strin
             maps.len()
         ));
     }
-    for (i, &map) in maps.iter().enumerate() {
-        let (dims, results, syms) = unsafe {
-            (
-                mlir_sys::mlirAffineMapGetNumDims(map),
-                mlir_sys::mlirAffineMapGetNumResults(map),
-                mlir_sys::mlirAffineMapGetNumSymbols(map),
-            )
-        };
-        if syms as usize != symbols {
+    for (i, map) in maps.iter().enumerate() {
+        let (dims, results, syms) = (map.dim_count(), map.result_count(), map.symbol_count());
+        if syms != symbols {
             return Err(format!(
                 "indexing map #{i} has {syms} symbols but the op has {symbols} index operand(s)"
             ));
         }
-        if dims as usize != space.len() {
+        if dims != space.len() {
             return Err(format!(
                 "indexing map #{i} has {dims} dims but 'space' has {} iterators",
                 space.len()
@@ -258,7 +237,7 @@ fn verify_projections(op: &OperationRef, attrs: &AccumAttrs) -> Result<(), Strin
         let rank = MemRefType::try_from(ty)
             .map(|t| t.rank())
             .map_err(|_| "operands must be memrefs")?;
-        if results as usize != rank {
+        if results != rank {
             return Err(format!(
                 "indexing map #{i} has {results} results but operand #{i} has rank {rank}"
             ));
@@ -271,10 +250,10 @@ fn verify_projections(op: &OperationRef, attrs: &AccumAttrs) -> Result<(), Strin
 /// the assignment model, for the reference interpreter.
 pub fn to_routine(func: OperationRef) -> Result<ocannl_assign::Routine, String> {
     use melior::ir::{block::BlockLike, RegionLike};
-    use ocannl_assign::{Accum, Arg, Routine, Stmt};
+    use ocannl_assign::{Arg, Routine, Stmt};
     use std::collections::HashMap;
 
-    let key = |v: mlir_sys::MlirValue| v.ptr as usize;
+    let key = |v: melior::ir::Value| ocannl_mlir::ir::key(v);
     let body = func.region(0).map_err(|e| e.to_string())?;
     let entry = body.first_block().ok_or("the function has no body")?;
     let mut ids: HashMap<usize, usize> = HashMap::new();
@@ -291,13 +270,13 @@ pub fn to_routine(func: OperationRef) -> Result<ocannl_assign::Routine, String> 
                 dims: memref_dims(t),
             });
         }
-        ids.insert(key(a.to_raw()), i);
+        ids.insert(key(a.into()), i);
     }
     let mut next = args.len();
     let mut stmts = vec![];
     let mut results = vec![];
     let id = |ids: &HashMap<usize, usize>, v: melior::ir::Value| -> Result<usize, String> {
-        ids.get(&key(v.to_raw()))
+        ids.get(&key(v))
             .copied()
             .ok_or_else(|| "an operand is not a tensor node or argument of the routine".to_string())
     };
@@ -320,14 +299,15 @@ pub fn to_routine(func: OperationRef) -> Result<ocannl_assign::Routine, String> 
                     buf: next,
                     dims: memref_dims(t),
                 });
-                ids.insert(key(r.to_raw()), next);
+                ids.insert(key(r.into()), next);
                 next += 1;
             }
             "ocannl_assign.fill" => {
                 let v = o
                     .attribute("value")
                     .map_err(|_| fail("'value' is required".into()))?;
-                let value = unsafe { mlir_sys::mlirFloatAttrGetValueDouble(v.to_raw()) };
+                let value =
+                    attr::number_value(v).ok_or_else(|| fail("'value' must be a number".into()))?;
                 stmts.push(Stmt::Fill {
                     buf: id(&ids, o.operand(0).map_err(|e| e.to_string())?)?,
                     value,
@@ -340,11 +320,13 @@ pub fn to_routine(func: OperationRef) -> Result<ocannl_assign::Routine, String> 
                 let seed = o
                     .attribute("seed")
                     .map_err(|_| fail("'seed' is required".into()))?;
-                let seed = unsafe { mlir_sys::mlirIntegerAttrGetValueInt(seed.to_raw()) } as u64;
+                let seed = attr::int_value(seed)
+                    .ok_or_else(|| fail("'seed' must be an integer".into()))?
+                    as u64;
                 let f = |n: &str, d: f64| {
                     o.attribute(n)
                         .ok()
-                        .map(|a| unsafe { mlir_sys::mlirFloatAttrGetValueDouble(a.to_raw()) })
+                        .and_then(attr::number_value)
                         .unwrap_or(d)
                 };
                 let buf = id(&ids, o.operand(0).map_err(|e| e.to_string())?)?;
@@ -359,18 +341,8 @@ pub fn to_routine(func: OperationRef) -> Result<ocannl_assign::Routine, String> 
                 let v = o
                     .attribute("value")
                     .map_err(|_| fail("'value' is required".into()))?;
-                let n = unsafe { mlir_sys::mlirElementsAttrGetNumElements(v.to_raw()) };
-                let is_f64 = v.r#type().to_string().ends_with("xf64>");
-                let values = (0..n)
-                    .map(|i| unsafe {
-                        if is_f64 {
-                            mlir_sys::mlirDenseElementsAttrGetDoubleValue(v.to_raw(), i as isize)
-                        } else {
-                            mlir_sys::mlirDenseElementsAttrGetFloatValue(v.to_raw(), i as isize)
-                                as f64
-                        }
-                    })
-                    .collect();
+                let values = attr::dense_f64_values(v)
+                    .ok_or_else(|| fail("'value' must be a dense float literal".into()))?;
                 stmts.push(Stmt::Literal {
                     buf: id(&ids, o.operand(0).map_err(|e| e.to_string())?)?,
                     values,
@@ -380,12 +352,11 @@ pub fn to_routine(func: OperationRef) -> Result<ocannl_assign::Routine, String> 
             | "ocannl_assign.accum_binop"
             | "ocannl_assign.accum_ternop" => {
                 let attrs = accum_attrs(&o).map_err(&fail)?;
-                let accum = Accum::parse(&attrs.accum)
-                    .ok_or_else(|| fail(format!("unknown accumulation '{}'", attrs.accum)))?;
+                let accum = attrs.accum;
                 let space: Vec<u64> = attrs.space.iter().map(|&d| d as u64).collect();
                 let mut maps = vec![];
-                for &m in &attrs.maps {
-                    maps.push(map_exprs(m).map_err(&fail)?);
+                for m in &attrs.maps {
+                    maps.push(ocannl_mlir::affine::to_model(*m).map_err(&fail)?);
                 }
                 let operands: Vec<melior::ir::Value> = o.operands().collect();
                 let n = maps.len();
@@ -423,50 +394,4 @@ pub fn to_routine(func: OperationRef) -> Result<ocannl_assign::Routine, String> 
         stmts,
         results,
     })
-}
-
-/// The result expressions of an MLIR affine map, in the model.
-pub fn map_exprs(m: mlir_sys::MlirAffineMap) -> Result<Vec<ocannl_assign::Affine>, String> {
-    let n = unsafe { mlir_sys::mlirAffineMapGetNumResults(m) };
-    (0..n)
-        .map(|k| affine(unsafe { mlir_sys::mlirAffineMapGetResult(m, k) }))
-        .collect()
-}
-
-/// An MLIR affine expression in the model.
-fn affine(e: mlir_sys::MlirAffineExpr) -> Result<ocannl_assign::Affine, String> {
-    use ocannl_assign::Affine;
-    unsafe {
-        if mlir_sys::mlirAffineExprIsADim(e) {
-            return Ok(Affine::Dim(
-                mlir_sys::mlirAffineDimExprGetPosition(e) as usize
-            ));
-        }
-        if mlir_sys::mlirAffineExprIsASymbol(e) {
-            return Ok(Affine::Sym(
-                mlir_sys::mlirAffineSymbolExprGetPosition(e) as usize
-            ));
-        }
-        if mlir_sys::mlirAffineExprIsAConstant(e) {
-            return Ok(Affine::Const(mlir_sys::mlirAffineConstantExprGetValue(e)));
-        }
-        let (l, r) = (
-            mlir_sys::mlirAffineBinaryOpExprGetLHS(e),
-            mlir_sys::mlirAffineBinaryOpExprGetRHS(e),
-        );
-        let (l, r) = (Box::new(affine(l)?), Box::new(affine(r)?));
-        Ok(if mlir_sys::mlirAffineExprIsAAdd(e) {
-            Affine::Add(l, r)
-        } else if mlir_sys::mlirAffineExprIsAMul(e) {
-            Affine::Mul(l, r)
-        } else if mlir_sys::mlirAffineExprIsAMod(e) {
-            Affine::Mod(l, r)
-        } else if mlir_sys::mlirAffineExprIsAFloorDiv(e) {
-            Affine::FloorDiv(l, r)
-        } else if mlir_sys::mlirAffineExprIsACeilDiv(e) {
-            Affine::CeilDiv(l, r)
-        } else {
-            return Err("unsupported affine expression".into());
-        })
-    }
 }

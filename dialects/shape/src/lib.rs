@@ -6,9 +6,10 @@
 //! formats solved shapes back into types. Inference lives in `ocannl-shape`.
 
 use melior::ir::{
-    attribute::AttributeLike, operation::OperationLike, Attribute, OperationRef, Type, TypeLike,
+    attribute::AttributeLike, operation::OperationLike, Attribute, OperationRef, Type,
     ValueLike,
 };
+use ocannl_ops::{Accum, BinaryOp, NumOp, TernaryOp, UnaryOp};
 use ocannl_shape::{notation::EinsumSpec, parse_einsum, SpecError};
 use rustc_hash::FxHashMap;
 
@@ -62,47 +63,6 @@ impl OpKind {
     }
 }
 
-/// Unary numeric ops (OCANNL's `unop`).
-pub const UNARY_OPS: &[&str] = &[
-    "identity",
-    "relu",
-    "satur01",
-    "exp",
-    "log",
-    "exp2",
-    "log2",
-    "sin",
-    "cos",
-    "sqrt",
-    "recip",
-    "recip_sqrt",
-    "neg",
-    "tanh",
-    "not",
-];
-/// Binary numeric ops (OCANNL's `binop`).
-pub const BINARY_OPS: &[&str] = &[
-    "add",
-    "sub",
-    "mul",
-    "div",
-    "pow",
-    "relu_gate",
-    "satur01_gate",
-    "max",
-    "min",
-    "mod",
-    "lt",
-    "eq",
-    "ne",
-    "and",
-    "or",
-];
-/// Ternary numeric ops.
-pub const TERNARY_OPS: &[&str] = &["where", "fma"];
-/// Accumulation ops: binary ops with a neutral element.
-pub const ACCUM_OPS: &[&str] = &["add", "sub", "mul", "div", "max", "min"];
-
 /// The parts of `!ocannl_shape.tensor<"SHAPE", ELT>`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TensorType {
@@ -121,18 +81,8 @@ pub fn tensor_type(ty: Type) -> Option<TensorType> {
 
 /// Whether `ty` belongs to the `ocannl_shape` dialect.
 fn is_shape_dialect_type(ty: Type) -> bool {
-    unsafe {
-        let dialect = mlir_sys::mlirTypeGetDialect(ty.to_raw());
-        if dialect.ptr.is_null() {
-            return false;
-        }
-        let ns = mlir_sys::mlirDialectGetNamespace(dialect);
-        ns.length == NAMESPACE.len()
-            && std::slice::from_raw_parts(ns.data as *const u8, ns.length) == NAMESPACE.as_bytes()
-    }
+    ocannl_mlir::types::is_in_dialect(ty, DIALECT)
 }
-
-const NAMESPACE: &str = "ocannl_shape";
 
 /// Reads and makes `!ocannl_shape.tensor` types, each distinct type once.
 /// The context uniques types, so a type's handle identifies it while the
@@ -140,38 +90,38 @@ const NAMESPACE: &str = "ocannl_shape";
 /// has a handful of distinct types, and printing or parsing a type costs
 /// microseconds).
 #[derive(Default)]
-pub struct TensorTypes {
-    read: FxHashMap<usize, Option<std::rc::Rc<TensorType>>>,
+pub struct TensorTypes<'c> {
+    read: FxHashMap<Type<'c>, Option<std::rc::Rc<TensorType>>>,
     /// Made types by element type, then shape (looked up without
     /// allocating).
-    made: FxHashMap<String, FxHashMap<ocannl_shape::Shape, mlir_sys::MlirType>>,
+    made: FxHashMap<String, FxHashMap<ocannl_shape::Shape, Type<'c>>>,
 }
 
-impl TensorTypes {
+impl<'c> TensorTypes<'c> {
     /// As [`tensor_type`] (shared: values of one type share its parts).
-    pub fn read(&mut self, ty: Type) -> Option<std::rc::Rc<TensorType>> {
+    pub fn read(&mut self, ty: Type<'c>) -> Option<std::rc::Rc<TensorType>> {
         self.read
-            .entry(ty.to_raw().ptr as usize)
+            .entry(ty)
             .or_insert_with(|| tensor_type(ty).map(std::rc::Rc::new))
             .clone()
     }
 
     /// The tensor type of a solved shape, as [`make_tensor_type`] with the
     /// shape's canonical text (printed only for a new shape).
-    pub fn make<'c>(
+    pub fn make(
         &mut self,
         context: &'c melior::Context,
         shape: &ocannl_shape::Shape,
         elt: &str,
     ) -> Option<Type<'c>> {
-        if let Some(raw) = self.made.get(elt).and_then(|m| m.get(shape)) {
-            return Some(unsafe { Type::from_raw(*raw) });
+        if let Some(ty) = self.made.get(elt).and_then(|m| m.get(shape)) {
+            return Some(*ty);
         }
         let ty = make_tensor_type(context, &shape.to_string(), elt)?;
         self.made
             .entry(elt.to_string())
             .or_default()
-            .insert(shape.clone(), ty.to_raw());
+            .insert(shape.clone(), ty);
         Some(ty)
     }
 }
@@ -202,21 +152,7 @@ pub fn make_tensor_type<'c>(
     )
 }
 
-/// The value of a string attribute (`None` for other attributes). Unlike
-/// melior's `StringAttribute::value`, this accepts the empty string.
-pub fn string_value(attr: Attribute) -> Option<String> {
-    unsafe {
-        if !mlir_sys::mlirAttributeIsAString(attr.to_raw()) {
-            return None;
-        }
-        let r = mlir_sys::mlirStringAttrGetValue(attr.to_raw());
-        if r.length == 0 {
-            return Some(String::new());
-        }
-        let bytes = std::slice::from_raw_parts(r.data as *const u8, r.length);
-        Some(String::from_utf8_lossy(bytes).into_owned())
-    }
-}
+pub use ocannl_mlir::attr::string_value;
 
 /// The optional string attribute `name` of `op`.
 pub fn string_attr(op: &OperationRef, name: &str) -> Result<Option<String>, String> {
@@ -229,41 +165,81 @@ pub fn string_attr(op: &OperationRef, name: &str) -> Result<Option<String>, Stri
     }
 }
 
-fn check_member(attr: &str, value: &str, allowed: &[&str], what: &str) -> Result<(), String> {
-    if allowed.contains(&value) {
-        Ok(())
-    } else {
-        Err(format!(
-            "unknown {what} '{value}' in attribute '{attr}'; expected one of: {}",
-            allowed.join(", ")
-        ))
-    }
+/// The op `parse` makes of the attribute `attr`'s value, or an error
+/// listing the names it accepts.
+fn parse_member<T>(
+    attr: &str,
+    value: &str,
+    parse: impl Fn(&str) -> Option<T>,
+    what: &str,
+    names: String,
+) -> Result<T, String> {
+    parse(value).ok_or_else(|| {
+        format!("unknown {what} '{value}' in attribute '{attr}'; expected one of: {names}")
+    })
 }
 
-/// The `op` and `accum` of a compose or einsum, with their defaults.
-pub fn reduction_ops(op: &OperationRef, unary: bool) -> Result<(String, String), String> {
-    let (default_op, ops) = if unary {
-        ("identity", UNARY_OPS)
-    } else {
-        ("mul", BINARY_OPS)
+/// The `op` and `accum` of a compose or einsum, with their defaults
+/// (`mul` or, for one operand, `identity`; `add`).
+pub fn reduction_ops(op: &OperationRef, unary: bool) -> Result<(NumOp, Accum), String> {
+    let o = string_attr(op, "op")?;
+    let o = match (unary, o) {
+        (true, None) => NumOp::Unary(UnaryOp::Identity),
+        (false, None) => NumOp::Binary(BinaryOp::Mul),
+        (true, Some(o)) => NumOp::Unary(parse_member(
+            "op",
+            &o,
+            UnaryOp::parse,
+            UnaryOp::WHAT,
+            UnaryOp::names(),
+        )?),
+        (false, Some(o)) => NumOp::Binary(parse_member(
+            "op",
+            &o,
+            BinaryOp::parse,
+            BinaryOp::WHAT,
+            BinaryOp::names(),
+        )?),
     };
-    let o = string_attr(op, "op")?.unwrap_or_else(|| default_op.to_string());
-    check_member("op", &o, ops, if unary { "unary op" } else { "binary op" })?;
-    let a = string_attr(op, "accum")?.unwrap_or_else(|| "add".to_string());
-    check_member("accum", &a, ACCUM_OPS, "accumulation op")?;
+    let a = match string_attr(op, "accum")? {
+        None => Accum::Add,
+        Some(a) => parse_member(
+            "accum",
+            &a,
+            Accum::parse_reducing,
+            Accum::WHAT,
+            Accum::reducing_names(),
+        )?,
+    };
     Ok((o, a))
 }
 
 /// The numeric op of a pointwise op.
-pub fn pointwise_op(op: &OperationRef, kind: OpKind) -> Result<String, String> {
-    let (ops, what) = match kind {
-        OpKind::PointwiseUnary => (UNARY_OPS, "unary op"),
-        OpKind::PointwiseBinary => (BINARY_OPS, "binary op"),
-        _ => (TERNARY_OPS, "ternary op"),
-    };
+pub fn pointwise_op(op: &OperationRef, kind: OpKind) -> Result<NumOp, String> {
     let o = string_attr(op, "op")?.ok_or("attribute 'op' is required")?;
-    check_member("op", &o, ops, what)?;
-    Ok(o)
+    Ok(match kind {
+        OpKind::PointwiseUnary => NumOp::Unary(parse_member(
+            "op",
+            &o,
+            UnaryOp::parse,
+            UnaryOp::WHAT,
+            UnaryOp::names(),
+        )?),
+        OpKind::PointwiseBinary => NumOp::Binary(parse_member(
+            "op",
+            &o,
+            BinaryOp::parse,
+            BinaryOp::WHAT,
+            BinaryOp::names(),
+        )?),
+        _ => NumOp::Ternary(parse_member(
+            "op",
+            &o,
+            TernaryOp::parse,
+            TernaryOp::WHAT,
+            TernaryOp::names(),
+        )?),
+    })
 }
 
 /// Parsed einsum specs by their text.
@@ -305,10 +281,7 @@ fn check_slots(op: &OperationRef, text: &str, spec: &EinsumSpec) -> Result<(), S
 
 /// "invalid einsum spec: expected ... at position 3 in \"ij;jk\"".
 pub fn format_spec_error(what: &str, e: &SpecError) -> String {
-    format!(
-        "invalid {what}: {} at position {} in \"{}\"",
-        e.message, e.pos, e.text
-    )
+    format!("invalid {what}: {e}")
 }
 
 /// Checks what IRDL cannot: attribute values, optional attributes, specs.

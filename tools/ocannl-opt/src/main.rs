@@ -14,6 +14,9 @@ fn main() {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .init();
+    // The CPU is the target of the loop lowering, and its pipelines
+    // (`ocannl-to-llvm`, `ocannl-loops-to-llvm`) are registered.
+    ocannl_cpu::install();
     let code = ocannl_passes::opt_main(std::env::args(), "OCANNL optimizer driver\n");
     std::process::exit(code);
 }

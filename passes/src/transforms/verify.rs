@@ -3,12 +3,12 @@
 //! `ocannl-opt` runs it before any other pass.
 
 use melior::ir::{
-    block::BlockLike, operation::OperationLike, OperationRef, RegionLike, TypeLike, ValueLike,
+    block::BlockLike, operation::OperationLike, OperationRef, RegionLike, ValueLike,
 };
 
 use crate::{
     diag::Diagnostic,
-    registry::{Options, PassResult},
+    framework::{Options, PassError, PassResult},
 };
 
 crate::define_pass!(
@@ -20,37 +20,34 @@ crate::define_pass!(
     []
 );
 
-fn run(module: OperationRef, _: &Options) -> PassResult {
-    let mut ok = true;
+fn run<'c>(module: OperationRef<'c, '_>, _: &Options) -> PassResult<'c> {
+    let mut errors = vec![];
     let mut checked = Checked::default();
-    module.walk(melior::ir::operation::WalkOrder::PreOrder, |op| {
+    for op in ocannl_mlir::ir::collect(module, |_| true) {
         if let Err(msg) = verify_one(&op, &mut checked) {
-            Diagnostic::error(op.location(), msg).emit();
-            ok = false;
+            errors.push(Diagnostic::error(op.location(), msg));
         }
-        melior::ir::operation::WalkResult::Advance
-    });
-    if ok {
+    }
+    if errors.is_empty() {
         Ok(())
     } else {
-        Err(())
+        Err(PassError::all(errors))
     }
 }
 
 /// The types found valid so far (by handle: the context uniques types, and
 /// most values share a few), and the einsum specs parsed so far.
 #[derive(Default)]
-pub struct Checked {
-    types: rustc_hash::FxHashSet<usize>,
+pub struct Checked<'c> {
+    types: rustc_hash::FxHashSet<melior::ir::Type<'c>>,
     specs: ocannl_shape_dialect::EinsumSpecs,
 }
 
-impl Checked {
-    fn check(&mut self, ty: melior::ir::Type) -> Result<(), String> {
-        let key = ty.to_raw().ptr as usize;
-        if !self.types.contains(&key) {
+impl<'c> Checked<'c> {
+    fn check(&mut self, ty: melior::ir::Type<'c>) -> Result<(), String> {
+        if !self.types.contains(&ty) {
             ocannl_shape_dialect::check_type(ty)?;
-            self.types.insert(key);
+            self.types.insert(ty);
         }
         Ok(())
     }
@@ -58,7 +55,7 @@ impl Checked {
 
 /// Checks one op: its attributes, and the shape strings of the tensor types
 /// it defines (results and block arguments of its regions).
-pub fn verify_one(op: &OperationRef, checked: &mut Checked) -> Result<(), String> {
+pub fn verify_one<'c>(op: &OperationRef<'c, '_>, checked: &mut Checked<'c>) -> Result<(), String> {
     ocannl_shape_dialect::verify_op(op, &mut checked.specs)?;
     ocannl_assign_dialect::verify_op(op)?;
     for r in op.results() {

@@ -18,10 +18,15 @@ use std::collections::HashMap;
 use melior::ir::{
     attribute::{AttributeLike, IntegerAttribute, StringAttribute},
     block::BlockLike,
-    operation::{OperationBuilder, OperationLike, WalkOrder, WalkResult},
+    operation::{OperationBuilder, OperationLike},
     r#type::IntegerType,
-    Attribute, Identifier, Location, OperationRef, RegionLike, Type, TypeLike, ValueLike,
+    Attribute, Identifier, OperationRef, RegionLike, Type, Value, ValueLike,
 };
+use ocannl_mlir::{
+    cache::TextCache,
+    ir::{self, key, Graveyard},
+};
+use ocannl_ops::{Accum, NumOp, UnaryOp};
 use ocannl_shape::{
     projections::{derive, AxisIndex, Projections},
     Node, Shape,
@@ -32,9 +37,8 @@ use ocannl_shape_dialect::{
 use rustc_hash::FxHashMap;
 
 use crate::{
-    diag::Diagnostic,
-    registry::{Options, PassResult},
-    util::{concrete_shape, key, update_signature},
+    framework::{Locate, Options, PassError, PassResult},
+    util::{concrete_shape, update_signature},
 };
 
 crate::define_pass!(
@@ -46,17 +50,17 @@ crate::define_pass!(
     []
 );
 
-fn run(module: OperationRef, _: &Options) -> PassResult {
-    let mut ok = true;
-    for f in crate::util::functions(module) {
-        if lower_function(unsafe { OperationRef::from_raw(f) }).is_err() {
-            ok = false;
+fn run<'c>(module: OperationRef<'c, '_>, _: &Options) -> PassResult<'c> {
+    let mut errors = vec![];
+    for f in ir::ops_named(module, "func.func") {
+        if let Err(e) = lower_function(f) {
+            errors.extend(e.diagnostics);
         }
     }
-    if ok {
+    if errors.is_empty() {
         Ok(())
     } else {
-        Err(())
+        Err(PassError::all(errors))
     }
 }
 
@@ -71,16 +75,15 @@ struct TensorInfo {
 /// microseconds while a graph has thousands of ops and a few distinct
 /// shapes.
 #[derive(Default)]
-struct Cache {
-    types: TensorTypes,
+struct Cache<'c> {
+    types: TensorTypes<'c>,
     /// Concrete shapes by their text (`None`: not concrete).
     shapes: FxHashMap<String, Option<Shape>>,
-    parsed_types: FxHashMap<String, mlir_sys::MlirType>,
-    parsed_attrs: FxHashMap<String, mlir_sys::MlirAttribute>,
+    text: TextCache<'c>,
     specs: EinsumSpecs,
 }
 
-impl Cache {
+impl<'c> Cache<'c> {
     fn concrete(&mut self, text: &str) -> Option<Shape> {
         if let Some(s) = self.shapes.get(text) {
             return s.clone();
@@ -90,41 +93,18 @@ impl Cache {
         s
     }
 
-    fn ty<'c>(&mut self, ctx: &'c melior::Context, text: &str) -> Option<Type<'c>> {
-        let raw = parse_once(&mut self.parsed_types, text, || {
-            Type::parse(ctx, text).map(|t| t.to_raw())
-        })?;
-        Some(unsafe { Type::from_raw(raw) })
+    fn ty(&mut self, ctx: &'c melior::Context, text: &str) -> Option<Type<'c>> {
+        self.text.ty(ctx, text)
     }
 
-    fn attr<'c>(
+    fn attr(
         &mut self,
         ctx: &'c melior::Context,
         name: &str,
         text: &str,
     ) -> Result<(Identifier<'c>, Attribute<'c>), String> {
-        let raw = parse_once(&mut self.parsed_attrs, text, || {
-            Attribute::parse(ctx, text).map(|a| a.to_raw())
-        })
-        .ok_or_else(|| format!("internal error: cannot parse attribute {text}"))?;
-        Ok((Identifier::new(ctx, name), unsafe {
-            Attribute::from_raw(raw)
-        }))
+        Ok((Identifier::new(ctx, name), self.text.attr(ctx, text)?))
     }
-}
-
-/// The handle `parse` makes of `text`, parsed on first use only.
-fn parse_once<T: Copy>(
-    made: &mut FxHashMap<String, T>,
-    text: &str,
-    parse: impl FnOnce() -> Option<T>,
-) -> Option<T> {
-    if let Some(raw) = made.get(text) {
-        return Some(*raw);
-    }
-    let raw = parse()?;
-    made.insert(text.to_string(), raw);
-    Some(raw)
 }
 
 fn memref_text(info: &TensorInfo) -> String {
@@ -136,10 +116,9 @@ fn memref_text(info: &TensorInfo) -> String {
     s + &info.elt + ">"
 }
 
-fn lower_function(func: OperationRef) -> PassResult {
-    // The ContextRef must outlive the reference made from it.
+fn lower_function<'c, 'a>(func: OperationRef<'c, 'a>) -> PassResult<'c> {
     let ctx_ref = func.context();
-    let ctx = unsafe { ctx_ref.to_ref() };
+    let ctx = ir::context(&ctx_ref);
     let Ok(body) = func.region(0) else {
         return Ok(());
     };
@@ -149,44 +128,31 @@ fn lower_function(func: OperationRef) -> PassResult {
 
     let mut cache = Cache::default();
     // Collect the ops to lower, checking that every tensor type is concrete.
-    let mut ops: Vec<mlir_sys::MlirOperation> = vec![];
-    let mut bad: Option<(mlir_sys::MlirLocation, String)> = None;
-    func.walk(WalkOrder::PreOrder, |op| {
-        if OpKind::of(&op).is_some() {
-            for r in op
-                .results()
-                .map(|r| r.r#type())
-                .chain(op.operands().map(|v| v.r#type()))
-            {
-                if let Some(tt) = cache.types.read(r) {
-                    if cache.concrete(&tt.shape).is_none() {
-                        bad = Some((op.location().to_raw(), tt.shape.clone()));
-                        return WalkResult::Interrupt;
-                    }
+    let ops = ir::collect(func, |op| OpKind::of(op).is_some());
+    for op in &ops {
+        for r in op
+            .results()
+            .map(|r| r.r#type())
+            .chain(op.operands().map(|v| v.r#type()))
+        {
+            if let Some(tt) = cache.types.read(r) {
+                if cache.concrete(&tt.shape).is_none() {
+                    return Err(PassError::at(
+                        op.location(),
+                        format!("ocannl-lower-to-assign needs inferred shapes, but \"{}\" is not concrete; run ocannl-infer-shapes first", tt.shape),
+                    ));
                 }
             }
-            ops.push(op.to_raw());
         }
-        WalkResult::Advance
-    });
-    if let Some((loc, shape)) = bad {
-        Diagnostic::error(
-            unsafe { Location::from_raw(loc) },
-            format!("ocannl-lower-to-assign needs inferred shapes, but \"{shape}\" is not concrete; run ocannl-infer-shapes first"),
-        )
-        .emit();
-        return Err(());
     }
     for i in 0..entry.argument_count() {
         let arg = entry.argument(i).expect("argument index in range");
         if let Some(tt) = cache.types.read(arg.r#type()) {
             if cache.concrete(&tt.shape).is_none() {
-                Diagnostic::error(
+                return Err(PassError::at(
                     func.location(),
                     format!("ocannl-lower-to-assign needs inferred shapes, but argument #{i} has \"{}\"; run ocannl-infer-shapes first", tt.shape),
-                )
-                .emit();
-                return Err(());
+                ));
             }
         }
     }
@@ -203,38 +169,36 @@ fn lower_function(func: OperationRef) -> PassResult {
                 shape: cache.concrete(&tt.shape).expect("checked"),
                 elt: tt.elt.clone(),
             };
-            let ty = cache.ty(ctx, &memref_text(&info)).expect("memref type");
+            let text = memref_text(&info);
+            let ty = cache.ty(ctx, &text).ok_or_else(|| {
+                PassError::at(
+                    func.location(),
+                    format!("argument #{i}: cannot make the buffer type {text}"),
+                )
+            })?;
             arg.set_type(ty);
-            infos.insert(key(arg.to_raw()), info);
+            infos.insert(key(arg.into()), info);
         }
     }
     let mut counter: HashMap<&'static str, usize> = HashMap::new();
     let returned = returned_values(func);
-    for raw in &ops {
-        let op = unsafe { OperationRef::from_raw(*raw) };
-        if let Err(msg) = lower_op(ctx, &op, &mut infos, &mut counter, &returned, &mut cache) {
-            Diagnostic::error(op.location(), msg).emit();
-            return Err(());
-        }
+    let mut replaced = Graveyard::new();
+    for op in ops {
+        lower_op(ctx, &op, &mut infos, &mut counter, &returned, &mut cache).at(op.location())?;
+        replaced.bury(op);
     }
-    // The old ops have no uses left: erase them, last first.
-    for raw in ops.iter().rev() {
-        unsafe { mlir_sys::mlirOperationDestroy(*raw) };
-    }
+    // The old ops have no uses left.
+    replaced.erase_all().at(func.location())?;
     update_signature(func);
     Ok(())
 }
 
 /// Values returned by the function: their nodes are materialized.
 fn returned_values(func: OperationRef) -> Vec<usize> {
-    let mut out = vec![];
-    func.walk(WalkOrder::PreOrder, |op| {
-        if op.name().as_string_ref().as_str() == Ok("func.return") {
-            out.extend(op.operands().map(|v| key(v.to_raw())));
-        }
-        WalkResult::Advance
-    });
-    out
+    ir::ops_named(func, "func.return")
+        .iter()
+        .flat_map(|op| op.operands().map(key).collect::<Vec<_>>())
+        .collect()
 }
 
 fn str_attr<'c>(
@@ -248,13 +212,13 @@ fn str_attr<'c>(
     )
 }
 
-fn lower_op(
-    ctx: &melior::Context,
-    op: &OperationRef,
+fn lower_op<'c, 'a>(
+    ctx: &'c melior::Context,
+    op: &OperationRef<'c, 'a>,
     infos: &mut HashMap<usize, TensorInfo>,
     counter: &mut HashMap<&'static str, usize>,
     returned: &[usize],
-    cache: &mut Cache,
+    cache: &mut Cache<'c>,
 ) -> Result<(), String> {
     let kind = OpKind::of(op).expect("collected ops are ocannl_shape ops");
     let block = op.block().ok_or("internal error: op without a block")?;
@@ -276,11 +240,11 @@ fn lower_op(
 
     let tensor_operands: Vec<melior::ir::Value> = op
         .operands()
-        .filter(|v| infos.contains_key(&key(v.to_raw())))
+        .filter(|v| infos.contains_key(&key(*v)))
         .collect();
     let index_operands: Vec<melior::ir::Value> = op
         .operands()
-        .filter(|v| !infos.contains_key(&key(v.to_raw())))
+        .filter(|v| !infos.contains_key(&key(*v)))
         .collect();
     if tensor_operands.len() < kind.tensor_operands() {
         return Err(format!(
@@ -306,7 +270,7 @@ fn lower_op(
         *n += 1;
         format!("{base}_{n}")
     };
-    let memory = if kind == OpKind::Param || returned.contains(&key(result.to_raw())) {
+    let memory = if kind == OpKind::Param || returned.contains(&key(result.into())) {
         "materialized"
     } else {
         "undecided"
@@ -356,11 +320,8 @@ fn lower_op(
             if v.is_dense_elements() {
                 // The literal's cells in memory order; its own shape does not
                 // matter, its element type must be the node's.
-                let lit_elt = unsafe {
-                    Type::from_raw(mlir_sys::mlirShapedTypeGetElementType(
-                        mlir_sys::mlirAttributeGetType(v.to_raw()),
-                    ))
-                };
+                let lit_elt = ocannl_mlir::attr::element_type(v)
+                    .ok_or("internal error: a dense literal without an element type")?;
                 if lit_elt.to_string() != info.elt {
                     return Err(format!(
                         "the literal's element type {lit_elt} differs from the tensor's {}",
@@ -373,11 +334,8 @@ fn lower_op(
                         .add_attributes(&[(Identifier::new(ctx, "value"), v)]),
                 )?;
             } else {
-                let value = if v.is_float() {
-                    unsafe { mlir_sys::mlirFloatAttrGetValueDouble(v.to_raw()) }
-                } else {
-                    unsafe { mlir_sys::mlirIntegerAttrGetValueInt(v.to_raw()) as f64 }
-                };
+                let value = ocannl_mlir::attr::number_value(v)
+                    .ok_or_else(|| format!("attribute 'value' must be a number, found {v}"))?;
                 let elt = cache
                     .ty(ctx, &info.elt)
                     .ok_or("internal error: element type")?;
@@ -392,14 +350,14 @@ fn lower_op(
         _ => {
             let operand_shapes: Vec<&Shape> = tensor_operands
                 .iter()
-                .map(|v| &infos[&key(v.to_raw())].shape)
+                .map(|v| &infos[&key(*v)].shape)
                 .collect();
             let ops_idx: Vec<usize> = (0..operand_shapes.len()).collect();
             let (node_kind, op_name, accum) = match kind {
                 OpKind::PointwiseUnary | OpKind::PointwiseBinary | OpKind::PointwiseTernary => (
                     Node::Pointwise(ops_idx),
                     pointwise_op(op, kind)?,
-                    "assign".to_string(),
+                    Accum::Assign,
                 ),
                 OpKind::Compose => {
                     let (o, a) = reduction_ops(op, false)?;
@@ -412,18 +370,18 @@ fn lower_op(
                 }
                 OpKind::Transpose => (
                     Node::Transpose(0),
-                    "identity".to_string(),
-                    "assign".to_string(),
+                    NumOp::Unary(UnaryOp::Identity),
+                    Accum::Assign,
                 ),
                 OpKind::BatchSlice => (
                     Node::BatchSlice(0),
-                    "identity".to_string(),
-                    "assign".to_string(),
+                    NumOp::Unary(UnaryOp::Identity),
+                    Accum::Assign,
                 ),
                 _ => unreachable!(),
             };
             let proj = derive(&node_kind, &info.shape, &operand_shapes)?;
-            let (accum, init) = accumulation(&proj, &info.shape, &accum);
+            let (accum, init) = accumulation(&proj, &info.shape, accum);
             let op_kind = match tensor_operands.len() {
                 1 => "ocannl_assign.accum_unop",
                 2 => "ocannl_assign.accum_binop",
@@ -439,14 +397,14 @@ fn lower_op(
             } else {
                 format!("array<i64: {}>", space.join(", "))
             };
-            let mut operands: Vec<melior::ir::Value> = vec![dest.into()];
+            let mut operands: Vec<Value> = vec![dest.into()];
             for v in &tensor_operands {
                 operands.push(*v);
             }
             operands.extend(index_operands.iter().copied().take(proj.num_symbols));
             let mut attrs = vec![
-                str_attr(ctx, "accum", &accum),
-                str_attr(ctx, "op", ocannl_assign_dialect::assign_op_name(&op_name)),
+                str_attr(ctx, "accum", accum.name()),
+                str_attr(ctx, "op", op_name.assign_name()),
                 cache.attr(ctx, "space", &space)?,
                 cache.attr(ctx, "indexing_maps", &format!("[{}]", maps.join(", ")))?,
             ];
@@ -460,16 +418,16 @@ fn lower_op(
             )?;
         }
     }
-    unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(result.to_raw(), dest.to_raw()) };
-    infos.insert(key(dest.to_raw()), info);
+    ir::replace_all_uses(result.into(), dest.into());
+    infos.insert(key(dest.into()), info);
     Ok(())
 }
 
 /// Plain assignment when every result cell is written exactly once;
 /// otherwise reset to the neutral element of `accum` and accumulate.
-fn accumulation(proj: &Projections, result: &Shape, accum: &str) -> (String, bool) {
-    if accum == "assign" {
-        return (accum.to_string(), false);
+fn accumulation(proj: &Projections, result: &Shape, accum: Accum) -> (Accum, bool) {
+    if accum == Accum::Assign {
+        return (accum, false);
     }
     let dims = result.to_dims().unwrap_or_default();
     let reduced = proj.reduced().iter().any(|&r| r);
@@ -479,8 +437,8 @@ fn accumulation(proj: &Projections, result: &Shape, accum: &str) -> (String, boo
         .zip(&dims)
         .all(|(a, &d)| matches!(a, AxisIndex::Iter(_)) || d == 1);
     if !reduced && covers {
-        ("assign".to_string(), false)
+        (Accum::Assign, false)
     } else {
-        (accum.to_string(), true)
+        (accum, true)
     }
 }

@@ -11,7 +11,8 @@
 //! in every operand layout, batched matmuls and multi-axis contractions all
 //! fit; convolutions (compound index expressions on these iterators) do not.
 
-use crate::{Accum, Affine};
+use ocannl_assign::Affine;
+use ocannl_ops::{Accum, BinaryOp, NumOp};
 
 /// The iterators of a register-blocked contraction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,13 +54,13 @@ fn use_of(map: &[Affine], d: usize) -> Use {
 /// the space holds at least one full `mr x nr` tile.
 pub fn plan_contraction(
     accum: Accum,
-    op: &str,
+    op: NumOp,
     space: &[u64],
     maps: &[Vec<Affine>],
     mr: u64,
     nr: u64,
 ) -> Option<Contraction> {
-    if accum != Accum::Add || op != "mul" || maps.len() != 3 {
+    if accum != Accum::Add || op != NumOp::Binary(BinaryOp::Mul) || maps.len() != 3 {
         return None;
     }
     let lhs = &maps[0];
@@ -98,6 +99,8 @@ pub fn plan_contraction(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const MUL: NumOp = NumOp::Binary(BinaryOp::Mul);
     use Affine::{Const, Dim};
 
     fn add(a: Affine, b: Affine) -> Affine {
@@ -105,7 +108,7 @@ mod tests {
     }
 
     fn plan(space: &[u64], maps: &[Vec<Affine>]) -> Option<Contraction> {
-        plan_contraction(Accum::Add, "mul", space, maps, 4, 32)
+        plan_contraction(Accum::Add, MUL, space, maps, 4, 32)
     }
 
     #[test]
@@ -242,8 +245,8 @@ mod tests {
             vec![Dim(0), Dim(2)],
             vec![Dim(2), Dim(1)],
         ];
-        assert!(plan_contraction(Accum::Max, "mul", &[64, 64, 64], &maps, 4, 32).is_none());
-        assert!(plan_contraction(Accum::Add, "add", &[64, 64, 64], &maps, 4, 32).is_none());
-        assert!(plan_contraction(Accum::Add, "mul", &[64, 64, 64], &maps, 4, 32).is_some());
+        assert!(plan_contraction(Accum::Max, MUL, &[64, 64, 64], &maps, 4, 32).is_none());
+        assert!(plan_contraction(Accum::Add, NumOp::Binary(BinaryOp::Add), &[64, 64, 64], &maps, 4, 32).is_none());
+        assert!(plan_contraction(Accum::Add, MUL, &[64, 64, 64], &maps, 4, 32).is_some());
     }
 }

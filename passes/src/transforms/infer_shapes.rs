@@ -11,18 +11,17 @@
 use rustc_hash::FxHashMap;
 
 use melior::ir::{
-    attribute::AttributeLike,
-    block::BlockLike,
-    operation::{OperationLike, WalkOrder, WalkResult},
-    Location, OperationRef, RegionLike, TypeLike, ValueLike,
+    attribute::AttributeLike, block::BlockLike, operation::OperationLike, Location, OperationRef,
+    RegionLike, Value, ValueLike,
 };
+use ocannl_mlir::ir::{self, key};
 use ocannl_shape::{Node, NodeDecl};
 use ocannl_shape_dialect::{einsum_spec, OpKind, TensorType, TensorTypes};
 
 use crate::{
     diag::Diagnostic,
-    registry::{Options, PassResult},
-    util::{key, update_signature},
+    framework::{Options, PassError, PassResult},
+    util::update_signature,
 };
 
 crate::define_pass!(
@@ -34,33 +33,37 @@ crate::define_pass!(
     [("explain", BOOL, "false", "Report, as remarks, the assumptions made while closing shapes (variables set to their least upper bound, to dim-1 or to no more axes)")]
 );
 
-fn run(module: OperationRef, options: &Options) -> PassResult {
+fn run<'c>(module: OperationRef<'c, '_>, options: &Options) -> PassResult<'c> {
     let explain = options.flag("explain");
-    let mut ok = true;
-    for f in crate::util::functions(module) {
-        let func = unsafe { OperationRef::from_raw(f) };
-        if infer_function(func, explain).is_err() {
-            ok = false;
+    // Each function is inferred; the errors of all of them are reported,
+    // in order with the remarks of `explain`.
+    let mut failed = false;
+    for func in ir::ops_named(module, "func.func") {
+        if let Err(e) = infer_function(func, explain) {
+            for d in &e.diagnostics {
+                d.emit();
+            }
+            failed = true;
         }
     }
-    if ok {
-        Ok(())
+    if failed {
+        Err(PassError::emitted())
     } else {
-        Err(())
+        Ok(())
     }
 }
 
 /// Where a node is defined, for diagnostics.
-struct Site {
-    location: mlir_sys::MlirLocation,
-    value: mlir_sys::MlirValue,
+struct Site<'c, 'a> {
+    location: Location<'c>,
+    value: Value<'c, 'a>,
     /// The declared type (its element type is kept).
     ty: std::rc::Rc<TensorType>,
     /// Made by an op of the function (not a function argument).
     from_op: bool,
 }
 
-fn infer_function(func: OperationRef, explain: bool) -> PassResult {
+fn infer_function<'c, 'a>(func: OperationRef<'c, 'a>, explain: bool) -> PassResult<'c> {
     let Ok(body) = func.region(0) else {
         return Ok(());
     };
@@ -71,16 +74,15 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
     // few types.
     let mut types = TensorTypes::default();
     let mut decls: Vec<NodeDecl> = vec![];
-    let mut sites: Vec<Site> = vec![];
-    let loc = |l: mlir_sys::MlirLocation| unsafe { Location::from_raw(l) };
+    let mut sites: Vec<Site<'c, 'a>> = vec![];
     let mut index: FxHashMap<usize, usize> = FxHashMap::default();
 
     let leaf = |decls: &mut Vec<NodeDecl>,
-                sites: &mut Vec<Site>,
+                sites: &mut Vec<Site<'c, 'a>>,
                 index: &mut FxHashMap<usize, usize>,
-                v: mlir_sys::MlirValue,
+                v: Value<'c, 'a>,
                 tt: std::rc::Rc<TensorType>,
-                loc,
+                loc: Location<'c>,
                 from_op| {
         index.insert(key(v), decls.len());
         decls.push(NodeDecl {
@@ -102,33 +104,29 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
                 &mut decls,
                 &mut sites,
                 &mut index,
-                arg.to_raw(),
+                arg.into(),
                 tt,
-                arg.location().to_raw(),
+                arg.location(),
                 false,
             );
         }
     }
 
-    let mut failed = false;
     // Einsums with the same spec text share one parse.
     let mut specs = Default::default();
-    func.walk(WalkOrder::PreOrder, |op| {
-        if op.to_raw().ptr == func.to_raw().ptr {
-            return WalkResult::Advance;
-        }
+    for op in ir::collect(func, |_| true).into_iter().skip(1) {
         let kind = OpKind::of(&op);
         // Operands of tensor type made outside this walk are leaves.
         for v in op.operands() {
             if let Some(tt) = types.read(v.r#type()) {
-                if !index.contains_key(&key(v.to_raw())) {
+                if !index.contains_key(&key(v)) {
                     leaf(
                         &mut decls,
                         &mut sites,
                         &mut index,
-                        v.to_raw(),
+                        v,
                         tt,
-                        op.location().to_raw(),
+                        op.location(),
                         false,
                     );
                 }
@@ -141,19 +139,19 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
                         &mut decls,
                         &mut sites,
                         &mut index,
-                        r.to_raw(),
+                        r.into(),
                         tt,
-                        op.location().to_raw(),
+                        op.location(),
                         true,
                     );
                 }
             }
-            return WalkResult::Advance;
+            continue;
         };
         let ops: Vec<usize> = op
             .operands()
             .filter(|v| types.read(v.r#type()).is_some())
-            .map(|v| index[&key(v.to_raw())])
+            .map(|v| index[&key(v)])
             .collect();
         let mut elems = None;
         let mut literal_dims: Option<Vec<i64>> = None;
@@ -168,26 +166,21 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
             OpKind::Constant => {
                 if let Ok(v) = op.attribute("value") {
                     if v.is_dense_elements() {
-                        elems = Some(
-                            unsafe { mlir_sys::mlirElementsAttrGetNumElements(v.to_raw()) } as u64,
-                        );
-                        literal_dims = Some(dense_dims(v));
+                        elems = ocannl_mlir::attr::element_count(v);
+                        literal_dims = Some(ocannl_mlir::attr::dense_dims(v));
                     }
                 }
                 Node::Terminal { param: None }
             }
             _ if ops.len() < kind.tensor_operands() => {
-                Diagnostic::error(
+                return Err(PassError::at(
                     op.location(),
                     format!(
                         "expected {} tensor operand(s), found {}",
                         kind.tensor_operands(),
                         ops.len()
                     ),
-                )
-                .emit();
-                failed = true;
-                return WalkResult::Interrupt;
+                ));
             }
             OpKind::PointwiseUnary | OpKind::PointwiseBinary | OpKind::PointwiseTernary => {
                 Node::Pointwise(ops)
@@ -197,20 +190,16 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
             OpKind::BatchSlice => Node::BatchSlice(ops[0]),
             OpKind::Einsum => match einsum_spec(&op, &mut specs) {
                 Ok(spec) => Node::Einsum(spec, ops),
-                Err(m) => {
-                    Diagnostic::error(op.location(), m).emit();
-                    failed = true;
-                    return WalkResult::Interrupt;
-                }
+                Err(m) => return Err(PassError::at(op.location(), m)),
             },
         };
         let Ok(result) = op.result(0) else {
-            return WalkResult::Advance;
+            continue;
         };
         let Some(tt) = types.read(result.r#type()) else {
-            return WalkResult::Advance;
+            continue;
         };
-        index.insert(key(result.to_raw()), decls.len());
+        index.insert(key(result.into()), decls.len());
         // A dense literal of unknown shape has the literal's own shape, as
         // output axes.
         let shape = match literal_dims {
@@ -223,15 +212,11 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
         };
         decls.push(NodeDecl { node, shape, elems });
         sites.push(Site {
-            location: op.location().to_raw(),
-            value: result.to_raw(),
+            location: op.location(),
+            value: result.into(),
             ty: tt,
             from_op: true,
         });
-        WalkResult::Advance
-    });
-    if failed {
-        return Err(());
     }
     if decls.is_empty() {
         return Ok(());
@@ -241,52 +226,37 @@ fn infer_function(func: OperationRef, explain: bool) -> PassResult {
     let inference = match ocannl_shape::infer(&decls) {
         Ok(inf) => inf,
         Err(e) => {
-            let mut d = Diagnostic::error(loc(sites[e.node].location), e.message);
+            let mut d = Diagnostic::error(sites[e.node].location, e.message);
             // Point at the ops that made the operands and the ops that
             // decided the conflicting sizes; a function argument's shape is
             // in the message already.
             for (n, msg) in e.notes {
                 if sites[n].from_op && n != e.node {
-                    d = d.note(loc(sites[n].location), msg);
+                    d = d.note(sites[n].location, msg);
                 }
             }
-            d.emit();
-            return Err(());
+            return Err(d.into());
         }
     };
     if explain {
         for a in &inference.assumptions {
             if let Some(site) = sites.get(a.op) {
-                Diagnostic::remark(loc(site.location), a.to_string()).emit();
+                Diagnostic::remark(site.location, a.to_string()).emit();
             }
         }
     }
 
     let context = func.context();
+    let context = ir::context(&context);
     for (site, shape) in sites.iter().zip(&inference.shapes) {
-        let Some(ty) = types.make(unsafe { context.to_ref() }, shape, &site.ty.elt) else {
-            Diagnostic::error(
-                loc(site.location),
+        let Some(ty) = types.make(context, shape, &site.ty.elt) else {
+            return Err(PassError::at(
+                site.location,
                 format!("internal error: cannot build a tensor type of shape {shape}"),
-            )
-            .emit();
-            return Err(());
+            ));
         };
-        unsafe { mlir_sys::mlirValueSetType(site.value, ty.to_raw()) };
+        site.value.set_type(ty);
     }
     update_signature(func);
     Ok(())
-}
-
-/// The dims of a dense literal's type.
-fn dense_dims(v: melior::ir::Attribute) -> Vec<i64> {
-    unsafe {
-        let ty = mlir_sys::mlirAttributeGetType(v.to_raw());
-        if !mlir_sys::mlirTypeIsAShaped(ty) || !mlir_sys::mlirShapedTypeHasRank(ty) {
-            return vec![];
-        }
-        (0..mlir_sys::mlirShapedTypeGetRank(ty))
-            .map(|i| mlir_sys::mlirShapedTypeGetDimSize(ty, i as isize))
-            .collect()
-    }
 }

@@ -1,0 +1,31 @@
+//! The CPU pipelines, registered once and used by `ocannl-opt`, the lit
+//! configuration (which asks `ocannl-opt` for their text) and the runtime.
+
+/// The upstream passes that take the loops of `ocannl-lower-to-loops` to
+/// the LLVM dialect (parallel loops through OpenMP).
+pub const LOOPS_TO_LLVM: &str = "convert-scf-to-openmp,lower-affine,expand-strided-metadata,convert-vector-to-llvm,\
+finalize-memref-to-llvm,convert-scf-to-cf,convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,convert-cf-to-llvm,\
+convert-func-to-llvm,convert-openmp-to-llvm,reconcile-unrealized-casts";
+
+/// The named pipeline running [`LOOPS_TO_LLVM`].
+pub const LOOPS_TO_LLVM_NAME: &str = "ocannl-loops-to-llvm";
+
+/// The whole pipeline from `ocannl_shape` to the LLVM dialect, on
+/// `builtin.module`.
+pub fn to_llvm() -> String {
+    format!("{},{LOOPS_TO_LLVM_NAME}", ocannl_passes::TO_LOOPS)
+}
+
+/// Registers `ocannl-loops-to-llvm` and `ocannl-to-llvm`.
+pub(crate) fn register() {
+    ocannl_passes::register_pipeline(
+        c"ocannl-loops-to-llvm",
+        c"From the loops of ocannl-lower-to-loops to the LLVM dialect for the CPU (upstream conversions; parallel loops through OpenMP)",
+        LOOPS_TO_LLVM,
+    );
+    ocannl_passes::register_pipeline(
+        c"ocannl-to-llvm",
+        c"From ocannl_shape to the LLVM dialect: infer shapes, lower to assignments, to loops, then upstream conversions to LLVM",
+        &to_llvm(),
+    );
+}

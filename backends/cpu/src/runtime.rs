@@ -1,0 +1,473 @@
+//! Compile a module once with MLIR's JIT, then call its functions many
+//! times with owned host buffers.
+//!
+//! A [`Program`] is made from a module at the loops stage (the output of
+//! `ocannl-lower-to-loops`): every public function gets a C interface,
+//! the module is lowered with `ocannl-loops-to-llvm` and compiled (loading
+//! LLVM's OpenMP runtime when it has parallel loops). [`Program::call`]
+//! passes [`HostValue`]s through the packed C interface (any number of
+//! arguments and results) and returns the results as owned host buffers;
+//! the buffers the compiled code allocated for them are freed once each,
+//! and never the arguments' storage.
+
+use std::{
+    collections::HashMap,
+    ffi::c_void,
+    path::Path,
+    time::{Duration, Instant},
+};
+
+use melior::{
+    ir::{
+        attribute::{StringAttribute, TypeAttribute},
+        operation::OperationLike,
+        r#type::FunctionType,
+        Attribute, Module, OperationRef, Type, TypeLike,
+    },
+    pass::PassManager,
+    Context, ExecutionEngine,
+};
+use ocannl_mlir::{ir, types};
+
+/// An element type the runtime exchanges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Elt {
+    F32,
+    F64,
+}
+
+impl Elt {
+    pub fn name(self) -> &'static str {
+        match self {
+            Elt::F32 => "f32",
+            Elt::F64 => "f64",
+        }
+    }
+
+    fn size(self) -> usize {
+        match self {
+            Elt::F32 => 4,
+            Elt::F64 => 8,
+        }
+    }
+}
+
+/// A buffer on the host: its element type, sizes (row-major) and values
+/// (held as f64 whatever the element type; f32 values are exact in f64).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostTensor {
+    pub elt: Elt,
+    pub dims: Vec<u64>,
+    pub data: Vec<f64>,
+}
+
+/// An argument or result.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HostValue {
+    Tensor(HostTensor),
+    Index(i64),
+}
+
+/// The type of an argument or result of a compiled function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Slot {
+    Index,
+    MemRef { elt: Elt, dims: Vec<u64> },
+}
+
+impl Slot {
+    fn of(t: Type) -> Result<Slot, String> {
+        if t.is_index() {
+            return Ok(Slot::Index);
+        }
+        let dims = types::memref_dims(t).ok_or_else(|| format!("unsupported type {t}"))?;
+        if types::static_dims(t).is_some_and(|d| d.iter().any(|&x| x < 0)) {
+            return Err(format!("dynamic sizes are not supported in {t}"));
+        }
+        let elt = types::element_type(t).ok_or_else(|| format!("unsupported type {t}"))?;
+        let elt = match elt.to_string().as_str() {
+            "f32" => Elt::F32,
+            "f64" => Elt::F64,
+            other => {
+                return Err(format!(
+                    "unsupported element type {other} (f32 and f64 are supported)"
+                ))
+            }
+        };
+        Ok(Slot::MemRef { elt, dims })
+    }
+
+    /// 64-bit words of the C-interface value: a memref descriptor
+    /// `{allocated, aligned, offset, sizes[N], strides[N]}` or an index.
+    fn words(&self) -> usize {
+        match self {
+            Slot::Index => 1,
+            Slot::MemRef { dims, .. } => 3 + 2 * dims.len(),
+        }
+    }
+}
+
+/// The arguments and results of a function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Signature {
+    pub inputs: Vec<Slot>,
+    pub outputs: Vec<Slot>,
+}
+
+/// Options of [`Program::compile`].
+#[derive(Clone, Debug)]
+pub struct CompileOptions {
+    /// LLVM optimization level (0 to 3).
+    pub opt_level: usize,
+    /// The OpenMP runtime for parallel loops (default: [`openmp_runtime`]).
+    pub openmp: Option<String>,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions {
+            opt_level: 3,
+            openmp: None,
+        }
+    }
+}
+
+/// Runs a textual pipeline on `builtin.module` over the module.
+pub fn run_pipeline(context: &Context, module: &mut Module, pipeline: &str) -> Result<(), String> {
+    let pm = PassManager::new(context);
+    melior::utility::parse_pass_pipeline(
+        pm.as_operation_pass_manager(),
+        &format!("builtin.module({pipeline})"),
+    )
+    .map_err(|e| format!("internal error: bad pipeline {pipeline}: {e}"))?;
+    pm.run(module).map_err(|_| "the pipeline failed".to_string())
+}
+
+/// The public functions of a module.
+fn functions<'c, 'm>(module: &'m Module<'c>) -> Vec<(String, OperationRef<'c, 'm>)> {
+    ir::ops_named(module.as_operation(), "func.func")
+        .into_iter()
+        .filter(|f| {
+            !f.attribute("sym_visibility")
+                .ok()
+                .and_then(ocannl_mlir::attr::string_value)
+                .is_some_and(|v| v == "private")
+                && f.region(0).is_ok_and(|r| {
+                    melior::ir::RegionLike::first_block(&r).is_some()
+                })
+        })
+        .filter_map(|f| {
+            let name = f
+                .attribute("sym_name")
+                .ok()
+                .and_then(|a| StringAttribute::try_from(a).ok())?
+                .value()
+                .to_string();
+            Some((name, f))
+        })
+        .collect()
+}
+
+/// The signature of a function at the loops stage.
+pub fn signature(func: OperationRef) -> Result<Signature, String> {
+    let ft = func
+        .attribute("function_type")
+        .ok()
+        .and_then(|a| TypeAttribute::try_from(a).ok())
+        .map(|t| t.value())
+        .ok_or("no function type")?;
+    let ft = FunctionType::try_from(ft).map_err(|_| "no function type")?;
+    let inputs = (0..ft.input_count())
+        .map(|i| Slot::of(ft.input(i).map_err(|e| e.to_string())?))
+        .collect::<Result<_, _>>()?;
+    let outputs = (0..ft.result_count())
+        .map(|i| Slot::of(ft.result(i).map_err(|e| e.to_string())?))
+        .collect::<Result<_, _>>()?;
+    Ok(Signature { inputs, outputs })
+}
+
+/// The signatures of the module's public functions, by name (functions
+/// whose types the runtime cannot exchange are left out, with the reason).
+pub fn signatures(module: &Module) -> HashMap<String, Result<Signature, String>> {
+    functions(module)
+        .into_iter()
+        .map(|(name, f)| (name, signature(f)))
+        .collect()
+}
+
+/// A compiled module.
+pub struct Program {
+    engine: ExecutionEngine,
+    signatures: HashMap<String, Result<Signature, String>>,
+    phases: Vec<(&'static str, Duration)>,
+}
+
+impl Program {
+    /// Compiles a module at the loops stage: C interfaces for its public
+    /// functions, `ocannl-loops-to-llvm`, then the JIT.
+    pub fn compile(
+        context: &Context,
+        module: &mut Module,
+        options: &CompileOptions,
+    ) -> Result<Program, String> {
+        if options.opt_level > 3 {
+            return Err(format!(
+                "the optimization level must be 0 to 3, not {}",
+                options.opt_level
+            ));
+        }
+        let t = Instant::now();
+        let signatures = signatures(module);
+        for (_, f) in functions(module) {
+            ir::set_attribute(f, "llvm.emit_c_interface", Attribute::unit(context));
+        }
+        run_pipeline(context, module, crate::pipeline::LOOPS_TO_LLVM_NAME)
+            .map_err(|e| format!("lowering to LLVM: {e}"))?;
+        let mut phases = vec![("to-llvm", t.elapsed())];
+        let t = Instant::now();
+        // Parallel loops call the OpenMP runtime, which the JIT loads.
+        let parallel = !ir::collect(module.as_operation(), |op| {
+            op.name()
+                .as_string_ref()
+                .as_str()
+                .is_ok_and(|n| n.starts_with("omp."))
+        })
+        .is_empty();
+        let omp = options.openmp.clone().unwrap_or_else(openmp_runtime);
+        let mut libs: Vec<&str> = vec![];
+        let omp_c = format!("{omp}\0");
+        if parallel {
+            if !Path::new(&omp).exists() {
+                return Err(format!(
+                    "the program has parallel loops, but the OpenMP runtime {omp} is missing \
+                     (install libomp-22-dev, or set OCANNL_OPENMP_LIB)"
+                ));
+            }
+            // The execution engine reads the path as a C string.
+            libs.push(&omp_c);
+        }
+        let engine = ExecutionEngine::new(module, options.opt_level, &libs, false, false);
+        phases.push(("jit", t.elapsed()));
+        Ok(Program {
+            engine,
+            signatures,
+            phases,
+        })
+    }
+
+    /// How long compiling took: lowering to LLVM (`to-llvm`), then the
+    /// JIT (`jit`).
+    pub fn phases(&self) -> &[(&'static str, Duration)] {
+        &self.phases
+    }
+
+    /// The signature of a public function.
+    pub fn signature(&self, entry: &str) -> Result<&Signature, String> {
+        match self.signatures.get(entry) {
+            Some(Ok(s)) => Ok(s),
+            Some(Err(e)) => Err(format!("@{entry}: {e}")),
+            None => Err(format!("no function @{entry} in the module")),
+        }
+    }
+
+    /// Calls a function. Arguments must match its signature (element
+    /// types and sizes of tensors; indices for index arguments).
+    pub fn call(&self, entry: &str, args: &[HostValue]) -> Result<Vec<HostValue>, String> {
+        let sig = self.signature(entry)?;
+        if args.len() != sig.inputs.len() {
+            return Err(format!(
+                "@{entry} takes {} argument(s) but {} were given",
+                sig.inputs.len(),
+                args.len()
+            ));
+        }
+        // The arguments' storage and descriptors (kept alive for the call).
+        let mut storage: Vec<Vec<u64>> = Vec::with_capacity(args.len());
+        let mut values: Vec<Vec<i64>> = Vec::with_capacity(args.len());
+        for (i, (a, slot)) in args.iter().zip(&sig.inputs).enumerate() {
+            match (a, slot) {
+                (HostValue::Index(v), Slot::Index) => {
+                    storage.push(vec![]);
+                    values.push(vec![*v]);
+                }
+                (HostValue::Tensor(t), Slot::MemRef { elt, dims }) => {
+                    if t.elt != *elt || t.dims != *dims {
+                        return Err(format!(
+                            "argument #{i}: a {} tensor of shape {:?} where @{entry} takes {} of shape {dims:?}",
+                            t.elt.name(),
+                            t.dims,
+                            elt.name()
+                        ));
+                    }
+                    let n: u64 = dims.iter().product();
+                    if t.data.len() as u64 != n {
+                        return Err(format!(
+                            "argument #{i}: {} values for a tensor of {n} cells",
+                            t.data.len()
+                        ));
+                    }
+                    // u64 words keep the storage aligned for f32 and f64.
+                    let mut words = vec![0u64; (t.data.len() * elt.size()).div_ceil(8)];
+                    write_cells(&mut words, *elt, &t.data);
+                    let ptr = words.as_mut_ptr() as i64;
+                    let mut d = vec![ptr, ptr, 0];
+                    d.extend(dims.iter().map(|&x| x as i64));
+                    d.extend(
+                        ocannl_assign::row_major_strides(dims)
+                            .into_iter()
+                            .map(|s| s as i64),
+                    );
+                    storage.push(words);
+                    values.push(d);
+                }
+                (a, slot) => {
+                    return Err(format!(
+                        "argument #{i}: {} where @{entry} takes {}",
+                        describe(a),
+                        match slot {
+                            Slot::Index => "an index".to_string(),
+                            Slot::MemRef { elt, dims } =>
+                                format!("a {} tensor of shape {dims:?}", elt.name()),
+                        }
+                    ))
+                }
+            }
+        }
+        let result_words: usize = sig.outputs.iter().map(Slot::words).sum();
+        let mut result = vec![0i64; result_words.max(1)];
+        // The packed C interface: one pointer per argument to its value; the
+        // results come back through a pointer passed first.
+        let mut result_ptr = result.as_mut_ptr() as *mut c_void;
+        let mut arg_ptrs: Vec<*mut c_void> = values
+            .iter_mut()
+            .zip(&sig.inputs)
+            .map(|(v, s)| match s {
+                Slot::Index => v.as_mut_ptr() as *mut c_void,
+                Slot::MemRef { .. } => v.as_mut_ptr() as *mut c_void,
+            })
+            .collect();
+        let mut packed: Vec<*mut ()> = vec![];
+        if !sig.outputs.is_empty() {
+            packed.push(&mut result_ptr as *mut *mut c_void as *mut ());
+        }
+        for (p, s) in arg_ptrs.iter_mut().zip(&sig.inputs) {
+            match s {
+                // The value itself is the index.
+                Slot::Index => packed.push(*p as *mut ()),
+                // The value is the pointer to the descriptor.
+                Slot::MemRef { .. } => packed.push(p as *mut *mut c_void as *mut ()),
+            }
+        }
+        // SAFETY: the packed arguments point to live values of the types the
+        // signature gives, and the result area has room for every result.
+        unsafe {
+            self.engine
+                .invoke_packed(entry, &mut packed)
+                .map_err(|e| format!("cannot call @{entry}: {e}"))?;
+        }
+        // Read the results, then free what the compiled code allocated for
+        // them: each allocation once, and never an argument's storage.
+        let arg_storage: Vec<i64> = storage.iter().map(|s| s.as_ptr() as i64).collect();
+        let mut freed: Vec<i64> = vec![];
+        let mut out = Vec::with_capacity(sig.outputs.len());
+        let mut off = 0;
+        for slot in &sig.outputs {
+            let words = &result[off..off + slot.words()];
+            off += slot.words();
+            match slot {
+                Slot::Index => out.push(HostValue::Index(words[0])),
+                Slot::MemRef { elt, dims } => {
+                    // SAFETY: a descriptor of a buffer of that type and sizes,
+                    // written by the compiled code.
+                    out.push(HostValue::Tensor(unsafe { read_tensor(words, *elt, dims) }));
+                    let allocated = words[0];
+                    if allocated != 0
+                        && !arg_storage.contains(&allocated)
+                        && !freed.contains(&allocated)
+                    {
+                        freed.push(allocated);
+                    }
+                }
+            }
+        }
+        for p in freed {
+            // SAFETY: allocated by the compiled code with malloc, returned
+            // to the caller, freed once.
+            unsafe { free(p as *mut c_void) };
+        }
+        drop(storage);
+        Ok(out)
+    }
+}
+
+fn describe(v: &HostValue) -> String {
+    match v {
+        HostValue::Index(i) => format!("the index {i}"),
+        HostValue::Tensor(t) => format!("a {} tensor of shape {:?}", t.elt.name(), t.dims),
+    }
+}
+
+fn write_cells(words: &mut [u64], elt: Elt, data: &[f64]) {
+    let bytes: &mut [u8] =
+        // SAFETY: reinterpreting owned u64 words as bytes.
+        unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr() as *mut u8, words.len() * 8) };
+    for (i, &x) in data.iter().enumerate() {
+        match elt {
+            Elt::F32 => bytes[i * 4..i * 4 + 4].copy_from_slice(&(x as f32).to_ne_bytes()),
+            Elt::F64 => bytes[i * 8..i * 8 + 8].copy_from_slice(&x.to_ne_bytes()),
+        }
+    }
+}
+
+/// # Safety
+/// `words` must be a memref descriptor of a live buffer of `elt` with sizes
+/// `dims`.
+unsafe fn read_tensor(words: &[i64], elt: Elt, dims: &[u64]) -> HostTensor {
+    let aligned = words[1] as *const u8;
+    let offset = words[2];
+    let rank = dims.len();
+    let strides: Vec<i64> = words[3 + rank..3 + 2 * rank].to_vec();
+    let n: u64 = dims.iter().product();
+    let mut data = Vec::with_capacity(n as usize);
+    let mut idx = vec![0u64; rank];
+    for _ in 0..n {
+        let lin: i64 = idx
+            .iter()
+            .zip(&strides)
+            .map(|(&i, &s)| i as i64 * s)
+            .sum::<i64>()
+            + offset;
+        let v = unsafe {
+            match elt {
+                Elt::F64 => *(aligned as *const f64).offset(lin as isize),
+                Elt::F32 => *(aligned as *const f32).offset(lin as isize) as f64,
+            }
+        };
+        data.push(v);
+        for k in (0..rank).rev() {
+            idx[k] += 1;
+            if idx[k] < dims[k] {
+                break;
+            }
+            idx[k] = 0;
+        }
+    }
+    HostTensor {
+        elt,
+        dims: dims.to_vec(),
+        data,
+    }
+}
+
+unsafe extern "C" {
+    fn free(p: *mut c_void);
+}
+
+/// The OpenMP runtime library for parallel loops: `OCANNL_OPENMP_LIB`, or
+/// LLVM's `libomp.so` beside the MLIR the tool was built with.
+pub fn openmp_runtime() -> String {
+    std::env::var("OCANNL_OPENMP_LIB").unwrap_or_else(|_| {
+        let prefix = option_env!("MLIR_SYS_220_PREFIX").unwrap_or("/usr/lib/llvm-22");
+        format!("{prefix}/lib/libomp.so")
+    })
+}

@@ -1,0 +1,119 @@
+//! Reading attribute values.
+
+use melior::ir::{attribute::AttributeLike, r#type::TypeLike, Attribute, Type};
+
+/// The value of a string attribute (`None` for other attributes). Unlike
+/// melior's `StringAttribute::value`, this accepts the empty string.
+pub fn string_value(attr: Attribute) -> Option<String> {
+    if !attr.is_string() {
+        return None;
+    }
+    // SAFETY: the attribute is a string attribute; its bytes live as long as
+    // the context and are copied out at once.
+    unsafe {
+        let r = mlir_sys::mlirStringAttrGetValue(attr.to_raw());
+        if r.length == 0 {
+            return Some(String::new());
+        }
+        let bytes = std::slice::from_raw_parts(r.data as *const u8, r.length);
+        Some(String::from_utf8_lossy(bytes).into_owned())
+    }
+}
+
+/// The value of a bool attribute.
+pub fn bool_value(attr: Attribute) -> Option<bool> {
+    // SAFETY: checked to be a bool attribute.
+    attr.is_bool()
+        .then(|| unsafe { mlir_sys::mlirBoolAttrGetValue(attr.to_raw()) })
+}
+
+/// The value of an integer attribute (signless or signed).
+pub fn int_value(attr: Attribute) -> Option<i64> {
+    // SAFETY: checked to be an integer attribute.
+    attr.is_integer()
+        .then(|| unsafe { mlir_sys::mlirIntegerAttrGetValueInt(attr.to_raw()) })
+}
+
+/// The value of a float attribute, or of an integer attribute as a float.
+pub fn number_value(attr: Attribute) -> Option<f64> {
+    if attr.is_float() {
+        // SAFETY: checked to be a float attribute.
+        Some(unsafe { mlir_sys::mlirFloatAttrGetValueDouble(attr.to_raw()) })
+    } else {
+        int_value(attr).map(|i| i as f64)
+    }
+}
+
+/// The number of elements of an elements attribute (a dense literal).
+pub fn element_count(attr: Attribute) -> Option<u64> {
+    // SAFETY: checked to be an elements attribute.
+    attr.is_elements()
+        .then(|| unsafe { mlir_sys::mlirElementsAttrGetNumElements(attr.to_raw()) } as u64)
+}
+
+/// The type of an attribute.
+pub fn type_of(attr: Attribute) -> Type {
+    attr.r#type()
+}
+
+/// The element type of a dense literal.
+pub fn element_type(attr: Attribute) -> Option<Type> {
+    crate::types::element_type(attr.r#type())
+}
+
+/// The dims of a dense literal's (ranked) type, empty otherwise.
+pub fn dense_dims(attr: Attribute) -> Vec<i64> {
+    crate::types::static_dims(attr.r#type()).unwrap_or_default()
+}
+
+/// The elements of a dense float literal, as f64.
+pub fn dense_f64_values(attr: Attribute) -> Option<Vec<f64>> {
+    if !attr.is_dense_fp_elements() {
+        return None;
+    }
+    let n = element_count(attr)? as isize;
+    let f64_elts = element_type(attr).is_some_and(|t| t.is_f64());
+    // SAFETY: a dense float elements attribute of `n` elements of that type.
+    Some(
+        (0..n)
+            .map(|i| unsafe {
+                if f64_elts {
+                    mlir_sys::mlirDenseElementsAttrGetDoubleValue(attr.to_raw(), i)
+                } else {
+                    mlir_sys::mlirDenseElementsAttrGetFloatValue(attr.to_raw(), i) as f64
+                }
+            })
+            .collect(),
+    )
+}
+
+/// A dense literal with the same elements and another shaped type of as
+/// many elements (`None` if that is not possible).
+pub fn reshape_dense<'c>(attr: Attribute<'c>, ty: Type<'c>) -> Option<Attribute<'c>> {
+    if !attr.is_dense_elements() || !ty.is_shaped() {
+        return None;
+    }
+    // SAFETY: a dense elements attribute and a shaped type; a null result
+    // (element count mismatch) is turned into `None`.
+    unsafe {
+        Attribute::from_option_raw(mlir_sys::mlirDenseElementsAttrReshapeGet(
+            attr.to_raw(),
+            ty.to_raw(),
+        ))
+    }
+}
+
+/// The affine map of an affine map attribute.
+pub fn affine_map(attr: Attribute) -> Option<melior::ir::AffineMap> {
+    // SAFETY: checked to be an affine map attribute; the map is uniqued in
+    // the same context.
+    attr.is_affine_map().then(|| unsafe {
+        melior::ir::AffineMap::from_raw(mlir_sys::mlirAffineMapAttrGetValue(attr.to_raw()))
+    })
+}
+
+/// The attribute of an affine map.
+pub fn affine_map_attr(map: melior::ir::AffineMap) -> Attribute {
+    // SAFETY: a valid map gives a valid attribute in its context.
+    unsafe { Attribute::from_raw(mlir_sys::mlirAffineMapAttrGet(map.to_raw())) }
+}

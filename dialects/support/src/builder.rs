@@ -1,0 +1,338 @@
+//! Building upstream ops at an insertion point.
+//!
+//! A [`Builder`] makes ops at one location; an [`At`] says where they go
+//! (before a fixed op, or at the end of a block). Values, blocks and ops
+//! made here carry the lifetime `'a` of the IR they were inserted into.
+//! Loop builders make the loop op first and fill its body in place, so a
+//! body's values are tied to the same IR as everything else.
+
+use melior::{
+    ir::{
+        attribute::FloatAttribute,
+        block::BlockLike,
+        operation::{OperationBuilder, OperationLike},
+        Attribute, Block, BlockRef, Identifier, Location, Operation, OperationRef, Region,
+        RegionLike, Type, Value, ValueLike,
+    },
+    Context,
+};
+
+/// Where new ops go: before `before`, or appended to `block`.
+#[derive(Clone, Copy)]
+pub struct At<'c, 'a> {
+    pub block: BlockRef<'c, 'a>,
+    pub before: Option<OperationRef<'c, 'a>>,
+}
+
+impl<'c, 'a> At<'c, 'a> {
+    /// Before `op` (which must be in a block).
+    pub fn before(op: OperationRef<'c, 'a>) -> Result<Self, String> {
+        Ok(At {
+            block: op.block().ok_or("internal error: an op without a block")?,
+            before: Some(op),
+        })
+    }
+
+    /// At the end of `block`.
+    pub fn end(block: BlockRef<'c, 'a>) -> Self {
+        At {
+            block,
+            before: None,
+        }
+    }
+}
+
+/// Loop bounds: lower bound, upper bound, step.
+pub type Bounds<'c, 'a> = (Value<'c, 'a>, Value<'c, 'a>, Value<'c, 'a>);
+
+/// Makes ops at one location.
+pub struct Builder<'c> {
+    pub ctx: &'c Context,
+    pub loc: Location<'c>,
+}
+
+impl<'c> Builder<'c> {
+    pub fn new(ctx: &'c Context, loc: Location<'c>) -> Self {
+        Builder { ctx, loc }
+    }
+
+    /// Inserts a built op.
+    pub fn place<'a>(&self, at: At<'c, 'a>, op: Operation<'c>) -> OperationRef<'c, 'a> {
+        match at.before {
+            Some(b) => at.block.insert_operation_before(b, op),
+            None => at.block.append_operation(op),
+        }
+    }
+
+    /// A type from its text.
+    pub fn ty(&self, text: &str) -> Result<Type<'c>, String> {
+        Type::parse(self.ctx, text).ok_or_else(|| format!("internal error: cannot parse type {text}"))
+    }
+
+    /// An attribute from its text.
+    pub fn attr(&self, text: &str) -> Result<Attribute<'c>, String> {
+        Attribute::parse(self.ctx, text)
+            .ok_or_else(|| format!("internal error: cannot parse attribute {text}"))
+    }
+
+    fn attrs(&self, attrs: &[(&str, Attribute<'c>)]) -> Vec<(Identifier<'c>, Attribute<'c>)> {
+        attrs
+            .iter()
+            .map(|(n, a)| (Identifier::new(self.ctx, n), *a))
+            .collect()
+    }
+
+    /// An op with operands, attributes and results, inserted at `at`.
+    pub fn op<'a>(
+        &self,
+        at: At<'c, 'a>,
+        name: &str,
+        operands: &[Value<'c, 'a>],
+        results: &[Type<'c>],
+        attrs: &[(&str, Attribute<'c>)],
+    ) -> OperationRef<'c, 'a> {
+        let op = OperationBuilder::new(name, self.loc)
+            .add_operands(operands)
+            .add_attributes(&self.attrs(attrs))
+            .add_results(results)
+            .build()
+            .expect("an op with explicit result types always builds");
+        self.place(at, op)
+    }
+
+    /// An op with one result.
+    pub fn op1<'a>(
+        &self,
+        at: At<'c, 'a>,
+        name: &str,
+        operands: &[Value<'c, 'a>],
+        result: Type<'c>,
+        attrs: &[(&str, Attribute<'c>)],
+    ) -> Value<'c, 'a> {
+        self.op(at, name, operands, &[result], attrs)
+            .result(0)
+            .expect("an op built with one result")
+            .into()
+    }
+
+    /// An op without results or attributes.
+    pub fn op0<'a>(&self, at: At<'c, 'a>, name: &str, operands: &[Value<'c, 'a>]) {
+        self.op(at, name, operands, &[], &[]);
+    }
+
+    /// `arith.constant` of a value given as text (`"0.0"`, `"0xFF800000"`).
+    pub fn constant<'a>(
+        &self,
+        at: At<'c, 'a>,
+        value: &str,
+        ty: &str,
+    ) -> Result<Value<'c, 'a>, String> {
+        let t = self.ty(ty)?;
+        let a = self.attr(&format!("{value} : {ty}"))?;
+        Ok(self.op1(at, "arith.constant", &[], t, &[("value", a)]))
+    }
+
+    /// `arith.constant` of a float of type `ty` (infinities included).
+    pub fn float<'a>(&self, at: At<'c, 'a>, v: f64, ty: Type<'c>) -> Value<'c, 'a> {
+        let a = FloatAttribute::new(self.ctx, ty, v);
+        self.op1(at, "arith.constant", &[], ty, &[("value", a.into())])
+    }
+
+    /// `arith.constant` of an index.
+    pub fn index<'a>(&self, at: At<'c, 'a>, v: i64) -> Result<Value<'c, 'a>, String> {
+        self.constant(at, &v.to_string(), "index")
+    }
+
+    /// A loop op `name` with one single-block region: the block takes an
+    /// index induction variable and values of `carried` types; `body` fills
+    /// it and returns the operands of its `terminator`. Returns the op's
+    /// results (`carried` types).
+    #[allow(clippy::too_many_arguments)]
+    pub fn loop_op<'a>(
+        &self,
+        at: At<'c, 'a>,
+        name: &str,
+        operands: &[Value<'c, 'a>],
+        attrs: &[(&str, Attribute<'c>)],
+        carried: &[Type<'c>],
+        terminator: &str,
+        body: &mut dyn FnMut(At<'c, 'a>, &[Value<'c, 'a>]) -> Result<Vec<Value<'c, 'a>>, String>,
+    ) -> Result<Vec<Value<'c, 'a>>, String> {
+        let op = OperationBuilder::new(name, self.loc)
+            .add_operands(operands)
+            .add_attributes(&self.attrs(attrs))
+            .add_regions([Region::new()])
+            .add_results(carried)
+            .build()
+            .map_err(|e| e.to_string())?;
+        let op = self.place(at, op);
+        let mut args = vec![(Type::index(self.ctx), self.loc)];
+        args.extend(carried.iter().map(|t| (*t, self.loc)));
+        let region = op.region(0).map_err(|e| e.to_string())?;
+        let block = region.append_block(Block::new(&args));
+        let block_args: Vec<Value<'c, 'a>> = (0..args.len())
+            .map(|k| block.argument(k).map(Value::from).map_err(|e| e.to_string()))
+            .collect::<Result<_, _>>()?;
+        let next = body(At::end(block), &block_args)?;
+        block.append_operation(
+            OperationBuilder::new(terminator, self.loc)
+                .add_operands(&next)
+                .build()
+                .map_err(|e| e.to_string())?,
+        );
+        Ok(op.results().map(Value::from).collect())
+    }
+
+    /// One `scf.for` carrying `inits` (`iter_args`): `body` gets the
+    /// insertion point inside, the induction variable and the carried
+    /// values, and returns the next ones. Returns the final values.
+    pub fn for_loop<'a>(
+        &self,
+        at: At<'c, 'a>,
+        (lb, ub, step): Bounds<'c, 'a>,
+        inits: &[Value<'c, 'a>],
+        body: &mut dyn FnMut(
+            At<'c, 'a>,
+            Value<'c, 'a>,
+            &[Value<'c, 'a>],
+        ) -> Result<Vec<Value<'c, 'a>>, String>,
+    ) -> Result<Vec<Value<'c, 'a>>, String> {
+        let types: Vec<Type> = inits.iter().map(|v| v.r#type()).collect();
+        let mut operands = vec![lb, ub, step];
+        operands.extend_from_slice(inits);
+        self.loop_op(
+            at,
+            "scf.for",
+            &operands,
+            &[],
+            &types,
+            "scf.yield",
+            &mut |inner, args| body(inner, args[0], &args[1..]),
+        )
+    }
+
+    /// One `scf.parallel` (iterations that may run concurrently).
+    pub fn parallel_loop<'a>(
+        &self,
+        at: At<'c, 'a>,
+        (lb, ub, step): Bounds<'c, 'a>,
+        body: &mut dyn FnMut(At<'c, 'a>, Value<'c, 'a>) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let segments = [("operandSegmentSizes", self.attr("array<i32: 1, 1, 1, 0>")?)];
+        self.loop_op(
+            at,
+            "scf.parallel",
+            &[lb, ub, step],
+            &segments,
+            &[],
+            "scf.reduce",
+            &mut |inner, args| body(inner, args[0]).map(|()| vec![]),
+        )
+        .map(|_| ())
+    }
+
+    /// A loop that is parallel when `parallel` holds.
+    pub fn maybe_parallel<'a>(
+        &self,
+        at: At<'c, 'a>,
+        parallel: bool,
+        b: Bounds<'c, 'a>,
+        body: &mut dyn FnMut(At<'c, 'a>, Value<'c, 'a>) -> Result<(), String>,
+    ) -> Result<(), String> {
+        if parallel {
+            self.parallel_loop(at, b, body)
+        } else {
+            self.for_loop(at, b, &[], &mut |inner, iv, _| body(inner, iv).map(|()| vec![]))
+                .map(|_| ())
+        }
+    }
+
+    /// Constant loop bounds `lo..hi` by `step`.
+    pub fn bounds<'a>(
+        &self,
+        at: At<'c, 'a>,
+        lo: i64,
+        hi: i64,
+        step: i64,
+    ) -> Result<Bounds<'c, 'a>, String> {
+        Ok((self.index(at, lo)?, self.index(at, hi)?, self.index(at, step)?))
+    }
+
+    /// `scf.for` nests over the half-open `ranges`; `body` gets the
+    /// insertion point inside and the induction variables.
+    pub fn nest<'a>(
+        &self,
+        at: At<'c, 'a>,
+        ranges: &[(i64, i64)],
+        body: &mut dyn FnMut(At<'c, 'a>, &[Value<'c, 'a>]) -> Result<(), String>,
+    ) -> Result<(), String> {
+        self.reduce_nest(at, ranges, &[], &mut vec![], &mut |inner, ivs, _| {
+            body(inner, ivs).map(|()| vec![])
+        })
+        .map(|_| ())
+    }
+
+    /// `scf.for` nests over `ranges` carrying values (`iter_args`): `body`
+    /// gets the induction variables (after those already in `ivs`) and the
+    /// current values and returns the next; the final values are returned.
+    pub fn reduce_nest<'a>(
+        &self,
+        at: At<'c, 'a>,
+        ranges: &[(i64, i64)],
+        carried: &[Value<'c, 'a>],
+        ivs: &mut Vec<Value<'c, 'a>>,
+        body: &mut dyn FnMut(
+            At<'c, 'a>,
+            &[Value<'c, 'a>],
+            &[Value<'c, 'a>],
+        ) -> Result<Vec<Value<'c, 'a>>, String>,
+    ) -> Result<Vec<Value<'c, 'a>>, String> {
+        let Some((&(lo, hi), rest)) = ranges.split_first() else {
+            return body(at, ivs, carried);
+        };
+        let b = self.bounds(at, lo, hi, 1)?;
+        self.for_loop(at, b, carried, &mut |inner, iv, carried| {
+            ivs.push(iv);
+            let next = self.reduce_nest(inner, rest, carried, ivs, body);
+            ivs.pop();
+            next
+        })
+    }
+
+    /// Like [`Builder::nest`], with the outermost loop parallel when
+    /// `parallel` holds (its iterations must touch disjoint cells).
+    pub fn nest_parallel<'a>(
+        &self,
+        at: At<'c, 'a>,
+        ranges: &[(i64, i64)],
+        parallel: bool,
+        body: &mut dyn FnMut(At<'c, 'a>, &[Value<'c, 'a>]) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let Some((&(lo, hi), rest)) = ranges.split_first().filter(|_| parallel) else {
+            return self.nest(at, ranges, body);
+        };
+        let b = self.bounds(at, lo, hi, 1)?;
+        self.parallel_loop(at, b, &mut |inner, iv| {
+            self.nest(inner, rest, &mut |at2, ivs| {
+                let mut all = vec![iv];
+                all.extend_from_slice(ivs);
+                body(at2, &all)
+            })
+        })
+    }
+
+    /// A `memref.alloc` of a static shape, aligned to `alignment` bytes if
+    /// given.
+    pub fn alloc<'a>(
+        &self,
+        at: At<'c, 'a>,
+        ty: Type<'c>,
+        alignment: Option<i64>,
+    ) -> Result<Value<'c, 'a>, String> {
+        let mut attrs = vec![("operandSegmentSizes", self.attr("array<i32: 0, 0>")?)];
+        if let Some(a) = alignment {
+            attrs.push(("alignment", self.attr(&format!("{a} : i64"))?));
+        }
+        Ok(self.op1(at, "memref.alloc", &[], ty, &attrs))
+    }
+}

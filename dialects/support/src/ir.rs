@@ -1,0 +1,160 @@
+//! Navigating and changing IR: what melior leaves to the C API.
+
+use melior::{
+    ir::{
+        operation::{OperationLike, OperationMutLike, OperationRefMut, WalkOrder, WalkResult},
+        Attribute, BlockRef, OperationRef, Value, ValueLike,
+    },
+    Context, ContextRef,
+};
+
+/// The context behind a [`ContextRef`], borrowed from it.
+pub fn context<'r>(r: &'r ContextRef<'_>) -> &'r Context {
+    // SAFETY: a `ContextRef` is a valid context handle, and the reference
+    // lives no longer than the handle it is made from.
+    unsafe { r.to_ref() }
+}
+
+/// The ops named `name` under `root` (pre-order), `root` included.
+pub fn ops_named<'c, 'a>(root: OperationRef<'c, 'a>, name: &str) -> Vec<OperationRef<'c, 'a>> {
+    collect(root, |op| op.name().as_string_ref().as_str() == Ok(name))
+}
+
+/// The ops under `root` (pre-order) that satisfy `pred`.
+pub fn collect<'c, 'a>(
+    root: OperationRef<'c, 'a>,
+    mut pred: impl FnMut(&OperationRef<'c, 'a>) -> bool,
+) -> Vec<OperationRef<'c, 'a>> {
+    let mut raw = vec![];
+    root.walk(WalkOrder::PreOrder, |op| {
+        raw.push(op.to_raw());
+        WalkResult::Advance
+    });
+    raw.into_iter()
+        // SAFETY: ops nested in `root` live as long as `root` does.
+        .map(|r| unsafe { OperationRef::from_raw(r) })
+        .filter(|op| pred(op))
+        .collect()
+}
+
+/// The name of an op (empty if it is not UTF-8).
+pub fn name<'c>(op: &impl OperationLike<'c, 'c>) -> String {
+    op.name().as_string_ref().as_str().unwrap_or("").to_string()
+}
+
+/// The ops using `value`, once per use.
+pub fn users<'c, 'a>(value: Value<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    let mut out = vec![];
+    // SAFETY: walking a valid value's use list; each owner is a live op of
+    // the same IR.
+    unsafe {
+        let mut u = mlir_sys::mlirValueGetFirstUse(value.to_raw());
+        while !mlir_sys::mlirOpOperandIsNull(u) {
+            out.push(OperationRef::from_raw(mlir_sys::mlirOpOperandGetOwner(u)));
+            u = mlir_sys::mlirOpOperandGetNextUse(u);
+        }
+    }
+    out
+}
+
+/// Replaces every use of `old` by `new`.
+pub fn replace_all_uses<'c, 'a>(old: Value<'c, 'a>, new: Value<'c, 'a>) {
+    // SAFETY: two valid values of the same context.
+    unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(old.to_raw(), new.to_raw()) }
+}
+
+/// The ancestor of `op` (itself included) whose parent block is `block`.
+pub fn ancestor_in<'c, 'a>(
+    block: BlockRef<'c, 'a>,
+    op: OperationRef<'c, 'a>,
+) -> Option<OperationRef<'c, 'a>> {
+    let mut cur = Some(op);
+    while let Some(o) = cur {
+        if o.block().is_some_and(|b| b == block) {
+            return Some(o);
+        }
+        cur = o.parent_operation();
+    }
+    None
+}
+
+/// Sets an attribute of an op.
+pub fn set_attribute<'c>(op: OperationRef<'c, '_>, name: &str, attr: Attribute<'c>) {
+    // SAFETY: a mutable view of a live op, used for this call only.
+    let mut m = unsafe { OperationRefMut::from_raw(op.to_raw()) };
+    m.set_attribute(name, attr);
+}
+
+/// Ops to erase once a rewrite no longer looks at them: a pass collects the
+/// ops it replaces, and erases them (last first, so users go before what
+/// they use) when it is done with them.
+///
+/// Contract: after [`Graveyard::erase_all`], the buried ops must not be used
+/// through any other reference (the pass that buried them is done with
+/// them), and their results must have no uses left.
+pub struct Graveyard<'c, 'a> {
+    ops: Vec<OperationRef<'c, 'a>>,
+}
+
+impl<'c, 'a> Graveyard<'c, 'a> {
+    pub fn new() -> Self {
+        Graveyard { ops: vec![] }
+    }
+
+    pub fn bury(&mut self, op: OperationRef<'c, 'a>) {
+        self.ops.push(op);
+    }
+
+    /// Erases the buried ops, last buried first. Refuses (and erases
+    /// nothing) when a result of one of them is still used by an op that is
+    /// not buried too.
+    pub fn erase_all(self) -> Result<(), String> {
+        let buried: rustc_hash::FxHashSet<usize> =
+            self.ops.iter().map(|o| o.to_raw().ptr as usize).collect();
+        for op in &self.ops {
+            for r in op.results() {
+                let v: Value = r.into();
+                if users(v)
+                    .iter()
+                    .any(|u| !buried.contains(&(u.to_raw().ptr as usize)))
+                {
+                    return Err(format!(
+                        "internal error: erasing '{}' whose result is still used",
+                        op.name().as_string_ref().as_str().unwrap_or("?")
+                    ));
+                }
+            }
+        }
+        for op in self.ops.into_iter().rev() {
+            // SAFETY: the op is live, its results are unused outside the
+            // buried set (checked), and by the contract above nothing refers
+            // to it any more.
+            unsafe { mlir_sys::mlirOperationDestroy(op.to_raw()) };
+        }
+        Ok(())
+    }
+}
+
+impl Default for Graveyard<'_, '_> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A value as a hashable key (values are compared by identity).
+pub fn key(v: Value) -> usize {
+    v.to_raw().ptr as usize
+}
+
+/// Parses a whole file into a module, with the file's locations (`None` if
+/// it does not parse; the diagnostics went to the context's handlers).
+pub fn parse_file<'c>(context: &'c Context, path: &str) -> Option<melior::ir::Module<'c>> {
+    // SAFETY: a valid context and string; a null module is turned into
+    // `None`.
+    unsafe {
+        melior::ir::Module::from_option_raw(mlir_sys::mlirModuleCreateParseFromFile(
+            context.to_raw(),
+            melior::StringRef::new(path).to_raw(),
+        ))
+    }
+}

@@ -1,0 +1,63 @@
+//! Reading types.
+
+use melior::ir::{r#type::TypeLike, Type};
+
+/// The namespace of the dialect a type belongs to (`"builtin"`,
+/// `"ocannl_shape"`, ...), `None` for a type without one.
+pub fn dialect_namespace<'c>(ty: Type<'c>) -> Option<&'c str> {
+    // SAFETY: the dialect and its namespace live as long as the context.
+    unsafe {
+        let dialect = mlir_sys::mlirTypeGetDialect(ty.to_raw());
+        if dialect.ptr.is_null() {
+            return None;
+        }
+        let ns = mlir_sys::mlirDialectGetNamespace(dialect);
+        let bytes = std::slice::from_raw_parts(ns.data as *const u8, ns.length);
+        std::str::from_utf8(bytes).ok()
+    }
+}
+
+/// Whether `ty` belongs to the dialect `namespace` (without printing it).
+pub fn is_in_dialect(ty: Type, namespace: &str) -> bool {
+    dialect_namespace(ty) == Some(namespace)
+}
+
+/// The element type of a shaped type (memref, tensor, vector).
+pub fn element_type(ty: Type) -> Option<Type> {
+    // SAFETY: checked to be shaped.
+    ty.is_shaped()
+        .then(|| unsafe { Type::from_raw(mlir_sys::mlirShapedTypeGetElementType(ty.to_raw())) })
+}
+
+/// The sizes of a ranked shaped type, a dynamic size as -1; `None` for
+/// other types.
+pub fn static_dims(ty: Type) -> Option<Vec<i64>> {
+    // SAFETY: checked to be shaped and ranked.
+    unsafe {
+        let raw = ty.to_raw();
+        if !mlir_sys::mlirTypeIsAShaped(raw) || !mlir_sys::mlirShapedTypeHasRank(raw) {
+            return None;
+        }
+        let rank = mlir_sys::mlirShapedTypeGetRank(raw);
+        Some(
+            (0..rank as isize)
+                .map(|i| {
+                    if mlir_sys::mlirShapedTypeIsDynamicDim(raw, i) {
+                        -1
+                    } else {
+                        mlir_sys::mlirShapedTypeGetDimSize(raw, i)
+                    }
+                })
+                .collect(),
+        )
+    }
+}
+
+/// Static sizes of a memref (a dynamic size counts as 0); `None` for other
+/// types.
+pub fn memref_dims(ty: Type) -> Option<Vec<u64>> {
+    if !ty.is_mem_ref() {
+        return None;
+    }
+    static_dims(ty).map(|d| d.into_iter().map(|x| x.max(0) as u64).collect())
+}

@@ -1,0 +1,206 @@
+//! Tensor nodes and their initializations: `node` becomes `memref.alloc`;
+//! `fill`, `range`, `literal` (from a `memref.global`) and `uniform` become
+//! loops over the cells in memory order.
+
+use melior::ir::{
+    attribute::{StringAttribute, TypeAttribute},
+    block::BlockLike,
+    operation::{OperationBuilder, OperationLike},
+    Attribute, Identifier, OperationRef, RegionLike, Type, Value, ValueLike,
+};
+use ocannl_mlir::{attr, ir, At, Builder};
+use ocannl_ops::rng;
+
+use super::{
+    accum::{fill, memref_info},
+    target::LoopTarget,
+};
+
+/// `node`: a buffer, replacing the node's value.
+pub fn node<'c, 'a>(e: &Builder<'c>, at: At<'c, 'a>, op: &OperationRef<'c, 'a>) -> Result<(), String> {
+    let old: Value = op.result(0).map_err(|e| e.to_string())?.into();
+    let alloc = e.alloc(at, old.r#type(), None)?;
+    ir::replace_all_uses(old, alloc);
+    Ok(())
+}
+
+/// `fill`: every cell set to the attribute `value`.
+pub fn fill_op<'c, 'a>(
+    e: &Builder<'c>,
+    target: &dyn LoopTarget,
+    at: At<'c, 'a>,
+    op: &OperationRef<'c, 'a>,
+) -> Result<(), String> {
+    let dest = op.operand(0).map_err(|e| e.to_string())?;
+    let (dims, elt) = memref_info(dest)?;
+    let v = op
+        .attribute("value")
+        .map_err(|_| "attribute 'value' is required")?;
+    let c = e.op1(at, "arith.constant", &[], e.ty(&elt)?, &[("value", v)]);
+    fill(e, target, at, dest, &dims, c)
+}
+
+/// What a cell-by-cell initialization computes.
+pub enum Cells {
+    /// The cell's linear index.
+    Range,
+    /// A dense literal's value at the linear index.
+    Literal,
+    /// `uniform`: SplitMix64 of the seed and the linear index.
+    Uniform,
+}
+
+/// `range`, `literal`, `uniform`: a loop nest over the cells computing
+/// each from its linear index. `globals` counts the literals made global.
+pub fn cells<'c, 'a>(
+    e: &Builder<'c>,
+    module: OperationRef<'c, 'a>,
+    at: At<'c, 'a>,
+    op: &OperationRef<'c, 'a>,
+    what: Cells,
+    globals: &mut usize,
+) -> Result<(), String> {
+    let ctx = e.ctx;
+    let dest = op.operand(0).map_err(|e| e.to_string())?;
+    let (dims, elt) = memref_info(dest)?;
+    let st: Vec<i64> =
+        ocannl_assign::row_major_strides(&dims.iter().map(|&d| d as u64).collect::<Vec<_>>())
+            .into_iter()
+            .map(|s| s as i64)
+            .collect();
+    let total: i64 = dims.iter().product();
+    let source = if let Cells::Literal = what {
+        // The literal as a private global, read by linear index.
+        *globals += 1;
+        let gname = format!("__ocannl_literal_{globals}");
+        let v = op
+            .attribute("value")
+            .map_err(|_| "attribute 'value' is required")?;
+        let gty = format!("memref<{total}x{elt}>");
+        let flat = e.ty(&format!("tensor<{total}x{elt}>"))?;
+        let init = attr::reshape_dense(v, flat)
+            .ok_or_else(|| format!("cannot read the literal as {total} cells of {elt}"))?;
+        let global = OperationBuilder::new("memref.global", e.loc)
+            .add_attributes(&[
+                (
+                    Identifier::new(ctx, "sym_name"),
+                    StringAttribute::new(ctx, &gname).into(),
+                ),
+                (
+                    Identifier::new(ctx, "sym_visibility"),
+                    StringAttribute::new(ctx, "private").into(),
+                ),
+                (
+                    Identifier::new(ctx, "type"),
+                    TypeAttribute::new(e.ty(&gty)?).into(),
+                ),
+                (Identifier::new(ctx, "initial_value"), init),
+                (Identifier::new(ctx, "constant"), Attribute::unit(ctx)),
+            ])
+            .build()
+            .map_err(|er| er.to_string())?;
+        let body_block = module
+            .region(0)
+            .map_err(|er| er.to_string())?
+            .first_block()
+            .ok_or("empty module")?;
+        body_block.insert_operation(0, global);
+        Some(e.op1(
+            at,
+            "memref.get_global",
+            &[],
+            e.ty(&gty)?,
+            &[("name", e.attr(&format!("@{gname}"))?)],
+        ))
+    } else {
+        None
+    };
+    let (seed, low, high) = if let Cells::Uniform = what {
+        let seed = op
+            .attribute("seed")
+            .map_err(|_| "attribute 'seed' is required")?;
+        let seed = attr::int_value(seed).ok_or("attribute 'seed' must be an integer")?;
+        let f = |n: &str, d: f64| {
+            op.attribute(n)
+                .ok()
+                .and_then(attr::number_value)
+                .unwrap_or(d)
+        };
+        (seed, f("low", 0.0), f("high", 1.0))
+    } else {
+        (0, 0.0, 1.0)
+    };
+    let eltt = e.ty(&elt)?;
+    let ranges: Vec<(i64, i64)> = dims.iter().map(|&d| (0, d)).collect();
+    e.nest(at, &ranges, &mut |inner, ivs| {
+        // The linear index of the cell.
+        let mut lin = e.index(inner, 0)?;
+        for (iv, s) in ivs.iter().zip(&st) {
+            let sc = e.index(inner, *s)?;
+            let t = e.op1(inner, "arith.muli", &[*iv, sc], Type::index(ctx), &[]);
+            lin = e.op1(inner, "arith.addi", &[lin, t], Type::index(ctx), &[]);
+        }
+        let value = match what {
+            Cells::Literal => e.op1(
+                inner,
+                "memref.load",
+                &[source.ok_or("internal error: no global")?, lin],
+                eltt,
+                &[],
+            ),
+            Cells::Range => {
+                let i = e.op1(inner, "arith.index_cast", &[lin], e.ty("i64")?, &[]);
+                e.op1(inner, "arith.sitofp", &[i], eltt, &[])
+            }
+            Cells::Uniform => uniform_value(e, inner, lin, seed, low, high, eltt)?,
+        };
+        let mut ops = vec![value, dest];
+        ops.extend_from_slice(ivs);
+        e.op0(inner, "memref.store", &ops);
+        Ok(())
+    })
+}
+
+/// [`rng::uniform01`] of `seed` and the cell index `lin`, scaled to
+/// `[low, high)`: the same arithmetic as the interpreter's.
+fn uniform_value<'c, 'a>(
+    e: &Builder<'c>,
+    at: At<'c, 'a>,
+    lin: Value<'c, 'a>,
+    seed: i64,
+    low: f64,
+    high: f64,
+    eltt: Type<'c>,
+) -> Result<Value<'c, 'a>, String> {
+    let i64t = e.ty("i64")?;
+    let c = |v: u64| e.constant(at, &(v as i64).to_string(), "i64");
+    let idx = e.op1(at, "arith.index_cast", &[lin], i64t, &[]);
+    let golden = c(rng::GOLDEN)?;
+    let s = c(seed as u64)?;
+    let x = e.op1(at, "arith.muli", &[idx, golden], i64t, &[]);
+    let x = e.op1(at, "arith.addi", &[x, s], i64t, &[]);
+    let x = e.op1(at, "arith.addi", &[x, golden], i64t, &[]);
+    let mix = |x: Value<'c, 'a>, shift: u32, mul: Option<u64>| -> Result<Value<'c, 'a>, String> {
+        let sh = c(shift as u64)?;
+        let t = e.op1(at, "arith.shrui", &[x, sh], i64t, &[]);
+        let x = e.op1(at, "arith.xori", &[x, t], i64t, &[]);
+        Ok(match mul {
+            Some(m) => {
+                let m = c(m)?;
+                e.op1(at, "arith.muli", &[x, m], i64t, &[])
+            }
+            None => x,
+        })
+    };
+    let x = mix(x, rng::SHIFTS[0], Some(rng::MIX1))?;
+    let x = mix(x, rng::SHIFTS[1], Some(rng::MIX2))?;
+    let x = mix(x, rng::SHIFTS[2], None)?;
+    // The top bits, as a float in [0, 1).
+    let sh = c((64 - rng::FLOAT_BITS) as u64)?;
+    let top = e.op1(at, "arith.shrui", &[x, sh], i64t, &[]);
+    let f = e.op1(at, "arith.uitofp", &[top], eltt, &[]);
+    let scale = e.float(at, (high - low) / (1u64 << rng::FLOAT_BITS) as f64, eltt);
+    let lowc = e.float(at, low, eltt);
+    let f = e.op1(at, "arith.mulf", &[f, scale], eltt, &[]);
+    Ok(e.op1(at, "arith.addf", &[f, lowc], eltt, &[]))
+}

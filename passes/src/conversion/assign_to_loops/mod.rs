@@ -1,0 +1,97 @@
+//! `ocannl-lower-to-loops`: lowers `ocannl_assign` routines to upstream MLIR
+//! on memrefs: tensor nodes become `memref.alloc`, every accumulating
+//! assignment becomes an `scf.for` nest over its iteration space (after a
+//! nest resetting the result to the neutral element when asked), operand
+//! indices come from the projections through `affine.apply`, and numeric ops
+//! become `arith` / `math` ops. Initialization ops become loops over the
+//! cells (in memory order): `fill`, `range`, `literal` (from a
+//! `memref.global`), and `uniform` (a counter-based generator: SplitMix64 of
+//! the seed and the cell's index, so the values depend on nothing else).
+//! Nodes that are not returned are freed after their last use.
+//!
+//! The conversion is target-neutral; the installed [`target::LoopTarget`]
+//! decides which loops run in parallel and may compute an assignment with
+//! its own kernel. The result is plain upstream MLIR (scf, memref, arith,
+//! math, affine, vector) that stock `mlir-opt` processes and lowers to LLVM.
+//!
+//! - [`accum`]: accumulating assignments as loop nests.
+//! - [`init`]: nodes and initializations.
+//! - [`numeric`]: numeric ops as `arith`/`math` ops.
+//! - [`dealloc`]: buffer lifetimes.
+//! - [`target`]: the target interface.
+
+pub mod accum;
+pub mod dealloc;
+pub mod init;
+pub mod numeric;
+pub mod target;
+
+use melior::ir::{operation::OperationLike, OperationRef};
+use ocannl_mlir::{
+    ir::{self, Graveyard},
+    At, Builder,
+};
+
+use crate::framework::{Locate, Options, PassResult};
+
+pub use accum::Assignment;
+pub use target::LoopTarget;
+
+crate::define_pass!(
+    DEF,
+    run,
+    "ocannl-lower-to-loops",
+    "OcannlLowerToLoops",
+    "Lower ocannl_assign routines to scf loops over memrefs with arith/math ops (plain upstream MLIR)",
+    []
+);
+
+fn run<'c, 'a>(module: OperationRef<'c, 'a>, _: &Options) -> PassResult<'c> {
+    let ops = ir::collect(module, |op| {
+        op.name()
+            .as_string_ref()
+            .as_str()
+            .is_ok_and(|n| n.starts_with("ocannl_assign."))
+    });
+    for op in &ops {
+        if op.name().as_string_ref().as_str() == Ok("ocannl_assign.node") {
+            dealloc::free_after_last_use(op).at(op.location())?;
+        }
+    }
+    let target = target::current();
+    tracing::debug!(target = target.name(), "lowering to loops");
+    let mut globals = 0usize;
+    let mut lowered = Graveyard::new();
+    for op in ops {
+        lower(module, &op, target, &mut globals).at(op.location())?;
+        lowered.bury(op);
+    }
+    lowered.erase_all().at(module.location())?;
+    Ok(())
+}
+
+fn lower<'c, 'a>(
+    module: OperationRef<'c, 'a>,
+    op: &OperationRef<'c, 'a>,
+    target: &dyn LoopTarget,
+    globals: &mut usize,
+) -> Result<(), String> {
+    let ctx_ref = op.context();
+    let e = Builder::new(ir::context(&ctx_ref), op.location());
+    let at = At::before(*op)?;
+    let name = op.name();
+    let name = name
+        .as_string_ref()
+        .as_str()
+        .map_err(|e| e.to_string())?
+        .trim_start_matches("ocannl_assign.");
+    match name {
+        "node" => init::node(&e, at, op),
+        "fill" => init::fill_op(&e, target, at, op),
+        "range" => init::cells(&e, module, at, op, init::Cells::Range, globals),
+        "literal" => init::cells(&e, module, at, op, init::Cells::Literal, globals),
+        "uniform" => init::cells(&e, module, at, op, init::Cells::Uniform, globals),
+        "accum_unop" | "accum_binop" | "accum_ternop" => accum::lower(&e, target, at, op),
+        other => Err(format!("cannot lower 'ocannl_assign.{other}'")),
+    }
+}

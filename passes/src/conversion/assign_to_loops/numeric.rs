@@ -1,0 +1,114 @@
+//! The scalar computation of each numeric op in `arith` and `math` ops.
+
+use melior::ir::{Type, Value};
+use ocannl_mlir::{At, Builder};
+use ocannl_ops::{BinaryOp, NumOp, TernaryOp, UnaryOp};
+
+/// `op(a...)` on scalars of type `t`.
+pub fn numeric<'c, 'a>(
+    e: &Builder<'c>,
+    at: At<'c, 'a>,
+    op: NumOp,
+    a: &[Value<'c, 'a>],
+    t: Type<'c>,
+) -> Result<Value<'c, 'a>, String> {
+    if a.len() != op.arity() {
+        return Err(format!(
+            "internal error: the {} op '{op}' applied to {} operand(s)",
+            op.arity(),
+            a.len()
+        ));
+    }
+    let i1 = e.ty("i1")?;
+    let zero = || e.float(at, 0.0, t);
+    let one = || e.float(at, 1.0, t);
+    let cmp = |pred: &str, x: Value<'c, 'a>, y: Value<'c, 'a>| -> Result<Value<'c, 'a>, String> {
+        let p = e.attr(&format!("#arith<cmpfpredicate {pred}>"))?;
+        Ok(e.op1(at, "arith.cmpf", &[x, y], i1, &[("predicate", p)]))
+    };
+    let select = |c: Value<'c, 'a>, x: Value<'c, 'a>, y: Value<'c, 'a>| {
+        e.op1(at, "arith.select", &[c, x, y], t, &[])
+    };
+    let bool_to_float = |c: Value<'c, 'a>| select(c, one(), zero());
+    let un = |name: &str| e.op1(at, name, &[a[0]], t, &[]);
+    let bin = |name: &str| e.op1(at, name, &[a[0], a[1]], t, &[]);
+    Ok(match op {
+        NumOp::Unary(u) => match u {
+            UnaryOp::Identity => a[0],
+            UnaryOp::Relu => e.op1(at, "arith.maximumf", &[a[0], zero()], t, &[]),
+            UnaryOp::Satur01 => {
+                let (z, o) = (zero(), one());
+                let m = e.op1(at, "arith.maximumf", &[a[0], z], t, &[]);
+                e.op1(at, "arith.minimumf", &[m, o], t, &[])
+            }
+            UnaryOp::Exp => un("math.exp"),
+            UnaryOp::Log => un("math.log"),
+            UnaryOp::Exp2 => un("math.exp2"),
+            UnaryOp::Log2 => un("math.log2"),
+            UnaryOp::Sin => un("math.sin"),
+            UnaryOp::Cos => un("math.cos"),
+            UnaryOp::Sqrt => un("math.sqrt"),
+            UnaryOp::RecipSqrt => un("math.rsqrt"),
+            UnaryOp::Tanh => un("math.tanh"),
+            UnaryOp::Neg => un("arith.negf"),
+            UnaryOp::Recip => e.op1(at, "arith.divf", &[one(), a[0]], t, &[]),
+            UnaryOp::Not => bool_to_float(cmp("oeq", a[0], zero())?),
+        },
+        NumOp::Binary(b) => match b {
+            BinaryOp::Add => bin("arith.addf"),
+            BinaryOp::Sub => bin("arith.subf"),
+            BinaryOp::Mul => bin("arith.mulf"),
+            BinaryOp::Div => bin("arith.divf"),
+            BinaryOp::Pow => bin("math.powf"),
+            BinaryOp::Max => bin("arith.maximumf"),
+            BinaryOp::Min => bin("arith.minimumf"),
+            BinaryOp::Mod => bin("arith.remf"),
+            BinaryOp::ReluGate => {
+                let z = zero();
+                let c = cmp("ogt", a[0], z)?;
+                select(c, a[1], z)
+            }
+            BinaryOp::Satur01Gate => {
+                let (z, o) = (zero(), one());
+                let c1 = cmp("ogt", a[0], z)?;
+                let c2 = cmp("olt", a[0], o)?;
+                let c = e.op1(at, "arith.andi", &[c1, c2], i1, &[]);
+                select(c, a[1], z)
+            }
+            BinaryOp::Lt => bool_to_float(cmp("olt", a[0], a[1])?),
+            BinaryOp::Eq => bool_to_float(cmp("oeq", a[0], a[1])?),
+            BinaryOp::Ne => bool_to_float(cmp("une", a[0], a[1])?),
+            BinaryOp::And | BinaryOp::Or => {
+                let z = zero();
+                let c1 = cmp("une", a[0], z)?;
+                let c2 = cmp("une", a[1], z)?;
+                let name = if b == BinaryOp::And {
+                    "arith.andi"
+                } else {
+                    "arith.ori"
+                };
+                bool_to_float(e.op1(at, name, &[c1, c2], i1, &[]))
+            }
+        },
+        NumOp::Ternary(tr) => match tr {
+            TernaryOp::Where => {
+                let c = cmp("une", a[0], zero())?;
+                select(c, a[1], a[2])
+            }
+            TernaryOp::Fma => e.op1(at, "math.fma", &[a[0], a[1], a[2]], t, &[]),
+        },
+    })
+}
+
+/// The `arith` op combining an accumulator with a new value.
+pub fn combiner(op: BinaryOp) -> Result<&'static str, String> {
+    Ok(match op {
+        BinaryOp::Add => "arith.addf",
+        BinaryOp::Sub => "arith.subf",
+        BinaryOp::Mul => "arith.mulf",
+        BinaryOp::Div => "arith.divf",
+        BinaryOp::Max => "arith.maximumf",
+        BinaryOp::Min => "arith.minimumf",
+        other => return Err(format!("internal error: '{other}' is not an accumulation")),
+    })
+}
