@@ -33,15 +33,26 @@ for var in ["RUST_LOG", "TMPDIR", "HOME"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
-# Upstream lowering of the loops to LLVM, and mlir-runner's support libraries.
-config.substitutions.append((
-    "%llvm_pipeline",
-    "builtin.module(convert-scf-to-openmp,lower-affine,expand-strided-metadata,"
-    "convert-vector-to-llvm,finalize-memref-to-llvm,convert-scf-to-cf,"
-    "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
-    "convert-cf-to-llvm,convert-func-to-llvm,convert-openmp-to-llvm,"
-    "reconcile-unrealized-casts)",
-))
+# Upstream lowering of the loops to LLVM, for stock `mlir-opt`: the text of
+# the named pipeline `ocannl-loops-to-llvm`, asked of `ocannl-opt` (the one
+# place it is written is the CPU backend).
+import subprocess
+
+
+def expanded_pipeline(name):
+    out = subprocess.run(
+        [os.path.join(tool_dir, "ocannl-opt"), f"--pass-pipeline=builtin.module({name})",
+         "--dump-pass-pipeline", "-o", os.devnull],
+        input="", capture_output=True, text=True,
+    )
+    lines = [l.strip() for l in (out.stdout + out.stderr).splitlines()]
+    text = "".join(l for l in lines if l and not l.startswith("Pass Manager"))
+    if out.returncode != 0 or not text.startswith("builtin.module("):
+        lit_config.fatal(f"cannot read the pipeline {name} from ocannl-opt: {out.stderr}")
+    return text
+
+
+config.substitutions.append(("%llvm_pipeline", expanded_pipeline("ocannl-loops-to-llvm")))
 llvm_lib = os.path.join(llvm_prefix, "lib")
 config.substitutions.append(("%mlir_runner_utils", os.path.join(llvm_lib, "libmlir_runner_utils.so")))
 config.substitutions.append(("%libomp", os.path.join(llvm_lib, "libomp.so")))

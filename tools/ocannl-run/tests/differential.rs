@@ -5,19 +5,16 @@
 
 use std::{path::Path, process::Command};
 
-struct Rng(u64);
+/// The project's one generator, with a helper to pick from a list.
+struct Rng(ocannl_ops::SplitMix64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+        self.0.below(n)
     }
 
     fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
@@ -63,7 +60,7 @@ fn dims(r: &mut Rng, max_len: u64, max_size: u64) -> Vec<u64> {
 /// are large enough to run in parallel.
 fn program(seed: u64, big: bool) -> (String, usize) {
     let (len, size) = if big { (1, 160) } else { (2, 4) };
-    let mut r = Rng(seed);
+    let mut r = Rng(ocannl_ops::SplitMix64::new(seed));
     let mut args: Vec<T> = vec![];
     let mut body = String::new();
     let mut vals: Vec<T> = vec![];
@@ -223,7 +220,7 @@ fn close(a: f32, b: f32) -> bool {
 /// boundaries (register tiles and reduction blocks), with an optional
 /// batch axis. Returns the text and the number of arguments.
 fn contraction(seed: u64) -> (String, usize) {
-    let mut r = Rng(seed);
+    let mut r = Rng(ocannl_ops::SplitMix64::new(seed));
     let batched = r.below(3) == 0;
     let (b, i, j, k) = (
         1 + r.below(3),
@@ -273,7 +270,7 @@ fn contraction(seed: u64) -> (String, usize) {
 /// A random 1-D convolution `y[o] =accum= x[stride*o + dilation*k - pad] op
 /// w[k]`, valid (`<+`) or padded (`=+`), over a leading batch of channels.
 fn convolution(seed: u64) -> (String, usize) {
-    let mut r = Rng(seed);
+    let mut r = Rng(ocannl_ops::SplitMix64::new(seed));
     let (stride, dilation, kernel) = (1 + r.below(3), 1 + r.below(2), 1 + r.below(5));
     let padded = r.below(2) == 0;
     let out = 1 + r.below(40);
