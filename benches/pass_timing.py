@@ -20,7 +20,10 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OPT = os.path.join(ROOT, "target", "release", "ocannl-opt")
+# OCANNL_TOOL_DIR times another build's tools (e.g. to compare two commits).
+OPT = os.path.join(
+    os.environ.get("OCANNL_TOOL_DIR") or os.path.join(ROOT, "target", "release"), "ocannl-opt"
+)
 
 
 def ty(shape):

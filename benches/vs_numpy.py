@@ -17,7 +17,9 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENV = os.path.join(ROOT, "target", "bench-venv")
-RUN = os.path.join(ROOT, "target", "release", "ocannl-run")
+# OCANNL_TOOL_DIR runs another build's tools (e.g. to compare two commits).
+TOOL_DIR = os.environ.get("OCANNL_TOOL_DIR")
+RUN = os.path.join(TOOL_DIR or os.path.join(ROOT, "target", "release"), "ocannl-run")
 
 
 def ensure_numpy():
@@ -35,6 +37,8 @@ def ensure_numpy():
 
 
 def build():
+    if TOOL_DIR:
+        return
     subprocess.check_call(["cargo", "build", "--quiet", "--release", "-p", "ocannl-run"], cwd=ROOT)
 
 
