@@ -273,6 +273,13 @@ impl Program {
     /// Calls a function. Arguments must match its signature (element
     /// types and sizes of tensors; indices for index arguments).
     pub fn call(&self, entry: &str, args: &[HostValue]) -> Result<Vec<HostValue>, String> {
+        Ok(self.prepare(entry, args)?.invoke()?.read())
+    }
+
+    /// Prepares calls of a function with fixed arguments: they are checked
+    /// and laid out for the compiled code once, and [`Call::invoke`] runs it
+    /// any number of times.
+    pub fn prepare(&self, entry: &str, args: &[HostValue]) -> Result<Call<'_>, String> {
         let sig = self.signature(entry)?;
         if args.len() != sig.inputs.len() {
             return Err(format!(
@@ -281,7 +288,7 @@ impl Program {
                 args.len()
             ));
         }
-        // The arguments' storage and descriptors (kept alive for the call).
+        // The arguments' storage and C-interface values.
         let mut storage: Vec<Vec<u64>> = Vec::with_capacity(args.len());
         let mut values: Vec<Vec<i64>> = Vec::with_capacity(args.len());
         for (i, (a, slot)) in args.iter().zip(&sig.inputs).enumerate() {
@@ -333,24 +340,48 @@ impl Program {
                 }
             }
         }
+        Ok(Call {
+            program: self,
+            entry: entry.to_string(),
+            sig,
+            storage,
+            values,
+        })
+    }
+}
+
+/// A function with its arguments laid out for the compiled code.
+pub struct Call<'p> {
+    program: &'p Program,
+    entry: String,
+    sig: &'p Signature,
+    /// The tensors' cells (kept alive and in place across invocations).
+    storage: Vec<Vec<u64>>,
+    /// Per argument: a memref descriptor or an index.
+    values: Vec<Vec<i64>>,
+}
+
+impl Call<'_> {
+    /// Runs the function once. The arguments' buffers are passed as they
+    /// are: a function that writes into an argument changes it for the next
+    /// invocation too.
+    pub fn invoke(&mut self) -> Result<Outputs, String> {
+        let sig = self.sig;
         let result_words: usize = sig.outputs.iter().map(Slot::words).sum();
         let mut result = vec![0i64; result_words.max(1)];
         // The packed C interface: one pointer per argument to its value; the
         // results come back through a pointer passed first.
         let mut result_ptr = result.as_mut_ptr() as *mut c_void;
-        let mut arg_ptrs: Vec<*mut c_void> = values
+        let mut desc_ptrs: Vec<*mut c_void> = self
+            .values
             .iter_mut()
-            .zip(&sig.inputs)
-            .map(|(v, s)| match s {
-                Slot::Index => v.as_mut_ptr() as *mut c_void,
-                Slot::MemRef { .. } => v.as_mut_ptr() as *mut c_void,
-            })
+            .map(|v| v.as_mut_ptr() as *mut c_void)
             .collect();
-        let mut packed: Vec<*mut ()> = vec![];
+        let mut packed: Vec<*mut ()> = Vec::with_capacity(desc_ptrs.len() + 1);
         if !sig.outputs.is_empty() {
             packed.push(&mut result_ptr as *mut *mut c_void as *mut ());
         }
-        for (p, s) in arg_ptrs.iter_mut().zip(&sig.inputs) {
+        for (p, s) in desc_ptrs.iter_mut().zip(&sig.inputs) {
             match s {
                 // The value itself is the index.
                 Slot::Index => packed.push(*p as *mut ()),
@@ -361,42 +392,70 @@ impl Program {
         // SAFETY: the packed arguments point to live values of the types the
         // signature gives, and the result area has room for every result.
         unsafe {
-            self.engine
-                .invoke_packed(entry, &mut packed)
-                .map_err(|e| format!("cannot call @{entry}: {e}"))?;
+            self.program
+                .engine
+                .invoke_packed(&self.entry, &mut packed)
+                .map_err(|e| format!("cannot call @{}: {e}", self.entry))?;
         }
-        // Read the results, then free what the compiled code allocated for
-        // them: each allocation once, and never an argument's storage.
-        let arg_storage: Vec<i64> = storage.iter().map(|s| s.as_ptr() as i64).collect();
-        let mut freed: Vec<i64> = vec![];
-        let mut out = Vec::with_capacity(sig.outputs.len());
+        // What the compiled code allocated for the results: each allocation
+        // once, and never an argument's storage.
+        let arg_storage: Vec<i64> = self.storage.iter().map(|s| s.as_ptr() as i64).collect();
+        let mut owned: Vec<i64> = vec![];
         let mut off = 0;
         for slot in &sig.outputs {
-            let words = &result[off..off + slot.words()];
-            off += slot.words();
-            match slot {
-                Slot::Index => out.push(HostValue::Index(words[0])),
-                Slot::MemRef { elt, dims } => {
-                    // SAFETY: a descriptor of a buffer of that type and sizes,
-                    // written by the compiled code.
-                    out.push(HostValue::Tensor(unsafe { read_tensor(words, *elt, dims) }));
-                    let allocated = words[0];
-                    if allocated != 0
-                        && !arg_storage.contains(&allocated)
-                        && !freed.contains(&allocated)
-                    {
-                        freed.push(allocated);
-                    }
+            if let Slot::MemRef { .. } = slot {
+                let allocated = result[off];
+                if allocated != 0 && !arg_storage.contains(&allocated) && !owned.contains(&allocated)
+                {
+                    owned.push(allocated);
                 }
             }
+            off += slot.words();
         }
-        for p in freed {
+        Ok(Outputs {
+            slots: sig.outputs.clone(),
+            words: result,
+            owned,
+        })
+    }
+}
+
+/// The results of one invocation, in the compiled code's buffers (freed
+/// when this is dropped).
+pub struct Outputs {
+    slots: Vec<Slot>,
+    words: Vec<i64>,
+    owned: Vec<i64>,
+}
+
+impl Outputs {
+    /// The results as owned host values.
+    pub fn read(&self) -> Vec<HostValue> {
+        let mut out = Vec::with_capacity(self.slots.len());
+        let mut off = 0;
+        for slot in &self.slots {
+            let words = &self.words[off..off + slot.words()];
+            off += slot.words();
+            out.push(match slot {
+                Slot::Index => HostValue::Index(words[0]),
+                // SAFETY: a descriptor of a live buffer of that type and
+                // sizes, written by the compiled code.
+                Slot::MemRef { elt, dims } => {
+                    HostValue::Tensor(unsafe { read_tensor(words, *elt, dims) })
+                }
+            });
+        }
+        out
+    }
+}
+
+impl Drop for Outputs {
+    fn drop(&mut self) {
+        for &p in &self.owned {
             // SAFETY: allocated by the compiled code with malloc, returned
             // to the caller, freed once.
             unsafe { free(p as *mut c_void) };
         }
-        drop(storage);
-        Ok(out)
     }
 }
 
