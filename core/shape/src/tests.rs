@@ -160,6 +160,8 @@ fn inference_table() {
         // batch slice
         ("x: 7,2|3->4 = arg / y: ? = slice x", "y=2|3->4"),
         ("x: 7|3 = arg / y: ? = slice x", "y=3"),
+        // the operand's output row equals the result's: `2,...` = `...,3`
+        ("x: 5|2,... = arg / y: ...,3 = slice x", "x=5|2,3 y=2,3"),
         // declared result shapes are checked, variables in types are shared
         ("a: 3,4 = arg / c: 3,4 = pointwise a", "c=3,4"),
         ("a: n,4 = arg / b: 5,m = arg / c: n,m = pointwise a b", "a=5,4 b=5,4 c=5,4"),
