@@ -7,7 +7,10 @@ use crate::{
     logic,
     notation::{parse_slot, Context, EinsumSpec, SlotSpec, SpecError},
     shape::{parse_shape, shape_of_slot, Shape, VarScope},
-    solver::{display_partial, Assumption, Constraint, Origin, ShapeError, Solver, What},
+    solver::{
+        display_partial, Assumption, Constraint, Origin, ShapeError, ShapeErrorKind, Solver,
+        What,
+    },
 };
 
 /// What computes a node, with the indices of its operand nodes.
@@ -64,9 +67,26 @@ pub struct Inference {
     pub assumptions: Vec<Assumption>,
 }
 
+/// What kind of failure an [`InferError`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InferErrorKind {
+    /// A shape annotation that does not parse.
+    Annotation,
+    /// An einsum spec the shape logic cannot use.
+    Spec,
+    /// An operand defined after the node that uses it.
+    Order,
+    /// The shapes cannot satisfy the constraints.
+    Shape(ShapeErrorKind),
+    /// The inferred shapes violate an op's constraints: a bug in inference,
+    /// caught before it reaches code generation.
+    Internal,
+}
+
 /// A failure located at a node, with notes at other nodes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InferError {
+    pub kind: InferErrorKind,
     pub node: usize,
     pub message: String,
     pub notes: Vec<(usize, String)>,
@@ -112,12 +132,21 @@ pub fn infer_with_order(
         };
         shapes.push(shape.map_err(|e| shape_error(i, e))?);
     }
+    let mut used = vec![false; nodes.len()];
+    for n in nodes {
+        for j in n.node.operands() {
+            if let Some(u) = used.get_mut(j) {
+                *u = true;
+            }
+        }
+    }
     let default_order: Vec<usize> = (0..nodes.len()).collect();
     for &i in order.unwrap_or(&default_order) {
         let n = &nodes[i];
         let operands = n.node.operands();
         if let Some(&j) = operands.iter().find(|&&j| j >= i) {
             return Err(InferError {
+                kind: InferErrorKind::Order,
                 node: i,
                 message: format!("operand node {j} is not defined before node {i}"),
                 notes: vec![],
@@ -127,7 +156,9 @@ pub fn infer_with_order(
         let r = &shapes[i];
         let ops: Vec<&Shape> = operands.iter().map(|&j| &shapes[j]).collect();
         match &n.node {
-            Node::Terminal { param } => logic::terminal(&mut solver, r, param.as_deref(), &origin),
+            Node::Terminal { param } => {
+                logic::terminal(&mut solver, r, param.as_deref(), used[i], &origin)
+            }
             Node::Pointwise(_) => logic::pointwise(&mut solver, r, &ops, &origin),
             Node::Compose(..) => logic::compose(&mut solver, r, ops[0], ops[1], &origin),
             Node::Transpose(_) => logic::transpose(&mut solver, r, ops[0], &origin),
@@ -136,6 +167,7 @@ pub fn infer_with_order(
             }
             Node::Einsum(spec, _) => {
                 logic::einsum(&mut solver, spec, r, &ops, &origin).map_err(|m| InferError {
+                    kind: InferErrorKind::Spec,
                     node: i,
                     message: m,
                     notes: vec![],
@@ -181,6 +213,7 @@ pub fn infer_with_order(
 
 fn shape_error(node: usize, e: SpecError) -> InferError {
     InferError {
+        kind: InferErrorKind::Annotation,
         node,
         message: format!(
             "invalid shape: {} at position {} in \"{}\"",
@@ -194,6 +227,30 @@ fn to_error(solver: &Solver, nodes: &[NodeDecl], shapes: &[Shape], e: ShapeError
     let i = e.origin.op.min(nodes.len().saturating_sub(1));
     let show = |j: usize| display_partial(&solver.subst_shape(&shapes[j]));
     let operands = nodes[i].node.operands();
+    if let ShapeErrorKind::ForgotHiddenDims { row } = e.kind {
+        // A param: the error is at the param, with notes at its uses.
+        let notes = nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.node.operands().contains(&i))
+            .map(|(j, n)| {
+                (
+                    j,
+                    format!(
+                        "the param is used here by this {} (shape \"{}\"), which does not determine its {row} row",
+                        n.node.name(),
+                        show(j)
+                    ),
+                )
+            })
+            .collect();
+        return InferError {
+            kind: InferErrorKind::Shape(e.kind),
+            node: i,
+            message: e.message,
+            notes,
+        };
+    }
     let mut message = format!(
         "shape mismatch in {}: {} ({})",
         nodes[i].node.name(),
@@ -211,8 +268,6 @@ fn to_error(solver: &Solver, nodes: &[NodeDecl], shapes: &[Shape], e: ShapeError
             list.join(", "),
             show(i)
         );
-    } else if e.message.starts_with("You forgot") {
-        message = e.message.clone();
     } else {
         message += &format!("; shape so far: \"{}\"", show(i));
     }
@@ -244,6 +299,7 @@ fn to_error(solver: &Solver, nodes: &[NodeDecl], shapes: &[Shape], e: ShapeError
         }
     }
     InferError {
+        kind: InferErrorKind::Shape(e.kind),
         node: i,
         message,
         notes,
