@@ -5,8 +5,8 @@ use std::collections::{hash_map::Entry, HashMap};
 
 use crate::{
     logic,
-    notation::{parse_slot, Context, EinsumSpec, SlotSpec, SpecError},
-    shape::{parse_shape, shape_of_slot, Shape, VarScope},
+    notation::{parse_slot, Context, EinsumSpec, Kind, SlotSpec, SpecError},
+    shape::{parse_shape, shape_of_slot, Dim, Row, Shape, VarScope},
     solver::{
         display_partial, Assumption, Constraint, Origin, ShapeError, ShapeErrorKind, Solver,
         What,
@@ -30,11 +30,21 @@ pub enum Node {
 
 impl Node {
     pub fn operands(&self) -> Vec<usize> {
+        let mut out = vec![];
+        self.each_operand(|j| out.push(j));
+        out
+    }
+
+    /// Calls `f` with each operand, without allocating.
+    fn each_operand(&self, mut f: impl FnMut(usize)) {
         match self {
-            Node::Terminal { .. } => vec![],
-            Node::Pointwise(v) | Node::Einsum(_, v) => v.clone(),
-            Node::Compose(a, b) => vec![*a, *b],
-            Node::Transpose(a) | Node::BatchSlice(a) => vec![*a],
+            Node::Terminal { .. } => {}
+            Node::Pointwise(v) | Node::Einsum(_, v) => v.iter().for_each(|&j| f(j)),
+            Node::Compose(a, b) => {
+                f(*a);
+                f(*b);
+            }
+            Node::Transpose(a) | Node::BatchSlice(a) => f(*a),
         }
     }
 
@@ -134,11 +144,11 @@ pub fn infer_with_order(
     }
     let mut used = vec![false; nodes.len()];
     for n in nodes {
-        for j in n.node.operands() {
+        n.node.each_operand(|j| {
             if let Some(u) = used.get_mut(j) {
                 *u = true;
             }
-        }
+        });
     }
     let default_order: Vec<usize> = (0..nodes.len()).collect();
     for &i in order.unwrap_or(&default_order) {
@@ -152,38 +162,7 @@ pub fn infer_with_order(
                 notes: vec![],
             });
         }
-        let origin = Origin::new(i, n.node.name());
-        let r = &shapes[i];
-        let ops: Vec<&Shape> = operands.iter().map(|&j| &shapes[j]).collect();
-        match &n.node {
-            Node::Terminal { param } => {
-                logic::terminal(&mut solver, r, param.as_deref(), used[i], &origin)
-            }
-            Node::Pointwise(_) => logic::pointwise(&mut solver, r, &ops, &origin),
-            Node::Compose(..) => logic::compose(&mut solver, r, ops[0], ops[1], &origin),
-            Node::Transpose(_) => logic::transpose(&mut solver, r, ops[0], &origin),
-            Node::BatchSlice(_) => {
-                logic::batch_slice(&mut solver, r, ops[0], &origin);
-            }
-            Node::Einsum(spec, _) => {
-                logic::einsum(&mut solver, spec, r, &ops, &origin).map_err(|m| InferError {
-                    kind: InferErrorKind::Spec,
-                    node: i,
-                    message: m,
-                    notes: vec![],
-                })?;
-            }
-        }
-        if let Some(elems) = n.elems {
-            let rows = vec![r.batch.clone(), r.input.clone(), r.output.clone()];
-            solver.add(
-                Constraint::TotalElems { rows, n: elems },
-                Origin {
-                    what: What::text("the elements of the literal"),
-                    ..origin
-                },
-            );
-        }
+        add_node(&mut solver, nodes, i, &operands, &shapes, used[i])?;
         solver
             .propagate()
             .map_err(|e| to_error(&solver, nodes, &shapes, e))?;
@@ -202,13 +181,170 @@ pub fn infer_with_order(
         );
     }
     out.reverse();
-    // A closed shape is concrete: closing the earlier shapes afterwards
-    // cannot change it.
-    debug_assert!(out.iter().all(Shape::is_concrete));
+    check_solution(nodes, &out, &used)?;
     Ok(Inference {
         shapes: out,
         assumptions: std::mem::take(&mut solver.assumptions),
     })
+}
+
+/// Adds the constraints of node `i`: its shape logic over `shapes`, and
+/// the element count of a literal.
+fn add_node(
+    solver: &mut Solver,
+    nodes: &[NodeDecl],
+    i: usize,
+    operands: &[usize],
+    shapes: &[Shape],
+    used: bool,
+) -> Result<(), InferError> {
+    let n = &nodes[i];
+    let origin = Origin::new(i, n.node.name());
+    let r = &shapes[i];
+    let ops: Vec<&Shape> = operands.iter().map(|&j| &shapes[j]).collect();
+    match &n.node {
+        Node::Terminal { param } => logic::terminal(solver, r, param.as_deref(), used, &origin),
+        Node::Pointwise(_) => logic::pointwise(solver, r, &ops, &origin),
+        Node::Compose(..) => logic::compose(solver, r, ops[0], ops[1], &origin),
+        Node::Transpose(_) => logic::transpose(solver, r, ops[0], &origin),
+        Node::BatchSlice(_) => {
+            logic::batch_slice(solver, r, ops[0], &origin);
+        }
+        Node::Einsum(spec, _) => {
+            logic::einsum(solver, spec, r, &ops, &origin).map_err(|m| InferError {
+                kind: InferErrorKind::Spec,
+                node: i,
+                message: m,
+                notes: vec![],
+            })?;
+        }
+    }
+    if let Some(elems) = n.elems {
+        let rows = vec![r.batch.clone(), r.input.clone(), r.output.clone()];
+        solver.add(
+            Constraint::TotalElems { rows, n: elems },
+            Origin {
+                what: What::text("the elements of the literal"),
+                ..origin
+            },
+        );
+    }
+    Ok(())
+}
+
+/// Checks the solution before anything uses it: every node's constraints
+/// must hold on the concrete shapes. Broadcasting ops and leaves are checked
+/// directly; einsums and slices have their constraints solved again, all in
+/// one solver, over the concrete shapes. A failure is a bug in inference,
+/// reported as an internal error at the node rather than passed on to code
+/// generation.
+fn check_solution(nodes: &[NodeDecl], shapes: &[Shape], used: &[bool]) -> Result<(), InferError> {
+    let internal = |i: usize, what: String| {
+        let list: Vec<String> = nodes[i]
+            .node
+            .operands()
+            .iter()
+            .enumerate()
+            .map(|(k, &j)| format!("#{} \"{}\"", k + 1, shapes[j]))
+            .collect();
+        InferError {
+            kind: InferErrorKind::Internal,
+            node: i,
+            message: format!(
+                "internal error: the inferred shapes break the shape logic of this {}: {what}; shape \"{}\", operand shapes: [{}]",
+                nodes[i].node.name(),
+                display_partial(&shapes[i]),
+                list.join(", ")
+            ),
+            notes: vec![],
+        }
+    };
+    let mut solver = Solver::new();
+    solver.reserve(
+        nodes
+            .iter()
+            .filter(|n| matches!(n.node, Node::Einsum(..) | Node::BatchSlice(_)))
+            .count(),
+    );
+    let mut solved = false;
+    for (i, n) in nodes.iter().enumerate() {
+        let r = &shapes[i];
+        if !r.is_concrete() {
+            return Err(internal(i, "the shape is not concrete".into()));
+        }
+        let bcast = |cur: &Shape, ck: Kind, subr: &Shape, sk: Kind| {
+            if broadcasts(cur.row(ck), subr.row(sk)) {
+                Ok(())
+            } else {
+                Err(internal(
+                    i,
+                    format!("[{}] does not broadcast to [{}]", subr.row(sk), cur.row(ck)),
+                ))
+            }
+        };
+        match &n.node {
+            Node::Terminal { param } => {
+                if param.is_some() && r.batch.num_fixed() > 0 {
+                    return Err(internal(i, "a param has batch axes".into()));
+                }
+            }
+            Node::Pointwise(ops) => {
+                for &j in ops {
+                    for k in Kind::ALL {
+                        bcast(r, k, &shapes[j], k)?;
+                    }
+                }
+            }
+            Node::Compose(a, b) => {
+                let (a, b) = (&shapes[*a], &shapes[*b]);
+                bcast(a, Kind::Input, b, Kind::Output)?;
+                bcast(r, Kind::Batch, a, Kind::Batch)?;
+                bcast(r, Kind::Batch, b, Kind::Batch)?;
+                bcast(r, Kind::Input, b, Kind::Input)?;
+                bcast(r, Kind::Output, a, Kind::Output)?;
+            }
+            Node::Transpose(x) => {
+                let x = &shapes[*x];
+                bcast(r, Kind::Batch, x, Kind::Batch)?;
+                bcast(r, Kind::Input, x, Kind::Output)?;
+                bcast(r, Kind::Output, x, Kind::Input)?;
+            }
+            Node::Einsum(..) | Node::BatchSlice(_) => {
+                let operands = n.node.operands();
+                add_node(&mut solver, nodes, i, &operands, shapes, used[i])?;
+                solved = true;
+                continue;
+            }
+        }
+        if let Some(elems) = n.elems {
+            let total = r.to_dims().map(|d| d.iter().try_fold(1u64, |a, &x| a.checked_mul(x)));
+            if total != Some(Some(elems)) {
+                return Err(internal(i, format!("the literal has {elems} elements")));
+            }
+        }
+    }
+    if solved {
+        if let Err(e) = solver.propagate().and_then(|()| solver.solve()) {
+            let i = e.origin.op.min(nodes.len() - 1);
+            return Err(internal(i, e.to_string()));
+        }
+    }
+    Ok(())
+}
+
+/// Whether the concrete row `subr` broadcasts to the concrete row `cur`:
+/// no more axes, and right-aligned, each dim an unlabelled 1 or the same
+/// size with no conflicting labels.
+fn broadcasts(cur: &Row, subr: &Row) -> bool {
+    let (c, s) = (cur.num_fixed(), subr.num_fixed());
+    s <= c
+        && cur.dims().skip(c - s).zip(subr.dims()).all(|(c, s)| match (c, s) {
+            (_, Dim::Known { size: 1, label: None }) => true,
+            (Dim::Known { size: a, label: la }, Dim::Known { size: b, label: lb }) => {
+                a == b && (la.is_none() || lb.is_none() || la == lb)
+            }
+            _ => false,
+        })
 }
 
 fn shape_error(node: usize, e: SpecError) -> InferError {

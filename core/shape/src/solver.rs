@@ -671,6 +671,21 @@ impl Solver {
         true
     }
 
+    /// Whether a row has fixed dims after substitution (without building
+    /// it).
+    fn row_has_axes(&self, r: &Row) -> bool {
+        let mut r = r;
+        loop {
+            if r.num_fixed() > 0 {
+                return true;
+            }
+            match r.var.and_then(|v| self.rows.get(&v)) {
+                Some(RowEntry::Solved(s)) => r = s,
+                _ => return false,
+            }
+        }
+    }
+
     /// Whether a shape resolves to a concrete shape.
     pub fn shape_settled(&self, s: &Shape) -> bool {
         self.row_settled(&s.batch) && self.row_settled(&s.input) && self.row_settled(&s.output)
@@ -1154,18 +1169,34 @@ impl Solver {
                     .saturating_add(dilation.saturating_mul(k.max(1) - 1))
             }
         };
+        // The output of an input: the most positions the kernel fits in
+        // (rounding down), or with padding the input over the stride
+        // (rounding up).
+        let output = |inp: u64, k: u64| -> Res<u64> {
+            if padded {
+                return Ok(inp.div_ceil(stride.max(1)));
+            }
+            let span = dilation.saturating_mul(k.max(1) - 1).saturating_add(1);
+            if inp < span {
+                return err(o, ShapeErrorKind::Convolution, format!("the input dimension {inp} is smaller than the kernel extent {span}"));
+            }
+            Ok((inp - span) / stride.max(1) + 1)
+        };
         match (input.known_size(), over.known_size(), k) {
-            (_, Some(out), Some(k)) => self.dim_eq(input, Dim::size(extent(out, k)), o),
+            (Some(inp), Some(out), Some(k)) => {
+                let want = output(inp, k)?;
+                if want != out {
+                    return self.mismatch(
+                        &[&input, &over],
+                        o,
+                        format!("dimension mismatch: the input {inp} and the kernel {k} give the output {want}, not {out}"),
+                    );
+                }
+                Ok(false)
+            }
+            (None, Some(out), Some(k)) => self.dim_eq(input, Dim::size(extent(out, k)), o),
             (Some(inp), None, Some(k)) => {
-                let out = if padded {
-                    inp.div_ceil(stride)
-                } else {
-                    let span = dilation.saturating_mul(k.max(1) - 1).saturating_add(1);
-                    if inp < span {
-                        return err(o, ShapeErrorKind::Convolution, format!("the input dimension {inp} is smaller than the kernel extent {span}"));
-                    }
-                    (inp - span) / stride + 1
-                };
+                let out = output(inp, k)?;
                 self.dim_eq(over, Dim::size(out), o)
             }
             (Some(inp), Some(out), None) if !padded => {
@@ -1661,6 +1692,9 @@ impl Solver {
     /// Records that `v` (or the variable its solution ends in) is known from
     /// below, and so is every row above it. Each variable is marked once.
     fn mark_from_below(&mut self, v: RowVar) {
+        if self.is_from_below(v) {
+            return;
+        }
         let mut stack: smallvec::SmallVec<[RowVar; 8]> = smallvec::smallvec![v];
         while let Some(v) = stack.pop() {
             let Some(v) = self.open_var(&Row::open(v)) else {
@@ -1858,11 +1892,11 @@ impl Solver {
             }
         }
         self.close_to_lubs()?;
-        // A param's rows and dims are never guessed.
+        // A param's rows and dims are never guessed. (Closing one param
+        // can give another a least upper bound: each takes its own first.)
         for ti in self.unsettled() {
             if self.terminals[ti].param.is_some() {
                 self.close_param_rows(ti)?;
-                self.close_to_lubs()?;
             }
         }
         for ti in self.unsettled() {
@@ -1893,10 +1927,10 @@ impl Solver {
         Ok(())
     }
 
-    /// A param's open rows, after closing to least upper bounds: a row that
-    /// has axes or is known from below (its uses gave it what it has) gets
-    /// no more axes; a param with no uses has the output `[1]`; a row that
-    /// nothing determines is an error.
+    /// A param's open rows: a row with a least upper bound gets it; a row
+    /// that has axes or is known from below (its uses gave it what it has)
+    /// gets no more axes; a param with no uses has the output `[1]`; a row
+    /// that nothing determines is an error.
     fn close_param_rows(&mut self, ti: usize) -> Res<()> {
         let origin = self.terminals[ti].origin;
         for kind in Kind::ALL {
@@ -1904,8 +1938,11 @@ impl Solver {
             let Some(v) = self.open_var(row) else {
                 continue;
             };
-            let has_axes = self.subst_row(row).num_fixed() > 0;
-            let close = if !self.terminals[ti].used {
+            let has_axes = self.row_has_axes(row);
+            let close = if let Some(lub) = self.row_lub(v) {
+                self.note(ti, Note::RowToLub(kind, lub.clone()));
+                lub
+            } else if !self.terminals[ti].used {
                 match kind {
                     Kind::Output if !has_axes => {
                         self.note(ti, Note::Unused(kind));
@@ -1937,8 +1974,8 @@ impl Solver {
         Ok(())
     }
 
-    /// A param's open dims: the size a fixed index needs if more than 1,
-    /// otherwise an error.
+    /// A param's open dims: their least upper bound, or the size a fixed
+    /// index needs if more than 1; otherwise an error.
     fn close_param_dims(&mut self, ti: usize) -> Res<()> {
         let origin = self.terminals[ti].origin;
         let name = self.terminals[ti].param.clone().unwrap_or_default();
@@ -1948,10 +1985,15 @@ impl Solver {
                 let Dim::Var(v) = self.subst_dim(d) else {
                     continue;
                 };
-                let at_least = match self.dims.get(&v) {
-                    Some(DimEntry::Bounds(b)) => b.at_least,
-                    _ => 0,
+                let (lub, at_least) = match self.dims.get(&v) {
+                    Some(DimEntry::Bounds(b)) => (b.lub, b.at_least),
+                    _ => (None, 0),
                 };
+                if let Some(lub) = lub.filter(|l| l.known_size().unwrap_or(0) >= at_least) {
+                    self.solve_dim(v, lub, &origin)?;
+                    self.drain()?;
+                    continue;
+                }
                 if at_least <= 1 {
                     return Err(ShapeError {
                         kind: ShapeErrorKind::ForgotHiddenDims { row: kind },
