@@ -5,9 +5,12 @@ use std::collections::{hash_map::Entry, HashMap};
 
 use crate::{
     logic,
-    notation::{parse_slot, Context, EinsumSpec, SlotSpec, SpecError},
-    shape::{parse_shape, shape_of_slot, Shape, VarScope},
-    solver::{display_partial, Assumption, Constraint, Origin, ShapeError, Solver, What},
+    notation::{parse_slot, Context, EinsumSpec, Kind, SlotSpec, SpecError},
+    shape::{parse_shape, shape_of_slot, Dim, Row, Shape, VarScope},
+    solver::{
+        display_partial, Assumption, Constraint, Origin, ShapeError, ShapeErrorKind, Solver,
+        What,
+    },
 };
 
 /// What computes a node, with the indices of its operand nodes.
@@ -27,11 +30,21 @@ pub enum Node {
 
 impl Node {
     pub fn operands(&self) -> Vec<usize> {
+        let mut out = vec![];
+        self.each_operand(|j| out.push(j));
+        out
+    }
+
+    /// Calls `f` with each operand, without allocating.
+    fn each_operand(&self, mut f: impl FnMut(usize)) {
         match self {
-            Node::Terminal { .. } => vec![],
-            Node::Pointwise(v) | Node::Einsum(_, v) => v.clone(),
-            Node::Compose(a, b) => vec![*a, *b],
-            Node::Transpose(a) | Node::BatchSlice(a) => vec![*a],
+            Node::Terminal { .. } => {}
+            Node::Pointwise(v) | Node::Einsum(_, v) => v.iter().for_each(|&j| f(j)),
+            Node::Compose(a, b) => {
+                f(*a);
+                f(*b);
+            }
+            Node::Transpose(a) | Node::BatchSlice(a) => f(*a),
         }
     }
 
@@ -64,9 +77,26 @@ pub struct Inference {
     pub assumptions: Vec<Assumption>,
 }
 
+/// What kind of failure an [`InferError`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InferErrorKind {
+    /// A shape annotation that does not parse.
+    Annotation,
+    /// An einsum spec the shape logic cannot use.
+    Spec,
+    /// An operand defined after the node that uses it.
+    Order,
+    /// The shapes cannot satisfy the constraints.
+    Shape(ShapeErrorKind),
+    /// The inferred shapes violate an op's constraints: a bug in inference,
+    /// caught before it reaches code generation.
+    Internal,
+}
+
 /// A failure located at a node, with notes at other nodes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InferError {
+    pub kind: InferErrorKind,
     pub node: usize,
     pub message: String,
     pub notes: Vec<(usize, String)>,
@@ -112,46 +142,27 @@ pub fn infer_with_order(
         };
         shapes.push(shape.map_err(|e| shape_error(i, e))?);
     }
+    let mut used = vec![false; nodes.len()];
+    for n in nodes {
+        n.node.each_operand(|j| {
+            if let Some(u) = used.get_mut(j) {
+                *u = true;
+            }
+        });
+    }
     let default_order: Vec<usize> = (0..nodes.len()).collect();
     for &i in order.unwrap_or(&default_order) {
         let n = &nodes[i];
         let operands = n.node.operands();
         if let Some(&j) = operands.iter().find(|&&j| j >= i) {
             return Err(InferError {
+                kind: InferErrorKind::Order,
                 node: i,
                 message: format!("operand node {j} is not defined before node {i}"),
                 notes: vec![],
             });
         }
-        let origin = Origin::new(i, n.node.name());
-        let r = &shapes[i];
-        let ops: Vec<&Shape> = operands.iter().map(|&j| &shapes[j]).collect();
-        match &n.node {
-            Node::Terminal { param } => logic::terminal(&mut solver, r, param.as_deref(), &origin),
-            Node::Pointwise(_) => logic::pointwise(&mut solver, r, &ops, &origin),
-            Node::Compose(..) => logic::compose(&mut solver, r, ops[0], ops[1], &origin),
-            Node::Transpose(_) => logic::transpose(&mut solver, r, ops[0], &origin),
-            Node::BatchSlice(_) => {
-                logic::batch_slice(&mut solver, r, ops[0], &origin);
-            }
-            Node::Einsum(spec, _) => {
-                logic::einsum(&mut solver, spec, r, &ops, &origin).map_err(|m| InferError {
-                    node: i,
-                    message: m,
-                    notes: vec![],
-                })?;
-            }
-        }
-        if let Some(elems) = n.elems {
-            let rows = vec![r.batch.clone(), r.input.clone(), r.output.clone()];
-            solver.add(
-                Constraint::TotalElems { rows, n: elems },
-                Origin {
-                    what: What::text("the elements of the literal"),
-                    ..origin
-                },
-            );
-        }
+        add_node(&mut solver, nodes, i, &operands, &shapes, used[i])?;
         solver
             .propagate()
             .map_err(|e| to_error(&solver, nodes, &shapes, e))?;
@@ -170,17 +181,175 @@ pub fn infer_with_order(
         );
     }
     out.reverse();
-    // A closed shape is concrete: closing the earlier shapes afterwards
-    // cannot change it.
-    debug_assert!(out.iter().all(Shape::is_concrete));
+    check_solution(nodes, &out, &used)?;
     Ok(Inference {
         shapes: out,
         assumptions: std::mem::take(&mut solver.assumptions),
     })
 }
 
+/// Adds the constraints of node `i`: its shape logic over `shapes`, and
+/// the element count of a literal.
+fn add_node(
+    solver: &mut Solver,
+    nodes: &[NodeDecl],
+    i: usize,
+    operands: &[usize],
+    shapes: &[Shape],
+    used: bool,
+) -> Result<(), InferError> {
+    let n = &nodes[i];
+    let origin = Origin::new(i, n.node.name());
+    let r = &shapes[i];
+    let ops: Vec<&Shape> = operands.iter().map(|&j| &shapes[j]).collect();
+    match &n.node {
+        Node::Terminal { param } => logic::terminal(solver, r, param.as_deref(), used, &origin),
+        Node::Pointwise(_) => logic::pointwise(solver, r, &ops, &origin),
+        Node::Compose(..) => logic::compose(solver, r, ops[0], ops[1], &origin),
+        Node::Transpose(_) => logic::transpose(solver, r, ops[0], &origin),
+        Node::BatchSlice(_) => {
+            logic::batch_slice(solver, r, ops[0], &origin);
+        }
+        Node::Einsum(spec, _) => {
+            logic::einsum(solver, spec, r, &ops, &origin).map_err(|m| InferError {
+                kind: InferErrorKind::Spec,
+                node: i,
+                message: m,
+                notes: vec![],
+            })?;
+        }
+    }
+    if let Some(elems) = n.elems {
+        let rows = vec![r.batch.clone(), r.input.clone(), r.output.clone()];
+        solver.add(
+            Constraint::TotalElems { rows, n: elems },
+            Origin {
+                what: What::text("the elements of the literal"),
+                ..origin
+            },
+        );
+    }
+    Ok(())
+}
+
+/// Checks the solution before anything uses it: every node's constraints
+/// must hold on the concrete shapes. Broadcasting ops and leaves are checked
+/// directly; einsums and slices have their constraints solved again, all in
+/// one solver, over the concrete shapes. A failure is a bug in inference,
+/// reported as an internal error at the node rather than passed on to code
+/// generation.
+fn check_solution(nodes: &[NodeDecl], shapes: &[Shape], used: &[bool]) -> Result<(), InferError> {
+    let internal = |i: usize, what: String| {
+        let list: Vec<String> = nodes[i]
+            .node
+            .operands()
+            .iter()
+            .enumerate()
+            .map(|(k, &j)| format!("#{} \"{}\"", k + 1, shapes[j]))
+            .collect();
+        InferError {
+            kind: InferErrorKind::Internal,
+            node: i,
+            message: format!(
+                "internal error: the inferred shapes break the shape logic of this {}: {what}; shape \"{}\", operand shapes: [{}]",
+                nodes[i].node.name(),
+                display_partial(&shapes[i]),
+                list.join(", ")
+            ),
+            notes: vec![],
+        }
+    };
+    let mut solver = Solver::new();
+    solver.reserve(
+        nodes
+            .iter()
+            .filter(|n| matches!(n.node, Node::Einsum(..) | Node::BatchSlice(_)))
+            .count(),
+    );
+    let mut solved = false;
+    for (i, n) in nodes.iter().enumerate() {
+        let r = &shapes[i];
+        if !r.is_concrete() {
+            return Err(internal(i, "the shape is not concrete".into()));
+        }
+        let bcast = |cur: &Shape, ck: Kind, subr: &Shape, sk: Kind| {
+            if broadcasts(cur.row(ck), subr.row(sk)) {
+                Ok(())
+            } else {
+                Err(internal(
+                    i,
+                    format!("[{}] does not broadcast to [{}]", subr.row(sk), cur.row(ck)),
+                ))
+            }
+        };
+        match &n.node {
+            Node::Terminal { param } => {
+                if param.is_some() && r.batch.num_fixed() > 0 {
+                    return Err(internal(i, "a param has batch axes".into()));
+                }
+            }
+            Node::Pointwise(ops) => {
+                for &j in ops {
+                    for k in Kind::ALL {
+                        bcast(r, k, &shapes[j], k)?;
+                    }
+                }
+            }
+            Node::Compose(a, b) => {
+                let (a, b) = (&shapes[*a], &shapes[*b]);
+                bcast(a, Kind::Input, b, Kind::Output)?;
+                bcast(r, Kind::Batch, a, Kind::Batch)?;
+                bcast(r, Kind::Batch, b, Kind::Batch)?;
+                bcast(r, Kind::Input, b, Kind::Input)?;
+                bcast(r, Kind::Output, a, Kind::Output)?;
+            }
+            Node::Transpose(x) => {
+                let x = &shapes[*x];
+                bcast(r, Kind::Batch, x, Kind::Batch)?;
+                bcast(r, Kind::Input, x, Kind::Output)?;
+                bcast(r, Kind::Output, x, Kind::Input)?;
+            }
+            Node::Einsum(..) | Node::BatchSlice(_) => {
+                let operands = n.node.operands();
+                add_node(&mut solver, nodes, i, &operands, shapes, used[i])?;
+                solved = true;
+                continue;
+            }
+        }
+        if let Some(elems) = n.elems {
+            let total = r.to_dims().map(|d| d.iter().try_fold(1u64, |a, &x| a.checked_mul(x)));
+            if total != Some(Some(elems)) {
+                return Err(internal(i, format!("the literal has {elems} elements")));
+            }
+        }
+    }
+    if solved {
+        if let Err(e) = solver.propagate().and_then(|()| solver.solve()) {
+            let i = e.origin.op.min(nodes.len() - 1);
+            return Err(internal(i, e.to_string()));
+        }
+    }
+    Ok(())
+}
+
+/// Whether the concrete row `subr` broadcasts to the concrete row `cur`:
+/// no more axes, and right-aligned, each dim an unlabelled 1 or the same
+/// size with no conflicting labels.
+fn broadcasts(cur: &Row, subr: &Row) -> bool {
+    let (c, s) = (cur.num_fixed(), subr.num_fixed());
+    s <= c
+        && cur.dims().skip(c - s).zip(subr.dims()).all(|(c, s)| match (c, s) {
+            (_, Dim::Known { size: 1, label: None }) => true,
+            (Dim::Known { size: a, label: la }, Dim::Known { size: b, label: lb }) => {
+                a == b && (la.is_none() || lb.is_none() || la == lb)
+            }
+            _ => false,
+        })
+}
+
 fn shape_error(node: usize, e: SpecError) -> InferError {
     InferError {
+        kind: InferErrorKind::Annotation,
         node,
         message: format!(
             "invalid shape: {} at position {} in \"{}\"",
@@ -194,6 +363,30 @@ fn to_error(solver: &Solver, nodes: &[NodeDecl], shapes: &[Shape], e: ShapeError
     let i = e.origin.op.min(nodes.len().saturating_sub(1));
     let show = |j: usize| display_partial(&solver.subst_shape(&shapes[j]));
     let operands = nodes[i].node.operands();
+    if let ShapeErrorKind::ForgotHiddenDims { row } = e.kind {
+        // A param: the error is at the param, with notes at its uses.
+        let notes = nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.node.operands().contains(&i))
+            .map(|(j, n)| {
+                (
+                    j,
+                    format!(
+                        "the param is used here by this {} (shape \"{}\"), which does not determine its {row} row",
+                        n.node.name(),
+                        show(j)
+                    ),
+                )
+            })
+            .collect();
+        return InferError {
+            kind: InferErrorKind::Shape(e.kind),
+            node: i,
+            message: e.message,
+            notes,
+        };
+    }
     let mut message = format!(
         "shape mismatch in {}: {} ({})",
         nodes[i].node.name(),
@@ -211,8 +404,6 @@ fn to_error(solver: &Solver, nodes: &[NodeDecl], shapes: &[Shape], e: ShapeError
             list.join(", "),
             show(i)
         );
-    } else if e.message.starts_with("You forgot") {
-        message = e.message.clone();
     } else {
         message += &format!("; shape so far: \"{}\"", show(i));
     }
@@ -244,6 +435,7 @@ fn to_error(solver: &Solver, nodes: &[NodeDecl], shapes: &[Shape], e: ShapeError
         }
     }
     InferError {
+        kind: InferErrorKind::Shape(e.kind),
         node: i,
         message,
         notes,

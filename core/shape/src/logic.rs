@@ -149,25 +149,20 @@ pub fn transpose(s: &mut Solver, result: &Shape, x: &Shape, origin: &Origin) {
 }
 
 /// Removes the leftmost batch axis: `x.batch = [d] ++ result.batch`, the
-/// other rows are equal. Returns the sliced dim.
+/// other rows are equal. The sliced axis is the operand's own leftmost one
+/// (the result is forced from below). Returns the sliced dim.
 pub fn batch_slice(s: &mut Solver, result: &Shape, x: &Shape, origin: &Origin) -> Dim {
     let d = Dim::Var(s.fresh_dim());
-    let rb = &result.batch;
-    let sliced = if rb.var.is_some() {
-        Row {
-            beg: std::iter::once(d).chain(rb.beg.iter().cloned()).collect(),
-            var: rb.var,
-            end: rb.end.clone(),
-        }
-    } else {
-        Row::closed(std::iter::once(d).chain(rb.end.iter().cloned()).collect())
-    };
     let o = |w: &'static str| Origin {
         what: What::text(w),
         ..*origin
     };
     s.add(
-        Constraint::RowEq(x.batch.clone(), sliced),
+        Constraint::Slice {
+            operand: x.batch.clone(),
+            result: result.batch.clone(),
+            sliced: d,
+        },
         o("the operand's batch row against the result's with the sliced axis in front"),
     );
     s.add(
@@ -182,8 +177,8 @@ pub fn batch_slice(s: &mut Solver, result: &Shape, x: &Shape, origin: &Origin) -
     d
 }
 
-/// A leaf tensor. A param never has batch axes.
-pub fn terminal(s: &mut Solver, shape: &Shape, param: Option<&str>, origin: &Origin) {
+/// A leaf tensor, `used` if any op uses it. A param never has batch axes.
+pub fn terminal(s: &mut Solver, shape: &Shape, param: Option<&str>, used: bool, origin: &Origin) {
     if param.is_some() {
         s.add(
             Constraint::RowEq(shape.batch.clone(), Row::closed(vec![])),
@@ -196,12 +191,14 @@ pub fn terminal(s: &mut Solver, shape: &Shape, param: Option<&str>, origin: &Ori
     s.add_terminal(Terminal {
         shape: shape.clone(),
         param: param.map(std::sync::Arc::from),
+        used,
         origin: *origin,
     });
 }
 
-/// Generalized einsum: `slot_i >= operand_i` and `result >= lhs slot`, the
-/// spec's labels shared across slots.
+/// Generalized einsum: `slot_i >= operand_i` and `result = lhs slot` (the
+/// result's rows are exactly as the spec writes them), the spec's labels
+/// shared across slots.
 pub fn einsum(
     s: &mut Solver,
     spec: &EinsumSpec,
@@ -219,15 +216,9 @@ pub fn einsum(
     }
     let mut lhs = b.slot(s, &spec.lhs, true, origin)?;
     let n = operands.len();
-    // A row the spec leaves empty relates nothing: in an operand slot all
-    // its axes are untracked (and reduced), and the empty result row is
-    // broadcast by any row. No constraint is made for it. The slots' rows
-    // are used once: they move into the constraints.
-    for (i, ((mut slot, op), spec)) in rhs.into_iter().zip(operands).zip(&spec.rhs).enumerate() {
+    // The slots' rows are used once: they move into the constraints.
+    for (i, (mut slot, op)) in rhs.into_iter().zip(operands).enumerate() {
         for k in Kind::ALL {
-            if spec.row(k).is_empty() {
-                continue;
-            }
             ineq(
                 s,
                 std::mem::take(slot.row_mut(k)),
@@ -238,17 +229,14 @@ pub fn einsum(
         }
     }
     for k in Kind::ALL {
-        if spec.lhs.row(k).is_empty() {
-            continue;
-        }
-        ineq(
-            s,
-            result.row(k).clone(),
-            std::mem::take(lhs.row_mut(k)),
-            origin,
-            What {
-                kind: Some(k),
-                ..What::text("the result's {kind} row against its spec")
+        s.add(
+            Constraint::RowEq(result.row(k).clone(), std::mem::take(lhs.row_mut(k))),
+            Origin {
+                what: What {
+                    kind: Some(k),
+                    ..What::text("the result's {kind} row against its spec")
+                },
+                ..*origin
             },
         );
     }
@@ -312,9 +300,11 @@ impl<'a> SpecBuilder<'a> {
                     AxisSpec::Var(name) => self.label(s, name),
                     AxisSpec::Size { size, label } => Dim::Known { size: *size, label: label.as_deref().map(crate::shape::Label::intern) },
                     AxisSpec::Placeholder => Dim::Var(s.fresh_dim()),
-                    AxisSpec::Fixed(0) if is_lhs => Dim::size(1),
+                    // A fixed index in the result makes an axis of at least
+                    // i+1 (a consumer may need more); in an operand it reads
+                    // the operand's axis, which cannot broadcast.
                     AxisSpec::Fixed(i) => {
-                        let v = s.fresh_dim();
+                        let v = if is_lhs { s.fresh_dim() } else { s.fresh_index_dim() };
                         s.add(Constraint::AtLeast(Dim::Var(v), i + 1), Origin { what: What { n: *i, ..What::text("fixed index {n}") }, ..*origin });
                         Dim::Var(v)
                     }
@@ -346,11 +336,11 @@ impl<'a> SpecBuilder<'a> {
         conv(&spec.end, &mut out, s)?;
         let var = match &spec.var {
             Some(v) => Some(lookup(&mut self.rows, v.name(kind), || s.fresh_row())),
-            // An operand row written without a row variable gives its
-            // rightmost axes; further axes to the left are untracked (and
-            // reduced). A result row is exactly as written. (An empty
-            // operand row is not related at all: see `einsum`.)
-            None if !is_lhs && !spec.is_empty() => Some(s.fresh_row()),
+            // An operand row written without a row variable (or not
+            // written) gives its rightmost axes; further axes to the left
+            // are untracked (and reduced). A result row is exactly as
+            // written.
+            None if !is_lhs => Some(s.fresh_untracked_row()),
             None => None,
         };
         Ok(match (var, spec.beg.len()) {

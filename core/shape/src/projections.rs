@@ -423,7 +423,14 @@ fn einsum(
                     i
                 }
             }
-            Occ::Fixed(i) => AxisIndex::Fixed(if d == 1 { 0 } else { *i }),
+            // A fixed index reads (or writes) exactly its position: never a
+            // clamp or a broadcast.
+            Occ::Fixed(i) if *i >= d => {
+                return Err(format!(
+                    "the fixed index {i} is beyond an axis of size {d}"
+                ))
+            }
+            Occ::Fixed(i) => AxisIndex::Fixed(*i),
             Occ::Affine {
                 stride,
                 over,
@@ -460,11 +467,18 @@ fn einsum(
         })
     };
     let mut per_tensor = vec![];
-    for (occ, dims) in &tensors {
+    for (t, (occ, dims)) in tensors.iter().enumerate() {
         let mut per_kind: [Vec<AxisIndex>; 3] = [vec![], vec![], vec![]];
         for k in 0..3 {
             for (o, &d) in occ[k].iter().zip(&dims[k]) {
-                per_kind[k].push(index(o, d, &iter_of)?);
+                per_kind[k].push(index(o, d, &iter_of).map_err(|m| {
+                    let of = if t == ops.len() {
+                        "the result".to_string()
+                    } else {
+                        format!("operand #{}", t + 1)
+                    };
+                    format!("{m} in the {} row of {of}", kinds[k].name())
+                })?);
             }
         }
         per_tensor.push(memory_order(per_kind));
@@ -564,5 +578,30 @@ mod tests {
         for (nodes, want) in cases {
             assert_eq!(maps(nodes), want);
         }
+    }
+
+    /// A fixed index reads exactly its position: the consumer of OCANNL's
+    /// `sparse` reads index 2 of the axis its producer writes at 0.
+    #[test]
+    fn fixed_indices_read_their_position() {
+        let sparse = || vec![arg("4"), ein("i=>i0", vec![0]), ein("i2=>i", vec![1])];
+        assert_eq!(
+            maps(sparse()),
+            "space [4] lhs affine_map<(d0) -> (d0)> rhs affine_map<(d0) -> (d0, 2)>"
+        );
+        assert_eq!(
+            maps(sparse()[..2].to_vec()),
+            "space [4] lhs affine_map<(d0) -> (d0, 0)> rhs affine_map<(d0) -> (d0)>"
+        );
+        // Shapes that were not inferred: an index beyond its axis is an
+        // error, never a clamp or a broadcast.
+        let x: Shape = crate::parse_shape("4,1", &mut Default::default(), &mut crate::solver::Solver::new()).unwrap();
+        let y: Shape = crate::parse_shape("4", &mut Default::default(), &mut crate::solver::Solver::new()).unwrap();
+        let spec = crate::parse_einsum("i2=>i").unwrap();
+        let e = derive(&Node::Einsum(spec.into(), vec![0]), &y, &[&x]).unwrap_err();
+        assert_eq!(
+            e,
+            "the fixed index 2 is beyond an axis of size 1 in the output row of operand #1"
+        );
     }
 }

@@ -126,11 +126,43 @@ pub enum Constraint {
         rows: Vec<Row>,
         n: u64,
     },
+    /// `operand = [sliced] ++ result`: the sliced axis is the operand's
+    /// leftmost. It waits until the operand's leftmost axis is known (the
+    /// row has a left part, or no fixed part at all), so that the operand's
+    /// own leftmost axis is sliced rather than a new one put before it.
+    Slice {
+        operand: Row,
+        result: Row,
+        sliced: Dim,
+    },
+}
+
+/// What kind of shape error it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShapeErrorKind {
+    /// Dims, labels or numbers of axes that must agree do not.
+    Mismatch,
+    /// An axis too small for a fixed index into it.
+    IndexOutOfRange,
+    /// A row would need infinitely many axes (it refers to itself).
+    RankCycle,
+    /// A param's row or dim that nothing determines ("You forgot to
+    /// specify the hidden dimension(s)"), in the given row.
+    ForgotHiddenDims { row: Kind },
+    /// Convolution sizes that do not fit.
+    Convolution,
+    /// A literal's element count that the shape cannot have.
+    ElementCount,
+    /// The constraint budget ran out.
+    Budget,
+    /// A constraint still unsolved after closing.
+    Unsolved,
 }
 
 /// A shape error: what went wrong, and where.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ShapeError {
+    pub kind: ShapeErrorKind,
     pub message: String,
     pub origin: Origin,
     /// Other ops whose constraints decided the conflicting values.
@@ -149,6 +181,8 @@ pub struct Terminal {
     pub shape: Shape,
     /// `Some(name)` for a param: its dims are never guessed.
     pub param: Option<std::sync::Arc<str>>,
+    /// Whether any op uses it (a param with no uses has the output `[1]`).
+    pub used: bool,
     pub origin: Origin,
 }
 
@@ -172,6 +206,7 @@ enum Subject {
 enum Note {
     RowToLub(Kind, Row),
     NoMoreAxes(Kind),
+    Unused(Kind),
     DimTo(Kind, usize, u64),
     ParamDimToIndexBound(Kind, usize, u64),
 }
@@ -192,6 +227,9 @@ impl std::fmt::Display for Assumption {
             Note::NoMoreAxes(kind) => {
                 write!(f, "assumed the {kind} row of {what} has no more axes")
             }
+            Note::Unused(kind) => {
+                write!(f, "{what} has no uses: its {kind} row is [1]")
+            }
             Note::DimTo(kind, i, size) => write!(
                 f,
                 "assumed axis {i} of the {kind} row of {what} has dimension {size}"
@@ -209,6 +247,10 @@ struct DimBounds {
     /// Least upper bound: a size > 1 the variable is either equal to or 1.
     lub: Option<Dim>,
     at_least: u64,
+    /// An operand slot's fixed index: the operand's axis below this
+    /// variable is read at that index, so it cannot be a broadcast 1: every
+    /// dim below it equals it.
+    indexes_below: bool,
     /// Variables known to be >= this one.
     cur: VarSet<DimVar>,
     /// Variables known to be <= this one.
@@ -230,6 +272,13 @@ struct RowBounds {
     ubs: Vec<Row>,
     cur: VarSet<RowVar>,
     subr: VarSet<RowVar>,
+    /// The row is known from below: it is bounded below by a closed row,
+    /// or by a row known from below (every variable's fixed part already
+    /// holds what is below it, so forced from below it has no more axes),
+    /// or it stands for axes an einsum operand slot leaves untracked. A
+    /// param's row bounded above by such a row is bounded by its empty
+    /// least value; a row bounded above by nothing known is undetermined.
+    from_below: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -336,9 +385,6 @@ pub struct Solver {
     next_dim: u32,
     next_row: u32,
     dims: VarMap<DimVar, DimEntry>,
-    /// The dim variables that were given a least upper bound (some may be
-    /// solved since): what closing to LUBs looks at, not the whole table.
-    with_lub: Vec<DimVar>,
     rows: VarMap<RowVar, RowEntry>,
     queue: Vec<(Constraint, Origin)>,
     /// Constraints waiting for a variable to be solved; taken (set to
@@ -372,8 +418,9 @@ impl Fresh for Solver {
 
 type Res<T> = Result<T, ShapeError>;
 
-fn err<T>(origin: &Origin, message: impl Into<String>) -> Res<T> {
+fn err<T>(origin: &Origin, kind: ShapeErrorKind, message: impl Into<String>) -> Res<T> {
     Err(ShapeError {
+        kind,
         message: message.into(),
         origin: *origin,
         decided_by: vec![],
@@ -437,6 +484,24 @@ impl Solver {
             }
         }
         out
+    }
+
+    /// A fresh dim variable for a fixed index of an operand slot: the
+    /// operand's axis it is related to is read at that index, so it equals
+    /// the variable (it cannot broadcast).
+    pub fn fresh_index_dim(&mut self) -> DimVar {
+        let v = self.fresh_dim();
+        self.dim_bounds(v).indexes_below = true;
+        v
+    }
+
+    /// A fresh row variable for the axes an einsum operand slot leaves
+    /// untracked (they are reduced): it is known from below, so a param's
+    /// row under it needs no axes there.
+    pub fn fresh_untracked_row(&mut self) -> RowVar {
+        let v = self.fresh_row();
+        self.row_bounds(v).from_below = true;
+        v
     }
 
     /// A row of fresh dim variables.
@@ -606,6 +671,21 @@ impl Solver {
         true
     }
 
+    /// Whether a row has fixed dims after substitution (without building
+    /// it).
+    fn row_has_axes(&self, r: &Row) -> bool {
+        let mut r = r;
+        loop {
+            if r.num_fixed() > 0 {
+                return true;
+            }
+            match r.var.and_then(|v| self.rows.get(&v)) {
+                Some(RowEntry::Solved(s)) => r = s,
+                _ => return false,
+            }
+        }
+    }
+
     /// Whether a shape resolves to a concrete shape.
     pub fn shape_settled(&self, s: &Shape) -> bool {
         self.row_settled(&s.batch) && self.row_settled(&s.input) && self.row_settled(&s.output)
@@ -655,7 +735,7 @@ impl Solver {
             self.steps += 1;
             if self.steps > MAX_STEPS {
                 return err(
-                    &o,
+                    &o, ShapeErrorKind::Budget,
                     "shape inference did not terminate (constraint budget exhausted)",
                 );
             }
@@ -689,6 +769,11 @@ impl Solver {
                 padded,
             } => self.affine(input, stride, over, dilation, kernel, padded, &o),
             Constraint::TotalElems { rows, n } => self.total_elems(rows, n, &o),
+            Constraint::Slice {
+                operand,
+                result,
+                sliced,
+            } => self.slice(operand, result, sliced, &o),
         }
     }
 
@@ -733,6 +818,9 @@ impl Solver {
             Constraint::RowEq(a, b) => vec![a, b],
             Constraint::RowIneq { cur, subr } => vec![cur, subr],
             Constraint::TotalElems { rows, .. } => rows.iter().collect(),
+            Constraint::Slice {
+                operand, result, ..
+            } => vec![operand, result],
             Constraint::Affine {
                 input,
                 over,
@@ -840,6 +928,7 @@ impl Solver {
             }
         }
         Err(ShapeError {
+            kind: ShapeErrorKind::Mismatch,
             message,
             origin: *o,
             decided_by,
@@ -937,13 +1026,19 @@ impl Solver {
         if cur == subr {
             return Ok(false);
         }
+        if let Dim::Var(c) = cur {
+            if self.dim_bounds(c).indexes_below {
+                return self.dim_eq(cur, subr, o);
+            }
+        }
         match (&cur, &subr) {
-            // A size-1 operand broadcasts; otherwise the sizes must agree.
-            (Dim::Known { .. }, Dim::Known { size: 1, .. }) => Ok(false),
+            // An unlabelled size-1 operand broadcasts; otherwise the sizes
+            // must agree. A labelled 1 is information: it does not broadcast.
+            (Dim::Known { .. }, Dim::Known { size: 1, label: None }) => Ok(false),
             (Dim::Known { .. }, Dim::Known { .. }) => {
                 self.known_agree(&raw_cur, &cur, &raw_subr, &subr, o)
             }
-            (Dim::Var(_), Dim::Known { size: 1, .. }) => Ok(false),
+            (Dim::Var(_), Dim::Known { size: 1, label: None }) => Ok(false),
             (Dim::Var(_), Dim::Known { .. }) => self.dim_eq(cur, subr, o),
             (Dim::Known { size: 1, .. }, Dim::Var(s)) => self.solve_dim(*s, cur, o),
             (Dim::Known { .. }, Dim::Var(s)) => {
@@ -956,7 +1051,6 @@ impl Solver {
                     None => {
                         b.lub = Some(cur);
                         let subr: Vec<DimVar> = b.subr.iter().collect();
-                        self.with_lub.push(s);
                         for v in subr {
                             self.push(
                                 Constraint::DimIneq {
@@ -975,7 +1069,7 @@ impl Solver {
                         ) = (l, &cur)
                         {
                             if x != y {
-                                return err(o, format!("label mismatch: {l} vs {cur}"));
+                                return err(o, ShapeErrorKind::Mismatch, format!("label mismatch: {l} vs {cur}"));
                             }
                         }
                         Ok(false)
@@ -1020,7 +1114,7 @@ impl Solver {
             Dim::Known { size, .. } => {
                 if size < n {
                     return err(
-                        o,
+                        o, ShapeErrorKind::IndexOutOfRange,
                         format!("dimension {size} is too small: an index needs at least {n}"),
                     );
                 }
@@ -1075,24 +1169,40 @@ impl Solver {
                     .saturating_add(dilation.saturating_mul(k.max(1) - 1))
             }
         };
+        // The output of an input: the most positions the kernel fits in
+        // (rounding down), or with padding the input over the stride
+        // (rounding up).
+        let output = |inp: u64, k: u64| -> Res<u64> {
+            if padded {
+                return Ok(inp.div_ceil(stride.max(1)));
+            }
+            let span = dilation.saturating_mul(k.max(1) - 1).saturating_add(1);
+            if inp < span {
+                return err(o, ShapeErrorKind::Convolution, format!("the input dimension {inp} is smaller than the kernel extent {span}"));
+            }
+            Ok((inp - span) / stride.max(1) + 1)
+        };
         match (input.known_size(), over.known_size(), k) {
-            (_, Some(out), Some(k)) => self.dim_eq(input, Dim::size(extent(out, k)), o),
+            (Some(inp), Some(out), Some(k)) => {
+                let want = output(inp, k)?;
+                if want != out {
+                    return self.mismatch(
+                        &[&input, &over],
+                        o,
+                        format!("dimension mismatch: the input {inp} and the kernel {k} give the output {want}, not {out}"),
+                    );
+                }
+                Ok(false)
+            }
+            (None, Some(out), Some(k)) => self.dim_eq(input, Dim::size(extent(out, k)), o),
             (Some(inp), None, Some(k)) => {
-                let out = if padded {
-                    inp.div_ceil(stride)
-                } else {
-                    let span = dilation.saturating_mul(k.max(1) - 1).saturating_add(1);
-                    if inp < span {
-                        return err(o, format!("the input dimension {inp} is smaller than the kernel extent {span}"));
-                    }
-                    (inp - span) / stride + 1
-                };
+                let out = output(inp, k)?;
                 self.dim_eq(over, Dim::size(out), o)
             }
             (Some(inp), Some(out), None) if !padded => {
                 let used = stride.saturating_mul(out.max(1) - 1).saturating_add(1);
                 if inp < used || (inp - used) % dilation != 0 {
-                    return err(o, format!("no kernel size fits input {inp} and output {out} (stride {stride}, dilation {dilation})"));
+                    return err(o, ShapeErrorKind::Convolution, format!("no kernel size fits input {inp} and output {out} (stride {stride}, dilation {dilation})"));
                 }
                 let kd = kernel.expect("kernel is unknown here");
                 self.dim_eq(kd, Dim::size((inp - used) / dilation + 1), o)
@@ -1127,7 +1237,7 @@ impl Solver {
         if !open && unknown.is_empty() {
             if known != n {
                 return err(
-                    o,
+                    o, ShapeErrorKind::ElementCount,
                     format!("the literal has {n} elements but the shape has {known}"),
                 );
             }
@@ -1135,7 +1245,7 @@ impl Solver {
         }
         if known > n || n % known.max(1) != 0 {
             return err(
-                o,
+                o, ShapeErrorKind::ElementCount,
                 format!(
                     "the literal has {n} elements, not a multiple of the {known} of the known dims"
                 ),
@@ -1149,6 +1259,57 @@ impl Solver {
 
     // ----- rows ---------------------------------------------------------
 
+    fn slice(&mut self, operand: Row, result: Row, sliced: Dim, o: &Origin) -> Res<bool> {
+        self.compress_row(&operand);
+        let operand = self.splice_owned(operand);
+        match (operand.var, operand.beg.first(), operand.end.first()) {
+            // The leftmost axis is known.
+            (None, _, Some(&first)) | (Some(_), Some(&first), _) => {
+                let rest = Row {
+                    beg: operand.beg.get(1..).unwrap_or_default().to_vec(),
+                    var: operand.var,
+                    end: if operand.var.is_none() {
+                        operand.end[1..].to_vec()
+                    } else {
+                        operand.end
+                    },
+                };
+                let changed = self.dim_eq(sliced, first, o)?;
+                Ok(self.row_eq(rest, result, o)? || changed)
+            }
+            (None, _, None) => err(
+                o,
+                ShapeErrorKind::Mismatch,
+                format!("number of axes mismatch: the operand has no batch axis to slice, the result's batch row is [{result}]"),
+            ),
+            // No fixed part: whatever it is, its leftmost axis is `sliced`.
+            (Some(_), None, None) => {
+                let front = Row {
+                    beg: std::iter::once(sliced)
+                        .chain(result.beg.iter().copied())
+                        .collect(),
+                    ..result
+                };
+                let front = if front.var.is_none() {
+                    Row::closed(front.beg.into_iter().chain(front.end).collect())
+                } else {
+                    front
+                };
+                self.row_eq(operand, front, o)
+            }
+            // Whether the leftmost axis is in the variable or the right part
+            // depends on the variable: wait.
+            (Some(_), None, Some(_)) => self.defer(
+                Constraint::Slice {
+                    operand,
+                    result,
+                    sliced,
+                },
+                o,
+            ),
+        }
+    }
+
     fn row_eq(&mut self, a: Row, b: Row, o: &Origin) -> Res<bool> {
         self.compress_row(&a);
         self.compress_row(&b);
@@ -1160,7 +1321,7 @@ impl Solver {
             (None, None) => {
                 if a.end.len() != b.end.len() {
                     return err(
-                        o,
+                        o, ShapeErrorKind::Mismatch,
                         format!(
                             "number of axes mismatch: [{a}] has {} but [{b}] has {}",
                             a.end.len(),
@@ -1192,7 +1353,7 @@ impl Solver {
                         return Ok(true);
                     }
                     return err(
-                        o,
+                        o, ShapeErrorKind::RankCycle,
                         format!("infinite number of axes by self-reference: [{a}] = [{b}]"),
                     );
                 }
@@ -1219,27 +1380,30 @@ impl Solver {
                         o,
                     )
                 } else {
-                    // e.g. va ++ ae = bb ++ vb: both grow around a fresh w.
+                    // Each side has a part the other lacks: `va ++ ae = bb ++ vb`
+                    // or `ab ++ va = vb ++ be`. Both variables grow around a
+                    // fresh w: `va = bb ++ w ++ be`, `vb = ab ++ w ++ ae` (one
+                    // of `ab`, `bb` and one of `ae`, `be` is empty, so both
+                    // sides become `ab ++ bb ++ w ++ be ++ ae`).
                     let w = self.fresh_row();
                     self.solve_row(
                         va,
                         Row {
                             beg: bb,
                             var: Some(w),
-                            end: vec![],
+                            end: be,
                         },
                         o,
                     )?;
                     self.solve_row(
                         vb,
                         Row {
-                            beg: vec![],
+                            beg: ab,
                             var: Some(w),
                             end: ae,
                         },
                         o,
                     )?;
-                    let _ = (ab, be);
                     Ok(true)
                 }
             }
@@ -1252,7 +1416,7 @@ impl Solver {
         let n = closed.end.len();
         if open.num_fixed() > n {
             return err(
-                o,
+                o, ShapeErrorKind::Mismatch,
                 format!(
                     "number of axes mismatch: [{open}] has at least {} but [{closed}] has {n}",
                     open.num_fixed()
@@ -1302,18 +1466,28 @@ impl Solver {
             if value.num_fixed() == 0 {
                 return Ok(false);
             }
-            return err(o, "infinite number of axes by self-reference");
+            return err(o, ShapeErrorKind::RankCycle, "infinite number of axes by self-reference");
         }
         // Every row broadcasts the empty row, and only the empty row
         // broadcasts to it: closing a row to no axes (the common case when
         // closing) settles its links at once.
         let empty = value.var.is_none() && value.end.is_empty();
+        let inner = value.var;
         let bounds = match self.rows.insert(v, RowEntry::Solved(value)) {
             Some(RowEntry::Bounds(b)) => b,
             _ => RowBounds::default(),
         };
+        if bounds.from_below {
+            if let Some(w) = inner {
+                self.mark_from_below(w);
+            }
+        }
         if empty {
-            // The rows above hold anyway; those below must be empty too.
+            // The rows above hold anyway (and are known from below now);
+            // those below must be empty too.
+            for c in bounds.cur.iter() {
+                self.mark_from_below(c);
+            }
             empty_below.extend(bounds.subr);
             return Ok(true);
         }
@@ -1384,7 +1558,7 @@ impl Solver {
             (None, None) => {
                 if cur.end.len() < subr.end.len() {
                     return err(
-                        o,
+                        o, ShapeErrorKind::Mismatch,
                         format!(
                             "number of axes mismatch: the operand has {} axes [{subr}] but the result only {} [{cur}]",
                             subr.end.len(),
@@ -1395,6 +1569,8 @@ impl Solver {
                 Ok(changed)
             }
             (Some(cv), None) => {
+                // Bounded below by a closed row: known from below.
+                self.mark_from_below(cv);
                 if subr.end.len() <= cur.end.len() {
                     return Ok(changed);
                 }
@@ -1413,7 +1589,7 @@ impl Solver {
                 let n = cur.end.len();
                 if subr.num_fixed() > n {
                     return err(
-                        o,
+                        o, ShapeErrorKind::Mismatch,
                         format!(
                             "number of axes mismatch: the operand has at least {} axes [{subr}] but the result only {n} [{cur}]",
                             subr.num_fixed()
@@ -1431,7 +1607,7 @@ impl Solver {
                 if cv == sv {
                     if cur.num_fixed() != subr.num_fixed() {
                         return err(
-                            o,
+                            o, ShapeErrorKind::RankCycle,
                             format!(
                                 "infinite number of axes by self-reference: [{cur}] >= [{subr}]"
                             ),
@@ -1457,7 +1633,11 @@ impl Solver {
                         if !cb.subr.insert(sv) {
                             return Ok(changed);
                         }
-                        self.row_bounds(sv).cur.insert(cv);
+                        let below = self.row_bounds(sv);
+                        below.cur.insert(cv);
+                        if below.from_below {
+                            self.mark_from_below(cv);
+                        }
                         return Ok(true);
                     }
                     changed |= self.add_row_ub(sv, rest, o)?;
@@ -1509,6 +1689,32 @@ impl Solver {
         Ok(true)
     }
 
+    /// Records that `v` (or the variable its solution ends in) is known from
+    /// below, and so is every row above it. Each variable is marked once.
+    fn mark_from_below(&mut self, v: RowVar) {
+        if self.is_from_below(v) {
+            return;
+        }
+        let mut stack: smallvec::SmallVec<[RowVar; 8]> = smallvec::smallvec![v];
+        while let Some(v) = stack.pop() {
+            let Some(v) = self.open_var(&Row::open(v)) else {
+                continue;
+            };
+            let b = self.row_bounds(v);
+            if b.from_below {
+                continue;
+            }
+            b.from_below = true;
+            stack.extend(b.cur.iter());
+            stack.extend(b.ubs.iter().filter_map(|r| r.var));
+        }
+    }
+
+    /// Whether the unsolved variable `v` is known from below.
+    fn is_from_below(&self, v: RowVar) -> bool {
+        matches!(self.rows.get(&v), Some(RowEntry::Bounds(b)) if b.from_below)
+    }
+
     /// Whether `to <= ... <= from` by recorded row links.
     fn row_reaches(&self, to: RowVar, from: RowVar) -> bool {
         reaches(&self.rows, to, from)
@@ -1535,10 +1741,15 @@ impl Solver {
             // Nothing fits under an empty row but the empty row.
             return self.solve_row(v, Row::default(), o);
         }
-        if self.row_bounds(v).ubs.contains(&ub) {
+        let b = self.row_bounds(v);
+        if b.ubs.contains(&ub) {
             return Ok(false);
         }
-        self.row_bounds(v).ubs.push(ub);
+        let above = ub.var.filter(|_| b.from_below);
+        b.ubs.push(ub);
+        if let Some(w) = above {
+            self.mark_from_below(w);
+        }
         Ok(true)
     }
 
@@ -1567,6 +1778,11 @@ impl Solver {
             seen.push(v);
             match self.rows.get(&v) {
                 Some(RowEntry::Bounds(b)) => {
+                    // A row above known from below bounds `v` by its least
+                    // value: no more axes than its fixed part.
+                    if seen.len() > 1 && b.from_below {
+                        out.push(Row::open(v));
+                    }
                     out.extend(b.ubs.iter().map(|r| self.subst_row(r)));
                     queue.extend(b.cur.iter());
                 }
@@ -1592,7 +1808,9 @@ impl Solver {
             _ => {}
         }
         let mut ubs = self.gather_ubs(v);
-        ubs.retain(|r| r.num_fixed() > 0 || r.var.is_none());
+        ubs.retain(|r| {
+            r.num_fixed() > 0 || r.var.is_none_or(|w| self.is_from_below(w))
+        });
         if ubs.is_empty() {
             return None;
         }
@@ -1633,17 +1851,23 @@ impl Solver {
 
     // ----- closing ------------------------------------------------------
 
-    /// Solves everything and closes all shapes. Afterwards `subst_shape`
-    /// gives concrete shapes.
+    /// Solves everything and closes the terminals' shapes; afterwards
+    /// `close_shape` closes the other shapes.
+    ///
+    /// Only terminals (leaves) close to their least upper bounds: the other
+    /// shapes are forced from below by their operands, and what stays open
+    /// in them gets no more axes and dim 1 (or the size an index needs).
     pub fn solve(&mut self) -> Res<()> {
         self.drain()?;
 
-        // Terminal variables go to their least upper bounds, and so do the
-        // dims that have one.
+        // Terminal rows and dims go to their least upper bounds.
         self.close_to_lubs()?;
-        // Remaining terminal rows get no more axes; remaining terminal dims
-        // become their `At_least` size or 1, except a param's.
+        // The remaining rows of terminals other than params get no more
+        // axes, their dims their `At_least` size or 1.
         for ti in self.unsettled() {
+            if self.terminals[ti].param.is_some() {
+                continue;
+            }
             let origin = self.terminals[ti].origin;
             for kind in Kind::ALL {
                 if let Some(v) = self.open_var(self.terminals[ti].shape.row(kind)) {
@@ -1652,9 +1876,6 @@ impl Solver {
                 }
             }
             self.drain()?;
-            if self.terminals[ti].param.is_some() {
-                continue;
-            }
             let s = self.subst_shape(&self.terminals[ti].shape);
             for kind in Kind::ALL {
                 for (i, d) in s.row(kind).dims().enumerate() {
@@ -1671,39 +1892,20 @@ impl Solver {
             }
         }
         self.close_to_lubs()?;
-        // A param's dims are never guessed.
+        // A param's rows and dims are never guessed. (Closing one param
+        // can give another a least upper bound: each takes its own first.)
         for ti in self.unsettled() {
-            let Some(name) = self.terminals[ti].param.clone() else {
-                continue;
-            };
-            let origin = self.terminals[ti].origin;
-            let s = self.subst_shape(&self.terminals[ti].shape);
-            for kind in Kind::ALL {
-                for (i, d) in s.row(kind).dims().enumerate() {
-                    let Dim::Var(v) = self.subst_dim(d) else {
-                        continue;
-                    };
-                    let at_least = match self.dims.get(&v) {
-                        Some(DimEntry::Bounds(b)) => b.at_least,
-                        _ => 0,
-                    };
-                    if at_least <= 1 {
-                        return err(
-                            &origin,
-                            format!(
-                                "You forgot to specify the hidden dimension(s): axis {i} of the {kind} row of param '{name}' is not determined by its uses (shape so far: {})",
-                                display_partial(&self.subst_shape(&s))
-                            ),
-                        );
-                    }
-                    self.note(ti, Note::ParamDimToIndexBound(kind, i, at_least));
-                    self.solve_dim(v, Dim::size(at_least), &origin)?;
-                    self.drain()?;
-                }
+            if self.terminals[ti].param.is_some() {
+                self.close_param_rows(ti)?;
             }
         }
-        // The remaining (non-terminal) rows in pending constraints get their
-        // bound or no more axes.
+        for ti in self.unsettled() {
+            if self.terminals[ti].param.is_some() {
+                self.close_param_dims(ti)?;
+            }
+        }
+        // The remaining rows in pending constraints (not terminals') are
+        // forced from below: no more axes.
         loop {
             self.drain()?;
             let mut vars = BTreeMap::new();
@@ -1717,8 +1919,7 @@ impl Solver {
             }
             for (v, o) in vars {
                 if self.row_unsolved(v) {
-                    let close = self.row_lub(v).unwrap_or_default();
-                    self.solve_row(v, close, &o)?;
+                    self.solve_row(v, Row::default(), &o)?;
                 }
             }
         }
@@ -1726,12 +1927,100 @@ impl Solver {
         Ok(())
     }
 
-    /// Closes terminal rows and dims to their least upper bounds, and every
-    /// other dim that has one, until nothing changes.
+    /// A param's open rows: a row with a least upper bound gets it; a row
+    /// that has axes or is known from below (its uses gave it what it has)
+    /// gets no more axes; a param with no uses has the output `[1]`; a row
+    /// that nothing determines is an error.
+    fn close_param_rows(&mut self, ti: usize) -> Res<()> {
+        let origin = self.terminals[ti].origin;
+        for kind in Kind::ALL {
+            let row = self.terminals[ti].shape.row(kind);
+            let Some(v) = self.open_var(row) else {
+                continue;
+            };
+            let has_axes = self.row_has_axes(row);
+            let close = if let Some(lub) = self.row_lub(v) {
+                self.note(ti, Note::RowToLub(kind, lub.clone()));
+                lub
+            } else if !self.terminals[ti].used {
+                match kind {
+                    Kind::Output if !has_axes => {
+                        self.note(ti, Note::Unused(kind));
+                        Row::closed(vec![Dim::size(1)])
+                    }
+                    _ => {
+                        self.note(ti, Note::NoMoreAxes(kind));
+                        Row::default()
+                    }
+                }
+            } else if has_axes || self.is_from_below(v) {
+                self.note(ti, Note::NoMoreAxes(kind));
+                Row::default()
+            } else {
+                let name = self.terminals[ti].param.clone().unwrap_or_default();
+                return Err(ShapeError {
+                    kind: ShapeErrorKind::ForgotHiddenDims { row: kind },
+                    message: format!(
+                        "You forgot to specify the hidden dimension(s): the {kind} row of param '{name}' is not determined by its uses (shape so far: {})",
+                        display_partial(&self.subst_shape(&self.terminals[ti].shape))
+                    ),
+                    origin,
+                    decided_by: vec![],
+                });
+            };
+            self.solve_row(v, close, &origin)?;
+            self.drain()?;
+        }
+        Ok(())
+    }
+
+    /// A param's open dims: their least upper bound, or the size a fixed
+    /// index needs if more than 1; otherwise an error.
+    fn close_param_dims(&mut self, ti: usize) -> Res<()> {
+        let origin = self.terminals[ti].origin;
+        let name = self.terminals[ti].param.clone().unwrap_or_default();
+        let s = self.subst_shape(&self.terminals[ti].shape);
+        for kind in Kind::ALL {
+            for (i, d) in s.row(kind).dims().enumerate() {
+                let Dim::Var(v) = self.subst_dim(d) else {
+                    continue;
+                };
+                let (lub, at_least) = match self.dims.get(&v) {
+                    Some(DimEntry::Bounds(b)) => (b.lub, b.at_least),
+                    _ => (None, 0),
+                };
+                if let Some(lub) = lub.filter(|l| l.known_size().unwrap_or(0) >= at_least) {
+                    self.solve_dim(v, lub, &origin)?;
+                    self.drain()?;
+                    continue;
+                }
+                if at_least <= 1 {
+                    return Err(ShapeError {
+                        kind: ShapeErrorKind::ForgotHiddenDims { row: kind },
+                        message: format!(
+                            "You forgot to specify the hidden dimension(s): axis {i} of the {kind} row of param '{name}' is not determined by its uses (shape so far: {})",
+                            display_partial(&self.subst_shape(&s))
+                        ),
+                        origin,
+                        decided_by: vec![],
+                    });
+                }
+                self.note(ti, Note::ParamDimToIndexBound(kind, i, at_least));
+                self.solve_dim(v, Dim::size(at_least), &origin)?;
+                self.drain()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Closes terminal rows and dims to their least upper bounds, until
+    /// nothing changes.
     fn close_to_lubs(&mut self) -> Res<()> {
+        let mut open = vec![];
         loop {
             let mut changed = false;
             for ti in self.unsettled() {
+                let origin = self.terminals[ti].origin;
                 for kind in Kind::ALL {
                     let Some(v) = self.open_var(self.terminals[ti].shape.row(kind)) else {
                         continue;
@@ -1740,42 +2029,39 @@ impl Solver {
                         continue;
                     };
                     self.note(ti, Note::RowToLub(kind, lub.clone()));
-                    let origin = self.terminals[ti].origin;
                     self.solve_row(v, lub, &origin)?;
                     changed = true;
                 }
                 changed |= self.drain()?;
-            }
-            // Solved variables leave the list.
-            let dims = &self.dims;
-            let mut with_lub: Vec<(DimVar, Dim)> = vec![];
-            self.with_lub.retain(|&v| match dims.get(&v) {
-                Some(DimEntry::Bounds(b)) => {
-                    if let Some(l) = b.lub.filter(|l| l.known_size().unwrap_or(0) >= b.at_least) {
-                        with_lub.push((v, l));
+                for kind in Kind::ALL {
+                    open.clear();
+                    self.open_dims(self.terminals[ti].shape.row(kind), &mut open);
+                    for &v in &open {
+                        let Dim::Var(v) = self.subst_dim(&Dim::Var(v)) else {
+                            continue;
+                        };
+                        let Some(DimEntry::Bounds(b)) = self.dims.get(&v) else {
+                            continue;
+                        };
+                        let Some(lub) = b.lub.filter(|l| l.known_size().unwrap_or(0) >= b.at_least)
+                        else {
+                            continue;
+                        };
+                        self.solve_dim(v, lub, &origin)?;
+                        self.drain()?;
+                        changed = true;
                     }
-                    true
-                }
-                _ => false,
-            });
-            with_lub.sort_by_key(|(v, _)| *v);
-            for (v, lub) in with_lub {
-                if matches!(self.dims.get(&v), Some(DimEntry::Bounds(_))) {
-                    let o = Origin::new(usize::MAX, "closing");
-                    self.solve_dim(v, lub, &o)?;
-                    changed = true;
                 }
             }
-            changed |= self.drain()?;
             if !changed {
                 return Ok(());
             }
         }
     }
 
-    /// Closes one shape (a non-terminal, after solving): remaining row
-    /// variables get no more axes (their bound if any), remaining dims their
-    /// least upper bound, `At_least` size, or 1.
+    /// Closes one shape (a non-terminal, after solving): it is forced from
+    /// below, so its remaining row variables get no more axes and its
+    /// remaining dims the size an index needs, or 1.
     pub fn close_shape(&mut self, shape: &Shape, origin: &Origin) -> Res<Shape> {
         if !self.shape_settled(shape) {
             let rows = [&shape.batch, &shape.input, &shape.output];
@@ -1785,8 +2071,7 @@ impl Solver {
                 // solved the next.
                 for row in rows {
                     if let Some(v) = self.open_var(row) {
-                        let close = self.row_lub(v).unwrap_or_default();
-                        self.solve_row(v, close, origin)?;
+                        self.solve_row(v, Row::default(), origin)?;
                         self.drain()?;
                     }
                 }
@@ -1799,10 +2084,10 @@ impl Solver {
                         continue;
                     };
                     let size = match self.dims.get(&v) {
-                        Some(DimEntry::Bounds(b)) => b.lub.unwrap_or(Dim::size(b.at_least.max(1))),
-                        _ => Dim::size(1),
+                        Some(DimEntry::Bounds(b)) => b.at_least.max(1),
+                        _ => 1,
                     };
-                    self.solve_dim(v, size, origin)?;
+                    self.solve_dim(v, Dim::size(size), origin)?;
                     self.drain()?;
                 }
                 if self.shape_settled(shape) {
@@ -1812,7 +2097,7 @@ impl Solver {
             // Counted, not searched: most entries are taken by now.
             if self.num_waiting > 0 {
                 let (c, o) = self.waiting().next().expect("a constraint is waiting");
-                return err(o, format!("cannot solve the constraint {c:?}"));
+                return err(o, ShapeErrorKind::Unsolved, format!("cannot solve the constraint {c:?}"));
             }
         }
         Ok(self.subst_shape(shape))
@@ -1849,6 +2134,9 @@ impl Solver {
             Constraint::RowEq(a, b) => vec![a, b],
             Constraint::RowIneq { cur, subr } => vec![cur, subr],
             Constraint::TotalElems { rows, .. } => rows.iter().collect(),
+            // Forced from below: only the operand's row is closed to let
+            // the slice proceed.
+            Constraint::Slice { operand, .. } => vec![operand],
             _ => vec![],
         };
         rows.into_iter()
@@ -1976,5 +2264,113 @@ fn dim_partial(d: &Dim) -> String {
     match d {
         Dim::Var(_) => "?".into(),
         d => d.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A row of `beg` and `end` fresh dim variables around a fresh row
+    /// variable (or closed when `open` is false).
+    fn row(s: &mut Solver, beg: usize, open: bool, end: usize) -> Row {
+        Row {
+            beg: s.fresh_dims(beg),
+            var: open.then(|| s.fresh_row()),
+            end: s.fresh_dims(end),
+        }
+    }
+
+    /// Closes the remaining row variables of `rows` to no more axes.
+    fn close_rows(s: &mut Solver, rows: &[&Row]) {
+        let o = Origin::new(0, "closing");
+        while let Some(v) = rows.iter().find_map(|r| s.open_var(r)) {
+            s.solve_row(v, Row::default(), &o).unwrap();
+            s.propagate().unwrap();
+        }
+    }
+
+    /// `a = b` for every placement of fixed dims and row variables on both
+    /// sides: afterwards both sides are the same row, and, closed, have the
+    /// fewest axes that hold both sides' fixed dims (nothing dropped).
+    #[test]
+    fn row_eq_every_placement() {
+        let shapes: Vec<(usize, bool, usize)> = (0..3)
+            .flat_map(|b| (0..3).flat_map(move |e| [(b, true, e), (b, false, e)]))
+            .filter(|&(b, open, _)| open || b == 0)
+            .collect();
+        let mut cases = 0;
+        for &(ab, ao, ae) in &shapes {
+            for &(bb, bo, be) in &shapes {
+                let mut s = Solver::new();
+                let a = row(&mut s, ab, ao, ae);
+                let b = row(&mut s, bb, bo, be);
+                let want = match (ao, bo) {
+                    (true, true) => Some(ab.max(bb) + ae.max(be)),
+                    (true, false) => (ab + ae <= be).then_some(be),
+                    (false, true) => (bb + be <= ae).then_some(ae),
+                    (false, false) => (ae == be).then_some(ae),
+                };
+                s.add(Constraint::RowEq(a.clone(), b.clone()), Origin::new(0, "test"));
+                let solved = s.propagate();
+                let Some(len) = want else {
+                    let e = solved.expect_err(&format!("[{a}] = [{b}] has no solution"));
+                    assert!(e.message.contains("number of axes mismatch"), "{e}");
+                    continue;
+                };
+                solved.unwrap_or_else(|e| panic!("[{a}] = [{b}]: {e}"));
+                let (ra, rb) = (s.subst_row(&a), s.subst_row(&b));
+                assert_eq!(ra, rb, "[{a}] = [{b}]");
+                close_rows(&mut s, &[&a, &b]);
+                let (ra, rb) = (s.subst_row(&a), s.subst_row(&b));
+                assert_eq!(ra, rb, "[{a}] = [{b}] closed");
+                assert_eq!(ra.var, None);
+                assert_eq!(ra.end.len(), len, "[{a}] = [{b}] closed to [{ra}]");
+                // Every fixed dim of both sides is in the solution.
+                for d in a.dims().chain(b.dims()) {
+                    let d = s.subst_dim(d);
+                    assert!(ra.end.contains(&d), "[{a}] = [{b}]: {d} dropped from [{ra}]");
+                }
+                cases += 1;
+            }
+        }
+        assert!(cases > 50, "{cases}");
+    }
+
+    /// The least solution with known sizes on both sides, in both orders.
+    #[test]
+    fn row_eq_both_sides_open() {
+        let cases: &[(&[u64], &[u64], &[u64], &[u64], &[u64])] = &[
+            // 2,... = ...,3
+            (&[2], &[], &[], &[3], &[2, 3]),
+            // ...,3 = 2,...
+            (&[], &[3], &[2], &[], &[2, 3]),
+            // 2,...,4 = ...,3,4
+            (&[2], &[4], &[], &[3, 4], &[2, 3, 4]),
+            // 2,3,... = 2,...,5
+            (&[2, 3], &[], &[2], &[5], &[2, 3, 5]),
+            // 1,2,... = ...,3
+            (&[1, 2], &[], &[], &[3], &[1, 2, 3]),
+        ];
+        let known = |v: &[u64]| v.iter().map(|&n| Dim::size(n)).collect::<Vec<_>>();
+        for &(ab, ae, bb, be, want) in cases {
+            let mut s = Solver::new();
+            let a = Row {
+                beg: known(ab),
+                var: Some(s.fresh_row()),
+                end: known(ae),
+            };
+            let b = Row {
+                beg: known(bb),
+                var: Some(s.fresh_row()),
+                end: known(be),
+            };
+            s.add(Constraint::RowEq(a.clone(), b.clone()), Origin::new(0, "test"));
+            s.propagate().unwrap();
+            close_rows(&mut s, &[&a, &b]);
+            let got = s.subst_row(&a);
+            assert_eq!(got, s.subst_row(&b), "[{a}] = [{b}]");
+            assert_eq!(got, Row::closed(known(want)), "[{a}] = [{b}]");
+        }
     }
 }

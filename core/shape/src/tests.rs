@@ -156,16 +156,150 @@ fn inference_table() {
         ("x: 10 = arg / k: 3 = arg / y: ? = einsum \"o<+2*k; k => o\" x k", "y=6"),
         ("x: 10 = arg / k: 3 = arg / y: ? = einsum \"2*o=+k; k => o\" x k", "y=5"),
         ("x: 9,9 = arg / k: 2,2 = arg / y: ? = einsum \"oh<+kh, ow<+kw; kh, kw => oh, ow\" x k", "y=8,8"),
-        ("x: 8|12 = arg / w: ? = param / y: ? = einsum \"...|o<+k; k => ...|o\" x w / t: 10 = arg / z: ? = pointwise y t", "w=3 y=8|10"),
+        // the kernel from the input and the output sizes
+        ("x: 8|12 = arg / w: ? = param / y: 8|10 = einsum \"...|o<+k; k => ...|o\" x w / t: 10 = arg / z: ? = pointwise y t", "w=3 y=8|10"),
         // batch slice
         ("x: 7,2|3->4 = arg / y: ? = slice x", "y=2|3->4"),
         ("x: 7|3 = arg / y: ? = slice x", "y=3"),
+        // the operand's output row equals the result's: `2,...` = `...,3`
+        ("x: 5|2,... = arg / y: ...,3 = slice x", "x=5|2,3 y=2,3"),
         // declared result shapes are checked, variables in types are shared
         ("a: 3,4 = arg / c: 3,4 = pointwise a", "c=3,4"),
         ("a: n,4 = arg / b: 5,m = arg / c: n,m = pointwise a b", "a=5,4 b=5,4 c=5,4"),
         ("a: ..v..|3 = arg / b: 2,6|3 = arg / c: ..v..|3 = pointwise a b", "a=2,6|3 c=2,6|3"),
         // dense literals: the element count fixes an unknown dim
         ("c: n = const 4 / x: 4 = arg / y: ? = pointwise c x", "c=4 y=4"),
+    ];
+    for (src, want) in cases {
+        check(src, want);
+    }
+}
+
+/// A fixed index in a result slot makes an axis of at least i+1, which a
+/// consumer's fixed index can raise (OCANNL's `sparse` example); a fixed
+/// index in an operand slot reads the operand's own axis.
+#[test]
+fn fixed_indices() {
+    let cases: &[(&str, &str)] = &[
+        // alone, the axis closes to 1
+        ("x: 4 = arg / s: ? = einsum \"i=>i0\" x", "s=4,1"),
+        // a consumer reading index 2 raises it to 3
+        ("x: 4 = arg / s: ? = einsum \"i=>i0\" x / y: ? = einsum \"i2=>i\" s", "s=4,3 y=4"),
+        // in any order of the two
+        ("x: 4 = arg / s: ? = einsum \"i=>i2\" x / y: ? = einsum \"i0=>i\" s", "s=4,3 y=4"),
+        // a broadcasting consumer does not widen it
+        ("x: 4 = arg / s: ? = einsum \"i=>i0\" x / z: 4,5 = arg / w: ? = pointwise s z", "s=4,1 w=4,5"),
+        // an index into an operand of unknown size fixes its least size
+        ("x: 4,n = arg / y: ? = einsum \"i,3=>i\" x", "x=4,4 y=4"),
+        // an index into a param
+        ("p: ? = param / x: 5 = arg / y: ? = einsum \"2,i;i=>i\" p x", "p=3,5 y=5"),
+    ];
+    for (src, want) in cases {
+        check(src, want);
+    }
+    let errors: &[(&str, &str)] = &[
+        // the index must not read a broadcast axis of size 1
+        (
+            "x: 4,1 = arg / y: ? = einsum \"i2=>i\" x",
+            "dimension 1 is too small: an index needs at least 3",
+        ),
+        (
+            "x: 4 = arg / s: 4,2 = einsum \"i=>i0\" x / y: ? = einsum \"i2=>i\" s",
+            "dimension 2 is too small: an index needs at least 3",
+        ),
+    ];
+    for (src, frag) in errors {
+        check_err(src, frag);
+    }
+}
+
+/// A labelled dim of size 1 is information: it flows to the dims related
+/// to it and determines a param's dims; it does not broadcast.
+#[test]
+fn labelled_ones() {
+    // `let%op y = ("hey" * 'q' 2.0) + 'p' 1.0` (seed 002)
+    check(
+        "hey: ? = param / q: q=1 = arg / p: p=1 = arg / hq: ? = compose hey q / y: ? = pointwise hq p",
+        "hey=q=1->p=1 hq=p=1 y=p=1",
+    );
+    check(
+        "a: ? = param / b: rgb=1 = arg / c: ? = pointwise a b",
+        "a=rgb=1 c=rgb=1",
+    );
+    check("a: 1 = arg / b: rgb=1 = arg / c: ? = pointwise a b", "c=rgb=1");
+    check_err("a: p=1 = arg / b: q=1 = arg / c: ? = pointwise a b", "label mismatch");
+    check_err(
+        "a: 5 = arg / b: q=1 = arg / c: ? = pointwise a b",
+        "dimension mismatch: q=1 vs 5",
+    );
+}
+
+/// A param's row that nothing determines is an error; one whose least
+/// upper bound is known to be empty gets no axes.
+#[test]
+fn param_rows() {
+    let cases: &[(&str, &str)] = &[
+        // a bias added to a vector: its input row is empty because the
+        // row above it is
+        ("x: 8|3 = arg / b: ? = param / y: ? = pointwise x b", "b=3 y=8|3"),
+        // through more than one op
+        ("x: 8|3 = arg / b: ? = param / n: ? = pointwise b / y: ? = pointwise x n", "b=3 n=3 y=8|3"),
+        // in any order of the ops above it
+        ("b: ? = param / x: 8|3 = arg / n: ? = pointwise b / y: ? = pointwise n x", "b=3 n=3 y=8|3"),
+        // a param with no uses
+        ("w: ? = param", "w=1"),
+        ("w: 3->... = param", "w=3->1"),
+        // a row the einsum spec leaves untracked needs no axes
+        ("x: 5 = arg / p: ? = param / y: ? = einsum \"i;i=>i\" x p", "p=5 y=5"),
+    ];
+    for (src, want) in cases {
+        check(src, want);
+    }
+    let errors: &[(&str, &str)] = &[
+        // `{w} * [3;4;5]`: the input is 3, the output undetermined
+        (
+            "v: 3 = arg / w: ? = param / r: ? = compose w v",
+            "w: You forgot to specify the hidden dimension(s): the output row of param 'w' is not determined by its uses (shape so far: 3->...)",
+        ),
+        // `{x} + {y}`
+        (
+            "x: ? = param / y: ? = param / z: ? = pointwise x y",
+            "x: You forgot to specify the hidden dimension(s): the input row of param 'x'",
+        ),
+    ];
+    for (src, frag) in errors {
+        check_err(src, frag);
+    }
+    // The error is at the param, with a note at its use.
+    let (_, nodes) = graph("v: 3 = arg / w: ? = param / r: ? = compose w v");
+    let e = infer(&nodes).unwrap_err();
+    assert_eq!(e.node, 1, "{e}");
+    assert_eq!(
+        e.kind,
+        crate::InferErrorKind::Shape(crate::ShapeErrorKind::ForgotHiddenDims {
+            row: crate::Kind::Output
+        })
+    );
+    assert_eq!(e.notes.len(), 1, "{:?}", e.notes);
+    assert_eq!(e.notes[0].0, 2, "{:?}", e.notes);
+    assert!(e.notes[0].1.contains("does not determine its output row"), "{:?}", e.notes);
+}
+
+/// Shapes that are not leaves are forced from below: never widened to a
+/// consumer's larger shape.
+#[test]
+fn composites_from_below() {
+    let cases: &[(&str, &str)] = &[
+        // an einsum's result rows are exactly as its spec writes them
+        ("x: 4 = arg / e: ? = einsum \"i => i\" x / y: 2->4 = arg / z: ? = pointwise e y", "e=4 z=2->4"),
+        // a pointwise intermediate keeps its operand's shape
+        ("x: 4 = arg / n: ? = pointwise x / y: 2->4 = arg / z: ? = pointwise n y", "n=4 z=2->4"),
+        ("x: 1 = arg / n: ? = pointwise x / y: 5 = arg / z: ? = pointwise n y", "n=1 z=5"),
+        // batch_slice of a computed value slices its leftmost batch axis
+        ("x: 3|2 = arg / n: ? = pointwise x / y: ? = slice n", "n=3|2 y=2"),
+        ("x: 7,3|2 = arg / n: ? = pointwise x / y: ? = slice n", "n=7,3|2 y=3|2"),
+        // a leaf still takes what it broadcasts to
+        ("x: 4|3 = arg / c: ? = const / y: ? = pointwise x c", "c=4|3"),
     ];
     for (src, want) in cases {
         check(src, want);
@@ -261,7 +395,7 @@ fn declarative_in_any_order() {
         MLP,
         "x: 6|2,3 = arg / y: ? = einsum \"..v..|ij => ..v..ji\" x / b: ? = param / z: ? = pointwise y b",
         "a: 3,1 = arg / b: 1,4 = arg / c: ? = pointwise a b / p: ? = param / d: ? = pointwise c p / e: ? = einsum \"ij => j\" d",
-        "x: 8|12 = arg / w: ? = param / y: ? = einsum \"...|o<+k; k => ...|o\" x w / t: 10 = arg / z: ? = pointwise y t",
+        "x: 8|12 = arg / w: ? = param / y: ...|10 = einsum \"...|o<+k; k => ...|o\" x w / t: 10 = arg / z: ? = pointwise y t",
     ];
     let parsed = graphs.iter().map(|src| (src.to_string(), graph(src).1));
     let generated = generated

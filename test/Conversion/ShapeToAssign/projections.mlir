@@ -98,3 +98,20 @@ func.func @slice(%x: !ocannl_shape.tensor<"7,2|3", f32>, %i: index) {
   %y = "ocannl_shape.batch_slice"(%x, %i) : (!ocannl_shape.tensor<"7,2|3", f32>, index) -> !ocannl_shape.tensor<"?", f32>
   return
 }
+
+// -----
+
+// A fixed index in the result writes its position (the other cells keep the
+// neutral value), and a consumer's fixed index reads exactly its own:
+// OCANNL's `sparse = range 4 ++ "i=>i0"` read by `sparse ++ "i2=>i"`.
+// CHECK-DAG: #[[W0:.*]] = affine_map<(d0) -> (d0, 0)>
+// CHECK-DAG: #[[R2:.*]] = affine_map<(d0) -> (d0, 2)>
+// CHECK-LABEL: func.func @sparse
+// CHECK: %[[S:.*]] = "ocannl_assign.node"() {{{.*}}shape = "4,3"} : () -> memref<4x3xf32>
+// CHECK-NEXT: "ocannl_assign.accum_unop"(%[[S]], %{{.*}}) {accum = "add", indexing_maps = [#[[W0]], #{{.*}}], initialize_neutral = true,
+// CHECK: "ocannl_assign.accum_unop"(%{{.*}}, %[[S]]) {accum = "assign", indexing_maps = [#{{.*}}, #[[R2]]],
+func.func @sparse(%r: !ocannl_shape.tensor<"4", f32>) -> !ocannl_shape.tensor<"?", f32> {
+  %sparse = "ocannl_shape.einsum"(%r) {spec = "i=>i0"} : (!ocannl_shape.tensor<"4", f32>) -> !ocannl_shape.tensor<"?", f32>
+  %y = "ocannl_shape.einsum"(%sparse) {spec = "i2=>i"} : (!ocannl_shape.tensor<"?", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return %y : !ocannl_shape.tensor<"?", f32>
+}

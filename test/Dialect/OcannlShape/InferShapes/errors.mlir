@@ -31,9 +31,34 @@ func.func @compose_mismatch(%w: !ocannl_shape.tensor<"3->4", f32>, %x: !ocannl_s
 // -----
 
 func.func @hidden(%x: !ocannl_shape.tensor<"3", f32>) {
-  // expected-error@+1 {{You forgot to specify the hidden dimension(s): axis 0 of the output row of param 'w' is not determined by its uses}}
+  // expected-error@+1 {{You forgot to specify the hidden dimension(s): axis 0 of the output row of param 'w' is not determined by its uses (shape so far: 3->?)}}
   %w = "ocannl_shape.param"() {name = "w"} : () -> !ocannl_shape.tensor<"...->h", f32>
+  // expected-note@+1 {{the param is used here by this compose (shape "...|...->...,?"), which does not determine its output row}}
   %y = "ocannl_shape.compose"(%w, %x) : (!ocannl_shape.tensor<"...->h", f32>, !ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
+
+// -----
+
+// OCANNL's `{w} * [3;4;5]`: the use gives the param's input row (3), but
+// nothing determines its output row.
+func.func @hidden_row(%x: !ocannl_shape.tensor<"3", f32>) {
+  // expected-error@+1 {{You forgot to specify the hidden dimension(s): the output row of param 'w' is not determined by its uses (shape so far: 3->...)}}
+  %w = "ocannl_shape.param"() {name = "w"} : () -> !ocannl_shape.tensor<"?", f32>
+  // expected-note@+1 {{the param is used here by this compose (shape "...|...->..."), which does not determine its output row}}
+  %y = "ocannl_shape.compose"(%w, %x) : (!ocannl_shape.tensor<"?", f32>, !ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
+
+// -----
+
+// OCANNL's `{x} + {y}`: two params and nothing else.
+func.func @hidden_both() {
+  // expected-error@+1 {{You forgot to specify the hidden dimension(s): the input row of param 'x' is not determined by its uses (shape so far: ...->...)}}
+  %x = "ocannl_shape.param"() {name = "x"} : () -> !ocannl_shape.tensor<"?", f32>
+  %y = "ocannl_shape.param"() {name = "y"} : () -> !ocannl_shape.tensor<"?", f32>
+  // expected-note@+1 {{the param is used here by this pointwise (shape "...|...->..."), which does not determine its input row}}
+  %z = "ocannl_shape.pointwise_binary"(%x, %y) {op = "add"} : (!ocannl_shape.tensor<"?", f32>, !ocannl_shape.tensor<"?", f32>) -> !ocannl_shape.tensor<"?", f32>
   return
 }
 
@@ -42,6 +67,24 @@ func.func @hidden(%x: !ocannl_shape.tensor<"3", f32>) {
 func.func @labels(%a: !ocannl_shape.tensor<"rgb=3", f32>, %b: !ocannl_shape.tensor<"xyz=3", f32>) {
   // expected-error@+1 {{label mismatch}}
   %c = "ocannl_shape.pointwise_binary"(%a, %b) {op = "add"} : (!ocannl_shape.tensor<"rgb=3", f32>, !ocannl_shape.tensor<"xyz=3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
+
+// -----
+
+// Different labels conflict on size-1 dims too.
+func.func @labelled_ones(%a: !ocannl_shape.tensor<"p=1", f32>, %b: !ocannl_shape.tensor<"q=1", f32>) {
+  // expected-error@+1 {{label mismatch: q=1 vs p=1}}
+  %c = "ocannl_shape.pointwise_binary"(%a, %b) {op = "add"} : (!ocannl_shape.tensor<"p=1", f32>, !ocannl_shape.tensor<"q=1", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
+
+// -----
+
+// A labelled 1 is not a broadcast wildcard.
+func.func @labelled_one_no_broadcast(%a: !ocannl_shape.tensor<"5", f32>, %b: !ocannl_shape.tensor<"q=1", f32>) {
+  // expected-error@+1 {{dimension mismatch: q=1 vs 5 (the output row of operand #1 broadcast to the result's); operand shapes: #1 "5", #2 "q=1"}}
+  %c = "ocannl_shape.pointwise_binary"(%a, %b) {op = "add"} : (!ocannl_shape.tensor<"5", f32>, !ocannl_shape.tensor<"q=1", f32>) -> !ocannl_shape.tensor<"?", f32>
   return
 }
 
@@ -58,6 +101,35 @@ func.func @declared_result(%a: !ocannl_shape.tensor<"3,4", f32>) {
 func.func @index_out_of_range(%x: !ocannl_shape.tensor<"7|2,5", f32>) {
   // expected-error@+1 {{dimension 2 is too small: an index needs at least 3}}
   %y = "ocannl_shape.einsum"(%x) {spec = "...|2,j => ...|j"} : (!ocannl_shape.tensor<"7|2,5", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
+
+// -----
+
+// A fixed index never reads a broadcast axis of size 1.
+func.func @index_into_one(%x: !ocannl_shape.tensor<"4,1", f32>) {
+  // expected-error@+1 {{dimension 1 is too small: an index needs at least 3}}
+  %y = "ocannl_shape.einsum"(%x) {spec = "i2=>i"} : (!ocannl_shape.tensor<"4,1", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
+
+// -----
+
+// ... nor a declared axis of an einsum result that is too small for it.
+func.func @index_into_result(%x: !ocannl_shape.tensor<"4", f32>) {
+  // expected-note@+1 {{operand #1 (einsum) has shape "4,2"}}
+  %s = "ocannl_shape.einsum"(%x) {spec = "i=>i0"} : (!ocannl_shape.tensor<"4", f32>) -> !ocannl_shape.tensor<"4,2", f32>
+  // expected-error@+1 {{dimension 2 is too small: an index needs at least 3}}
+  %y = "ocannl_shape.einsum"(%s) {spec = "i2=>i"} : (!ocannl_shape.tensor<"4,2", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
+
+// -----
+
+// batch_slice needs a batch axis.
+func.func @slice_no_batch(%x: !ocannl_shape.tensor<"3", f32>, %i: index) {
+  // expected-error@+1 {{number of axes mismatch: the operand has no batch axis to slice}}
+  %y = "ocannl_shape.batch_slice"(%x, %i) : (!ocannl_shape.tensor<"3", f32>, index) -> !ocannl_shape.tensor<"?", f32>
   return
 }
 
@@ -94,5 +166,18 @@ func.func @decided_elsewhere(%x: !ocannl_shape.tensor<"n", f32>, %c: !ocannl_sha
   %u = "ocannl_shape.pointwise_binary"(%x, %c) {op = "add"} : (!ocannl_shape.tensor<"n", f32>, !ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"n", f32>
   // expected-error@+1 {{dimension mismatch: 5 vs 3 (the output row of operand #1 broadcast to the result's); operand shapes: #1 "3", #2 "5"}}
   %v = "ocannl_shape.pointwise_binary"(%z, %w) {op = "add"} : (!ocannl_shape.tensor<"n", f32>, !ocannl_shape.tensor<"5", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
+
+// -----
+
+// The output of a convolution is not taken from its consumer, so it does
+// not determine the kernel: a param's dims are never guessed.
+func.func @conv_kernel_open(%x: !ocannl_shape.tensor<"8|12", f32>, %t: !ocannl_shape.tensor<"10", f32>) {
+  // expected-error@+1 {{You forgot to specify the hidden dimension(s): axis 0 of the output row of param 'k' is not determined by its uses (shape so far: ?)}}
+  %k = "ocannl_shape.param"() {name = "k"} : () -> !ocannl_shape.tensor<"?", f32>
+  // expected-note@+1 {{the param is used here by this einsum}}
+  %y = "ocannl_shape.einsum"(%x, %k) {spec = "...|o<+k; k => ...|o"} : (!ocannl_shape.tensor<"8|12", f32>, !ocannl_shape.tensor<"?", f32>) -> !ocannl_shape.tensor<"?", f32>
+  %z = "ocannl_shape.pointwise_binary"(%y, %t) {op = "add"} : (!ocannl_shape.tensor<"?", f32>, !ocannl_shape.tensor<"10", f32>) -> !ocannl_shape.tensor<"?", f32>
   return
 }
