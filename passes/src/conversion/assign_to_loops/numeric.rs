@@ -23,7 +23,15 @@ pub fn numeric<'c, 'a>(
     let zero = || e.float(at, 0.0, t);
     let one = || e.float(at, 1.0, t);
     let cmp = |pred: &str, x: Value<'c, 'a>, y: Value<'c, 'a>| -> Result<Value<'c, 'a>, String> {
-        let p = e.attr(&format!("#arith<cmpfpredicate {pred}>"))?;
+        // `arith.cmpf` keeps its predicate as an i64 (`CmpFPredicate`).
+        let code = match pred {
+            "oeq" => 1,
+            "ogt" => 2,
+            "olt" => 4,
+            "une" => 13,
+            other => return Err(format!("internal error: unknown predicate {other}")),
+        };
+        let p = e.attr(&format!("{code} : i64"))?;
         Ok(e.op1(at, "arith.cmpf", &[x, y], i1, &[("predicate", p)]))
     };
     let select = |c: Value<'c, 'a>, x: Value<'c, 'a>, y: Value<'c, 'a>| {
