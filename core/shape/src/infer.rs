@@ -238,7 +238,7 @@ fn add_node(
 /// one solver, over the concrete shapes. A failure is a bug in inference,
 /// reported as an internal error at the node rather than passed on to code
 /// generation.
-fn check_solution(nodes: &[NodeDecl], shapes: &[Shape], used: &[bool]) -> Result<(), InferError> {
+pub(crate) fn check_solution(nodes: &[NodeDecl], shapes: &[Shape], used: &[bool]) -> Result<(), InferError> {
     let internal = |i: usize, what: String| {
         let list: Vec<String> = nodes[i]
             .node

@@ -1298,7 +1298,33 @@ impl Solver {
                 self.row_eq(operand, front, o)
             }
             // Whether the leftmost axis is in the variable or the right part
-            // depends on the variable: wait.
+            // depends on the variable: wait. The right part but its first
+            // dim ends the result either way: that is known now.
+            (Some(v), None, Some(_)) if operand.end.len() > 1 => {
+                let w = self.fresh_row();
+                let changed = self.row_eq(
+                    result,
+                    Row {
+                        beg: vec![],
+                        var: Some(w),
+                        end: operand.end[1..].to_vec(),
+                    },
+                    o,
+                )?;
+                self.defer(
+                    Constraint::Slice {
+                        operand: Row {
+                            beg: vec![],
+                            var: Some(v),
+                            end: vec![operand.end[0]],
+                        },
+                        result: Row::open(w),
+                        sliced,
+                    },
+                    o,
+                )?;
+                Ok(changed)
+            }
             (Some(_), None, Some(_)) => self.defer(
                 Constraint::Slice {
                     operand,

@@ -396,6 +396,11 @@ fn declarative_in_any_order() {
         "x: 6|2,3 = arg / y: ? = einsum \"..v..|ij => ..v..ji\" x / b: ? = param / z: ? = pointwise y b",
         "a: 3,1 = arg / b: 1,4 = arg / c: ? = pointwise a b / p: ? = param / d: ? = pointwise c p / e: ? = einsum \"ij => j\" d",
         "x: 8|12 = arg / w: ? = param / y: ...|10 = einsum \"...|o<+k; k => ...|o\" x w / t: 10 = arg / z: ? = pointwise y t",
+        "x: 4 = arg / s: ? = einsum \"i=>i0\" x / y: ? = einsum \"i2=>i\" s / z: 4,5 = arg / w: ? = pointwise s z",
+        "hey: ? = param / q: q=1 = arg / p: p=1 = arg / hq: ? = compose hey q / y: ? = pointwise hq p",
+        "b: ? = param / x: 8|3 = arg / n: ? = pointwise b / y: ? = pointwise n x / w: ? = param",
+        "x: 7,3|2 = arg / n: ? = pointwise x / y: ? = slice n / c: ? = const / z: ? = pointwise y c",
+        "x: 4 = arg / e: ? = einsum \"i => i\" x / y: 2->4 = arg / z: ? = pointwise e y / p: ? = param / q: ? = einsum \"i;i=>i\" z p",
     ];
     let parsed = graphs.iter().map(|src| (src.to_string(), graph(src).1));
     let generated = generated
@@ -426,6 +431,65 @@ fn declarative_in_any_order() {
                 .map(|s| s.to_string())
                 .collect();
             assert_eq!(got, base, "{src}\n order {order:?}");
+        }
+    }
+}
+
+/// The check after inference catches shapes that break an op's constraints
+/// (as the solution of `2,... = ...,3` once dropped an axis).
+#[test]
+fn solution_check() {
+    let shapes = |list: &[&str]| -> Vec<crate::Shape> {
+        list.iter()
+            .map(|t| {
+                crate::parse_shape(t, &mut Default::default(), &mut crate::solver::Solver::new())
+                    .unwrap()
+            })
+            .collect()
+    };
+    let cases: &[(&str, &[&str], Option<&str>)] = &[
+        ("x: 5|2,... = arg / y: ...,3 = slice x", &["5|2,3", "2,3"], None),
+        (
+            "x: 5|2,... = arg / y: ...,3 = slice x",
+            &["5|2", "3"],
+            Some("dimension mismatch"),
+        ),
+        ("a: 3 = arg / b: 1 = arg / c: ? = pointwise a b", &["3", "1", "3"], None),
+        (
+            "a: 3 = arg / b: 4 = arg / c: ? = pointwise a b",
+            &["3", "4", "3"],
+            Some("[4] does not broadcast to [3]"),
+        ),
+        (
+            "a: 3->4 = arg / b: 2|3 = arg / c: ? = compose a b",
+            &["3->4", "2|3", "4"],
+            Some("[2] does not broadcast to []"),
+        ),
+        (
+            "x: 4 = arg / e: ? = einsum \"i => i\" x",
+            &["4", "2->4"],
+            Some("number of axes mismatch"),
+        ),
+        (
+            "x: 4 = arg / s: ? = einsum \"i=>i0\" x / y: ? = einsum \"i2=>i\" s",
+            &["4", "4,1", "4"],
+            Some("an index needs at least 3"),
+        ),
+        ("w: ? = param", &["2|1"], Some("a param has batch axes")),
+        ("c: ? = const 6", &["2,4"], Some("the literal has 6 elements")),
+    ];
+    for (src, solution, want) in cases {
+        let (_, nodes) = graph(src);
+        let used = vec![true; nodes.len()];
+        let got = crate::infer::check_solution(&nodes, &shapes(solution), &used);
+        match (want, got) {
+            (None, Ok(())) => {}
+            (Some(frag), Err(e)) => {
+                assert_eq!(e.kind, crate::InferErrorKind::Internal, "{src}: {e}");
+                assert!(e.message.starts_with("internal error: the inferred shapes break"), "{src}: {e}");
+                assert!(e.message.contains(frag), "{src}: {e} lacks {frag:?}");
+            }
+            (want, got) => panic!("{src} with {solution:?}: want {want:?}, got {got:?}"),
         }
     }
 }
