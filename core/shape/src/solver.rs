@@ -128,8 +128,8 @@ pub enum Constraint {
     },
     /// `operand = [sliced] ++ result`: the sliced axis is the operand's
     /// leftmost. It waits until the operand's leftmost axis is known (the
-    /// row has a left part, or no fixed part at all), so that the operand's
-    /// own leftmost axis is sliced rather than a new one put before it.
+    /// row is closed or has a left part), so that the operand's own
+    /// leftmost axis is sliced rather than a new one put before it.
     Slice {
         operand: Row,
         result: Row,
@@ -206,6 +206,7 @@ enum Subject {
 enum Note {
     RowToLub(Kind, Row),
     NoMoreAxes(Kind),
+    OneAxisToSlice(Kind),
     Unused(Kind),
     DimTo(Kind, usize, u64),
     ParamDimToIndexBound(Kind, usize, u64),
@@ -226,6 +227,9 @@ impl std::fmt::Display for Assumption {
             }
             Note::NoMoreAxes(kind) => {
                 write!(f, "assumed the {kind} row of {what} has no more axes")
+            }
+            Note::OneAxisToSlice(kind) => {
+                write!(f, "assumed the {kind} row of {what} has one axis, the one batch_slice slices")
             }
             Note::Unused(kind) => {
                 write!(f, "{what} has no uses: its {kind} row is [1]")
@@ -1282,21 +1286,6 @@ impl Solver {
                 ShapeErrorKind::Mismatch,
                 format!("number of axes mismatch: the operand has no batch axis to slice, the result's batch row is [{result}]"),
             ),
-            // No fixed part: whatever it is, its leftmost axis is `sliced`.
-            (Some(_), None, None) => {
-                let front = Row {
-                    beg: std::iter::once(sliced)
-                        .chain(result.beg.iter().copied())
-                        .collect(),
-                    ..result
-                };
-                let front = if front.var.is_none() {
-                    Row::closed(front.beg.into_iter().chain(front.end).collect())
-                } else {
-                    front
-                };
-                self.row_eq(operand, front, o)
-            }
             // Whether the leftmost axis is in the variable or the right part
             // depends on the variable: wait. The right part but its first
             // dim ends the result either way: that is known now.
@@ -1325,7 +1314,9 @@ impl Solver {
                 )?;
                 Ok(changed)
             }
-            (Some(_), None, Some(_)) => self.defer(
+            // No fixed part, or one axis on the right: the operand is
+            // forced from below first.
+            (Some(_), None, _) => self.defer(
                 Constraint::Slice {
                     operand,
                     result,
@@ -1897,8 +1888,15 @@ impl Solver {
             let origin = self.terminals[ti].origin;
             for kind in Kind::ALL {
                 if let Some(v) = self.open_var(self.terminals[ti].shape.row(kind)) {
-                    self.note(ti, Note::NoMoreAxes(kind));
-                    self.solve_row(v, Row::default(), &origin)?;
+                    // A slice of a leaf needs an axis to slice.
+                    let close = if self.sliced_while_open(v) {
+                        self.note(ti, Note::OneAxisToSlice(kind));
+                        Row::closed(vec![Dim::Var(self.fresh_dim())])
+                    } else {
+                        self.note(ti, Note::NoMoreAxes(kind));
+                        Row::default()
+                    };
+                    self.solve_row(v, close, &origin)?;
                 }
             }
             self.drain()?;
@@ -1951,6 +1949,17 @@ impl Solver {
         }
         self.drain()?;
         Ok(())
+    }
+
+    /// Whether a waiting slice waits for the open row variable `v`, the
+    /// operand's batch row.
+    fn sliced_while_open(&self, v: RowVar) -> bool {
+        let Some(watchers) = self.row_watch.get(&v) else {
+            return false;
+        };
+        watchers.iter().any(|&i| {
+            matches!(&self.deferred[i], Some((Constraint::Slice { operand, .. }, _)) if self.open_var(operand) == Some(v))
+        })
     }
 
     /// A param's open rows: a row with a least upper bound gets it; a row

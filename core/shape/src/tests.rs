@@ -300,6 +300,9 @@ fn composites_from_below() {
         ("x: 7,3|2 = arg / n: ? = pointwise x / y: ? = slice n", "n=7,3|2 y=3|2"),
         // a leaf still takes what it broadcasts to
         ("x: 4|3 = arg / c: ? = const / y: ? = pointwise x c", "c=4|3"),
+        // a sliced leaf of unknown shape gets one batch axis to slice
+        ("x: ? = arg / y: ? = slice x", "x=1| y="),
+        ("x: ...|5 = arg / y: ? = slice x", "x=1|5 y=5"),
     ];
     for (src, want) in cases {
         check(src, want);
@@ -492,4 +495,89 @@ fn solution_check() {
             (want, got) => panic!("{src} with {solution:?}: want {want:?}, got {got:?}"),
         }
     }
+}
+
+/// Random small graphs (fixed seed): inference never panics, never reports
+/// an internal error (the solution check), and gives the same shapes, or
+/// fails, in every order of the nodes.
+#[test]
+fn random_graphs_any_order() {
+    let mut seed = 0x2545f4914f6cdd1du64;
+    let mut next = move |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let shapes = [
+        "?", "?", "?", "3", "4", "1", "2|3", "3->4", "4|3->2", "...,3", "2,...", "q=1", "5|1,4",
+        "...|3", "1,3",
+    ];
+    let specs = [
+        "i => i", "ij => ji", "i;i => i", "...|i => ...|i,0", "i2 => i", "i => i0", "...|... => 0",
+        "...|i,j; ...|j,k => ...|i,k", "b|i->o => o|b->i", "..v..|i => ..v..,i",
+    ];
+    let (mut ok, mut failed) = (0, 0);
+    for _ in 0..2000 {
+        let n = 2 + next(6) as usize;
+        let mut nodes: Vec<NodeDecl> = vec![];
+        for i in 0..n {
+            let shape = shapes[next(shapes.len() as u64) as usize].to_string();
+            let pick = |next: &mut dyn FnMut(u64) -> u64| next(i as u64) as usize;
+            let node = if i == 0 || next(4) == 0 {
+                if next(2) == 0 {
+                    Node::Terminal { param: None }
+                } else {
+                    Node::Terminal {
+                        param: Some(format!("p{i}")),
+                    }
+                }
+            } else {
+                match next(6) {
+                    0 => Node::Pointwise(vec![pick(&mut next), pick(&mut next)]),
+                    1 => Node::Pointwise(vec![pick(&mut next)]),
+                    2 => Node::Compose(pick(&mut next), pick(&mut next)),
+                    3 => Node::Transpose(pick(&mut next)),
+                    4 => Node::BatchSlice(pick(&mut next)),
+                    _ => {
+                        let spec = parse_einsum(specs[next(specs.len() as u64) as usize]).unwrap();
+                        let args = (0..spec.rhs.len()).map(|_| pick(&mut next)).collect();
+                        Node::Einsum(spec.into(), args)
+                    }
+                }
+            };
+            nodes.push(NodeDecl {
+                node,
+                shape,
+                elems: None,
+            });
+        }
+        let show = |r: Result<crate::Inference, crate::InferError>| -> Result<Vec<String>, String> {
+            match r {
+                Ok(inf) => Ok(inf.shapes.iter().map(|s| s.to_string()).collect()),
+                Err(e) => {
+                    assert_ne!(e.kind, crate::InferErrorKind::Internal, "{nodes:?}: {e}");
+                    Err(e.to_string())
+                }
+            }
+        };
+        let base = show(infer(&nodes));
+        if base.is_ok() {
+            ok += 1;
+        } else {
+            failed += 1;
+        }
+        for _ in 0..8 {
+            let mut order: Vec<usize> = (0..nodes.len()).collect();
+            for i in (1..order.len()).rev() {
+                order.swap(i, next(i as u64 + 1) as usize);
+            }
+            let got = show(infer_with_order(&nodes, Some(&order)));
+            assert_eq!(got.is_ok(), base.is_ok(), "{nodes:?}\n order {order:?}: {got:?} vs {base:?}");
+            if base.is_ok() {
+                assert_eq!(got, base, "{nodes:?}\n order {order:?}");
+            }
+        }
+    }
+    assert!(ok > 50 && failed > 50, "{ok} solved, {failed} failed");
 }
