@@ -184,15 +184,27 @@ fn fixed_indices() {
         // alone, the axis closes to 1
         ("x: 4 = arg / s: ? = einsum \"i=>i0\" x", "s=4,1"),
         // a consumer reading index 2 raises it to 3
-        ("x: 4 = arg / s: ? = einsum \"i=>i0\" x / y: ? = einsum \"i2=>i\" s", "s=4,3 y=4"),
+        (
+            "x: 4 = arg / s: ? = einsum \"i=>i0\" x / y: ? = einsum \"i2=>i\" s",
+            "s=4,3 y=4",
+        ),
         // in any order of the two
-        ("x: 4 = arg / s: ? = einsum \"i=>i2\" x / y: ? = einsum \"i0=>i\" s", "s=4,3 y=4"),
+        (
+            "x: 4 = arg / s: ? = einsum \"i=>i2\" x / y: ? = einsum \"i0=>i\" s",
+            "s=4,3 y=4",
+        ),
         // a broadcasting consumer does not widen it
-        ("x: 4 = arg / s: ? = einsum \"i=>i0\" x / z: 4,5 = arg / w: ? = pointwise s z", "s=4,1 w=4,5"),
+        (
+            "x: 4 = arg / s: ? = einsum \"i=>i0\" x / z: 4,5 = arg / w: ? = pointwise s z",
+            "s=4,1 w=4,5",
+        ),
         // an index into an operand of unknown size fixes its least size
         ("x: 4,n = arg / y: ? = einsum \"i,3=>i\" x", "x=4,4 y=4"),
         // an index into a param
-        ("p: ? = param / x: 5 = arg / y: ? = einsum \"2,i;i=>i\" p x", "p=3,5 y=5"),
+        (
+            "p: ? = param / x: 5 = arg / y: ? = einsum \"2,i;i=>i\" p x",
+            "p=3,5 y=5",
+        ),
     ];
     for (src, want) in cases {
         check(src, want);
@@ -226,8 +238,14 @@ fn labelled_ones() {
         "a: ? = param / b: rgb=1 = arg / c: ? = pointwise a b",
         "a=rgb=1 c=rgb=1",
     );
-    check("a: 1 = arg / b: rgb=1 = arg / c: ? = pointwise a b", "c=rgb=1");
-    check_err("a: p=1 = arg / b: q=1 = arg / c: ? = pointwise a b", "label mismatch");
+    check(
+        "a: 1 = arg / b: rgb=1 = arg / c: ? = pointwise a b",
+        "c=rgb=1",
+    );
+    check_err(
+        "a: p=1 = arg / b: q=1 = arg / c: ? = pointwise a b",
+        "label mismatch",
+    );
     check_err(
         "a: 5 = arg / b: q=1 = arg / c: ? = pointwise a b",
         "dimension mismatch: q=1 vs 5",
@@ -241,16 +259,28 @@ fn param_rows() {
     let cases: &[(&str, &str)] = &[
         // a bias added to a vector: its input row is empty because the
         // row above it is
-        ("x: 8|3 = arg / b: ? = param / y: ? = pointwise x b", "b=3 y=8|3"),
+        (
+            "x: 8|3 = arg / b: ? = param / y: ? = pointwise x b",
+            "b=3 y=8|3",
+        ),
         // through more than one op
-        ("x: 8|3 = arg / b: ? = param / n: ? = pointwise b / y: ? = pointwise x n", "b=3 n=3 y=8|3"),
+        (
+            "x: 8|3 = arg / b: ? = param / n: ? = pointwise b / y: ? = pointwise x n",
+            "b=3 n=3 y=8|3",
+        ),
         // in any order of the ops above it
-        ("b: ? = param / x: 8|3 = arg / n: ? = pointwise b / y: ? = pointwise n x", "b=3 n=3 y=8|3"),
+        (
+            "b: ? = param / x: 8|3 = arg / n: ? = pointwise b / y: ? = pointwise n x",
+            "b=3 n=3 y=8|3",
+        ),
         // a param with no uses
         ("w: ? = param", "w=1"),
         ("w: 3->... = param", "w=3->1"),
         // a row the einsum spec leaves untracked needs no axes
-        ("x: 5 = arg / p: ? = param / y: ? = einsum \"i;i=>i\" x p", "p=5 y=5"),
+        (
+            "x: 5 = arg / p: ? = param / y: ? = einsum \"i;i=>i\" x p",
+            "p=5 y=5",
+        ),
     ];
     for (src, want) in cases {
         check(src, want);
@@ -282,7 +312,11 @@ fn param_rows() {
     );
     assert_eq!(e.notes.len(), 1, "{:?}", e.notes);
     assert_eq!(e.notes[0].0, 2, "{:?}", e.notes);
-    assert!(e.notes[0].1.contains("does not determine its output row"), "{:?}", e.notes);
+    assert!(
+        e.notes[0].1.contains("does not determine its output row"),
+        "{:?}",
+        e.notes
+    );
 }
 
 /// Shapes that are not leaves are forced from below: never widened to a
@@ -291,15 +325,33 @@ fn param_rows() {
 fn composites_from_below() {
     let cases: &[(&str, &str)] = &[
         // an einsum's result rows are exactly as its spec writes them
-        ("x: 4 = arg / e: ? = einsum \"i => i\" x / y: 2->4 = arg / z: ? = pointwise e y", "e=4 z=2->4"),
+        (
+            "x: 4 = arg / e: ? = einsum \"i => i\" x / y: 2->4 = arg / z: ? = pointwise e y",
+            "e=4 z=2->4",
+        ),
         // a pointwise intermediate keeps its operand's shape
-        ("x: 4 = arg / n: ? = pointwise x / y: 2->4 = arg / z: ? = pointwise n y", "n=4 z=2->4"),
-        ("x: 1 = arg / n: ? = pointwise x / y: 5 = arg / z: ? = pointwise n y", "n=1 z=5"),
+        (
+            "x: 4 = arg / n: ? = pointwise x / y: 2->4 = arg / z: ? = pointwise n y",
+            "n=4 z=2->4",
+        ),
+        (
+            "x: 1 = arg / n: ? = pointwise x / y: 5 = arg / z: ? = pointwise n y",
+            "n=1 z=5",
+        ),
         // batch_slice of a computed value slices its leftmost batch axis
-        ("x: 3|2 = arg / n: ? = pointwise x / y: ? = slice n", "n=3|2 y=2"),
-        ("x: 7,3|2 = arg / n: ? = pointwise x / y: ? = slice n", "n=7,3|2 y=3|2"),
+        (
+            "x: 3|2 = arg / n: ? = pointwise x / y: ? = slice n",
+            "n=3|2 y=2",
+        ),
+        (
+            "x: 7,3|2 = arg / n: ? = pointwise x / y: ? = slice n",
+            "n=7,3|2 y=3|2",
+        ),
         // a leaf still takes what it broadcasts to
-        ("x: 4|3 = arg / c: ? = const / y: ? = pointwise x c", "c=4|3"),
+        (
+            "x: 4|3 = arg / c: ? = const / y: ? = pointwise x c",
+            "c=4|3",
+        ),
         // a sliced leaf of unknown shape gets one batch axis to slice
         ("x: ? = arg / y: ? = slice x", "x=1| y="),
         ("x: ...|5 = arg / y: ? = slice x", "x=1|5 y=5"),
@@ -445,19 +497,31 @@ fn solution_check() {
     let shapes = |list: &[&str]| -> Vec<crate::Shape> {
         list.iter()
             .map(|t| {
-                crate::parse_shape(t, &mut Default::default(), &mut crate::solver::Solver::new())
-                    .unwrap()
+                crate::parse_shape(
+                    t,
+                    &mut Default::default(),
+                    &mut crate::solver::Solver::new(),
+                )
+                .unwrap()
             })
             .collect()
     };
     let cases: &[(&str, &[&str], Option<&str>)] = &[
-        ("x: 5|2,... = arg / y: ...,3 = slice x", &["5|2,3", "2,3"], None),
+        (
+            "x: 5|2,... = arg / y: ...,3 = slice x",
+            &["5|2,3", "2,3"],
+            None,
+        ),
         (
             "x: 5|2,... = arg / y: ...,3 = slice x",
             &["5|2", "3"],
             Some("dimension mismatch"),
         ),
-        ("a: 3 = arg / b: 1 = arg / c: ? = pointwise a b", &["3", "1", "3"], None),
+        (
+            "a: 3 = arg / b: 1 = arg / c: ? = pointwise a b",
+            &["3", "1", "3"],
+            None,
+        ),
         (
             "a: 3 = arg / b: 4 = arg / c: ? = pointwise a b",
             &["3", "4", "3"],
@@ -479,7 +543,11 @@ fn solution_check() {
             Some("an index needs at least 3"),
         ),
         ("w: ? = param", &["2|1"], Some("a param has batch axes")),
-        ("c: ? = const 6", &["2,4"], Some("the literal has 6 elements")),
+        (
+            "c: ? = const 6",
+            &["2,4"],
+            Some("the literal has 6 elements"),
+        ),
     ];
     for (src, solution, want) in cases {
         let (_, nodes) = graph(src);
@@ -489,7 +557,11 @@ fn solution_check() {
             (None, Ok(())) => {}
             (Some(frag), Err(e)) => {
                 assert_eq!(e.kind, crate::InferErrorKind::Internal, "{src}: {e}");
-                assert!(e.message.starts_with("internal error: the inferred shapes break"), "{src}: {e}");
+                assert!(
+                    e.message
+                        .starts_with("internal error: the inferred shapes break"),
+                    "{src}: {e}"
+                );
                 assert!(e.message.contains(frag), "{src}: {e} lacks {frag:?}");
             }
             (want, got) => panic!("{src} with {solution:?}: want {want:?}, got {got:?}"),
@@ -514,8 +586,16 @@ fn random_graphs_any_order() {
         "...|3", "1,3",
     ];
     let specs = [
-        "i => i", "ij => ji", "i;i => i", "...|i => ...|i,0", "i2 => i", "i => i0", "...|... => 0",
-        "...|i,j; ...|j,k => ...|i,k", "b|i->o => o|b->i", "..v..|i => ..v..,i",
+        "i => i",
+        "ij => ji",
+        "i;i => i",
+        "...|i => ...|i,0",
+        "i2 => i",
+        "i => i0",
+        "...|... => 0",
+        "...|i,j; ...|j,k => ...|i,k",
+        "b|i->o => o|b->i",
+        "..v..|i => ..v..,i",
     ];
     let (mut ok, mut failed) = (0, 0);
     for _ in 0..2000 {
@@ -573,7 +653,11 @@ fn random_graphs_any_order() {
                 order.swap(i, next(i as u64 + 1) as usize);
             }
             let got = show(infer_with_order(&nodes, Some(&order)));
-            assert_eq!(got.is_ok(), base.is_ok(), "{nodes:?}\n order {order:?}: {got:?} vs {base:?}");
+            assert_eq!(
+                got.is_ok(),
+                base.is_ok(),
+                "{nodes:?}\n order {order:?}: {got:?} vs {base:?}"
+            );
             if base.is_ok() {
                 assert_eq!(got, base, "{nodes:?}\n order {order:?}");
             }
