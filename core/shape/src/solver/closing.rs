@@ -135,7 +135,7 @@ impl Solver {
                 return Err(ShapeError {
                     kind: ShapeErrorKind::ForgotHiddenDims { row: kind },
                     message: format!(
-                        "You forgot to specify the hidden dimension(s): the {kind} row of param '{name}' is not determined by its uses (shape so far: {})",
+                        "You forgot to specify the hidden dimension(s): the {kind} row of param '{name}' is not determined by its uses (shape so far: {}); write its axes in the type of the param",
                         display_partial(&self.subst_shape(&self.terminals[ti].shape))
                     ),
                     origin,
@@ -172,7 +172,7 @@ impl Solver {
                     return Err(ShapeError {
                         kind: ShapeErrorKind::ForgotHiddenDims { row: kind },
                         message: format!(
-                            "You forgot to specify the hidden dimension(s): axis {i} of the {kind} row of param '{name}' is not determined by its uses (shape so far: {})",
+                            "You forgot to specify the hidden dimension(s): axis {i} of the {kind} row of param '{name}' is not determined by its uses (shape so far: {}); write its size in the type of the param",
                             display_partial(&self.subst_shape(&s))
                         ),
                         origin,
