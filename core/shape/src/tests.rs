@@ -338,6 +338,8 @@ fn composites_from_below() {
             "x: 1 = arg / n: ? = pointwise x / y: 5 = arg / z: ? = pointwise n y",
             "n=1 z=5",
         ),
+        // rows with left parts broadcast from the right
+        ("p: ? = param / a: 2,... = pointwise p / b: 2,... = einsum \"...|i => ...|i,0\" a / c: ? = pointwise a b", "a=2 b=2,1 c=2,2"),
         // batch_slice of a computed value slices its leftmost batch axis
         (
             "x: 3|2 = arg / n: ? = pointwise x / y: ? = slice n",
@@ -456,6 +458,9 @@ fn declarative_in_any_order() {
         "b: ? = param / x: 8|3 = arg / n: ? = pointwise b / y: ? = pointwise n x / w: ? = param",
         "x: 7,3|2 = arg / n: ? = pointwise x / y: ? = slice n / c: ? = const / z: ? = pointwise y c",
         "x: 4 = arg / e: ? = einsum \"i => i\" x / y: 2->4 = arg / z: ? = pointwise e y / p: ? = param / q: ? = einsum \"i;i=>i\" z p",
+        // rows with left parts broadcast from the right, whatever is known
+        // when they meet
+        "p: ? = param / a: 2,... = pointwise p / b: 2,... = einsum \"...|i => ...|i,0\" a / c: ? = pointwise a b",
     ];
     let parsed = graphs.iter().map(|src| (src.to_string(), graph(src).1));
     let generated = generated

@@ -3,8 +3,9 @@
 //! Constraints are equations and inequalities between dims and between rows.
 //! `cur >= subr` reads "the operand `subr` broadcasts to `cur`": for dims,
 //! `subr` equals `cur` or is an unlabelled 1; for rows, `cur` has at least as
-//! many axes, aligned from both outer edges (`beg` from the left, `end` from
-//! the right), with pairwise dim inequalities.
+//! many axes, aligned from the right (as the lowering reads broadcast
+//! operands), with pairwise dim inequalities. Row equations align both outer
+//! edges (`beg` from the left, `end` from the right).
 //!
 //! Solving is unification of equations plus simplification of inequalities
 //! into an environment of solved variables and bounds: for a dim variable its

@@ -359,8 +359,10 @@ impl Solver {
         if cur.var.is_none() && subr.var.is_some() {
             return self.align_open_closed(subr, cur, Rel::Ineq, o);
         }
-        // The pairs of dims certainly aligned: the shared right edge, and
-        // the shared left edge when both rows have a left part.
+        // Broadcasting aligns rows from the right, as the lowering reads
+        // them: the pairs of dims certainly aligned are the shared right
+        // edge. (Left parts are not paired: with more axes in the middle of
+        // `cur` than in `subr`'s, they would not face each other.)
         let ke = cur.end.len().min(subr.end.len());
         let mut changed = false;
         for i in 0..ke {
@@ -369,14 +371,6 @@ impl Solver {
                 &subr.end[subr.end.len() - 1 - i],
             );
             changed |= self.dim_ineq(*c, *s, o)?;
-        }
-        let kb = if cur.var.is_some() && subr.var.is_some() {
-            cur.beg.len().min(subr.beg.len())
-        } else {
-            0
-        };
-        for i in 0..kb {
-            changed |= self.dim_ineq(cur.beg[i], subr.beg[i], o)?;
         }
         match (cur.var, subr.var) {
             (None, None) => {
@@ -425,11 +419,10 @@ impl Solver {
                     }
                     return Ok(changed);
                 }
-                let extra_end = subr.end.len().saturating_sub(cur.end.len());
-                let extra_beg = subr.beg.len().saturating_sub(cur.beg.len());
-                if extra_end == 0 && extra_beg == 0 {
+                if subr.beg.is_empty() && subr.end.len() <= cur.end.len() {
+                    // `sv` faces the rest of `cur`.
                     let rest = Row {
-                        beg: cur.beg[subr.beg.len()..].to_vec(),
+                        beg: cur.beg.clone(),
                         var: Some(cv),
                         end: cur.end[..cur.end.len() - subr.end.len()].to_vec(),
                     };
@@ -455,10 +448,12 @@ impl Solver {
                 }
                 let deficit = subr.num_fixed() as i64 - cur.num_fixed() as i64;
                 if deficit > 0 {
-                    let nd = (deficit as usize).min(extra_end);
-                    let nb = (deficit as usize - nd).min(extra_beg);
-                    return self.widen_then_relate(cv, nb, nd, cur, subr, o);
+                    // cur needs more axes: whatever they face, they can be
+                    // the rightmost of its variable.
+                    return self.widen_then_relate(cv, 0, deficit as usize, cur, subr, o);
                 }
+                // Where subr's other fixed dims meet cur depends on the
+                // variables: wait.
                 self.defer(Constraint::RowIneq { cur, subr }, o)
                     .map(|_| changed)
             }
