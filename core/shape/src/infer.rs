@@ -8,8 +8,7 @@ use crate::{
     notation::{parse_slot, Context, EinsumSpec, Kind, SlotSpec, SpecError},
     shape::{parse_shape, shape_of_slot, Dim, Row, Shape, VarScope},
     solver::{
-        display_partial, Assumption, Constraint, Origin, ShapeError, ShapeErrorKind, Solver,
-        What,
+        display_partial, Assumption, Constraint, Origin, ShapeError, ShapeErrorKind, Solver, What,
     },
 };
 
@@ -238,7 +237,11 @@ fn add_node(
 /// one solver, over the concrete shapes. A failure is a bug in inference,
 /// reported as an internal error at the node rather than passed on to code
 /// generation.
-fn check_solution(nodes: &[NodeDecl], shapes: &[Shape], used: &[bool]) -> Result<(), InferError> {
+pub(crate) fn check_solution(
+    nodes: &[NodeDecl],
+    shapes: &[Shape],
+    used: &[bool],
+) -> Result<(), InferError> {
     let internal = |i: usize, what: String| {
         let list: Vec<String> = nodes[i]
             .node
@@ -317,7 +320,9 @@ fn check_solution(nodes: &[NodeDecl], shapes: &[Shape], used: &[bool]) -> Result
             }
         }
         if let Some(elems) = n.elems {
-            let total = r.to_dims().map(|d| d.iter().try_fold(1u64, |a, &x| a.checked_mul(x)));
+            let total = r
+                .to_dims()
+                .map(|d| d.iter().try_fold(1u64, |a, &x| a.checked_mul(x)));
             if total != Some(Some(elems)) {
                 return Err(internal(i, format!("the literal has {elems} elements")));
             }
@@ -338,13 +343,23 @@ fn check_solution(nodes: &[NodeDecl], shapes: &[Shape], used: &[bool]) -> Result
 fn broadcasts(cur: &Row, subr: &Row) -> bool {
     let (c, s) = (cur.num_fixed(), subr.num_fixed());
     s <= c
-        && cur.dims().skip(c - s).zip(subr.dims()).all(|(c, s)| match (c, s) {
-            (_, Dim::Known { size: 1, label: None }) => true,
-            (Dim::Known { size: a, label: la }, Dim::Known { size: b, label: lb }) => {
-                a == b && (la.is_none() || lb.is_none() || la == lb)
-            }
-            _ => false,
-        })
+        && cur
+            .dims()
+            .skip(c - s)
+            .zip(subr.dims())
+            .all(|(c, s)| match (c, s) {
+                (
+                    _,
+                    Dim::Known {
+                        size: 1,
+                        label: None,
+                    },
+                ) => true,
+                (Dim::Known { size: a, label: la }, Dim::Known { size: b, label: lb }) => {
+                    a == b && (la.is_none() || lb.is_none() || la == lb)
+                }
+                _ => false,
+            })
 }
 
 fn shape_error(node: usize, e: SpecError) -> InferError {

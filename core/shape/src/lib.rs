@@ -18,8 +18,8 @@ pub mod solver;
 mod tests;
 
 pub use infer::{infer, InferError, InferErrorKind, Inference, Node, NodeDecl};
-pub use solver::ShapeErrorKind;
 pub use notation::{parse_einsum, parse_slot, Context, EinsumSpec, Kind, SpecError};
 pub use shape::{
     parse_shape, shape_of_slot, Dim, DimVar, Fresh, Label, Row, RowVar, Shape, VarScope,
 };
+pub use solver::ShapeErrorKind;

@@ -426,9 +426,7 @@ fn einsum(
             // A fixed index reads (or writes) exactly its position: never a
             // clamp or a broadcast.
             Occ::Fixed(i) if *i >= d => {
-                return Err(format!(
-                    "the fixed index {i} is beyond an axis of size {d}"
-                ))
+                return Err(format!("the fixed index {i} is beyond an axis of size {d}"))
             }
             Occ::Fixed(i) => AxisIndex::Fixed(*i),
             Occ::Affine {
@@ -595,8 +593,18 @@ mod tests {
         );
         // Shapes that were not inferred: an index beyond its axis is an
         // error, never a clamp or a broadcast.
-        let x: Shape = crate::parse_shape("4,1", &mut Default::default(), &mut crate::solver::Solver::new()).unwrap();
-        let y: Shape = crate::parse_shape("4", &mut Default::default(), &mut crate::solver::Solver::new()).unwrap();
+        let x: Shape = crate::parse_shape(
+            "4,1",
+            &mut Default::default(),
+            &mut crate::solver::Solver::new(),
+        )
+        .unwrap();
+        let y: Shape = crate::parse_shape(
+            "4",
+            &mut Default::default(),
+            &mut crate::solver::Solver::new(),
+        )
+        .unwrap();
         let spec = crate::parse_einsum("i2=>i").unwrap();
         let e = derive(&Node::Einsum(spec.into(), vec![0]), &y, &[&x]).unwrap_err();
         assert_eq!(

@@ -184,15 +184,27 @@ fn fixed_indices() {
         // alone, the axis closes to 1
         ("x: 4 = arg / s: ? = einsum \"i=>i0\" x", "s=4,1"),
         // a consumer reading index 2 raises it to 3
-        ("x: 4 = arg / s: ? = einsum \"i=>i0\" x / y: ? = einsum \"i2=>i\" s", "s=4,3 y=4"),
+        (
+            "x: 4 = arg / s: ? = einsum \"i=>i0\" x / y: ? = einsum \"i2=>i\" s",
+            "s=4,3 y=4",
+        ),
         // in any order of the two
-        ("x: 4 = arg / s: ? = einsum \"i=>i2\" x / y: ? = einsum \"i0=>i\" s", "s=4,3 y=4"),
+        (
+            "x: 4 = arg / s: ? = einsum \"i=>i2\" x / y: ? = einsum \"i0=>i\" s",
+            "s=4,3 y=4",
+        ),
         // a broadcasting consumer does not widen it
-        ("x: 4 = arg / s: ? = einsum \"i=>i0\" x / z: 4,5 = arg / w: ? = pointwise s z", "s=4,1 w=4,5"),
+        (
+            "x: 4 = arg / s: ? = einsum \"i=>i0\" x / z: 4,5 = arg / w: ? = pointwise s z",
+            "s=4,1 w=4,5",
+        ),
         // an index into an operand of unknown size fixes its least size
         ("x: 4,n = arg / y: ? = einsum \"i,3=>i\" x", "x=4,4 y=4"),
         // an index into a param
-        ("p: ? = param / x: 5 = arg / y: ? = einsum \"2,i;i=>i\" p x", "p=3,5 y=5"),
+        (
+            "p: ? = param / x: 5 = arg / y: ? = einsum \"2,i;i=>i\" p x",
+            "p=3,5 y=5",
+        ),
     ];
     for (src, want) in cases {
         check(src, want);
@@ -226,8 +238,14 @@ fn labelled_ones() {
         "a: ? = param / b: rgb=1 = arg / c: ? = pointwise a b",
         "a=rgb=1 c=rgb=1",
     );
-    check("a: 1 = arg / b: rgb=1 = arg / c: ? = pointwise a b", "c=rgb=1");
-    check_err("a: p=1 = arg / b: q=1 = arg / c: ? = pointwise a b", "label mismatch");
+    check(
+        "a: 1 = arg / b: rgb=1 = arg / c: ? = pointwise a b",
+        "c=rgb=1",
+    );
+    check_err(
+        "a: p=1 = arg / b: q=1 = arg / c: ? = pointwise a b",
+        "label mismatch",
+    );
     check_err(
         "a: 5 = arg / b: q=1 = arg / c: ? = pointwise a b",
         "dimension mismatch: q=1 vs 5",
@@ -241,16 +259,28 @@ fn param_rows() {
     let cases: &[(&str, &str)] = &[
         // a bias added to a vector: its input row is empty because the
         // row above it is
-        ("x: 8|3 = arg / b: ? = param / y: ? = pointwise x b", "b=3 y=8|3"),
+        (
+            "x: 8|3 = arg / b: ? = param / y: ? = pointwise x b",
+            "b=3 y=8|3",
+        ),
         // through more than one op
-        ("x: 8|3 = arg / b: ? = param / n: ? = pointwise b / y: ? = pointwise x n", "b=3 n=3 y=8|3"),
+        (
+            "x: 8|3 = arg / b: ? = param / n: ? = pointwise b / y: ? = pointwise x n",
+            "b=3 n=3 y=8|3",
+        ),
         // in any order of the ops above it
-        ("b: ? = param / x: 8|3 = arg / n: ? = pointwise b / y: ? = pointwise n x", "b=3 n=3 y=8|3"),
+        (
+            "b: ? = param / x: 8|3 = arg / n: ? = pointwise b / y: ? = pointwise n x",
+            "b=3 n=3 y=8|3",
+        ),
         // a param with no uses
         ("w: ? = param", "w=1"),
         ("w: 3->... = param", "w=3->1"),
         // a row the einsum spec leaves untracked needs no axes
-        ("x: 5 = arg / p: ? = param / y: ? = einsum \"i;i=>i\" x p", "p=5 y=5"),
+        (
+            "x: 5 = arg / p: ? = param / y: ? = einsum \"i;i=>i\" x p",
+            "p=5 y=5",
+        ),
     ];
     for (src, want) in cases {
         check(src, want);
@@ -282,7 +312,11 @@ fn param_rows() {
     );
     assert_eq!(e.notes.len(), 1, "{:?}", e.notes);
     assert_eq!(e.notes[0].0, 2, "{:?}", e.notes);
-    assert!(e.notes[0].1.contains("does not determine its output row"), "{:?}", e.notes);
+    assert!(
+        e.notes[0].1.contains("does not determine its output row"),
+        "{:?}",
+        e.notes
+    );
 }
 
 /// Shapes that are not leaves are forced from below: never widened to a
@@ -291,15 +325,38 @@ fn param_rows() {
 fn composites_from_below() {
     let cases: &[(&str, &str)] = &[
         // an einsum's result rows are exactly as its spec writes them
-        ("x: 4 = arg / e: ? = einsum \"i => i\" x / y: 2->4 = arg / z: ? = pointwise e y", "e=4 z=2->4"),
+        (
+            "x: 4 = arg / e: ? = einsum \"i => i\" x / y: 2->4 = arg / z: ? = pointwise e y",
+            "e=4 z=2->4",
+        ),
         // a pointwise intermediate keeps its operand's shape
-        ("x: 4 = arg / n: ? = pointwise x / y: 2->4 = arg / z: ? = pointwise n y", "n=4 z=2->4"),
-        ("x: 1 = arg / n: ? = pointwise x / y: 5 = arg / z: ? = pointwise n y", "n=1 z=5"),
+        (
+            "x: 4 = arg / n: ? = pointwise x / y: 2->4 = arg / z: ? = pointwise n y",
+            "n=4 z=2->4",
+        ),
+        (
+            "x: 1 = arg / n: ? = pointwise x / y: 5 = arg / z: ? = pointwise n y",
+            "n=1 z=5",
+        ),
+        // rows with left parts broadcast from the right
+        ("p: ? = param / a: 2,... = pointwise p / b: 2,... = einsum \"...|i => ...|i,0\" a / c: ? = pointwise a b", "a=2 b=2,1 c=2,2"),
         // batch_slice of a computed value slices its leftmost batch axis
-        ("x: 3|2 = arg / n: ? = pointwise x / y: ? = slice n", "n=3|2 y=2"),
-        ("x: 7,3|2 = arg / n: ? = pointwise x / y: ? = slice n", "n=7,3|2 y=3|2"),
+        (
+            "x: 3|2 = arg / n: ? = pointwise x / y: ? = slice n",
+            "n=3|2 y=2",
+        ),
+        (
+            "x: 7,3|2 = arg / n: ? = pointwise x / y: ? = slice n",
+            "n=7,3|2 y=3|2",
+        ),
         // a leaf still takes what it broadcasts to
-        ("x: 4|3 = arg / c: ? = const / y: ? = pointwise x c", "c=4|3"),
+        (
+            "x: 4|3 = arg / c: ? = const / y: ? = pointwise x c",
+            "c=4|3",
+        ),
+        // a sliced leaf of unknown shape gets one batch axis to slice
+        ("x: ? = arg / y: ? = slice x", "x=1| y="),
+        ("x: ...|5 = arg / y: ? = slice x", "x=1|5 y=5"),
     ];
     for (src, want) in cases {
         check(src, want);
@@ -396,6 +453,14 @@ fn declarative_in_any_order() {
         "x: 6|2,3 = arg / y: ? = einsum \"..v..|ij => ..v..ji\" x / b: ? = param / z: ? = pointwise y b",
         "a: 3,1 = arg / b: 1,4 = arg / c: ? = pointwise a b / p: ? = param / d: ? = pointwise c p / e: ? = einsum \"ij => j\" d",
         "x: 8|12 = arg / w: ? = param / y: ...|10 = einsum \"...|o<+k; k => ...|o\" x w / t: 10 = arg / z: ? = pointwise y t",
+        "x: 4 = arg / s: ? = einsum \"i=>i0\" x / y: ? = einsum \"i2=>i\" s / z: 4,5 = arg / w: ? = pointwise s z",
+        "hey: ? = param / q: q=1 = arg / p: p=1 = arg / hq: ? = compose hey q / y: ? = pointwise hq p",
+        "b: ? = param / x: 8|3 = arg / n: ? = pointwise b / y: ? = pointwise n x / w: ? = param",
+        "x: 7,3|2 = arg / n: ? = pointwise x / y: ? = slice n / c: ? = const / z: ? = pointwise y c",
+        "x: 4 = arg / e: ? = einsum \"i => i\" x / y: 2->4 = arg / z: ? = pointwise e y / p: ? = param / q: ? = einsum \"i;i=>i\" z p",
+        // rows with left parts broadcast from the right, whatever is known
+        // when they meet
+        "p: ? = param / a: 2,... = pointwise p / b: 2,... = einsum \"...|i => ...|i,0\" a / c: ? = pointwise a b",
     ];
     let parsed = graphs.iter().map(|src| (src.to_string(), graph(src).1));
     let generated = generated
@@ -428,4 +493,180 @@ fn declarative_in_any_order() {
             assert_eq!(got, base, "{src}\n order {order:?}");
         }
     }
+}
+
+/// The check after inference catches shapes that break an op's constraints
+/// (as the solution of `2,... = ...,3` once dropped an axis).
+#[test]
+fn solution_check() {
+    let shapes = |list: &[&str]| -> Vec<crate::Shape> {
+        list.iter()
+            .map(|t| {
+                crate::parse_shape(
+                    t,
+                    &mut Default::default(),
+                    &mut crate::solver::Solver::new(),
+                )
+                .unwrap()
+            })
+            .collect()
+    };
+    let cases: &[(&str, &[&str], Option<&str>)] = &[
+        (
+            "x: 5|2,... = arg / y: ...,3 = slice x",
+            &["5|2,3", "2,3"],
+            None,
+        ),
+        (
+            "x: 5|2,... = arg / y: ...,3 = slice x",
+            &["5|2", "3"],
+            Some("dimension mismatch"),
+        ),
+        (
+            "a: 3 = arg / b: 1 = arg / c: ? = pointwise a b",
+            &["3", "1", "3"],
+            None,
+        ),
+        (
+            "a: 3 = arg / b: 4 = arg / c: ? = pointwise a b",
+            &["3", "4", "3"],
+            Some("[4] does not broadcast to [3]"),
+        ),
+        (
+            "a: 3->4 = arg / b: 2|3 = arg / c: ? = compose a b",
+            &["3->4", "2|3", "4"],
+            Some("[2] does not broadcast to []"),
+        ),
+        (
+            "x: 4 = arg / e: ? = einsum \"i => i\" x",
+            &["4", "2->4"],
+            Some("number of axes mismatch"),
+        ),
+        (
+            "x: 4 = arg / s: ? = einsum \"i=>i0\" x / y: ? = einsum \"i2=>i\" s",
+            &["4", "4,1", "4"],
+            Some("an index needs at least 3"),
+        ),
+        ("w: ? = param", &["2|1"], Some("a param has batch axes")),
+        (
+            "c: ? = const 6",
+            &["2,4"],
+            Some("the literal has 6 elements"),
+        ),
+    ];
+    for (src, solution, want) in cases {
+        let (_, nodes) = graph(src);
+        let used = vec![true; nodes.len()];
+        let got = crate::infer::check_solution(&nodes, &shapes(solution), &used);
+        match (want, got) {
+            (None, Ok(())) => {}
+            (Some(frag), Err(e)) => {
+                assert_eq!(e.kind, crate::InferErrorKind::Internal, "{src}: {e}");
+                assert!(
+                    e.message
+                        .starts_with("internal error: the inferred shapes break"),
+                    "{src}: {e}"
+                );
+                assert!(e.message.contains(frag), "{src}: {e} lacks {frag:?}");
+            }
+            (want, got) => panic!("{src} with {solution:?}: want {want:?}, got {got:?}"),
+        }
+    }
+}
+
+/// Random small graphs (fixed seed): inference never panics, never reports
+/// an internal error (the solution check), and gives the same shapes, or
+/// fails, in every order of the nodes.
+#[test]
+fn random_graphs_any_order() {
+    let mut seed = 0x2545f4914f6cdd1du64;
+    let mut next = move |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let shapes = [
+        "?", "?", "?", "3", "4", "1", "2|3", "3->4", "4|3->2", "...,3", "2,...", "q=1", "5|1,4",
+        "...|3", "1,3",
+    ];
+    let specs = [
+        "i => i",
+        "ij => ji",
+        "i;i => i",
+        "...|i => ...|i,0",
+        "i2 => i",
+        "i => i0",
+        "...|... => 0",
+        "...|i,j; ...|j,k => ...|i,k",
+        "b|i->o => o|b->i",
+        "..v..|i => ..v..,i",
+    ];
+    let (mut ok, mut failed) = (0, 0);
+    for _ in 0..2000 {
+        let n = 2 + next(6) as usize;
+        let mut nodes: Vec<NodeDecl> = vec![];
+        for i in 0..n {
+            let shape = shapes[next(shapes.len() as u64) as usize].to_string();
+            let pick = |next: &mut dyn FnMut(u64) -> u64| next(i as u64) as usize;
+            let node = if i == 0 || next(4) == 0 {
+                if next(2) == 0 {
+                    Node::Terminal { param: None }
+                } else {
+                    Node::Terminal {
+                        param: Some(format!("p{i}")),
+                    }
+                }
+            } else {
+                match next(6) {
+                    0 => Node::Pointwise(vec![pick(&mut next), pick(&mut next)]),
+                    1 => Node::Pointwise(vec![pick(&mut next)]),
+                    2 => Node::Compose(pick(&mut next), pick(&mut next)),
+                    3 => Node::Transpose(pick(&mut next)),
+                    4 => Node::BatchSlice(pick(&mut next)),
+                    _ => {
+                        let spec = parse_einsum(specs[next(specs.len() as u64) as usize]).unwrap();
+                        let args = (0..spec.rhs.len()).map(|_| pick(&mut next)).collect();
+                        Node::Einsum(spec.into(), args)
+                    }
+                }
+            };
+            nodes.push(NodeDecl {
+                node,
+                shape,
+                elems: None,
+            });
+        }
+        let show = |r: Result<crate::Inference, crate::InferError>| -> Result<Vec<String>, String> {
+            match r {
+                Ok(inf) => Ok(inf.shapes.iter().map(|s| s.to_string()).collect()),
+                Err(e) => {
+                    assert_ne!(e.kind, crate::InferErrorKind::Internal, "{nodes:?}: {e}");
+                    Err(e.to_string())
+                }
+            }
+        };
+        let base = show(infer(&nodes));
+        if base.is_ok() {
+            ok += 1;
+        } else {
+            failed += 1;
+        }
+        for _ in 0..8 {
+            let mut order: Vec<usize> = (0..nodes.len()).collect();
+            for i in (1..order.len()).rev() {
+                order.swap(i, next(i as u64 + 1) as usize);
+            }
+            let got = show(infer_with_order(&nodes, Some(&order)));
+            assert_eq!(
+                got.is_ok(),
+                base.is_ok(),
+                "{nodes:?}\n order {order:?}: {got:?} vs {base:?}"
+            );
+            if base.is_ok() {
+                assert_eq!(got, base, "{nodes:?}\n order {order:?}");
+            }
+        }
+    }
+    assert!(ok > 50 && failed > 50, "{ok} solved, {failed} failed");
 }

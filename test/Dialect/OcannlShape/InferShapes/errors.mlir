@@ -31,7 +31,7 @@ func.func @compose_mismatch(%w: !ocannl_shape.tensor<"3->4", f32>, %x: !ocannl_s
 // -----
 
 func.func @hidden(%x: !ocannl_shape.tensor<"3", f32>) {
-  // expected-error@+1 {{You forgot to specify the hidden dimension(s): axis 0 of the output row of param 'w' is not determined by its uses (shape so far: 3->?)}}
+  // expected-error@+1 {{You forgot to specify the hidden dimension(s): axis 0 of the output row of param 'w' is not determined by its uses (shape so far: 3->?); write its size in the type of the param}}
   %w = "ocannl_shape.param"() {name = "w"} : () -> !ocannl_shape.tensor<"...->h", f32>
   // expected-note@+1 {{the param is used here by this compose (shape "...|...->...,?"), which does not determine its output row}}
   %y = "ocannl_shape.compose"(%w, %x) : (!ocannl_shape.tensor<"...->h", f32>, !ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32>
@@ -43,7 +43,7 @@ func.func @hidden(%x: !ocannl_shape.tensor<"3", f32>) {
 // OCANNL's `{w} * [3;4;5]`: the use gives the param's input row (3), but
 // nothing determines its output row.
 func.func @hidden_row(%x: !ocannl_shape.tensor<"3", f32>) {
-  // expected-error@+1 {{You forgot to specify the hidden dimension(s): the output row of param 'w' is not determined by its uses (shape so far: 3->...)}}
+  // expected-error@+1 {{You forgot to specify the hidden dimension(s): the output row of param 'w' is not determined by its uses (shape so far: 3->...); write its axes in the type of the param}}
   %w = "ocannl_shape.param"() {name = "w"} : () -> !ocannl_shape.tensor<"?", f32>
   // expected-note@+1 {{the param is used here by this compose (shape "...|...->..."), which does not determine its output row}}
   %y = "ocannl_shape.compose"(%w, %x) : (!ocannl_shape.tensor<"?", f32>, !ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32>
