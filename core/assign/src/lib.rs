@@ -46,7 +46,58 @@ impl Affine {
     }
 }
 
+/// MLIR's affine syntax: `d0 * 2 + d1 - 1`, `s0`, `d0 floordiv 2`.
+impl fmt::Display for Affine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Affine::Const(c) => write!(f, "{c}"),
+            Affine::Dim(d) => write!(f, "d{d}"),
+            Affine::Sym(s) => write!(f, "s{s}"),
+            Affine::Add(a, b) => match **b {
+                Affine::Const(c) if c < 0 => write!(f, "{a} - {}", c.unsigned_abs()),
+                _ => write!(f, "{a} + {b}"),
+            },
+            Affine::Mul(a, b) => write!(f, "{} * {}", Paren(a), Paren(b)),
+            Affine::Mod(a, b) => write!(f, "{} mod {}", Paren(a), Paren(b)),
+            Affine::FloorDiv(a, b) => write!(f, "{} floordiv {}", Paren(a), Paren(b)),
+            Affine::CeilDiv(a, b) => write!(f, "{} ceildiv {}", Paren(a), Paren(b)),
+        }
+    }
+}
+
+/// An operand of a product or division: parenthesized when it is a sum.
+struct Paren<'a>(&'a Affine);
+
+impl fmt::Display for Paren<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Affine::Add(..) => write!(f, "({})", self.0),
+            e => write!(f, "{e}"),
+        }
+    }
+}
+
 impl Affine {
+    /// `coeff * d`, as simple as it can be written (`d` for 1).
+    pub fn scaled(coeff: u64, d: usize) -> Affine {
+        if coeff == 1 {
+            Affine::Dim(d)
+        } else {
+            Affine::Mul(Box::new(Affine::Dim(d)), Box::new(Affine::Const(coeff as i64)))
+        }
+    }
+
+    /// `a + b`.
+    pub fn add(a: Affine, b: Affine) -> Affine {
+        Affine::Add(Box::new(a), Box::new(b))
+    }
+
+    /// Whether the expression is one iterator, a constant or a symbol (not
+    /// a combination of iterators).
+    pub fn is_simple(&self) -> bool {
+        matches!(self, Affine::Dim(_) | Affine::Const(_) | Affine::Sym(_))
+    }
+
     /// Whether some leaf (iterator, symbol or constant) satisfies `f`.
     fn any_leaf(&self, f: &dyn Fn(&Affine) -> bool) -> bool {
         match self {

@@ -12,7 +12,8 @@
 //! Axes are listed in memory order: batch, output, input.
 
 use std::collections::HashMap;
-use std::fmt::Write;
+
+use ocannl_assign::Affine;
 
 use crate::{
     infer::Node,
@@ -20,9 +21,10 @@ use crate::{
     shape::Shape,
 };
 
-/// How one axis of a tensor is indexed.
+/// How one axis of a tensor is indexed, while projections are derived
+/// (the result is given as the assignment model's [`Affine`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum AxisIndex {
+enum AxisIndex {
     Fixed(u64),
     Iter(usize),
     /// `sum(coeff * iterator) + offset`.
@@ -34,85 +36,54 @@ pub enum AxisIndex {
     Symbol(usize),
 }
 
-/// The loops of an operation and the indices of its result and operands.
+impl AxisIndex {
+    /// The index as an affine expression of the iterators (`d`) and
+    /// symbols (`s`).
+    fn to_affine(&self) -> Affine {
+        match self {
+            AxisIndex::Fixed(i) => Affine::Const(*i as i64),
+            AxisIndex::Iter(i) => Affine::Dim(*i),
+            AxisIndex::Symbol(s) => Affine::Sym(*s),
+            AxisIndex::Affine { terms, offset } => {
+                let mut e = terms
+                    .iter()
+                    .map(|&(c, i)| Affine::scaled(c, i))
+                    .reduce(Affine::add)
+                    .unwrap_or(Affine::Const(0));
+                if *offset != 0 {
+                    e = Affine::add(e, Affine::Const(*offset));
+                }
+                e
+            }
+        }
+    }
+}
+
+/// The loops of an operation and the indices of its result and operands:
+/// one affine expression of the iterators (`Affine::Dim`) and symbols
+/// (`Affine::Sym`) per axis, in memory order. The dialect layer prints them
+/// as MLIR affine maps.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Projections {
     /// The size of every iterator.
     pub space: Vec<u64>,
-    pub lhs: Vec<AxisIndex>,
-    pub rhs: Vec<Vec<AxisIndex>>,
+    pub lhs: Vec<Affine>,
+    pub rhs: Vec<Vec<Affine>>,
     pub num_symbols: usize,
 }
 
 impl Projections {
     /// Iterators that do not index the result: the reduced ones.
     pub fn reduced(&self) -> Vec<bool> {
-        let mut red = vec![true; self.space.len()];
-        for a in &self.lhs {
-            for it in iters_of(a) {
-                red[it] = false;
-            }
-        }
-        red
+        (0..self.space.len())
+            .map(|it| !self.lhs.iter().any(|a| a.mentions(it)))
+            .collect()
     }
 
     /// Whether every result cell is written exactly once (no reduction, no
     /// broadcast write): then no neutral-element initialization is needed.
     pub fn is_surjective_injective(&self) -> bool {
-        !self.reduced().iter().any(|&r| r)
-            && self
-                .lhs
-                .iter()
-                .all(|a| !matches!(a, AxisIndex::Affine { .. }))
-    }
-
-    /// The MLIR affine map of one operand: `affine_map<(d0, d1)[s0] -> (d0, 0)>`.
-    pub fn affine_map(&self, indices: &[AxisIndex]) -> String {
-        let dims: Vec<String> = (0..self.space.len()).map(|i| format!("d{i}")).collect();
-        let mut out = format!("affine_map<({})", dims.join(", "));
-        if self.num_symbols > 0 {
-            let syms: Vec<String> = (0..self.num_symbols).map(|i| format!("s{i}")).collect();
-            write!(out, "[{}]", syms.join(", ")).ok();
-        }
-        let exprs: Vec<String> = indices.iter().map(expr).collect();
-        write!(out, " -> ({})>", exprs.join(", ")).ok();
-        out
-    }
-}
-
-fn iters_of(a: &AxisIndex) -> Vec<usize> {
-    match a {
-        AxisIndex::Iter(i) => vec![*i],
-        AxisIndex::Affine { terms, .. } => terms.iter().map(|t| t.1).collect(),
-        _ => vec![],
-    }
-}
-
-fn expr(a: &AxisIndex) -> String {
-    match a {
-        AxisIndex::Fixed(i) => i.to_string(),
-        AxisIndex::Iter(i) => format!("d{i}"),
-        AxisIndex::Symbol(s) => format!("s{s}"),
-        AxisIndex::Affine { terms, offset } => {
-            let mut parts: Vec<String> = terms
-                .iter()
-                .map(|(c, i)| {
-                    if *c == 1 {
-                        format!("d{i}")
-                    } else {
-                        format!("d{i} * {c}")
-                    }
-                })
-                .collect();
-            if *offset > 0 {
-                parts.push(offset.to_string());
-            }
-            let mut s = parts.join(" + ");
-            if *offset < 0 {
-                write!(s, " - {}", -offset).ok();
-            }
-            s
-        }
+        !self.reduced().iter().any(|&r| r) && self.lhs.iter().all(Affine::is_simple)
     }
 }
 
@@ -246,10 +217,11 @@ pub fn derive(node: &Node, result: &Shape, operands: &[&Shape]) -> Result<Projec
         }
         Node::Einsum(spec, _) => einsum(&mut sp, spec, &res, &ops)?,
     };
+    let affine = |v: Vec<AxisIndex>| v.iter().map(AxisIndex::to_affine).collect();
     Ok(Projections {
         space: sp.sizes,
-        lhs,
-        rhs,
+        lhs: affine(lhs),
+        rhs: rhs.into_iter().map(affine).collect(),
         num_symbols,
     })
 }
@@ -502,9 +474,24 @@ mod tests {
             .map(|&j| &inf.shapes[j])
             .collect();
         let p = derive(&nodes[last].node, &inf.shapes[last], &ops).unwrap();
-        let mut out = format!("space {:?} lhs {}", p.space, p.affine_map(&p.lhs));
+        let map = |exprs: &[Affine]| {
+            let dims: Vec<String> = (0..p.space.len()).map(|i| format!("d{i}")).collect();
+            let syms: Vec<String> = (0..p.num_symbols).map(|i| format!("s{i}")).collect();
+            let syms = if syms.is_empty() {
+                String::new()
+            } else {
+                format!("[{}]", syms.join(", "))
+            };
+            let exprs: Vec<String> = exprs.iter().map(|e| e.to_string()).collect();
+            format!(
+                "affine_map<({}){syms} -> ({})>",
+                dims.join(", "),
+                exprs.join(", ")
+            )
+        };
+        let mut out = format!("space {:?} lhs {}", p.space, map(&p.lhs));
         for r in &p.rhs {
-            out += &format!(" rhs {}", p.affine_map(r));
+            out += &format!(" rhs {}", map(r));
         }
         out
     }

@@ -16,19 +16,21 @@
 use std::collections::HashMap;
 
 use melior::ir::{
-    attribute::{AttributeLike, IntegerAttribute, StringAttribute},
+    attribute::{ArrayAttribute, AttributeLike, IntegerAttribute, StringAttribute},
     block::BlockLike,
     operation::{OperationBuilder, OperationLike},
     r#type::IntegerType,
     Attribute, Identifier, OperationRef, RegionLike, Type, Value, ValueLike,
 };
+use ocannl_assign::Affine;
 use ocannl_mlir::{
+    affine, attr,
     cache::TextCache,
     ir::{self, key, Graveyard},
 };
 use ocannl_ops::{Accum, NumOp, UnaryOp};
 use ocannl_shape::{
-    projections::{derive, AxisIndex, Projections},
+    projections::{derive, Projections},
     Node, Shape,
 };
 use ocannl_shape_dialect::{
@@ -387,9 +389,17 @@ fn lower_op<'c, 'a>(
                 2 => "ocannl_assign.accum_binop",
                 _ => "ocannl_assign.accum_ternop",
             };
-            let maps: Vec<String> = std::iter::once(&proj.lhs)
+            // The projections' index expressions as MLIR affine maps.
+            let maps: Vec<Attribute> = std::iter::once(&proj.lhs)
                 .chain(proj.rhs.iter())
-                .map(|m| proj.affine_map(m))
+                .map(|exprs| {
+                    attr::affine_map_attr(affine::map_from_model(
+                        ctx,
+                        proj.space.len(),
+                        proj.num_symbols,
+                        exprs,
+                    ))
+                })
                 .collect();
             let space: Vec<String> = proj.space.iter().map(|d| d.to_string()).collect();
             let space = if space.is_empty() {
@@ -406,7 +416,10 @@ fn lower_op<'c, 'a>(
                 str_attr(ctx, "accum", accum.name()),
                 str_attr(ctx, "op", op_name.assign_name()),
                 cache.attr(ctx, "space", &space)?,
-                cache.attr(ctx, "indexing_maps", &format!("[{}]", maps.join(", ")))?,
+                (
+                    Identifier::new(ctx, "indexing_maps"),
+                    ArrayAttribute::new(ctx, &maps).into(),
+                ),
             ];
             if init {
                 attrs.push(cache.attr(ctx, "initialize_neutral", "true")?);
@@ -435,7 +448,7 @@ fn accumulation(proj: &Projections, result: &Shape, accum: Accum) -> (Accum, boo
         .lhs
         .iter()
         .zip(&dims)
-        .all(|(a, &d)| matches!(a, AxisIndex::Iter(_)) || d == 1);
+        .all(|(a, &d)| matches!(a, Affine::Dim(_)) || d == 1);
     if !reduced && covers {
         (Accum::Assign, false)
     } else {
