@@ -371,10 +371,7 @@ fn shape_error(node: usize, e: SpecError) -> InferError {
     InferError {
         kind: InferErrorKind::Annotation,
         node,
-        message: format!(
-            "invalid shape: {} at position {} in \"{}\"",
-            e.message, e.pos, e.text
-        ),
+        message: format!("invalid shape: {e}"),
         notes: vec![],
     }
 }

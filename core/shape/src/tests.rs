@@ -475,14 +475,11 @@ fn declarative_in_any_order() {
             .map(|s| s.to_string())
             .collect();
         // Deterministic pseudo-random permutations.
-        let mut seed = 0x9e3779b97f4a7c15u64;
+        let mut rng = ocannl_ops::SplitMix64::new(0x9e3779b97f4a7c15);
         for _ in 0..50 {
             let mut order: Vec<usize> = (0..nodes.len()).collect();
             for i in (1..order.len()).rev() {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                order.swap(i, (seed % (i as u64 + 1)) as usize);
+                order.swap(i, rng.below(i as u64 + 1) as usize);
             }
             let got: Vec<String> = infer_with_order(&nodes, Some(&order))
                 .unwrap_or_else(|e| panic!("{src}\n order {order:?}: {e}"))
@@ -579,13 +576,8 @@ fn solution_check() {
 /// fails, in every order of the nodes.
 #[test]
 fn random_graphs_any_order() {
-    let mut seed = 0x2545f4914f6cdd1du64;
-    let mut next = move |n: u64| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed % n
-    };
+    let mut rng = ocannl_ops::SplitMix64::new(0x2545f4914f6cdd1d);
+    let mut next = move |n: u64| rng.below(n);
     let shapes = [
         "?", "?", "?", "3", "4", "1", "2|3", "3->4", "4|3->2", "...,3", "2,...", "q=1", "5|1,4",
         "...|3", "1,3",

@@ -347,3 +347,54 @@ pub fn check_type(ty: Type) -> Result<(), String> {
         .map(|_| ())
         .map_err(|e| format_spec_error("shape", &e))
 }
+
+/// The solver's node for an op of kind `kind` whose tensor operands are the
+/// nodes `operands` (the one mapping from ops to shape logics, used by
+/// inference and by the lowering's projections alike).
+pub fn solver_node(
+    op: &OperationRef,
+    kind: OpKind,
+    operands: Vec<usize>,
+    specs: &mut EinsumSpecs,
+) -> Result<ocannl_shape::Node, String> {
+    use ocannl_shape::Node;
+    if operands.len() < kind.tensor_operands() {
+        return Err(format!(
+            "expected {} tensor operand(s), found {}",
+            kind.tensor_operands(),
+            operands.len()
+        ));
+    }
+    Ok(match kind {
+        OpKind::Param => Node::Terminal {
+            param: Some(string_attr(op, "name")?.unwrap_or_default()),
+        },
+        OpKind::Constant => Node::Terminal { param: None },
+        OpKind::PointwiseUnary | OpKind::PointwiseBinary | OpKind::PointwiseTernary => {
+            Node::Pointwise(operands)
+        }
+        OpKind::Compose => Node::Compose(operands[0], operands[1]),
+        OpKind::Transpose => Node::Transpose(operands[0]),
+        OpKind::BatchSlice => Node::BatchSlice(operands[0]),
+        OpKind::Einsum => Node::Einsum(einsum_spec(op, specs)?, operands),
+    })
+}
+
+/// What an op computes per cell: its numeric op and accumulation (`assign`
+/// for pointwise ops, transposes and slices).
+pub fn computation(
+    op: &OperationRef,
+    kind: OpKind,
+    node: &ocannl_shape::Node,
+) -> Result<(NumOp, Accum), String> {
+    Ok(match (kind, node) {
+        (OpKind::PointwiseUnary | OpKind::PointwiseBinary | OpKind::PointwiseTernary, _) => {
+            (pointwise_op(op, kind)?, Accum::Assign)
+        }
+        (OpKind::Compose, _) => reduction_ops(op, false)?,
+        (OpKind::Einsum, ocannl_shape::Node::Einsum(spec, _)) => {
+            reduction_ops(op, spec.rhs.len() == 1)?
+        }
+        _ => (NumOp::Unary(UnaryOp::Identity), Accum::Assign),
+    })
+}

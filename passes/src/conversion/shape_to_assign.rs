@@ -28,14 +28,12 @@ use ocannl_mlir::{
     cache::TextCache,
     ir::{self, key, Graveyard},
 };
-use ocannl_ops::{Accum, NumOp, UnaryOp};
+use ocannl_ops::Accum;
 use ocannl_shape::{
     projections::{derive, Projections},
-    Node, Shape,
+    Shape,
 };
-use ocannl_shape_dialect::{
-    einsum_spec, pointwise_op, reduction_ops, EinsumSpecs, OpKind, TensorTypes,
-};
+use ocannl_shape_dialect::{computation, solver_node, EinsumSpecs, OpKind, TensorTypes};
 use rustc_hash::FxHashMap;
 
 use crate::{
@@ -355,33 +353,8 @@ fn lower_op<'c, 'a>(
                 .map(|v| &infos[&key(*v)].shape)
                 .collect();
             let ops_idx: Vec<usize> = (0..operand_shapes.len()).collect();
-            let (node_kind, op_name, accum) = match kind {
-                OpKind::PointwiseUnary | OpKind::PointwiseBinary | OpKind::PointwiseTernary => (
-                    Node::Pointwise(ops_idx),
-                    pointwise_op(op, kind)?,
-                    Accum::Assign,
-                ),
-                OpKind::Compose => {
-                    let (o, a) = reduction_ops(op, false)?;
-                    (Node::Compose(0, 1), o, a)
-                }
-                OpKind::Einsum => {
-                    let spec = einsum_spec(op, &mut cache.specs)?;
-                    let (o, a) = reduction_ops(op, spec.rhs.len() == 1)?;
-                    (Node::Einsum(spec, ops_idx), o, a)
-                }
-                OpKind::Transpose => (
-                    Node::Transpose(0),
-                    NumOp::Unary(UnaryOp::Identity),
-                    Accum::Assign,
-                ),
-                OpKind::BatchSlice => (
-                    Node::BatchSlice(0),
-                    NumOp::Unary(UnaryOp::Identity),
-                    Accum::Assign,
-                ),
-                _ => unreachable!(),
-            };
+            let node_kind = solver_node(op, kind, ops_idx, &mut cache.specs)?;
+            let (op_name, accum) = computation(op, kind, &node_kind)?;
             let proj = derive(&node_kind, &info.shape, &operand_shapes)?;
             let (accum, init) = accumulation(&proj, &info.shape, accum);
             let op_kind = match tensor_operands.len() {

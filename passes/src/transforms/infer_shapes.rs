@@ -16,7 +16,7 @@ use melior::ir::{
 };
 use ocannl_mlir::ir::{self, key};
 use ocannl_shape::{Node, NodeDecl};
-use ocannl_shape_dialect::{einsum_spec, OpKind, TensorType, TensorTypes};
+use ocannl_shape_dialect::{OpKind, TensorType, TensorTypes};
 
 use crate::{
     diag::Diagnostic,
@@ -155,44 +155,16 @@ fn infer_function<'c, 'a>(func: OperationRef<'c, 'a>, explain: bool) -> PassResu
             .collect();
         let mut elems = None;
         let mut literal_dims: Option<Vec<i64>> = None;
-        let node = match kind {
-            OpKind::Param => {
-                let name = ocannl_shape_dialect::string_attr(&op, "name")
-                    .ok()
-                    .flatten()
-                    .unwrap_or_default();
-                Node::Terminal { param: Some(name) }
-            }
-            OpKind::Constant => {
-                if let Ok(v) = op.attribute("value") {
-                    if v.is_dense_elements() {
-                        elems = ocannl_mlir::attr::element_count(v);
-                        literal_dims = Some(ocannl_mlir::attr::dense_dims(v));
-                    }
+        if kind == OpKind::Constant {
+            if let Ok(v) = op.attribute("value") {
+                if v.is_dense_elements() {
+                    elems = ocannl_mlir::attr::element_count(v);
+                    literal_dims = Some(ocannl_mlir::attr::dense_dims(v));
                 }
-                Node::Terminal { param: None }
             }
-            _ if ops.len() < kind.tensor_operands() => {
-                return Err(PassError::at(
-                    op.location(),
-                    format!(
-                        "expected {} tensor operand(s), found {}",
-                        kind.tensor_operands(),
-                        ops.len()
-                    ),
-                ));
-            }
-            OpKind::PointwiseUnary | OpKind::PointwiseBinary | OpKind::PointwiseTernary => {
-                Node::Pointwise(ops)
-            }
-            OpKind::Compose => Node::Compose(ops[0], ops[1]),
-            OpKind::Transpose => Node::Transpose(ops[0]),
-            OpKind::BatchSlice => Node::BatchSlice(ops[0]),
-            OpKind::Einsum => match einsum_spec(&op, &mut specs) {
-                Ok(spec) => Node::Einsum(spec, ops),
-                Err(m) => return Err(PassError::at(op.location(), m)),
-            },
-        };
+        }
+        let node = ocannl_shape_dialect::solver_node(&op, kind, ops, &mut specs)
+            .map_err(|m| PassError::at(op.location(), m))?;
         let Ok(result) = op.result(0) else {
             continue;
         };
