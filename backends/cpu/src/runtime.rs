@@ -247,6 +247,14 @@ impl Program {
             libs.push(&omp_c);
         }
         let engine = ExecutionEngine::new(module, options.opt_level, &libs, false, false);
+        // The JIT compiles a function when it is first looked up: look up
+        // every entry now, so that compiling happens here and not in the
+        // first call.
+        for name in signatures.keys() {
+            if engine.lookup(&format!("_mlir_{name}")).is_null() {
+                return Err(format!("no function @{name} after compilation"));
+            }
+        }
         phases.push(("jit", t.elapsed()));
         Ok(Program {
             engine,
