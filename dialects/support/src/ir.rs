@@ -158,3 +158,50 @@ pub fn parse_file<'c>(context: &'c Context, path: &str) -> Option<melior::ir::Mo
         ))
     }
 }
+
+/// A copy of an op (with its regions), not inserted anywhere.
+pub fn clone<'c>(op: OperationRef<'c, '_>) -> melior::ir::Operation<'c> {
+    // SAFETY: cloning a live op gives a new owned op of the same context.
+    unsafe { melior::ir::Operation::from_raw(mlir_sys::mlirOperationClone(op.to_raw())) }
+}
+
+/// Sets operand `index` of an op.
+pub fn set_operand<'c, 'a>(op: OperationRef<'c, 'a>, index: usize, value: Value<'c, 'a>) {
+    // SAFETY: a mutable view of a live op, used for this call only.
+    let mut m = unsafe { OperationRefMut::from_raw(op.to_raw()) };
+    m.set_operand(index, value);
+}
+
+/// The string attribute `name` of argument `index` of a `func.func`
+/// (from its `arg_attrs`).
+pub fn arg_string_attr(func: OperationRef, index: usize, name: &str) -> Option<String> {
+    let attrs = func.attribute("arg_attrs").ok()?;
+    let attrs = melior::ir::attribute::ArrayAttribute::try_from(attrs).ok()?;
+    let dict = attrs.element(index).ok()?;
+    let dict = melior::ir::attribute::DictionaryAttribute::try_from(dict).ok()?;
+    crate::attr::string_value(dict.element_by_name(name)?)
+}
+
+/// Sets the `arg_attrs` of a `func.func`: per argument, its string
+/// attributes (`None`: no attribute).
+pub fn set_arg_string_attrs<'c>(
+    context: &'c Context,
+    func: OperationRef<'c, '_>,
+    attrs: &[Option<(&str, &str)>],
+) {
+    use melior::ir::{
+        attribute::{ArrayAttribute, DictionaryAttribute, StringAttribute},
+        Identifier,
+    };
+    let dicts: Vec<Attribute> = attrs
+        .iter()
+        .map(|a| {
+            let elts: Vec<(Identifier, Attribute)> = a
+                .iter()
+                .map(|(n, v)| (Identifier::new(context, n), StringAttribute::new(context, v).into()))
+                .collect();
+            DictionaryAttribute::new(context, &elts).into()
+        })
+        .collect();
+    set_attribute(func, "arg_attrs", ArrayAttribute::new(context, &dicts).into());
+}

@@ -47,13 +47,14 @@ crate::define_pass!(
     "ocannl-lower-to-assign",
     "OcannlLowerToAssign",
     "Lower shape-inferred ocannl_shape tensor expressions to ocannl_assign routines: tensor nodes as buffers, accumulating assignments with projections",
-    []
+    [("params-as-arguments", BOOL, "false", "Make the params of each function its trailing arguments (buffers the caller keeps across calls, marked {ocannl.param = NAME}) and add a function @<f>_init that initializes them")]
 );
 
-fn run<'c>(module: OperationRef<'c, '_>, _: &Options) -> PassResult<'c> {
+fn run<'c>(module: OperationRef<'c, '_>, options: &Options) -> PassResult<'c> {
+    let params_as_args = options.flag("params-as-arguments");
     let mut errors = vec![];
     for f in ir::ops_named(module, "func.func") {
-        if let Err(e) = lower_function(f) {
+        if let Err(e) = lower_function(f, params_as_args) {
             errors.extend(e.diagnostics);
         }
     }
@@ -116,7 +117,7 @@ fn memref_text(info: &TensorInfo) -> String {
     s + &info.elt + ">"
 }
 
-fn lower_function<'c, 'a>(func: OperationRef<'c, 'a>) -> PassResult<'c> {
+fn lower_function<'c, 'a>(func: OperationRef<'c, 'a>, params_as_args: bool) -> PassResult<'c> {
     let ctx_ref = func.context();
     let ctx = ir::context(&ctx_ref);
     let Ok(body) = func.region(0) else {
@@ -183,13 +184,102 @@ fn lower_function<'c, 'a>(func: OperationRef<'c, 'a>) -> PassResult<'c> {
     let mut counter: HashMap<&'static str, usize> = HashMap::new();
     let returned = returned_values(func);
     let mut replaced = Graveyard::new();
+    let mut params = vec![];
     for op in ops {
-        lower_op(ctx, &op, &mut infos, &mut counter, &returned, &mut cache).at(op.location())?;
+        if let Some(node) =
+            lower_op(ctx, &op, &mut infos, &mut counter, &returned, &mut cache).at(op.location())?
+        {
+            params.push(node);
+        }
         replaced.bury(op);
     }
     // The old ops have no uses left.
     replaced.erase_all().at(func.location())?;
+    if params_as_args && !params.is_empty() {
+        params_to_arguments(ctx, func, &params).at(func.location())?;
+    }
     update_signature(func);
+    Ok(())
+}
+
+/// Turns the param nodes of a function into its trailing arguments, marked
+/// `{ocannl.param = NAME}`, and moves their initializations into a new
+/// function `@<f>_init` taking the same buffers, placed after `func`.
+fn params_to_arguments<'c, 'a>(
+    ctx: &'c melior::Context,
+    func: OperationRef<'c, 'a>,
+    params: &[OperationRef<'c, 'a>],
+) -> Result<(), String> {
+    use melior::ir::{
+        attribute::TypeAttribute, operation::OperationLike as _, r#type::FunctionType, Block,
+        Region,
+    };
+    let body = func.region(0).map_err(|e| e.to_string())?;
+    let entry = body.first_block().ok_or("a function without a body")?;
+    let loc = func.location();
+    let name = func
+        .attribute("sym_name")
+        .ok()
+        .and_then(attr::string_value)
+        .ok_or("a function without a name")?;
+    let first_param = entry.argument_count();
+    let mut arg_attrs: Vec<Option<(&str, String)>> = (0..first_param)
+        .map(|i| ir::arg_string_attr(func, i, "ocannl.param").map(|v| ("ocannl.param", v)))
+        .collect();
+    let types: Vec<Type> = params
+        .iter()
+        .map(|n| n.result(0).map(|r| r.r#type()).map_err(|e| e.to_string()))
+        .collect::<Result<_, _>>()?;
+    let init_block = Block::new(&types.iter().map(|t| (*t, loc)).collect::<Vec<_>>());
+    let mut gone = Graveyard::new();
+    for (k, node) in params.iter().enumerate() {
+        let value: Value = node.result(0).map_err(|e| e.to_string())?.into();
+        let pname = node
+            .attribute("name")
+            .ok()
+            .and_then(attr::string_value)
+            .unwrap_or_default();
+        // The initialization of the param (made right after its node).
+        let init = node
+            .next_in_block()
+            .filter(|o| o.name().as_string_ref().as_str() == Ok("ocannl_assign.uniform"))
+            .ok_or_else(|| format!("internal error: param '{pname}' has no initialization"))?;
+        let moved = init_block.append_operation(ir::clone(init));
+        let arg = entry.add_argument(types[k], node.location());
+        ir::replace_all_uses(value, arg);
+        gone.bury(init);
+        gone.bury(*node);
+        arg_attrs.push(Some(("ocannl.param", pname)));
+        let init_arg: Value = init_block.argument(k).map_err(|e| e.to_string())?.into();
+        ir::set_operand(moved, 0, init_arg);
+    }
+    gone.erase_all()?;
+    init_block.append_operation(
+        OperationBuilder::new("func.return", loc)
+            .build()
+            .map_err(|e| e.to_string())?,
+    );
+    let attrs: Vec<Option<(&str, &str)>> = arg_attrs
+        .iter()
+        .map(|a| a.as_ref().map(|(n, v)| (*n, v.as_str())))
+        .collect();
+    ir::set_arg_string_attrs(ctx, func, &attrs);
+    let region = Region::new();
+    region.append_block(init_block);
+    let init_fn = OperationBuilder::new("func.func", loc)
+        .add_attributes(&[
+            str_attr(ctx, "sym_name", &format!("{name}_init")),
+            (
+                Identifier::new(ctx, "function_type"),
+                TypeAttribute::new(FunctionType::new(ctx, &types, &[]).into()).into(),
+            ),
+        ])
+        .add_regions([region])
+        .build()
+        .map_err(|e| e.to_string())?;
+    func.block()
+        .ok_or("a function outside a module")?
+        .insert_operation_after(func, init_fn);
     Ok(())
 }
 
@@ -219,7 +309,7 @@ fn lower_op<'c, 'a>(
     counter: &mut HashMap<&'static str, usize>,
     returned: &[usize],
     cache: &mut Cache<'c>,
-) -> Result<(), String> {
+) -> Result<Option<OperationRef<'c, 'a>>, String> {
     let kind = OpKind::of(op).expect("collected ops are ocannl_shape ops");
     let block = op.block().ok_or("internal error: op without a block")?;
     let loc = op.location();
@@ -406,7 +496,7 @@ fn lower_op<'c, 'a>(
     }
     ir::replace_all_uses(result.into(), dest.into());
     infos.insert(key(dest.into()), info);
-    Ok(())
+    Ok((kind == OpKind::Param).then_some(node))
 }
 
 /// Plain assignment when every result cell is written exactly once;
