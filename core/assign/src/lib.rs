@@ -11,6 +11,8 @@
 //! Architecture invariant: no MLIR here; the runner converts the
 //! `ocannl_assign` dialect into this model.
 
+pub mod autodiff;
+
 use std::fmt;
 
 pub use ocannl_ops::{uniform01, Accum, NumOp};

@@ -1,0 +1,441 @@
+//! Backpropagation over a routine, as OCANNL generates it: each forward
+//! assignment `lhs =accum= op(rhs...)` contributes, for every operand that
+//! needs a gradient, an accumulating assignment over the *same* iteration
+//! space with the *same* projections:
+//! `grad(rhs_i) =+ grad(lhs) * d op / d rhs_i`.
+//!
+//! - Which buffers get gradients: the params, and every buffer computed
+//!   (transitively) from one; data and constants never do.
+//! - Gradient buffers are zeroed first, and the loss's gradient is set to 1
+//!   (every cell: a non-scalar loss is its sum).
+//! - Contributions are made in reverse program order, so that a buffer's
+//!   gradient is complete before it is propagated further.
+//! - A derivative that is not a plain operand (`cos x` for `sin x`,
+//!   `1 - tanh² x`, ...) is computed into a temporary buffer over the
+//!   iteration space first; scalar constants are 0-d buffers read by every
+//!   iteration. Virtualization later inlines such temporaries.
+//! - Accumulations other than `assign`, `add` and `sub` (products, maxima)
+//!   are refused with a message when an operand needs a gradient.
+//!
+//! The result is plain statements of the same model: the interpreter runs
+//! them, and the `ocannl-autodiff` pass emits them as `ocannl_assign` ops.
+
+use std::fmt;
+
+use ocannl_ops::{Accum, BinaryOp, NumOp, TernaryOp, UnaryOp};
+
+use crate::{Affine, Arg, Routine, Stmt};
+
+/// What a buffer made by backprop holds.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Role {
+    /// The gradient of the buffer.
+    Grad(usize),
+    /// A derivative factor over an iteration space.
+    Temp,
+    /// A scalar constant.
+    Const(f64),
+}
+
+/// The statements of backprop, to run after the forward statements.
+#[derive(Clone, Debug)]
+pub struct Backprop {
+    /// Allocations (first, with [`Backprop::roles`]), initializations and
+    /// the gradient assignments.
+    pub stmts: Vec<Stmt>,
+    /// What each buffer allocated by `stmts` holds, by buffer number.
+    pub roles: Vec<(usize, Role)>,
+    /// The gradient buffer of each param, in the order of the params given.
+    pub grads: Vec<(usize, usize)>,
+}
+
+/// Why backprop cannot be generated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AutodiffError {
+    /// The index of the forward statement concerned, if one is.
+    pub stmt: Option<usize>,
+    pub message: String,
+}
+
+impl fmt::Display for AutodiffError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for AutodiffError {}
+
+/// The sizes of every buffer of a routine, by number.
+pub fn buffer_dims(r: &Routine) -> Vec<Option<Vec<u64>>> {
+    let mut dims: Vec<Option<Vec<u64>>> = r
+        .args
+        .iter()
+        .map(|a| match a {
+            Arg::Buffer { dims } => Some(dims.clone()),
+            Arg::Index => None,
+        })
+        .collect();
+    for s in &r.stmts {
+        if let Stmt::Alloc { buf, dims: d } = s {
+            if dims.len() <= *buf {
+                dims.resize(buf + 1, None);
+            }
+            dims[*buf] = Some(d.clone());
+        }
+    }
+    dims
+}
+
+/// Generates the backprop of `loss` with respect to `params` (buffers of
+/// `r`).
+pub fn backprop(r: &Routine, loss: usize, params: &[usize]) -> Result<Backprop, AutodiffError> {
+    let dims = buffer_dims(r);
+    let known = |b: usize| dims.get(b).is_some_and(|d| d.is_some());
+    for &p in params.iter().chain(std::iter::once(&loss)) {
+        if !known(p) {
+            return Err(AutodiffError {
+                stmt: None,
+                message: format!("buffer {p} is not a buffer of the routine"),
+            });
+        }
+    }
+    // Which buffers need a gradient: params, and what is computed from them.
+    let mut needs = vec![false; dims.len()];
+    for &p in params {
+        needs[p] = true;
+    }
+    for s in &r.stmts {
+        if let Stmt::Accum { lhs, rhs, .. } = s {
+            if rhs.iter().any(|&b| needs[b]) {
+                needs[*lhs] = true;
+            }
+        }
+    }
+    let mut b = Builder {
+        next: dims.len(),
+        stmts: vec![],
+        roles: vec![],
+        grad: vec![None; dims.len()],
+    };
+    for (buf, d) in dims.iter().enumerate() {
+        if let (true, Some(d)) = (needs[buf], d) {
+            let g = b.alloc(d.clone(), Role::Grad(buf));
+            b.grad[buf] = Some(g);
+            b.stmts.push(Stmt::Fill { buf: g, value: 0.0 });
+        }
+    }
+    if let Some(g) = b.grad[loss] {
+        b.stmts.push(Stmt::Fill { buf: g, value: 1.0 });
+    }
+    for (k, s) in r.stmts.iter().enumerate().rev() {
+        let Stmt::Accum {
+            lhs,
+            rhs,
+            accum,
+            op,
+            space,
+            maps,
+            symbols,
+            ..
+        } = s
+        else {
+            continue;
+        };
+        let Some(g) = b.grad[*lhs] else { continue };
+        if !rhs.iter().any(|&x| needs[x]) {
+            continue;
+        }
+        let sign = match accum {
+            Accum::Assign | Accum::Add => 1.0,
+            Accum::Sub => -1.0,
+            other => {
+                return Err(AutodiffError {
+                    stmt: Some(k),
+                    message: format!(
+                        "cannot differentiate an accumulation by '{other}' (only assign, add and sub are differentiable)"
+                    ),
+                })
+            }
+        };
+        let fwd = Fwd {
+            space,
+            maps,
+            symbols,
+            rhs,
+            g: (g, maps[0].clone()),
+        };
+        for (i, &x) in rhs.iter().enumerate() {
+            let Some(gx) = b.grad[x] else { continue };
+            b.contribute(&fwd, *op, i, sign, (gx, maps[i + 1].clone()))
+                .map_err(|message| AutodiffError {
+                    stmt: Some(k),
+                    message,
+                })?;
+        }
+    }
+    let grads = params
+        .iter()
+        .map(|&p| (p, b.grad[p].expect("params have gradients")))
+        .collect();
+    // Allocations first, so that every buffer exists before any statement.
+    let (mut allocs, rest): (Vec<Stmt>, Vec<Stmt>) = b
+        .stmts
+        .into_iter()
+        .partition(|s| matches!(s, Stmt::Alloc { .. }));
+    allocs.extend(rest);
+    Ok(Backprop {
+        stmts: allocs,
+        roles: b.roles,
+        grads,
+    })
+}
+
+/// A buffer as an operand: its number and index expressions.
+type Ref = (usize, Vec<Affine>);
+
+/// The forward assignment being differentiated.
+struct Fwd<'a> {
+    space: &'a [u64],
+    maps: &'a [Vec<Affine>],
+    symbols: &'a [usize],
+    rhs: &'a [usize],
+    /// The gradient of the result.
+    g: Ref,
+}
+
+impl Fwd<'_> {
+    /// Operand `i` of the forward assignment.
+    fn x(&self, i: usize) -> Ref {
+        (self.rhs[i], self.maps[i + 1].clone())
+    }
+}
+
+struct Builder {
+    next: usize,
+    stmts: Vec<Stmt>,
+    roles: Vec<(usize, Role)>,
+    grad: Vec<Option<usize>>,
+}
+
+impl Builder {
+    fn alloc(&mut self, dims: Vec<u64>, role: Role) -> usize {
+        let buf = self.next;
+        self.next += 1;
+        self.stmts.push(Stmt::Alloc { buf, dims });
+        self.roles.push((buf, role));
+        buf
+    }
+
+    fn assign(&mut self, f: &Fwd, lhs: Ref, accum: Accum, op: NumOp, operands: Vec<Ref>) {
+        let mut maps = vec![lhs.1];
+        let mut rhs = vec![];
+        for (b, m) in operands {
+            rhs.push(b);
+            maps.push(m);
+        }
+        self.stmts.push(Stmt::Accum {
+            lhs: lhs.0,
+            rhs,
+            accum,
+            op,
+            initialize_neutral: false,
+            space: f.space.to_vec(),
+            maps,
+            symbols: f.symbols.to_vec(),
+        });
+    }
+
+    /// A scalar constant, read by every iteration.
+    fn konst(&mut self, c: f64) -> Ref {
+        let buf = self.alloc(vec![], Role::Const(c));
+        self.stmts.push(Stmt::Fill { buf, value: c });
+        (buf, vec![])
+    }
+
+    /// `op(operands)` computed into a temporary over the iteration space.
+    fn temp(&mut self, f: &Fwd, op: NumOp, operands: Vec<Ref>) -> Ref {
+        let buf = self.alloc(f.space.to_vec(), Role::Temp);
+        let identity: Vec<Affine> = (0..f.space.len()).map(Affine::Dim).collect();
+        self.assign(f, (buf, identity.clone()), Accum::Assign, op, operands);
+        (buf, identity)
+    }
+
+    /// `gx (+/-)= op(g, y)` or `gx (+/-)= g`.
+    fn add_to(&mut self, f: &Fwd, sign: f64, gx: &Ref, how: Factor) {
+        let accum = if sign > 0.0 { Accum::Add } else { Accum::Sub };
+        let g = f.g.clone();
+        let (op, operands) = match how {
+            Factor::One => (NumOp::Unary(UnaryOp::Identity), vec![g]),
+            Factor::Times(y) => (NumOp::Binary(BinaryOp::Mul), vec![g, y]),
+            Factor::Over(y) => (NumOp::Binary(BinaryOp::Div), vec![g, y]),
+            Factor::Gate(gate, x) => (NumOp::Binary(gate), vec![x, g]),
+        };
+        self.assign(f, gx.clone(), accum, op, operands);
+    }
+
+    /// The contribution of operand `i` of `op` to its gradient `gx`.
+    fn contribute(
+        &mut self,
+        f: &Fwd,
+        op: NumOp,
+        i: usize,
+        sign: f64,
+        gx: Ref,
+    ) -> Result<(), String> {
+        use Factor::*;
+        let un = |o| NumOp::Unary(o);
+        let bin = |o| NumOp::Binary(o);
+        match op {
+            NumOp::Unary(u) => {
+                let x = f.x(0);
+                match u {
+                    UnaryOp::Identity => self.add_to(f, sign, &gx, One),
+                    UnaryOp::Neg => self.add_to(f, -sign, &gx, One),
+                    UnaryOp::Relu => self.add_to(f, sign, &gx, Gate(BinaryOp::ReluGate, x)),
+                    UnaryOp::Satur01 => {
+                        self.add_to(f, sign, &gx, Gate(BinaryOp::Satur01Gate, x))
+                    }
+                    UnaryOp::Exp => {
+                        let t = self.temp(f, un(UnaryOp::Exp), vec![x]);
+                        self.add_to(f, sign, &gx, Times(t))
+                    }
+                    UnaryOp::Exp2 => {
+                        let t = self.temp(f, un(UnaryOp::Exp2), vec![x]);
+                        let ln2 = self.konst(std::f64::consts::LN_2);
+                        let t = self.temp(f, bin(BinaryOp::Mul), vec![t, ln2]);
+                        self.add_to(f, sign, &gx, Times(t))
+                    }
+                    UnaryOp::Log => self.add_to(f, sign, &gx, Over(x)),
+                    UnaryOp::Log2 => {
+                        let ln2 = self.konst(std::f64::consts::LN_2);
+                        let t = self.temp(f, bin(BinaryOp::Mul), vec![x, ln2]);
+                        self.add_to(f, sign, &gx, Over(t))
+                    }
+                    UnaryOp::Sin => {
+                        let t = self.temp(f, un(UnaryOp::Cos), vec![x]);
+                        self.add_to(f, sign, &gx, Times(t))
+                    }
+                    UnaryOp::Cos => {
+                        let t = self.temp(f, un(UnaryOp::Sin), vec![x]);
+                        self.add_to(f, -sign, &gx, Times(t))
+                    }
+                    UnaryOp::Sqrt => {
+                        // 1 / (2 sqrt x)
+                        let t = self.temp(f, un(UnaryOp::Sqrt), vec![x]);
+                        let two = self.konst(2.0);
+                        let t = self.temp(f, bin(BinaryOp::Mul), vec![t, two]);
+                        self.add_to(f, sign, &gx, Over(t))
+                    }
+                    UnaryOp::Recip => {
+                        // -1 / x²
+                        let t = self.temp(f, bin(BinaryOp::Mul), vec![x.clone(), x]);
+                        self.add_to(f, -sign, &gx, Over(t))
+                    }
+                    UnaryOp::RecipSqrt => {
+                        // -x^(-3/2) / 2
+                        let t = self.temp(f, un(UnaryOp::RecipSqrt), vec![x.clone()]);
+                        let t = self.temp(f, bin(BinaryOp::Div), vec![t, x]);
+                        let half = self.konst(0.5);
+                        let t = self.temp(f, bin(BinaryOp::Mul), vec![t, half]);
+                        self.add_to(f, -sign, &gx, Times(t))
+                    }
+                    UnaryOp::Tanh => {
+                        // 1 - tanh² x
+                        let t = self.temp(f, un(UnaryOp::Tanh), vec![x]);
+                        let t = self.temp(f, bin(BinaryOp::Mul), vec![t.clone(), t]);
+                        let one = self.konst(1.0);
+                        let t = self.temp(f, bin(BinaryOp::Sub), vec![one, t]);
+                        self.add_to(f, sign, &gx, Times(t))
+                    }
+                    // Piecewise constant: no gradient.
+                    UnaryOp::Not => {}
+                }
+            }
+            NumOp::Binary(o) => {
+                let (a, b) = (f.x(0), f.x(1));
+                match (o, i) {
+                    (BinaryOp::Add, _) => self.add_to(f, sign, &gx, One),
+                    (BinaryOp::Sub, 0) => self.add_to(f, sign, &gx, One),
+                    (BinaryOp::Sub, _) => self.add_to(f, -sign, &gx, One),
+                    (BinaryOp::Mul, 0) => self.add_to(f, sign, &gx, Times(b)),
+                    (BinaryOp::Mul, _) => self.add_to(f, sign, &gx, Times(a)),
+                    (BinaryOp::Div, 0) => self.add_to(f, sign, &gx, Over(b)),
+                    (BinaryOp::Div, _) => {
+                        // -a / b²
+                        let t = self.temp(f, bin(BinaryOp::Div), vec![a, b.clone()]);
+                        let t = self.temp(f, bin(BinaryOp::Div), vec![t, b]);
+                        self.add_to(f, -sign, &gx, Times(t))
+                    }
+                    (BinaryOp::Pow, 0) => {
+                        // b a^(b-1)
+                        let one = self.konst(1.0);
+                        let e = self.temp(f, bin(BinaryOp::Sub), vec![b.clone(), one]);
+                        let t = self.temp(f, bin(BinaryOp::Pow), vec![a, e]);
+                        let t = self.temp(f, bin(BinaryOp::Mul), vec![t, b]);
+                        self.add_to(f, sign, &gx, Times(t))
+                    }
+                    (BinaryOp::Pow, _) => {
+                        // a^b ln a
+                        let t = self.temp(f, bin(BinaryOp::Pow), vec![a.clone(), b]);
+                        let l = self.temp(f, un(UnaryOp::Log), vec![a]);
+                        let t = self.temp(f, bin(BinaryOp::Mul), vec![t, l]);
+                        self.add_to(f, sign, &gx, Times(t))
+                    }
+                    // The gate passes the gradient to its second operand.
+                    (BinaryOp::ReluGate | BinaryOp::Satur01Gate, 0) => {}
+                    (BinaryOp::ReluGate | BinaryOp::Satur01Gate, _) => {
+                        self.add_to(f, sign, &gx, Gate(o, a))
+                    }
+                    (BinaryOp::Max | BinaryOp::Min, _) => {
+                        // max: to a where a >= b, else to b; min: to a where
+                        // a < b, else to b.
+                        let lt = self.temp(f, bin(BinaryOp::Lt), vec![a, b]);
+                        let to_b = matches!((o, i), (BinaryOp::Max, 1) | (BinaryOp::Min, 1));
+                        let sel = if (o == BinaryOp::Max) == to_b {
+                            lt
+                        } else {
+                            self.temp(f, un(UnaryOp::Not), vec![lt])
+                        };
+                        self.add_to(f, sign, &gx, Times(sel))
+                    }
+                    (BinaryOp::Mod, 0) => self.add_to(f, sign, &gx, One),
+                    (BinaryOp::Mod, _) => {
+                        return Err(
+                            "cannot differentiate 'mod' with respect to its divisor".to_string()
+                        )
+                    }
+                    // Comparisons and logic: piecewise constant.
+                    (BinaryOp::Lt | BinaryOp::Eq | BinaryOp::Ne | BinaryOp::And | BinaryOp::Or, _) => {}
+                }
+            }
+            NumOp::Ternary(t) => match (t, i) {
+                (TernaryOp::Fma, 0) => self.add_to(f, sign, &gx, Times(f.x(1))),
+                (TernaryOp::Fma, 1) => self.add_to(f, sign, &gx, Times(f.x(0))),
+                (TernaryOp::Fma, _) => self.add_to(f, sign, &gx, One),
+                // The condition is piecewise constant.
+                (TernaryOp::Where, 0) => {}
+                (TernaryOp::Where, _) => {
+                    // To the branch taken: `c != 0` for the first.
+                    let zero = self.konst(0.0);
+                    let c = self.temp(f, bin(BinaryOp::Ne), vec![f.x(0), zero]);
+                    let sel = if i == 1 {
+                        c
+                    } else {
+                        self.temp(f, un(UnaryOp::Not), vec![c])
+                    };
+                    self.add_to(f, sign, &gx, Times(sel))
+                }
+            },
+        }
+        Ok(())
+    }
+}
+
+/// What the result's gradient is multiplied by.
+enum Factor {
+    One,
+    Times(Ref),
+    Over(Ref),
+    /// `gate(x, g)`: `g` where the gate opens.
+    Gate(BinaryOp, Ref),
+}
