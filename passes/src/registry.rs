@@ -13,11 +13,12 @@ use std::{
 use crate::ffi;
 
 /// Every pass of the project, in pipeline order.
-pub fn all_passes() -> [&'static ffi::PassDef; 4] {
+pub fn all_passes() -> [&'static ffi::PassDef; 5] {
     [
         &crate::transforms::verify::DEF,
         &crate::transforms::infer_shapes::DEF,
         &crate::conversion::shape_to_assign::DEF,
+        &crate::transforms::autodiff::DEF,
         &crate::conversion::assign_to_loops::DEF,
     ]
 }

@@ -121,7 +121,9 @@ pub fn backprop(r: &Routine, loss: usize, params: &[usize]) -> Result<Backprop, 
         if let (true, Some(d)) = (needs[buf], d) {
             let g = b.alloc(d.clone(), Role::Grad(buf));
             b.grad[buf] = Some(g);
-            b.stmts.push(Stmt::Fill { buf: g, value: 0.0 });
+            if buf != loss {
+                b.stmts.push(Stmt::Fill { buf: g, value: 0.0 });
+            }
         }
     }
     if let Some(g) = b.grad[loss] {

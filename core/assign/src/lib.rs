@@ -314,6 +314,13 @@ impl Buffer {
 
 /// Runs a routine on its arguments and returns its results.
 pub fn run(r: &Routine, args: &[Value]) -> Result<Vec<Value>, RunError> {
+    run_mut(r, &mut args.to_vec())
+}
+
+/// As [`run`], and the buffer arguments hold their final values afterwards
+/// (a routine may write into its arguments: params updated in place,
+/// initialization routines).
+pub fn run_mut(r: &Routine, args: &mut [Value]) -> Result<Vec<Value>, RunError> {
     if args.len() != r.args.len() {
         return Err(RunError(format!(
             "the routine takes {} arguments, {} given",
@@ -323,7 +330,7 @@ pub fn run(r: &Routine, args: &[Value]) -> Result<Vec<Value>, RunError> {
     }
     let mut bufs: Vec<Option<Buffer>> = vec![];
     let mut scalars: Vec<i64> = vec![];
-    for (a, v) in r.args.iter().zip(args) {
+    for (a, v) in r.args.iter().zip(args.iter()) {
         match (a, v) {
             (Arg::Buffer { dims }, Value::Buffer { dims: d, data })
                 if dims == d && data.len() as u64 == dims.iter().product::<u64>() =>
@@ -452,6 +459,17 @@ pub fn run(r: &Routine, args: &[Value]) -> Result<Vec<Value>, RunError> {
                     idx.clear();
                     idx.extend(maps[0].iter().map(|e| e.eval(it, &syms)));
                     let b = bufs[l].as_mut().expect("checked");
+                    // A padded index of the result (the gradient of a padded
+                    // read) outside the buffer writes into the padding: the
+                    // write is dropped.
+                    let outside = maps[0]
+                        .iter()
+                        .zip(&idx)
+                        .zip(&b.dims)
+                        .any(|((e, &i), &d)| e.is_padded() && (i < 0 || i as u64 >= d));
+                    if outside {
+                        return Ok(());
+                    }
                     let o = b.offset(&idx)?;
                     b.data[o] = accum.apply(b.data[o], v);
                     Ok(())
@@ -459,7 +477,8 @@ pub fn run(r: &Routine, args: &[Value]) -> Result<Vec<Value>, RunError> {
             }
         }
     }
-    r.results
+    let results = r
+        .results
         .iter()
         .map(|&k| {
             let i = get(&bufs, k)?;
@@ -469,7 +488,13 @@ pub fn run(r: &Routine, args: &[Value]) -> Result<Vec<Value>, RunError> {
                 data: b.data.clone(),
             })
         })
-        .collect()
+        .collect::<Result<Vec<_>, RunError>>()?;
+    for (k, a) in args.iter_mut().enumerate() {
+        if let (Value::Buffer { data, .. }, Some(Some(b))) = (a, bufs.get_mut(k)) {
+            std::mem::swap(data, &mut b.data);
+        }
+    }
+    Ok(results)
 }
 
 #[cfg(test)]

@@ -19,6 +19,8 @@ pub const IRDL: &str = include_str!("../ocannl_assign.irdl.mlir");
 
 pub const DIALECT: &str = "ocannl_assign";
 
+pub mod emit;
+
 /// Memory modes of a tensor node.
 pub const MEMORY_MODES: &[&str] = &["undecided", "virtual", "local", "on_device", "materialized"];
 /// Kinds of tensor nodes.
@@ -249,6 +251,14 @@ fn verify_projections(op: &OperationRef, attrs: &AccumAttrs) -> Result<(), Strin
 /// Reads a routine (a `func.func` of `ocannl_assign` ops on memrefs) into
 /// the assignment model, for the reference interpreter.
 pub fn to_routine(func: OperationRef) -> Result<ocannl_assign::Routine, String> {
+    to_routine_with_values(func).map(|(r, _)| r)
+}
+
+/// As [`to_routine`], with the value of each buffer and index argument of
+/// the routine, by number.
+pub fn to_routine_with_values<'c, 'a>(
+    func: OperationRef<'c, 'a>,
+) -> Result<(ocannl_assign::Routine, Vec<melior::ir::Value<'c, 'a>>), String> {
     use melior::ir::{block::BlockLike, RegionLike};
     use ocannl_assign::{Arg, Routine, Stmt};
     use std::collections::HashMap;
@@ -258,6 +268,7 @@ pub fn to_routine(func: OperationRef) -> Result<ocannl_assign::Routine, String> 
     let entry = body.first_block().ok_or("the function has no body")?;
     let mut ids: HashMap<usize, usize> = HashMap::new();
     let mut args = vec![];
+    let mut values = vec![];
     for i in 0..entry.argument_count() {
         let a = entry.argument(i).map_err(|e| e.to_string())?;
         let ty = a.r#type();
@@ -271,6 +282,7 @@ pub fn to_routine(func: OperationRef) -> Result<ocannl_assign::Routine, String> 
             });
         }
         ids.insert(key(a.into()), i);
+        values.push(a.into());
     }
     let mut next = args.len();
     let mut stmts = vec![];
@@ -300,6 +312,7 @@ pub fn to_routine(func: OperationRef) -> Result<ocannl_assign::Routine, String> 
                     dims: memref_dims(t),
                 });
                 ids.insert(key(r.into()), next);
+                values.push(r.into());
                 next += 1;
             }
             "ocannl_assign.fill" => {
@@ -389,9 +402,12 @@ pub fn to_routine(func: OperationRef) -> Result<ocannl_assign::Routine, String> 
         }
         op = o.next_in_block();
     }
-    Ok(Routine {
-        args,
-        stmts,
-        results,
-    })
+    Ok((
+        Routine {
+            args,
+            stmts,
+            results,
+        },
+        values,
+    ))
 }

@@ -321,6 +321,30 @@ impl<'c> Builder<'c> {
         })
     }
 
+    /// `scf.if cond { body }` (no results, no else branch).
+    pub fn if_then<'a>(
+        &self,
+        at: At<'c, 'a>,
+        cond: Value<'c, 'a>,
+        body: &mut dyn FnMut(At<'c, 'a>) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let op = OperationBuilder::new("scf.if", self.loc)
+            .add_operands(&[cond])
+            .add_regions([Region::new(), Region::new()])
+            .build()
+            .map_err(|e| e.to_string())?;
+        let op = self.place(at, op);
+        let region = op.region(0).map_err(|e| e.to_string())?;
+        let block = region.append_block(Block::new(&[]));
+        body(At::end(block))?;
+        block.append_operation(
+            OperationBuilder::new("scf.yield", self.loc)
+                .build()
+                .map_err(|e| e.to_string())?,
+        );
+        Ok(())
+    }
+
     /// A `memref.alloc` of a static shape, aligned to `alignment` bytes if
     /// given.
     pub fn alloc<'a>(

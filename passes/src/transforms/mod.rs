@@ -1,4 +1,6 @@
-//! Passes within the `ocannl_shape` dialect.
+//! Passes within a dialect: `ocannl-verify` and `ocannl-infer-shapes` on
+//! `ocannl_shape`, `ocannl-autodiff` on `ocannl_assign`.
 
+pub mod autodiff;
 pub mod infer_shapes;
 pub mod verify;

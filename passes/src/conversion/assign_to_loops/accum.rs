@@ -216,6 +216,35 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
         })
     }
 
+    /// Whether the result's padded indices are inside its buffer (`None`
+    /// when it has none that may leave it).
+    fn lhs_inside(
+        &self,
+        at: At<'c, 'a>,
+        idx: &[Value<'c, 'a>],
+    ) -> Result<Option<Value<'c, 'a>>, String> {
+        let e = self.e;
+        let space: Vec<u64> = self.space.iter().map(|&d| d as u64).collect();
+        let (dims, _) = memref_info(self.tensors[0])?;
+        let mut inside: Option<Value<'c, 'a>> = None;
+        for (r, ex) in self.exprs[0].iter().enumerate() {
+            let d = dims[r];
+            if !ex.is_padded() || ex.range(&space).is_some_and(|(lo, hi)| lo >= 0 && hi < d) {
+                continue;
+            }
+            let (zero, last) = (e.index(at, 0)?, e.index(at, d - 1)?);
+            let i1 = e.ty("i1")?;
+            let ge = e.op1(at, "arith.cmpi", &[idx[r], zero], i1, &[("predicate", e.attr("5 : i64")?)]);
+            let le = e.op1(at, "arith.cmpi", &[idx[r], last], i1, &[("predicate", e.attr("3 : i64")?)]);
+            let ok = e.op1(at, "arith.andi", &[ge, le], i1, &[]);
+            inside = Some(match inside {
+                Some(prev) => e.op1(at, "arith.andi", &[prev, ok], i1, &[]),
+                None => ok,
+            });
+        }
+        Ok(inside)
+    }
+
     /// The value `op(rhs...)` at the given iterators.
     pub fn value(&self, at: At<'c, 'a>, ivs: &[Value<'c, 'a>]) -> Result<Value<'c, 'a>, String> {
         let args = (1..self.tensors.len())
@@ -315,34 +344,42 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
             };
             let ivs: &[Value<'c, 'a>] = &unpermute(outer_ivs, filler);
             let lhs_idx = self.indices(inner, ivs, 0)?;
-            let mut ops = vec![lhs];
-            ops.extend(lhs_idx.iter().copied());
-            let result = if reduced_suffix == 0 {
-                let v = self.value(inner, ivs)?;
-                if self.accum == Accum::Assign {
-                    v
+            let mut write = |inner: At<'c, 'a>| -> Result<(), String> {
+                let mut ops = vec![lhs];
+                ops.extend(lhs_idx.iter().copied());
+                let result = if reduced_suffix == 0 {
+                    let v = self.value(inner, ivs)?;
+                    if self.accum == Accum::Assign {
+                        v
+                    } else {
+                        let old = e.op1(inner, "memref.load", &ops, self.eltt, &[]);
+                        self.combine(inner, old, v)?
+                    }
                 } else {
                     let old = e.op1(inner, "memref.load", &ops, self.eltt, &[]);
-                    self.combine(inner, old, v)?
-                }
-            } else {
-                let old = e.op1(inner, "memref.load", &ops, self.eltt, &[]);
-                let mut all_ivs = outer_ivs.to_vec();
-                e.reduce_nest(
-                    inner,
-                    inner_ranges,
-                    &[old],
-                    &mut all_ivs,
-                    &mut |at2, ivs2, acc| {
-                        let v = self.value(at2, &unpermute(ivs2, filler))?;
-                        Ok(vec![self.combine(at2, acc[0], v)?])
-                    },
-                )?[0]
+                    let mut all_ivs = outer_ivs.to_vec();
+                    e.reduce_nest(
+                        inner,
+                        inner_ranges,
+                        &[old],
+                        &mut all_ivs,
+                        &mut |at2, ivs2, acc| {
+                            let v = self.value(at2, &unpermute(ivs2, filler))?;
+                            Ok(vec![self.combine(at2, acc[0], v)?])
+                        },
+                    )?[0]
+                };
+                let mut ops = vec![result, lhs];
+                ops.extend(lhs_idx.iter().copied());
+                e.op0(inner, "memref.store", &ops);
+                Ok(())
             };
-            let mut ops = vec![result, lhs];
-            ops.extend(lhs_idx);
-            e.op0(inner, "memref.store", &ops);
-            Ok(())
+            // A padded index of the result (the gradient of a padded read)
+            // writes only inside the buffer: outside is the padding.
+            match self.lhs_inside(inner, &lhs_idx)? {
+                Some(ok) => e.if_then(inner, ok, &mut write),
+                None => write(inner),
+            }
         })
     }
 }

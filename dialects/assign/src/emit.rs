@@ -1,0 +1,158 @@
+//! Statements of the assignment model written back as `ocannl_assign` ops
+//! (the converse of `to_routine`), for passes that transform routines in
+//! the model (backprop, optimizers).
+
+use melior::{
+    ir::{
+        attribute::{ArrayAttribute, FloatAttribute, StringAttribute},
+        operation::OperationLike,
+        Attribute, Location, Type, Value,
+    },
+    Context,
+};
+use ocannl_assign::Stmt;
+use ocannl_mlir::{affine, attr, At, Builder};
+use ocannl_ops::NumOp;
+
+/// What a buffer allocated by an emitted statement is called.
+pub struct NodeInfo {
+    pub name: String,
+    /// `"value"` or `"grad"`.
+    pub kind: &'static str,
+}
+
+/// Emits statements before a fixed insertion point.
+pub struct Emitter<'c, 'a> {
+    b: Builder<'c>,
+    at: At<'c, 'a>,
+    /// The value of each buffer and index argument, by routine number
+    /// (`None` until allocated).
+    pub values: Vec<Option<Value<'c, 'a>>>,
+    /// The element type of every buffer made here.
+    pub elt: Type<'c>,
+}
+
+impl<'c, 'a> Emitter<'c, 'a> {
+    pub fn new(
+        ctx: &'c Context,
+        loc: Location<'c>,
+        at: At<'c, 'a>,
+        values: Vec<Option<Value<'c, 'a>>>,
+        elt: Type<'c>,
+    ) -> Self {
+        Emitter {
+            b: Builder::new(ctx, loc),
+            at,
+            values,
+            elt,
+        }
+    }
+
+    fn value(&self, buf: usize) -> Result<Value<'c, 'a>, String> {
+        self.values
+            .get(buf)
+            .copied()
+            .flatten()
+            .ok_or_else(|| format!("internal error: buffer {buf} is used before it is made"))
+    }
+
+    /// Emits one statement; `info` names the buffers of allocations.
+    pub fn stmt(&mut self, s: &Stmt, info: &dyn Fn(usize) -> NodeInfo) -> Result<(), String> {
+        let ctx = self.b.ctx;
+        match s {
+            Stmt::Alloc { buf, dims } => {
+                let NodeInfo { name, kind } = info(*buf);
+                let shape: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
+                let mut ty = String::from("memref<");
+                for d in dims {
+                    ty += &format!("{d}x");
+                }
+                ty += &format!("{}>", self.elt);
+                let s = |v: &str| -> Attribute<'c> { StringAttribute::new(ctx, v).into() };
+                let attrs = [
+                    ("name", s(&name)),
+                    ("kind", s(kind)),
+                    ("memory", s("undecided")),
+                    ("shape", s(&shape.join(","))),
+                ];
+                let v = self
+                    .b
+                    .op1(self.at, "ocannl_assign.node", &[], self.b.ty(&ty)?, &attrs);
+                if self.values.len() <= *buf {
+                    self.values.resize(buf + 1, None);
+                }
+                self.values[*buf] = Some(v);
+            }
+            Stmt::Fill { buf, value } => {
+                let v = self.value(*buf)?;
+                let a = FloatAttribute::new(ctx, self.elt, *value);
+                self.b
+                    .op(self.at, "ocannl_assign.fill", &[v], &[], &[("value", a.into())]);
+            }
+            Stmt::Accum {
+                lhs,
+                rhs,
+                accum,
+                op,
+                initialize_neutral,
+                space,
+                maps,
+                symbols,
+            } => {
+                let mut operands = vec![self.value(*lhs)?];
+                for &r in rhs {
+                    operands.push(self.value(r)?);
+                }
+                for &s in symbols {
+                    operands.push(self.value(s)?);
+                }
+                let map_attrs: Vec<Attribute> = maps
+                    .iter()
+                    .map(|m| {
+                        attr::affine_map_attr(affine::map_from_model(
+                            ctx,
+                            space.len(),
+                            symbols.len(),
+                            m,
+                        ))
+                    })
+                    .collect();
+                let space_text: Vec<String> = space.iter().map(|d| d.to_string()).collect();
+                let space_attr = if space.is_empty() {
+                    self.b.attr("array<i64>")?
+                } else {
+                    self.b.attr(&format!("array<i64: {}>", space_text.join(", ")))?
+                };
+                let name = match op {
+                    NumOp::Unary(_) => "ocannl_assign.accum_unop",
+                    NumOp::Binary(_) => "ocannl_assign.accum_binop",
+                    NumOp::Ternary(_) => "ocannl_assign.accum_ternop",
+                };
+                let mut attrs = vec![
+                    ("accum", StringAttribute::new(ctx, accum.name()).into()),
+                    ("op", StringAttribute::new(ctx, op.assign_name()).into()),
+                    ("space", space_attr),
+                    ("indexing_maps", ArrayAttribute::new(ctx, &map_attrs).into()),
+                ];
+                if *initialize_neutral {
+                    attrs.push(("initialize_neutral", self.b.attr("true")?));
+                }
+                self.b.op(self.at, name, &operands, &[], &attrs);
+            }
+            other => {
+                return Err(format!(
+                    "internal error: no ocannl_assign op is emitted for {other:?}"
+                ))
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The op a value is defined by, if any (for reading its attributes).
+pub fn defining_name(v: Value) -> Option<String> {
+    melior::ir::operation::OperationResult::try_from(v)
+        .ok()
+        .and_then(|r| r.owner().attribute("name").ok())
+        .and_then(attr::string_value)
+}
