@@ -56,6 +56,13 @@ struct Cli {
     /// compiling them.
     #[arg(long)]
     interpret: bool,
+    /// Check the gradients of the entry's first result (summed) with
+    /// respect to its params: backprop (`ocannl-autodiff`) against central
+    /// finite differences, both in f64 with the reference interpreter, and
+    /// the compiled backprop against the interpreted one. `--arg` gives the
+    /// data arguments; params are initialized by the module.
+    #[arg(long)]
+    grad_check: bool,
 }
 
 fn main() {
@@ -131,6 +138,9 @@ fn run(cli: &Cli) -> Result<(), String> {
         .ok_or_else(|| format!("{name}: cannot parse the module"))?;
     phases.push(("parse", t.elapsed()));
 
+    if cli.grad_check {
+        return grad_check(cli, &context, &mut module, &name);
+    }
     for (stage, pipeline) in stages() {
         if cli.interpret && stage == "ocannl-lower-to-loops" {
             return interpret(cli, &module, &phases);
@@ -217,15 +227,19 @@ fn emit_result(cli: &Cli, k: usize, arr: &Array) -> Result<(), String> {
 
 /// The arguments from the command line.
 fn make_args(cli: &Cli, inputs: &[Slot]) -> Result<Vec<HostValue>, String> {
-    if cli.args.len() != inputs.len() {
+    make_args_of(&cli.entry, &cli.args, inputs)
+}
+
+/// The arguments of `entry` from `--arg` specs.
+fn make_args_of(entry: &str, specs: &[String], inputs: &[Slot]) -> Result<Vec<HostValue>, String> {
+    if specs.len() != inputs.len() {
         return Err(format!(
-            "@{} takes {} argument(s) but {} --arg were given",
-            cli.entry,
+            "@{entry} takes {} argument(s) but {} --arg were given",
             inputs.len(),
-            cli.args.len()
+            specs.len()
         ));
     }
-    cli.args
+    specs
         .iter()
         .zip(inputs)
         .enumerate()
@@ -447,4 +461,156 @@ fn fmt_num(x: f64) -> String {
     } else {
         format!("{x:.6}")
     }
+}
+
+/// `--grad-check`: see the option's help.
+fn grad_check(
+    cli: &Cli,
+    context: &melior::Context,
+    module: &mut Module,
+    name: &str,
+) -> Result<(), String> {
+    let stages = [
+        ("ocannl-infer-shapes", "ocannl-verify,ocannl-infer-shapes"),
+        (
+            "ocannl-lower-to-assign",
+            "ocannl-lower-to-assign{params-as-arguments=true}",
+        ),
+        ("ocannl-autodiff", "ocannl-autodiff"),
+    ];
+    for (stage, pipeline) in stages {
+        runtime::run_pipeline(context, module, pipeline)
+            .map_err(|_| format!("{name}: {stage} failed"))?;
+    }
+    let entry = &cli.entry;
+    let forward_fn = find_entry(module, entry)?;
+    let grad_fn = find_entry(module, &format!("{entry}_grad"))
+        .map_err(|_| format!("{name}: @{entry} has no params: there is nothing to differentiate"))?;
+    let forward = ocannl_assign_dialect::to_routine(forward_fn)?;
+    let backward = ocannl_assign_dialect::to_routine(grad_fn)?;
+    let init = ocannl_assign_dialect::to_routine(find_entry(module, &format!("{entry}_init"))?)?;
+    let sig = runtime::signature(forward_fn)?;
+    let n_params = init.args.len();
+    let n_data = sig.inputs.len() - n_params;
+    // The data from the command line, the params from the module's init.
+    let data = make_args_of(entry, &cli.args, &sig.inputs[..n_data])?;
+    let mut params: Vec<ocannl_assign::Value> = init
+        .args
+        .iter()
+        .map(|a| match a {
+            ocannl_assign::Arg::Buffer { dims } => ocannl_assign::Value::Buffer {
+                dims: dims.clone(),
+                data: vec![0.0; dims.iter().product::<u64>() as usize],
+            },
+            ocannl_assign::Arg::Index => ocannl_assign::Value::Index(0),
+        })
+        .collect();
+    ocannl_assign::run_mut(&init, &mut params).map_err(|e| format!("interpreter: {e}"))?;
+    let to_value = |h: &HostValue| match h {
+        HostValue::Tensor(t) => ocannl_assign::Value::Buffer {
+            dims: t.dims.clone(),
+            data: t.data.clone(),
+        },
+        HostValue::Index(i) => ocannl_assign::Value::Index(*i),
+    };
+    let mut args: Vec<ocannl_assign::Value> = data.iter().map(to_value).collect();
+    args.extend(params.iter().cloned());
+    let cells = |v: &ocannl_assign::Value| match v {
+        ocannl_assign::Value::Buffer { data, .. } => data.clone(),
+        ocannl_assign::Value::Index(_) => vec![],
+    };
+    let loss_of = |a: &[ocannl_assign::Value]| -> Result<f64, String> {
+        let out = ocannl_assign::run(&forward, a).map_err(|e| format!("interpreter: {e}"))?;
+        Ok(cells(&out[0]).iter().sum())
+    };
+    let analytic =
+        ocannl_assign::run(&backward, &args).map_err(|e| format!("interpreter: {e}"))?;
+    let loss = cells(&analytic[0]).iter().sum::<f64>();
+    // Central differences, in f64.
+    let h = 1e-5;
+    let (mut worst, mut worst_at) = (0.0f64, String::new());
+    let mut total = 0;
+    for k in 0..n_params {
+        let g = cells(&analytic[1 + k]);
+        for j in 0..g.len() {
+            let at = |delta: f64| -> Result<f64, String> {
+                let mut a = args.clone();
+                if let ocannl_assign::Value::Buffer { data, .. } = &mut a[n_data + k] {
+                    data[j] += delta;
+                }
+                loss_of(&a)
+            };
+            let fd = (at(h)? - at(-h)?) / (2.0 * h);
+            let err = (g[j] - fd).abs() / 1f64.max(fd.abs()).max(g[j].abs());
+            if err > worst {
+                worst = err;
+                worst_at = format!("param #{k}[{j}]: backprop {} vs {fd}", g[j]);
+            }
+            total += 1;
+        }
+    }
+    println!("grad-check @{entry}: loss {loss:.6}, {n_params} params, {total} cells");
+    let fd_ok = worst <= 1e-4;
+    println!(
+        "backprop vs finite differences: max relative error {worst:.3e}{}",
+        if fd_ok { "" } else { "  FAILED" }
+    );
+    // The compiled backprop against the interpreted one.
+    runtime::run_pipeline(
+        context,
+        module,
+        "ocannl-lower-to-loops,func.func(canonicalize,cse)",
+    )
+    .map_err(|_| format!("{name}: ocannl-lower-to-loops failed"))?;
+    let program = Program::compile(
+        context,
+        module,
+        &CompileOptions {
+            opt_level: cli.opt_level,
+            openmp: None,
+        },
+    )
+    .map_err(|e| format!("{name}: {e}"))?;
+    let gsig = program.signature(&format!("{entry}_grad"))?.clone();
+    let host: Vec<HostValue> = args
+        .iter()
+        .zip(&gsig.inputs)
+        .map(|(v, slot)| match (v, slot) {
+            (ocannl_assign::Value::Buffer { dims, data }, Slot::MemRef { elt, .. }) => {
+                HostValue::Tensor(HostTensor {
+                    elt: *elt,
+                    dims: dims.clone(),
+                    data: data.clone(),
+                })
+            }
+            (ocannl_assign::Value::Index(i), _) => HostValue::Index(*i),
+            (_, Slot::Index) => HostValue::Index(0),
+        })
+        .collect();
+    let compiled = program.call(&format!("{entry}_grad"), &host)?;
+    let f32_elts = gsig
+        .outputs
+        .iter()
+        .any(|s| matches!(s, Slot::MemRef { elt: Elt::F32, .. }));
+    let mut jit_worst = 0.0f64;
+    for (c, a) in compiled.iter().zip(&analytic) {
+        if let HostValue::Tensor(t) = c {
+            for (x, y) in t.data.iter().zip(cells(a)) {
+                jit_worst = jit_worst.max((x - y).abs() / 1f64.max(y.abs()));
+            }
+        }
+    }
+    let jit_tol = if f32_elts { 1e-4 } else { 1e-10 };
+    let jit_ok = jit_worst <= jit_tol;
+    println!(
+        "compiled vs interpreted backprop: max relative error {jit_worst:.3e}{}",
+        if jit_ok { "" } else { "  FAILED" }
+    );
+    if !fd_ok {
+        return Err(format!("grad-check failed: {worst_at}"));
+    }
+    if !jit_ok {
+        return Err("grad-check failed: the compiled backprop differs from the interpreted one".into());
+    }
+    Ok(())
 }

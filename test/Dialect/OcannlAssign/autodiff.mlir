@@ -1,0 +1,53 @@
+// RUN: not ocannl-opt %s --ocannl-autodiff --split-input-file 2>/dev/null | FileCheck %s
+// RUN: ocannl-opt %s --ocannl-autodiff --split-input-file --verify-diagnostics -o /dev/null
+
+// loss = sum_i (w[i] * x[i]): @f_grad returns the loss and dloss/dw = x,
+// computed over the forward projections from the loss's gradient (set to 1).
+// CHECK-DAG: #[[NONE:.*]] = affine_map<(d0) -> ()>
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @f(
+// CHECK-LABEL: func.func @f_grad(
+// CHECK-SAME: %[[X:.*]]: memref<3xf32>, %[[W:.*]]: memref<3xf32> {ocannl.param = "w"}) -> (memref<f32>, memref<3xf32>)
+// CHECK: %[[L:.*]] = "ocannl_assign.node"() {{.*}}name = "loss"
+// CHECK: "ocannl_assign.accum_binop"(%[[L]], %[[W]], %[[X]])
+// CHECK-DAG: %[[GW:.*]] = "ocannl_assign.node"() {kind = "grad", memory = "undecided", name = "w.grad", shape = "3"} : () -> memref<3xf32>
+// CHECK-DAG: %[[GL:.*]] = "ocannl_assign.node"() {kind = "grad", memory = "undecided", name = "loss.grad", shape = ""} : () -> memref<f32>
+// CHECK: "ocannl_assign.fill"(%[[GW]]) {value = 0.000000e+00 : f32}
+// CHECK: "ocannl_assign.fill"(%[[GL]]) {value = 1.000000e+00 : f32}
+// CHECK: "ocannl_assign.accum_binop"(%[[GW]], %[[GL]], %[[X]]) {accum = "add", indexing_maps = [#[[ID]], #[[NONE]], #[[ID]]], op = "mul", space = array<i64: 3>}
+// CHECK: return %[[L]], %[[GW]] : memref<f32>, memref<3xf32>
+#id = affine_map<(d0) -> (d0)>
+#none = affine_map<(d0) -> ()>
+func.func @f(%x: memref<3xf32>, %w: memref<3xf32> {ocannl.param = "w"}) -> memref<f32> {
+  %l = "ocannl_assign.node"() {kind = "value", memory = "materialized", name = "loss", shape = ""} : () -> memref<f32>
+  "ocannl_assign.accum_binop"(%l, %w, %x) {accum = "add", op = "mul", initialize_neutral = true, space = array<i64: 3>, indexing_maps = [#none, #id, #id]} : (memref<f32>, memref<3xf32>, memref<3xf32>) -> ()
+  return %l : memref<f32>
+}
+
+// -----
+
+// A function without params is left alone.
+// CHECK-LABEL: func.func @no_params(
+// CHECK-NOT: @no_params_grad
+func.func @no_params(%x: memref<3xf32>) -> memref<3xf32> {
+  return %x : memref<3xf32>
+}
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+#none = affine_map<(d0) -> ()>
+func.func @max_pool(%w: memref<3xf32> {ocannl.param = "w"}) -> memref<f32> {
+  %l = "ocannl_assign.node"() {kind = "value", memory = "materialized", name = "m", shape = ""} : () -> memref<f32>
+  // expected-error@+1 {{cannot generate the backprop of @max_pool: cannot differentiate an accumulation by 'max' (only assign, add and sub are differentiable)}}
+  "ocannl_assign.accum_unop"(%l, %w) {accum = "max", op = "identity", initialize_neutral = true, space = array<i64: 3>, indexing_maps = [#none, #id]} : (memref<f32>, memref<3xf32>) -> ()
+  return %l : memref<f32>
+}
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+// expected-error@+1 {{@no_loss has params but no result: its first result is the loss to differentiate}}
+func.func @no_loss(%w: memref<3xf32> {ocannl.param = "w"}) {
+  return
+}
