@@ -13,12 +13,13 @@ use std::{
 use crate::ffi;
 
 /// Every pass of the project, in pipeline order.
-pub fn all_passes() -> [&'static ffi::PassDef; 5] {
+pub fn all_passes() -> [&'static ffi::PassDef; 6] {
     [
         &crate::transforms::verify::DEF,
         &crate::transforms::infer_shapes::DEF,
         &crate::conversion::shape_to_assign::DEF,
         &crate::transforms::autodiff::DEF,
+        &crate::transforms::train_step::DEF,
         &crate::conversion::assign_to_loops::DEF,
     ]
 }

@@ -370,6 +370,45 @@ pub struct Call<'p> {
 }
 
 impl Call<'_> {
+    /// Replaces argument `i` (a tensor of the same element type and shape,
+    /// or an index) before the next invocation.
+    pub fn set(&mut self, i: usize, value: &HostValue) -> Result<(), String> {
+        let slot = self
+            .sig
+            .inputs
+            .get(i)
+            .ok_or_else(|| format!("@{} has no argument #{i}", self.entry))?;
+        match (slot, value) {
+            (Slot::Index, HostValue::Index(v)) => self.values[i][0] = *v,
+            (Slot::MemRef { elt, dims }, HostValue::Tensor(t))
+                if t.elt == *elt && t.dims == *dims && t.data.len() as u64 == dims.iter().product::<u64>() =>
+            {
+                write_cells(&mut self.storage[i], *elt, &t.data)
+            }
+            (slot, v) => {
+                return Err(format!(
+                    "argument #{i} of @{}: {} where {slot:?} is expected",
+                    self.entry,
+                    describe(v)
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    /// The current value of argument `i` (the compiled code may have
+    /// updated it in place: params, optimizer state).
+    pub fn get(&self, i: usize) -> Result<HostValue, String> {
+        match self.sig.inputs.get(i) {
+            Some(Slot::Index) => Ok(HostValue::Index(self.values[i][0])),
+            // SAFETY: the descriptor describes the argument's own storage.
+            Some(Slot::MemRef { elt, dims }) => Ok(HostValue::Tensor(unsafe {
+                read_tensor(&self.values[i], *elt, dims)
+            })),
+            None => Err(format!("@{} has no argument #{i}", self.entry)),
+        }
+    }
+
     /// Runs the function once. The arguments' buffers are passed as they
     /// are: a function that writes into an argument changes it for the next
     /// invocation too.

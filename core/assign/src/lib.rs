@@ -12,6 +12,7 @@
 //! `ocannl_assign` dialect into this model.
 
 pub mod autodiff;
+pub mod optim;
 
 use std::fmt;
 

@@ -205,3 +205,10 @@ pub fn set_arg_string_attrs<'c>(
         .collect();
     set_attribute(func, "arg_attrs", ArrayAttribute::new(context, &dicts).into());
 }
+
+/// Removes an attribute of an op (nothing if it has none of that name).
+pub fn remove_attribute(op: OperationRef, name: &str) {
+    // SAFETY: a mutable view of a live op, used for this call only.
+    let mut m = unsafe { OperationRefMut::from_raw(op.to_raw()) };
+    let _ = m.remove_attribute(name);
+}

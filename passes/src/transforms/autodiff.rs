@@ -29,13 +29,28 @@ crate::define_pass!(
     "ocannl-autodiff",
     "OcannlAutodiff",
     "For every ocannl_assign routine with params ({ocannl.param} arguments) whose first result is a loss, add @<f>_grad: the forward computation, then backprop; it returns the loss and the gradient of each param",
-    []
+    [("functions", STRING, "", "Comma-separated names of the functions to differentiate (default: every function with params)")]
 );
 
-fn run<'c>(module: OperationRef<'c, '_>, _: &Options) -> PassResult<'c> {
+fn run<'c>(module: OperationRef<'c, '_>, options: &Options) -> PassResult<'c> {
+    let only: Vec<&str> = options
+        .get("functions")
+        .unwrap_or("")
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
     let funcs = ir::ops_named(module, "func.func");
     let mut errors = vec![];
     for func in funcs {
+        let name = func
+            .attribute("sym_name")
+            .ok()
+            .and_then(ocannl_mlir::attr::string_value)
+            .unwrap_or_default();
+        if !only.is_empty() && !only.contains(&name.as_str()) {
+            continue;
+        }
         if let Err(e) = differentiate(func) {
             errors.extend(e.diagnostics);
         }
@@ -90,6 +105,8 @@ fn differentiate<'c, 'a>(func: OperationRef<'c, 'a>) -> PassResult<'c> {
         "sym_name",
         StringAttribute::new(ctx, &format!("{name}_grad")).into(),
     );
+    // Marks the routine for optimizers (`ocannl-train-step`).
+    ir::set_attribute(grad_fn, "ocannl.grad_of", StringAttribute::new(ctx, &name).into());
     let (routine, values) = ocannl_assign_dialect::to_routine_with_values(grad_fn).at(loc)?;
     let Some(&loss) = routine.results.first() else {
         return Err(PassError::at(
