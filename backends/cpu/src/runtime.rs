@@ -14,6 +14,7 @@ use std::{
     collections::HashMap,
     ffi::c_void,
     path::Path,
+    rc::Rc,
     time::{Duration, Instant},
 };
 
@@ -197,7 +198,7 @@ pub fn signatures(module: &Module) -> HashMap<String, Result<Signature, String>>
 
 /// A compiled module.
 pub struct Program {
-    engine: ExecutionEngine,
+    engine: Rc<ExecutionEngine>,
     signatures: HashMap<String, Result<Signature, String>>,
     phases: Vec<(&'static str, Duration)>,
 }
@@ -257,7 +258,7 @@ impl Program {
         }
         phases.push(("jit", t.elapsed()));
         Ok(Program {
-            engine,
+            engine: Rc::new(engine),
             signatures,
             phases,
         })
@@ -287,8 +288,8 @@ impl Program {
     /// Prepares calls of a function with fixed arguments: they are checked
     /// and laid out for the compiled code once, and [`Call::invoke`] runs it
     /// any number of times.
-    pub fn prepare(&self, entry: &str, args: &[HostValue]) -> Result<Call<'_>, String> {
-        let sig = self.signature(entry)?;
+    pub fn prepare(&self, entry: &str, args: &[HostValue]) -> Result<Call, String> {
+        let sig = self.signature(entry)?.clone();
         if args.len() != sig.inputs.len() {
             return Err(format!(
                 "@{entry} takes {} argument(s) but {} were given",
@@ -349,7 +350,7 @@ impl Program {
             }
         }
         Ok(Call {
-            program: self,
+            engine: self.engine.clone(),
             entry: entry.to_string(),
             sig,
             storage,
@@ -358,18 +359,24 @@ impl Program {
     }
 }
 
-/// A function with its arguments laid out for the compiled code.
-pub struct Call<'p> {
-    program: &'p Program,
+/// A function with its arguments laid out for the compiled code (it keeps
+/// the compiled program alive).
+pub struct Call {
+    engine: Rc<ExecutionEngine>,
     entry: String,
-    sig: &'p Signature,
+    sig: Signature,
     /// The tensors' cells (kept alive and in place across invocations).
     storage: Vec<Vec<u64>>,
     /// Per argument: a memref descriptor or an index.
     values: Vec<Vec<i64>>,
 }
 
-impl Call<'_> {
+impl Call {
+    /// The function's arguments and results.
+    pub fn signature(&self) -> &Signature {
+        &self.sig
+    }
+
     /// Replaces argument `i` (a tensor of the same element type and shape,
     /// or an index) before the next invocation.
     pub fn set(&mut self, i: usize, value: &HostValue) -> Result<(), String> {
@@ -413,7 +420,7 @@ impl Call<'_> {
     /// are: a function that writes into an argument changes it for the next
     /// invocation too.
     pub fn invoke(&mut self) -> Result<Outputs, String> {
-        let sig = self.sig;
+        let sig = &self.sig;
         let result_words: usize = sig.outputs.iter().map(Slot::words).sum();
         let mut result = vec![0i64; result_words.max(1)];
         // The packed C interface: one pointer per argument to its value; the
@@ -439,8 +446,7 @@ impl Call<'_> {
         // SAFETY: the packed arguments point to live values of the types the
         // signature gives, and the result area has room for every result.
         unsafe {
-            self.program
-                .engine
+            self.engine
                 .invoke_packed(&self.entry, &mut packed)
                 .map_err(|e| format!("cannot call @{}: {e}", self.entry))?;
         }

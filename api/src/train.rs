@@ -1,0 +1,355 @@
+//! Compiling a loss and a forward function into routines: an init routine,
+//! a train step (forward, zero gradients, backprop, SGD update of the params
+//! in place) and the forward routine for inference, each compiled once and
+//! called many times. The params (and the optimizer's state) live in the
+//! train step's argument buffers between calls.
+
+use std::{
+    collections::HashMap,
+    path::Path,
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
+
+use melior::ir::{operation::OperationLike, Module};
+use ocannl_cpu::runtime::{self, Call, CompileOptions, HostTensor, HostValue, Program, Slot};
+
+use crate::{Error, Tensor};
+
+pub use ocannl_cpu::runtime::Elt;
+
+/// SGD's options (OCANNL's `sgd_update`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sgd {
+    pub momentum: f64,
+    pub weight_decay: f64,
+    pub nesterov: bool,
+}
+
+impl Default for Sgd {
+    fn default() -> Self {
+        Sgd {
+            momentum: 0.0,
+            weight_decay: 0.0,
+            nesterov: false,
+        }
+    }
+}
+
+/// How long building the routines took.
+#[derive(Clone, Debug, Default)]
+pub struct CompileTimes {
+    /// The project's passes, to loops.
+    pub passes: Duration,
+    /// Lowering to LLVM and the JIT.
+    pub llvm: Duration,
+}
+
+/// A model compiled for training and inference.
+pub struct Trainer {
+    step: Call,
+    program: Program,
+    /// The argument positions of the train step: data, params, momenta, lr.
+    n_data: usize,
+    params: Vec<String>,
+    n_momenta: usize,
+    /// The forward routine's data and params (by name).
+    forward_data: usize,
+    forward_params: Vec<String>,
+    /// The printed `ocannl_shape` module.
+    pub module: String,
+    pub times: CompileTimes,
+    // The context outlives the program's compiled code.
+    _context: melior::Context,
+}
+
+/// Diagnostics collected from a context.
+fn collect_diagnostics(context: &melior::Context) -> Arc<Mutex<Vec<String>>> {
+    let messages = Arc::new(Mutex::new(vec![]));
+    let sink = messages.clone();
+    context.attach_diagnostic_handler(move |d| {
+        let loc = d.location().to_string();
+        let place = loc
+            .strip_prefix("loc(")
+            .and_then(|l| l.strip_suffix(')'))
+            .unwrap_or(&loc)
+            .replace('"', "");
+        let mut text = format!(
+            "{place}: {}: {d}",
+            format!("{:?}", d.severity()).to_lowercase()
+        );
+        for i in 0..d.note_count() {
+            if let Ok(n) = d.note(i) {
+                text += &format!("\n  note: {n}");
+            }
+        }
+        sink.lock().expect("diagnostics").push(text);
+        true
+    });
+    messages
+}
+
+impl Trainer {
+    /// Compiles `loss` (a tensor of one cell) for training with SGD, and
+    /// `forward` for inference. Data tensors are the routines' inputs, in
+    /// order of creation; the two may use data of different shapes (a
+    /// batch for training, any number of rows for inference).
+    pub fn new(loss: &Tensor, forward: &Tensor, sgd: Sgd) -> Result<Trainer, Error> {
+        ocannl_cpu::install();
+        let text = format!(
+            "{}{}",
+            Tensor::module("loss", &[loss]),
+            Tensor::module("forward", &[forward])
+        );
+        let context = ocannl_passes::new_context()?;
+        melior::utility::register_all_llvm_translations(&context);
+        let messages = collect_diagnostics(&context);
+        let fail = |what: &str| Error {
+            messages: {
+                let m = messages.lock().expect("diagnostics").clone();
+                if m.is_empty() {
+                    vec![what.to_string()]
+                } else {
+                    m
+                }
+            },
+        };
+        let mut module = Module::parse(&context, &text).ok_or_else(|| fail("the module does not parse"))?;
+        let t = Instant::now();
+        let pipeline = format!(
+            "ocannl-verify,ocannl-infer-shapes,ocannl-lower-to-assign{{params-as-arguments=true}},\
+             ocannl-autodiff{{functions=loss}},\
+             ocannl-train-step{{momentum={} weight-decay={} nesterov={}}},\
+             ocannl-lower-to-loops,func.func(canonicalize,cse)",
+            sgd.momentum, sgd.weight_decay, sgd.nesterov
+        );
+        runtime::run_pipeline(&context, &mut module, &pipeline).map_err(|_| fail("compiling failed"))?;
+        let passes = t.elapsed();
+        // Arguments: read before compiling (the names are attributes).
+        let arg_names = |f: &str, attr: &str| -> Vec<Option<String>> {
+            let Some(func) = ocannl_mlir::ir::ops_named(module.as_operation(), "func.func")
+                .into_iter()
+                .find(|o| {
+                    o.attribute("sym_name")
+                        .ok()
+                        .and_then(ocannl_mlir::attr::string_value)
+                        .is_some_and(|n| n == f)
+                })
+            else {
+                return vec![];
+            };
+            let n = runtime::signature(func).map(|s| s.inputs.len()).unwrap_or(0);
+            (0..n)
+                .map(|i| ocannl_mlir::ir::arg_string_attr(func, i, attr))
+                .collect()
+        };
+        let step_params = arg_names("loss_train_step", "ocannl.param");
+        let step_momenta = arg_names("loss_train_step", "ocannl.momentum");
+        let fwd_params = arg_names("forward", "ocannl.param");
+        let n_data = step_params.iter().take_while(|p| p.is_none()).count();
+        let params: Vec<String> = step_params.iter().flatten().cloned().collect();
+        let n_momenta = step_momenta.iter().flatten().count();
+        let forward_data = fwd_params.iter().take_while(|p| p.is_none()).count();
+        let forward_params: Vec<String> = fwd_params.iter().flatten().cloned().collect();
+        let t = Instant::now();
+        let program = Program::compile(&context, &mut module, &CompileOptions::default())
+            .map_err(|e| Error { messages: vec![e] })?;
+        let llvm = t.elapsed();
+        // The params from the init routine, the rest zero.
+        let sig = program.signature("loss_train_step")?.clone();
+        let zeros = |slot: &Slot| match slot {
+            Slot::Index => HostValue::Index(0),
+            Slot::MemRef { elt, dims } => HostValue::Tensor(HostTensor {
+                elt: *elt,
+                dims: dims.clone(),
+                data: vec![0.0; dims.iter().product::<u64>() as usize],
+            }),
+        };
+        let init_sig = program.signature("loss_init")?.clone();
+        let mut init = program.prepare(
+            "loss_init",
+            &init_sig.inputs.iter().map(zeros).collect::<Vec<_>>(),
+        )?;
+        init.invoke()?;
+        let mut step = program.prepare(
+            "loss_train_step",
+            &sig.inputs.iter().map(zeros).collect::<Vec<_>>(),
+        )?;
+        for k in 0..params.len() {
+            step.set(n_data + k, &init.get(k)?)?;
+        }
+        Ok(Trainer {
+            step,
+            program,
+            n_data,
+            params,
+            n_momenta,
+            forward_data,
+            forward_params,
+            module: text,
+            times: CompileTimes { passes, llvm },
+            _context: context,
+        })
+    }
+
+    /// One training step on a batch (one tensor per data input of the loss,
+    /// in order) with the learning rate `lr`; returns the loss before the
+    /// update.
+    pub fn step(&mut self, batch: &[HostTensor], lr: f64) -> Result<f64, Error> {
+        if batch.len() != self.n_data {
+            return Err(format!(
+                "the loss takes {} data tensor(s), {} given",
+                self.n_data,
+                batch.len()
+            )
+            .into());
+        }
+        for (i, t) in batch.iter().enumerate() {
+            self.step.set(i, &HostValue::Tensor(t.clone()))?;
+        }
+        let lr_at = self.n_data + self.params.len() + self.n_momenta;
+        let elt = match &self.step.signature().inputs[lr_at] {
+            Slot::MemRef { elt, .. } => *elt,
+            Slot::Index => Elt::F32,
+        };
+        self.step.set(
+            lr_at,
+            &HostValue::Tensor(HostTensor {
+                elt,
+                dims: vec![],
+                data: vec![lr],
+            }),
+        )?;
+        let out = self.step.invoke()?.read();
+        match out.first() {
+            Some(HostValue::Tensor(t)) => Ok(t.data.iter().sum()),
+            _ => Err("the train step returned no loss".to_string().into()),
+        }
+    }
+
+    /// The forward routine on inputs (one tensor per data input of the
+    /// forward function, in order), with the current params.
+    pub fn forward(&self, inputs: &[HostTensor]) -> Result<HostTensor, Error> {
+        if inputs.len() != self.forward_data {
+            return Err(format!(
+                "the forward function takes {} data tensor(s), {} given",
+                self.forward_data,
+                inputs.len()
+            )
+            .into());
+        }
+        let mut args: Vec<HostValue> = inputs.iter().cloned().map(HostValue::Tensor).collect();
+        for name in &self.forward_params {
+            args.push(HostValue::Tensor(self.param(name)?));
+        }
+        match self.program.call("forward", &args)?.into_iter().next() {
+            Some(HostValue::Tensor(t)) => Ok(t),
+            _ => Err("the forward routine returned no tensor".to_string().into()),
+        }
+    }
+
+    /// The names of the params, in order.
+    pub fn param_names(&self) -> &[String] {
+        &self.params
+    }
+
+    /// The current value of a param.
+    pub fn param(&self, name: &str) -> Result<HostTensor, Error> {
+        let k = self
+            .params
+            .iter()
+            .position(|p| p == name)
+            .ok_or_else(|| format!("no param '{name}'"))?;
+        match self.step.get(self.n_data + k)? {
+            HostValue::Tensor(t) => Ok(t),
+            HostValue::Index(_) => Err(format!("param '{name}' is not a tensor").into()),
+        }
+    }
+
+    /// Replaces the value of a param (same shape).
+    pub fn set_param(&mut self, name: &str, value: &HostTensor) -> Result<(), Error> {
+        let k = self
+            .params
+            .iter()
+            .position(|p| p == name)
+            .ok_or_else(|| format!("no param '{name}'"))?;
+        self.step.set(self.n_data + k, &HostValue::Tensor(value.clone()))?;
+        Ok(())
+    }
+
+    /// Writes every param as `DIR/NAME.npy`.
+    pub fn save(&self, dir: &Path) -> Result<(), Error> {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        for name in &self.params {
+            let t = self.param(name)?;
+            write_npy(&dir.join(format!("{name}.npy")), &t)?;
+        }
+        Ok(())
+    }
+
+    /// Reads every param from `DIR/NAME.npy` (as written by [`Trainer::save`]).
+    pub fn load(&mut self, dir: &Path) -> Result<(), Error> {
+        let names = self.params.clone();
+        let mut values = HashMap::new();
+        for name in &names {
+            values.insert(name.clone(), read_npy(&dir.join(format!("{name}.npy")))?);
+        }
+        for name in &names {
+            self.set_param(name, &values[name])?;
+        }
+        Ok(())
+    }
+}
+
+fn write_npy(path: &Path, t: &HostTensor) -> Result<(), Error> {
+    use npyz::WriterBuilder;
+    let err = |e: std::io::Error| Error::from(format!("cannot write {}: {e}", path.display()));
+    let file = std::fs::File::create(path).map_err(err)?;
+    let w = std::io::BufWriter::new(file);
+    match t.elt {
+        Elt::F32 => {
+            let mut out = npyz::WriteOptions::<f32>::new()
+                .default_dtype()
+                .shape(&t.dims)
+                .writer(w)
+                .begin_nd()
+                .map_err(err)?;
+            out.extend(t.data.iter().map(|&x| x as f32)).map_err(err)?;
+            out.finish().map_err(err)
+        }
+        Elt::F64 => {
+            let mut out = npyz::WriteOptions::<f64>::new()
+                .default_dtype()
+                .shape(&t.dims)
+                .writer(w)
+                .begin_nd()
+                .map_err(err)?;
+            out.extend(t.data.iter().copied()).map_err(err)?;
+            out.finish().map_err(err)
+        }
+    }
+}
+
+fn read_npy(path: &Path) -> Result<HostTensor, Error> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let npy = npyz::NpyFile::new(&bytes[..])
+        .map_err(|e| format!("{} is not a .npy file: {e}", path.display()))?;
+    let dims = npy.shape().to_vec();
+    let (elt, data) = match npy.dtype().descr().trim_matches('\'') {
+        "<f4" => (
+            Elt::F32,
+            npy.into_vec::<f32>()
+                .map_err(|e| format!("{}: {e}", path.display()))?
+                .into_iter()
+                .map(f64::from)
+                .collect(),
+        ),
+        "<f8" => (
+            Elt::F64,
+            npy.into_vec::<f64>()
+                .map_err(|e| format!("{}: {e}", path.display()))?,
+        ),
+        other => return Err(format!("{}: unsupported dtype {other}", path.display()).into()),
+    };
+    Ok(HostTensor { elt, dims, data })
+}
