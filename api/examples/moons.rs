@@ -4,6 +4,8 @@
 //! in the terminal and the training accuracy.
 //!
 //! `cargo run --release -p ocannl --example moons [-- --epochs N --seed S]`
+//! (`--hidden W --batch B --samples N --no-plot` change the size, as
+//! `benches/vs_jax.py` does).
 
 use std::time::Instant;
 
@@ -13,8 +15,6 @@ use ocannl::*;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-const BATCH: usize = 10;
-const HIDDEN: u64 = 16;
 
 /// The two moons: `n` points of 2 features with noise, labels ±1.
 fn moons(n: usize, noise: f64, rng: &mut ocannl_ops::SplitMix64) -> (Vec<[f64; 2]>, Vec<f64>) {
@@ -33,6 +33,31 @@ fn moons(n: usize, noise: f64, rng: &mut ocannl_ops::SplitMix64) -> (Vec<[f64; 2
         ys.push(-1.0);
     }
     (xs, ys)
+}
+
+fn save_data(dir: &std::path::Path, points: &[[f64; 2]], labels: &[f64]) -> Result<(), Error> {
+    use npyz::WriterBuilder;
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let write = |name: &str, shape: &[u64], data: Vec<f32>| -> Result<(), Error> {
+        let path = dir.join(name);
+        let err = |e: std::io::Error| Error::from(format!("cannot write {}: {e}", path.display()));
+        let file = std::fs::File::create(&path).map_err(err)?;
+        let mut out = npyz::WriteOptions::<f32>::new()
+            .default_dtype()
+            .shape(shape)
+            .writer(std::io::BufWriter::new(file))
+            .begin_nd()
+            .map_err(err)?;
+        out.extend(data).map_err(err)?;
+        out.finish().map_err(err)
+    };
+    let n = points.len() as u64;
+    write(
+        "points.npy",
+        &[n, 2],
+        points.iter().flat_map(|p| p.map(|x| x as f32)).collect(),
+    )?;
+    write("labels.npy", &[n, 1], labels.iter().map(|&l| l as f32).collect())
 }
 
 fn arg(name: &str, default: u64) -> u64 {
@@ -54,25 +79,47 @@ fn tensor(dims: Vec<u64>, data: Vec<f64>) -> HostTensor {
 
 fn main() -> Result<(), Error> {
     let epochs = arg("--epochs", 40) as usize;
+    let hidden = arg("--hidden", 16);
+    let batch = arg("--batch", 10) as usize;
+    let samples = arg("--samples", 1000) as usize;
+    let plot = !std::env::args().any(|a| a == "--no-plot");
     let mut rng = ocannl_ops::SplitMix64::new(arg("--seed", 5));
-    let (points, labels) = moons(1000, 0.1, &mut rng);
+    let (points, labels) = moons(samples, 0.1, &mut rng);
+    // `--save-data DIR`: the dataset as DIR/points.npy and DIR/labels.npy
+    // (for comparisons with other frameworks on the same data).
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(dir) = args
+        .iter()
+        .position(|a| a == "--save-data")
+        .and_then(|i| args.get(i + 1))
+    {
+        save_data(std::path::Path::new(dir), &points, &labels)?;
+    }
     let n = points.len();
     let grid = (36u64, 72u64);
 
     // let%op mlp x = "b3" 1 + "w3" 1 * relu ("b2" 16 + "w2" * relu ("b1" 16 + "w1" * x))
     let mlp = |x: &Tensor| {
-        let h1 = relu(&(param("b1").output(&[HIDDEN]) + param("w1") * x));
-        let h2 = relu(&(param("b2").output(&[HIDDEN]) + param("w2") * &h1));
+        let h1 = relu(&(param("b1").output(&[hidden]) + param("w1") * x));
+        let h2 = relu(&(param("b2").output(&[hidden]) + param("w2") * &h1));
         param("b3").output(&[1]) + param("w3").output(&[1]) * &h2
     };
-    let x = data("x", &format!("{BATCH}|2"));
-    let y = data("y", &format!("{BATCH}|1"));
+    let x = data("x", &format!("{batch}|2"));
+    let y = data("y", &format!("{batch}|1"));
     // The hinge loss, averaged over the batch.
     let margin = relu(&(1.0 - pointmul(&y, &mlp(&x))));
-    let loss = sum(&margin) * (1.0 / BATCH as f64);
+    let loss = sum(&margin) * (1.0 / batch as f64);
     let points_in = data("points", &format!("{}|2", grid.0 * grid.1));
     let forward = mlp(&points_in);
 
+    if std::env::args().any(|a| a == "--print-module") {
+        print!(
+            "{}{}",
+            Tensor::module("loss", &[&loss]),
+            Tensor::module("forward", &[&forward])
+        );
+        return Ok(());
+    }
     let t = Instant::now();
     let mut trainer = Trainer::new(
         &loss,
@@ -82,13 +129,14 @@ fn main() -> Result<(), Error> {
             ..Sgd::default()
         },
     )?;
+    let times = trainer.times();
     println!(
-        "compiled the train step and the forward pass in {:.0} ms (passes {:.0} ms, LLVM {:.0} ms)",
+        "compiled the train step in {:.0} ms (the project's passes {:.0} ms, LLVM {:.0} ms)",
         t.elapsed().as_secs_f64() * 1e3,
-        trainer.times.passes.as_secs_f64() * 1e3,
-        trainer.times.llvm.as_secs_f64() * 1e3
+        times.passes.as_secs_f64() * 1e3,
+        times.train_step.as_secs_f64() * 1e3
     );
-    let steps = epochs * n / BATCH;
+    let steps = epochs * n / batch;
     let t = Instant::now();
     let mut order: Vec<usize> = (0..n).collect();
     for epoch in 0..epochs {
@@ -97,30 +145,33 @@ fn main() -> Result<(), Error> {
             order.swap(i, rng.below(i as u64 + 1) as usize);
         }
         let mut total = 0.0;
-        for b in 0..n / BATCH {
-            let step = epoch * (n / BATCH) + b;
+        for b in 0..n / batch {
+            let step = epoch * (n / batch) + b;
             // OCANNL's schedule: linear decay from 0.1.
             let lr = 0.1 * (steps - step) as f64 / steps as f64;
-            let idx = &order[b * BATCH..(b + 1) * BATCH];
+            let idx = &order[b * batch..(b + 1) * batch];
             let xb = tensor(
-                vec![BATCH as u64, 2],
+                vec![batch as u64, 2],
                 idx.iter().flat_map(|&i| points[i]).collect(),
             );
-            let yb = tensor(vec![BATCH as u64, 1], idx.iter().map(|&i| labels[i]).collect());
+            let yb = tensor(vec![batch as u64, 1], idx.iter().map(|&i| labels[i]).collect());
             total += trainer.step(&[xb, yb], lr)?;
         }
         println!(
             "epoch {:>3}/{epochs}  loss {:.4}",
             epoch + 1,
-            total / (n / BATCH) as f64
+            total / (n / batch) as f64
         );
     }
     let train_time = t.elapsed();
     println!(
-        "trained {steps} steps in {:.2} s ({:.1} us per step)",
+        "trained {steps} steps in {:.3} s ({:.1} us per step)",
         train_time.as_secs_f64(),
         train_time.as_secs_f64() * 1e6 / steps as f64
     );
+    if !plot {
+        return Ok(());
+    }
 
     // The decision boundary over a grid, with the data on top.
     let (xmin, xmax, ymin, ymax) = (-1.6, 2.6, -1.1, 1.6);

@@ -5,6 +5,7 @@
 //! train step's argument buffers between calls.
 
 use std::{
+    cell::RefCell,
     collections::HashMap,
     path::Path,
     sync::{Arc, Mutex},
@@ -39,16 +40,66 @@ impl Default for Sgd {
 /// How long building the routines took.
 #[derive(Clone, Debug, Default)]
 pub struct CompileTimes {
-    /// The project's passes, to loops.
+    /// The project's passes, to loops (every routine).
     pub passes: Duration,
-    /// Lowering to LLVM and the JIT.
-    pub llvm: Duration,
+    /// Lowering the init and train-step routines to LLVM and compiling them.
+    pub train_step: Duration,
+    /// The same for the forward routine, once it has been used.
+    pub forward: Option<Duration>,
+}
+
+/// LLVM's optimization level for routines doing `work` iterations per call:
+/// `OCANNL_OPT_LEVEL` if set; else 0 for small routines (under 2^20
+/// iterations a call takes microseconds, and compiling dominates), and 1
+/// otherwise (on these loop nests -O1 runs as fast as -O3 and compiles in
+/// half the time).
+fn opt_level(work: u64) -> usize {
+    std::env::var("OCANNL_OPT_LEVEL")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(if work < 1 << 20 { 0 } else { 1 })
+}
+
+/// The iterations of a routine's assignments.
+fn routine_work(r: &ocannl_assign::Routine) -> u64 {
+    r.stmts
+        .iter()
+        .map(|s| match s {
+            ocannl_assign::Stmt::Accum { space, .. } => {
+                space.iter().try_fold(1u64, |a, &d| a.checked_mul(d)).unwrap_or(u64::MAX)
+            }
+            _ => 0,
+        })
+        .fold(0u64, u64::saturating_add)
+}
+
+/// The text of `module` with only the functions `keep`.
+fn keep_only(context: &melior::Context, module: &Module, keep: &[&str]) -> Result<String, Error> {
+    let copy = Module::parse(context, &module.as_operation().to_string())
+        .ok_or_else(|| Error::from("internal error: the module does not print and parse".to_string()))?;
+    let mut unused = ocannl_mlir::ir::Graveyard::new();
+    for f in ocannl_mlir::ir::ops_named(copy.as_operation(), "func.func") {
+        let name = f
+            .attribute("sym_name")
+            .ok()
+            .and_then(ocannl_mlir::attr::string_value)
+            .unwrap_or_default();
+        if !keep.contains(&name.as_str()) {
+            unused.bury(f);
+        }
+    }
+    unused.erase_all()?;
+    Ok(copy.as_operation().to_string())
 }
 
 /// A model compiled for training and inference.
 pub struct Trainer {
     step: Call,
-    program: Program,
+    /// The forward routine's module at the loops stage, compiled on first
+    /// use.
+    forward_text: String,
+    forward_program: RefCell<Option<Program>>,
+    opt_level: usize,
     /// The argument positions of the train step: data, params, momenta, lr.
     n_data: usize,
     params: Vec<String>,
@@ -58,7 +109,7 @@ pub struct Trainer {
     forward_params: Vec<String>,
     /// The printed `ocannl_shape` module.
     pub module: String,
-    pub times: CompileTimes,
+    times: RefCell<CompileTimes>,
     // The context outlives the program's compiled code.
     _context: melior::Context,
 }
@@ -119,12 +170,27 @@ impl Trainer {
         let pipeline = format!(
             "ocannl-verify,ocannl-infer-shapes,ocannl-lower-to-assign{{params-as-arguments=true}},\
              ocannl-autodiff{{functions=loss}},\
-             ocannl-train-step{{momentum={} weight-decay={} nesterov={}}},\
-             ocannl-lower-to-loops,func.func(canonicalize,cse)",
+             ocannl-train-step{{momentum={} weight-decay={} nesterov={}}}",
             sgd.momentum, sgd.weight_decay, sgd.nesterov
         );
         runtime::run_pipeline(&context, &mut module, &pipeline).map_err(|_| fail("compiling failed"))?;
+        // The work of one train step (iterations of its assignments) picks
+        // the optimization level.
+        let work = ocannl_mlir::ir::ops_named(module.as_operation(), "func.func")
+            .into_iter()
+            .find(|f| {
+                f.attribute("sym_name")
+                    .ok()
+                    .and_then(ocannl_mlir::attr::string_value)
+                    .is_some_and(|n| n == "loss_train_step")
+            })
+            .and_then(|f| ocannl_assign_dialect::to_routine(f).ok())
+            .map(|r| routine_work(&r))
+            .unwrap_or(u64::MAX);
+        runtime::run_pipeline(&context, &mut module, "ocannl-lower-to-loops,func.func(canonicalize,cse)")
+            .map_err(|_| fail("compiling failed"))?;
         let passes = t.elapsed();
+        let opt_level = opt_level(work);
         // Arguments: read before compiling (the names are attributes).
         let arg_names = |f: &str, attr: &str| -> Vec<Option<String>> {
             let Some(func) = ocannl_mlir::ir::ops_named(module.as_operation(), "func.func")
@@ -151,8 +217,13 @@ impl Trainer {
         let n_momenta = step_momenta.iter().flatten().count();
         let forward_data = fwd_params.iter().take_while(|p| p.is_none()).count();
         let forward_params: Vec<String> = fwd_params.iter().flatten().cloned().collect();
+        // The train step (with the init routine) is compiled now; the
+        // forward routine, from its own module, on first use.
+        let forward_text = keep_only(&context, &module, &["forward"])?;
+        let mut train = Module::parse(&context, &keep_only(&context, &module, &["loss_init", "loss_train_step"])?)
+            .ok_or_else(|| fail("internal error: the train step's module does not parse"))?;
         let t = Instant::now();
-        let program = Program::compile(&context, &mut module, &CompileOptions::default())
+        let program = Program::compile(&context, &mut train, &CompileOptions { opt_level, openmp: None })
             .map_err(|e| Error { messages: vec![e] })?;
         let llvm = t.elapsed();
         // The params from the init routine, the rest zero.
@@ -180,14 +251,20 @@ impl Trainer {
         }
         Ok(Trainer {
             step,
-            program,
+            forward_text,
+            forward_program: RefCell::new(None),
+            opt_level,
             n_data,
             params,
             n_momenta,
             forward_data,
             forward_params,
             module: text,
-            times: CompileTimes { passes, llvm },
+            times: RefCell::new(CompileTimes {
+                passes,
+                train_step: llvm,
+                forward: None,
+            }),
             _context: context,
         })
     }
@@ -242,10 +319,32 @@ impl Trainer {
         for name in &self.forward_params {
             args.push(HostValue::Tensor(self.param(name)?));
         }
-        match self.program.call("forward", &args)?.into_iter().next() {
+        if self.forward_program.borrow().is_none() {
+            let t = Instant::now();
+            let mut module = Module::parse(&self._context, &self.forward_text)
+                .ok_or_else(|| Error::from("internal error: the forward module does not parse".to_string()))?;
+            let program = Program::compile(
+                &self._context,
+                &mut module,
+                &CompileOptions {
+                    opt_level: self.opt_level,
+                    openmp: None,
+                },
+            )?;
+            self.times.borrow_mut().forward = Some(t.elapsed());
+            *self.forward_program.borrow_mut() = Some(program);
+        }
+        let program = self.forward_program.borrow();
+        let program = program.as_ref().expect("compiled above");
+        match program.call("forward", &args)?.into_iter().next() {
             Some(HostValue::Tensor(t)) => Ok(t),
             _ => Err("the forward routine returned no tensor".to_string().into()),
         }
+    }
+
+    /// How long compiling took so far.
+    pub fn times(&self) -> CompileTimes {
+        self.times.borrow().clone()
     }
 
     /// The names of the params, in order.

@@ -247,6 +247,7 @@ impl Program {
             // The execution engine reads the path as a C string.
             libs.push(&omp_c);
         }
+        keep_freed_memory();
         let engine = ExecutionEngine::new(module, options.opt_level, &libs, false, false);
         // The JIT compiles a function when it is first looked up: look up
         // every entry now, so that compiling happens here and not in the
@@ -573,6 +574,24 @@ unsafe fn read_tensor(words: &[i64], elt: Elt, dims: &[u64]) -> HostTensor {
 
 unsafe extern "C" {
     fn free(p: *mut c_void);
+    fn mallopt(param: std::ffi::c_int, value: std::ffi::c_int) -> std::ffi::c_int;
+}
+
+/// Keeps the memory the compiled code frees for its next allocations: by
+/// default glibc maps every buffer over 128 KiB afresh and returns freed
+/// memory to the system, so a routine called many times (a train step)
+/// pays page faults for all its intermediate buffers at every call.
+fn keep_freed_memory() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        const M_TRIM_THRESHOLD: std::ffi::c_int = -1;
+        const M_MMAP_THRESHOLD: std::ffi::c_int = -3;
+        // SAFETY: mallopt only changes glibc's allocation policy.
+        unsafe {
+            mallopt(M_MMAP_THRESHOLD, 32 << 20);
+            mallopt(M_TRIM_THRESHOLD, 1 << 30);
+        }
+    });
 }
 
 /// The OpenMP runtime library for parallel loops: `OCANNL_OPENMP_LIB`, or

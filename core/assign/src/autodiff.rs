@@ -111,22 +111,35 @@ pub fn backprop(r: &Routine, loss: usize, params: &[usize]) -> Result<Backprop, 
             }
         }
     }
+    // How many statements write each buffer (a gradient can be shared with
+    // the gradient of a result only when that result has one writer).
+    let mut writers = vec![0usize; dims.len()];
+    for s in &r.stmts {
+        if let Stmt::Accum { lhs, .. } = s {
+            writers[*lhs] += 1;
+        }
+    }
     let mut b = Builder {
         next: dims.len(),
         stmts: vec![],
         roles: vec![],
         grad: vec![None; dims.len()],
+        dims: dims.clone(),
+        writers,
     };
-    for (buf, d) in dims.iter().enumerate() {
-        if let (true, Some(d)) = (needs[buf], d) {
-            let g = b.alloc(d.clone(), Role::Grad(buf));
-            b.grad[buf] = Some(g);
-            if buf != loss {
-                b.stmts.push(Stmt::Fill { buf: g, value: 0.0 });
-            }
+    // The params' gradients exist (zero) even where nothing reaches them,
+    // and the loss's gradient is 1. Other gradients are made by their first
+    // contribution.
+    for &p in params {
+        if b.grad[p].is_none() && p != loss {
+            let g = b.alloc(dims[p].clone().unwrap_or_default(), Role::Grad(p));
+            b.grad[p] = Some(g);
+            b.stmts.push(Stmt::Fill { buf: g, value: 0.0 });
         }
     }
-    if let Some(g) = b.grad[loss] {
+    if needs[loss] {
+        let g = b.alloc(dims[loss].clone().unwrap_or_default(), Role::Grad(loss));
+        b.grad[loss] = Some(g);
         b.stmts.push(Stmt::Fill { buf: g, value: 1.0 });
     }
     for (k, s) in r.stmts.iter().enumerate().rev() {
@@ -160,6 +173,7 @@ pub fn backprop(r: &Routine, loss: usize, params: &[usize]) -> Result<Backprop, 
             }
         };
         let fwd = Fwd {
+            lhs,
             space,
             maps,
             symbols,
@@ -167,8 +181,10 @@ pub fn backprop(r: &Routine, loss: usize, params: &[usize]) -> Result<Backprop, 
             g: (g, maps[0].clone()),
         };
         for (i, &x) in rhs.iter().enumerate() {
-            let Some(gx) = b.grad[x] else { continue };
-            b.contribute(&fwd, *op, i, sign, (gx, maps[i + 1].clone()))
+            if !needs[x] {
+                continue;
+            }
+            b.contribute(&fwd, *op, i, sign, (x, maps[i + 1].clone()))
                 .map_err(|message| AutodiffError {
                     stmt: Some(k),
                     message,
@@ -197,6 +213,8 @@ type Ref = (usize, Vec<Affine>);
 
 /// The forward assignment being differentiated.
 struct Fwd<'a> {
+    /// The forward result.
+    lhs: &'a usize,
     space: &'a [u64],
     maps: &'a [Vec<Affine>],
     symbols: &'a [usize],
@@ -217,6 +235,25 @@ struct Builder {
     stmts: Vec<Stmt>,
     roles: Vec<(usize, Role)>,
     grad: Vec<Option<usize>>,
+    dims: Vec<Option<Vec<u64>>>,
+    writers: Vec<usize>,
+}
+
+/// Whether an index map visits every cell of a buffer of `dims` exactly
+/// once over `space`: each iterator indexes one axis of its size, and every
+/// other axis has size 1.
+fn covers_once(map: &[Affine], space: &[u64], dims: &[u64]) -> bool {
+    let mut seen = vec![false; space.len()];
+    map.len() == dims.len()
+        && map.iter().zip(dims).all(|(e, &d)| match e {
+            Affine::Dim(p) if *p < space.len() && !seen[*p] && space[*p] == d => {
+                seen[*p] = true;
+                true
+            }
+            Affine::Const(0) => d == 1,
+            _ => false,
+        })
+        && seen.iter().all(|&s| s)
 }
 
 impl Builder {
@@ -262,9 +299,37 @@ impl Builder {
         (buf, identity)
     }
 
-    /// `gx (+/-)= op(g, y)` or `gx (+/-)= g`.
-    fn add_to(&mut self, f: &Fwd, sign: f64, gx: &Ref, how: Factor) {
-        let accum = if sign > 0.0 { Accum::Add } else { Accum::Sub };
+    /// `gx (+/-)= op(g, y)` or `gx (+/-)= g`, where `x` is the forward
+    /// operand (buffer and index map). The first contribution to a gradient
+    /// makes it: shared with the result's gradient when it is that gradient
+    /// as is, assigned (no zeroing) when it writes every cell once, else
+    /// zeroed and accumulated.
+    fn add_to(&mut self, f: &Fwd, sign: f64, x: &Ref, how: Factor) {
+        let mut accum = if sign > 0.0 { Accum::Add } else { Accum::Sub };
+        let gx = match self.grad[x.0] {
+            Some(g) => (g, x.1.clone()),
+            None => {
+                let dims = self.dims[x.0].clone().unwrap_or_default();
+                let once = sign > 0.0 && covers_once(&x.1, f.space, &dims);
+                let (y, ymap) = &f.g;
+                let same_as_result_grad = matches!(how, Factor::One)
+                    && *ymap == x.1
+                    && self.dims[*f.lhs].as_ref() == Some(&dims)
+                    && self.writers[*f.lhs] == 1;
+                if once && same_as_result_grad {
+                    self.grad[x.0] = Some(*y);
+                    return;
+                }
+                let g = self.alloc(dims, Role::Grad(x.0));
+                self.grad[x.0] = Some(g);
+                if once {
+                    accum = Accum::Assign;
+                } else {
+                    self.stmts.push(Stmt::Fill { buf: g, value: 0.0 });
+                }
+                (g, x.1.clone())
+            }
+        };
         let g = f.g.clone();
         let (op, operands) = match how {
             Factor::One => (NumOp::Unary(UnaryOp::Identity), vec![g]),
@@ -272,7 +337,7 @@ impl Builder {
             Factor::Over(y) => (NumOp::Binary(BinaryOp::Div), vec![g, y]),
             Factor::Gate(gate, x) => (NumOp::Binary(gate), vec![x, g]),
         };
-        self.assign(f, gx.clone(), accum, op, operands);
+        self.assign(f, gx, accum, op, operands);
     }
 
     /// The contribution of operand `i` of `op` to its gradient `gx`.
