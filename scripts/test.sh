@@ -9,4 +9,7 @@ cargo build --workspace --bins
 cargo test --workspace "$@"
 # Optimized builds can expose undefined behaviour the debug build hides.
 cargo build --release --workspace --bins
+# The main job end to end: trains the moons demo to at least 0.95 accuracy.
+cargo build --release -p ocannl --example moons
+target/release/examples/moons --no-plot
 "${MLIR_SYS_220_PREFIX:-/usr/lib/llvm-22}/bin/lit" -s test --param tool_dir=target/release --param exec_root=target/release/lit

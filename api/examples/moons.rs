@@ -4,8 +4,9 @@
 //! in the terminal and the training accuracy.
 //!
 //! `cargo run --release -p ocannl --example moons [-- --epochs N --seed S]`
-//! (`--hidden W --batch B --samples N --no-plot` change the size, as
-//! `benches/vs_jax.py` does).
+//! (`--hidden W --batch B --samples N` change the size, as
+//! `benches/vs_jax.py` does; `--no-plot` skips the plot; the demo fails when
+//! the training accuracy is below 0.95, unless `--no-accuracy-check`).
 
 use std::time::Instant;
 
@@ -58,6 +59,38 @@ fn save_data(dir: &std::path::Path, points: &[[f64; 2]], labels: &[f64]) -> Resu
         points.iter().flat_map(|p| p.map(|x| x as f32)).collect(),
     )?;
     write("labels.npy", &[n, 1], labels.iter().map(|&l| l as f32).collect())
+}
+
+/// The predictions over the grid as a terminal plot, with the data on top.
+fn draw(
+    pred: &[f64],
+    points: &[[f64; 2]],
+    labels: &[f64],
+    rows: usize,
+    cols: usize,
+    (xmin, xmax, ymin, ymax): (f64, f64, f64, f64),
+) {
+    let mut canvas: Vec<Vec<char>> = (0..rows)
+        .map(|r| {
+            (0..cols)
+                .map(|c| if pred[r * cols + c] > 0.0 { '.' } else { ' ' })
+                .collect()
+        })
+        .collect();
+    for (p, &l) in points.iter().zip(labels) {
+        let c = ((p[0] - xmin) / (xmax - xmin) * cols as f64) as isize;
+        let r = ((ymax - p[1]) / (ymax - ymin) * rows as f64) as isize;
+        if (0..rows as isize).contains(&r) && (0..cols as isize).contains(&c) {
+            canvas[r as usize][c as usize] = if l > 0.0 { '*' } else { '#' };
+        }
+    }
+    println!("\ndecision boundary ('.': predicted +1; data: '*' +1, '#' -1)");
+    println!("+{}+", "-".repeat(cols));
+    for row in canvas {
+        println!("|{}|", row.into_iter().collect::<String>());
+    }
+    println!("+{}+", "-".repeat(cols));
+
 }
 
 fn arg(name: &str, default: u64) -> u64 {
@@ -169,9 +202,6 @@ fn main() -> Result<(), Error> {
         train_time.as_secs_f64(),
         train_time.as_secs_f64() * 1e6 / steps as f64
     );
-    if !plot {
-        return Ok(());
-    }
 
     // The decision boundary over a grid, with the data on top.
     let (xmin, xmax, ymin, ymax) = (-1.6, 2.6, -1.1, 1.6);
@@ -185,27 +215,9 @@ fn main() -> Result<(), Error> {
         }
     }
     let pred = trainer.forward(&[tensor(vec![(rows * cols) as u64, 2], cells)])?;
-    let mut canvas: Vec<Vec<char>> = (0..rows)
-        .map(|r| {
-            (0..cols)
-                .map(|c| if pred.data[r * cols + c] > 0.0 { '.' } else { ' ' })
-                .collect()
-        })
-        .collect();
-    for (p, &l) in points.iter().zip(&labels) {
-        let c = ((p[0] - xmin) / (xmax - xmin) * cols as f64) as isize;
-        let r = ((ymax - p[1]) / (ymax - ymin) * rows as f64) as isize;
-        if (0..rows as isize).contains(&r) && (0..cols as isize).contains(&c) {
-            canvas[r as usize][c as usize] = if l > 0.0 { '*' } else { '#' };
-        }
+    if plot {
+        draw(&pred.data, &points, &labels, rows, cols, (xmin, xmax, ymin, ymax));
     }
-    println!("\ndecision boundary ('.': predicted +1; data: '*' +1, '#' -1)");
-    println!("+{}+", "-".repeat(cols));
-    for row in canvas {
-        println!("|{}|", row.into_iter().collect::<String>());
-    }
-    println!("+{}+", "-".repeat(cols));
-
     // Training accuracy, with the same forward routine over all points.
     let mut correct = 0;
     for chunk in points.chunks(rows * cols).zip(labels.chunks(rows * cols)) {
@@ -221,7 +233,7 @@ fn main() -> Result<(), Error> {
     }
     let accuracy = correct as f64 / n as f64;
     println!("training accuracy: {accuracy:.3} ({correct}/{n})");
-    if accuracy < 0.95 {
+    if accuracy < 0.95 && !std::env::args().any(|a| a == "--no-accuracy-check") {
         return Err(format!("the training accuracy {accuracy:.3} is below 0.95").into());
     }
     Ok(())

@@ -1,0 +1,32 @@
+// RUN: ocannl-opt %s --pass-pipeline="builtin.module(ocannl-autodiff,ocannl-train-step)" | FileCheck %s --check-prefix=SGD
+// RUN: ocannl-opt %s --pass-pipeline="builtin.module(ocannl-autodiff,ocannl-train-step{momentum=0.9 weight-decay=0.01 nesterov=true})" | FileCheck %s --check-prefix=NESTEROV
+// RUN: not ocannl-opt %s --pass-pipeline="builtin.module(ocannl-autodiff,ocannl-train-step{momentum=fast})" 2>&1 | FileCheck %s --check-prefix=BAD
+
+#id = affine_map<(d0) -> (d0)>
+#none = affine_map<(d0) -> ()>
+func.func @f(%x: memref<3xf32>, %w: memref<3xf32> {ocannl.param = "w"}) -> memref<f32> {
+  %l = "ocannl_assign.node"() {kind = "value", memory = "materialized", name = "loss", shape = ""} : () -> memref<f32>
+  "ocannl_assign.accum_binop"(%l, %w, %x) {accum = "add", op = "mul", initialize_neutral = true, space = array<i64: 3>, indexing_maps = [#none, #id, #id]} : (memref<f32>, memref<3xf32>, memref<3xf32>) -> ()
+  return %l : memref<f32>
+}
+
+// Plain gradient descent (w -= lr * grad, in place); the step returns the loss.
+// SGD-LABEL: func.func @f_train_step(
+// SGD-SAME: %[[X:.*]]: memref<3xf32>, %[[W:.*]]: memref<3xf32> {ocannl.param = "w"}, %[[LR:.*]]: memref<f32> {ocannl.learning_rate = ""}) -> memref<f32>
+// SGD: %[[G:.*]] = "ocannl_assign.node"() {kind = "grad", {{.*}}name = "w.grad"
+// SGD: "ocannl_assign.accum_binop"(%[[W]], %[[LR]], %[[G]]) {accum = "sub", {{.*}}op = "mul"
+// SGD-NEXT: return %{{.*}} : memref<f32>
+
+// Momentum with Nesterov and weight decay: delta = g + wd p;
+// m = mu m + delta; delta += mu m; p -= lr delta.
+// NESTEROV-LABEL: func.func @f_train_step(
+// NESTEROV-SAME: %[[W:[^:]*]]: memref<3xf32> {ocannl.param = "w"}, %[[M:.*]]: memref<3xf32> {ocannl.momentum = "w"}, %[[LR:.*]]: memref<f32> {ocannl.learning_rate = ""})
+// NESTEROV: %[[G:.*]] = "ocannl_assign.node"() {kind = "grad", {{.*}}name = "w.grad"
+// NESTEROV-DAG: "ocannl_assign.fill"(%[[WD:.*]]) {value = 0.00999999977 : f32}
+// NESTEROV-DAG: "ocannl_assign.fill"(%[[MU:.*]]) {value = 0.899999976 : f32}
+// NESTEROV: "ocannl_assign.accum_binop"(%[[G]], %[[WD]], %[[W]]) {accum = "add", {{.*}}op = "mul"
+// NESTEROV-NEXT: "ocannl_assign.accum_ternop"(%[[M]], %[[MU]], %[[M]], %[[G]]) {accum = "assign", {{.*}}op = "fma"
+// NESTEROV-NEXT: "ocannl_assign.accum_binop"(%[[G]], %[[MU]], %[[M]]) {accum = "add", {{.*}}op = "mul"
+// NESTEROV-NEXT: "ocannl_assign.accum_binop"(%[[W]], %[[LR]], %[[G]]) {accum = "sub", {{.*}}op = "mul"
+
+// BAD: error: option 'momentum' must be a non-negative number, not 'fast'
