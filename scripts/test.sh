@@ -11,5 +11,7 @@ cargo test --workspace "$@"
 cargo build --release --workspace --bins
 # The main job end to end: trains the moons demo to at least 0.95 accuracy.
 cargo build --release -p ocannl --example moons
-target/release/examples/moons --no-plot
+target/release/examples/moons --no-plot --save target/moons-model
+# A saved model evaluated again without training: the params round-trip.
+target/release/examples/moons --no-plot --load target/moons-model --epochs 0
 "${MLIR_SYS_220_PREFIX:-/usr/lib/llvm-22}/bin/lit" -s test --param tool_dir=target/release --param exec_root=target/release/lit

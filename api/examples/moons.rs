@@ -6,7 +6,9 @@
 //! `cargo run --release -p ocannl --example moons [-- --epochs N --seed S]`
 //! (`--hidden W --batch B --samples N` change the size, as
 //! `benches/vs_jax.py` does; `--no-plot` skips the plot; the demo fails when
-//! the training accuracy is below 0.95, unless `--no-accuracy-check`).
+//! the training accuracy is below 0.95, unless `--no-accuracy-check`;
+//! `--save DIR` writes the trained params as `.npy` files, `--load DIR`
+//! starts from them: `--load DIR --epochs 0` evaluates a saved model).
 
 use std::time::Instant;
 
@@ -169,6 +171,15 @@ fn main() -> Result<(), Error> {
         times.passes.as_secs_f64() * 1e3,
         times.train_step.as_secs_f64() * 1e3
     );
+    // `--load DIR`: start from params saved by `--save DIR`.
+    if let Some(dir) = args
+        .iter()
+        .position(|a| a == "--load")
+        .and_then(|i| args.get(i + 1))
+    {
+        trainer.load(std::path::Path::new(dir))?;
+        println!("loaded the params from {dir}");
+    }
     let steps = epochs * n / batch;
     let t = Instant::now();
     let mut order: Vec<usize> = (0..n).collect();
@@ -200,8 +211,17 @@ fn main() -> Result<(), Error> {
     println!(
         "trained {steps} steps in {:.3} s ({:.1} us per step)",
         train_time.as_secs_f64(),
-        train_time.as_secs_f64() * 1e6 / steps as f64
+        train_time.as_secs_f64() * 1e6 / steps.max(1) as f64
     );
+
+    if let Some(dir) = args
+        .iter()
+        .position(|a| a == "--save")
+        .and_then(|i| args.get(i + 1))
+    {
+        trainer.save(std::path::Path::new(dir))?;
+        println!("saved the params to {dir}");
+    }
 
     // The decision boundary over a grid, with the data on top.
     let (xmin, xmax, ymin, ymax) = (-1.6, 2.6, -1.1, 1.6);
