@@ -8,6 +8,9 @@
 //    global pass registry, with its options, so that textual pipelines
 //    (`builtin.module(ocannl-infer-shapes{explain=true},canonicalize)`), the
 //    `--ocannl-...` flags and `--help` know it.
+//  - `ocannl_register_pipeline_with_options`: the same for a pipeline whose
+//    text has `{name}` placeholders filled from string options
+//    (`--ocannl-to-nvvm="chip=sm_80"`).
 //  - `ocannl_emit_diagnostic`: an error, warning or remark with notes.
 //  - `ocannl_load_irdl`: loads the IRDL dialects into a context (for tools
 //    that make their own contexts, such as `ocannl-run`).
@@ -42,6 +45,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -79,6 +83,14 @@ struct OcannlPassDef {
   size_t num_options;
   bool (*run)(MlirOperation module, const char *const *option_values,
               size_t num_values);
+};
+
+/// One string option of a named pipeline: `{name}` in the pipeline's text
+/// is replaced by its value.
+struct OcannlPipelineOption {
+  const char *name;
+  const char *description;
+  const char *default_value;
 };
 
 } // extern "C"
@@ -150,6 +162,31 @@ private:
   std::vector<std::unique_ptr<Option<std::string>>> stringOptions;
   std::vector<std::pair<bool, size_t>> order;
 };
+
+/// String options built at run time from a static list.
+class TemplateOptions : public detail::PassOptions {
+public:
+  TemplateOptions(const OcannlPipelineOption *defs, size_t n) {
+    for (size_t i = 0; i < n; ++i)
+      values.push_back(std::make_unique<Option<std::string>>(
+          *this, defs[i].name, llvm::cl::desc(defs[i].description),
+          llvm::cl::init(std::string(defs[i].default_value))));
+  }
+  std::vector<std::unique_ptr<Option<std::string>>> values;
+};
+
+/// `text` with each `{name}` replaced by the option's value.
+std::string fillTemplate(std::string text, const OcannlPipelineOption *defs,
+                         const TemplateOptions &options) {
+  for (size_t i = 0; i < options.values.size(); ++i) {
+    std::string key = std::string("{") + defs[i].name + "}";
+    std::string value = *options.values[i];
+    for (size_t at = text.find(key); at != std::string::npos;
+         at = text.find(key, at + value.size()))
+      text.replace(at, key.size(), value);
+  }
+  return text;
+}
 
 LogicalResult loadIrdlSource(MLIRContext *ctx, StringRef source) {
   ctx->getOrLoadDialect<irdl::IRDLDialect>();
@@ -224,6 +261,35 @@ void ocannl_register_pipeline(const char *name, const char *description,
       });
 }
 
+/// Registers a named pipeline whose text `pipeline` has `{name}`
+/// placeholders for the options `defs` (static, like every string here).
+void ocannl_register_pipeline_with_options(const char *name,
+                                           const char *description,
+                                           const char *pipeline,
+                                           const OcannlPipelineOption *defs,
+                                           size_t num_defs) {
+  std::string text = pipeline;
+  registerPassPipeline(
+      name, description,
+      [text, defs, num_defs](
+          OpPassManager &pm, StringRef optionsStr,
+          function_ref<LogicalResult(const Twine &)> errorHandler) {
+        TemplateOptions options(defs, num_defs);
+        if (failed(options.parseFromString(optionsStr)))
+          return failure();
+        std::string filled = fillTemplate(text, defs, options);
+        std::string error;
+        llvm::raw_string_ostream os(error);
+        if (failed(parsePassPipeline(filled, pm, os)))
+          return errorHandler("invalid pipeline '" + filled + "': " + error);
+        return success();
+      },
+      [defs, num_defs](
+          function_ref<void(const detail::PassOptions &)> optHandler) {
+        optHandler(TemplateOptions(defs, num_defs));
+      });
+}
+
 /// Severity: 0 error, 1 warning, 2 remark. Notes are attached in order.
 void ocannl_emit_diagnostic(int severity, MlirLocation loc, MlirStringRef msg,
                             size_t num_notes, const MlirLocation *note_locs,
@@ -250,6 +316,8 @@ int ocannl_opt_main(int argc, char **argv, const char *irdl_file,
   registerAllDialects(registry);
   registerAllExtensions(registry);
   registry.insert<irdl::IRDLDialect>();
+  // Translations to LLVM IR, which serializing GPU modules needs.
+  registerAllToLLVMIRTranslations(registry);
   registerAllPasses();
 
   auto [inputFilename, outputFilename] =

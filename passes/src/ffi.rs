@@ -28,8 +28,17 @@ pub struct PassDef {
     pub run: RunFn,
 }
 
+/// One string option of a named pipeline (`{name}` in its text).
+#[repr(C)]
+pub struct PipelineOption {
+    pub name: *const c_char,
+    pub description: *const c_char,
+    pub default_value: *const c_char,
+}
+
 // The definitions are immutable statics of static strings.
 unsafe impl Sync for PassOption {}
+unsafe impl Sync for PipelineOption {}
 unsafe impl Sync for PassDef {}
 
 unsafe extern "C" {
@@ -38,6 +47,13 @@ unsafe extern "C" {
         name: *const c_char,
         description: *const c_char,
         pipeline: *const c_char,
+    );
+    pub fn ocannl_register_pipeline_with_options(
+        name: *const c_char,
+        description: *const c_char,
+        pipeline: *const c_char,
+        defs: *const PipelineOption,
+        num_defs: usize,
     );
     pub fn ocannl_emit_diagnostic(
         severity: c_int,

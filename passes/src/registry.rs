@@ -2,8 +2,10 @@
 //! registration in MLIR's global registry (so that textual pipelines, the
 //! `--ocannl-...` flags and `--help` know them).
 //!
-//! Targets add their own named pipelines with [`register_pipeline`] (the
-//! CPU backend registers `ocannl-loops-to-llvm` and `ocannl-to-llvm`).
+//! Targets add their own named pipelines with [`register_pipeline`] and
+//! [`register_pipeline_with_options`] (the CPU backend registers
+//! `ocannl-loops-to-llvm` and `ocannl-to-llvm`, the GPU backend
+//! `ocannl-loops-to-nvvm` and `ocannl-to-nvvm`).
 
 use std::{
     ffi::{CStr, CString},
@@ -28,6 +30,15 @@ pub fn all_passes() -> [&'static ffi::PassDef; 6] {
 /// on memrefs (upstream scf/memref/arith/math/vector), simplified.
 pub const TO_LOOPS: &str = "ocannl-infer-shapes,ocannl-lower-to-assign,ocannl-lower-to-loops,func.func(canonicalize,cse)";
 
+/// [`TO_LOOPS`] with the loops lowered for the target named `target`
+/// (`ocannl-lower-to-loops{target=...}`).
+pub fn to_loops_for(target: &str) -> String {
+    TO_LOOPS.replace(
+        "ocannl-lower-to-loops",
+        &format!("ocannl-lower-to-loops{{target={target}}}"),
+    )
+}
+
 /// Registers every pass of the project (once per process).
 pub fn register_all() {
     static ONCE: Once = Once::new();
@@ -44,4 +55,25 @@ pub fn register_all() {
 pub fn register_pipeline(name: &CStr, description: &CStr, pipeline: &str) {
     let text = CString::new(pipeline).expect("pipeline text has no NUL");
     unsafe { ffi::ocannl_register_pipeline(name.as_ptr(), description.as_ptr(), text.as_ptr()) };
+}
+
+/// Registers a named pipeline with string options: `pipeline` (text on
+/// `builtin.module`) holds a `{name}` placeholder per option, filled with
+/// the option's value (`--name="opt=value"`, `name{opt=value}`).
+pub fn register_pipeline_with_options(
+    name: &CStr,
+    description: &CStr,
+    pipeline: &str,
+    options: &'static [ffi::PipelineOption],
+) {
+    let text = CString::new(pipeline).expect("pipeline text has no NUL");
+    unsafe {
+        ffi::ocannl_register_pipeline_with_options(
+            name.as_ptr(),
+            description.as_ptr(),
+            text.as_ptr(),
+            options.as_ptr(),
+            options.len(),
+        )
+    };
 }

@@ -59,7 +59,7 @@ pub fn fill<'c, 'a>(
     value: Value<'c, 'a>,
 ) -> Result<(), String> {
     let ranges: Vec<(i64, i64)> = dims.iter().map(|&d| (0, d)).collect();
-    e.nest_parallel(at, &ranges, target.parallel(&ranges), &mut |inner, ivs| {
+    target.independent_nest(e, at, &ranges, target.parallel(&ranges), &mut |inner, ivs| {
         let mut ops = vec![value, buf];
         ops.extend_from_slice(ivs);
         e.op0(inner, "memref.store", &ops);

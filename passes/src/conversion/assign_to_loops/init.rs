@@ -54,6 +54,7 @@ pub enum Cells {
 /// each from its linear index. `globals` counts the literals made global.
 pub fn cells<'c, 'a>(
     e: &Builder<'c>,
+    target: &dyn LoopTarget,
     module: OperationRef<'c, 'a>,
     at: At<'c, 'a>,
     op: &OperationRef<'c, 'a>,
@@ -132,7 +133,7 @@ pub fn cells<'c, 'a>(
     };
     let eltt = e.ty(&elt)?;
     let ranges: Vec<(i64, i64)> = dims.iter().map(|&d| (0, d)).collect();
-    e.nest(at, &ranges, &mut |inner, ivs| {
+    target.independent_nest(e, at, &ranges, false, &mut |inner, ivs| {
         // The linear index of the cell.
         let mut lin = e.index(inner, 0)?;
         for (iv, s) in ivs.iter().zip(&st) {

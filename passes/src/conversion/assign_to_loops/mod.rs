@@ -9,9 +9,9 @@
 //! the seed and the cell's index, so the values depend on nothing else).
 //! Nodes that are not returned are freed after their last use.
 //!
-//! The conversion is target-neutral; the installed [`target::LoopTarget`]
-//! decides which loops run in parallel and may compute an assignment with
-//! its own kernel. The result is plain upstream MLIR (scf, memref, arith,
+//! The conversion is target-neutral; the [`target::LoopTarget`] (the
+//! option `target=NAME`, or the tool's default) decides which loops run in
+//! parallel and how, and may compute an assignment with its own kernel. The result is plain upstream MLIR (scf, memref, arith,
 //! math, affine, vector) that stock `mlir-opt` processes and lowers to LLVM.
 //!
 //! - [`accum`]: accumulating assignments as loop nests.
@@ -43,10 +43,16 @@ crate::define_pass!(
     "ocannl-lower-to-loops",
     "OcannlLowerToLoops",
     "Lower ocannl_assign routines to scf loops over memrefs with arith/math ops (plain upstream MLIR)",
-    []
+    [(
+        "target",
+        STRING,
+        "",
+        "The loop target by name (cpu, gpu, sequential; default: the tool's target)"
+    )]
 );
 
-fn run<'c, 'a>(module: OperationRef<'c, 'a>, _: &Options) -> PassResult<'c> {
+fn run<'c, 'a>(module: OperationRef<'c, 'a>, options: &Options) -> PassResult<'c> {
+    let target = target::select(options.get("target").unwrap_or("")).at(module.location())?;
     let ops = ir::collect(module, |op| {
         op.name()
             .as_string_ref()
@@ -58,7 +64,6 @@ fn run<'c, 'a>(module: OperationRef<'c, 'a>, _: &Options) -> PassResult<'c> {
             dealloc::free_after_last_use(op).at(op.location())?;
         }
     }
-    let target = target::current();
     tracing::debug!(target = target.name(), "lowering to loops");
     let mut globals = 0usize;
     let mut lowered = Graveyard::new();
@@ -88,9 +93,9 @@ fn lower<'c, 'a>(
     match name {
         "node" => init::node(&e, at, op),
         "fill" => init::fill_op(&e, target, at, op),
-        "range" => init::cells(&e, module, at, op, init::Cells::Range, globals),
-        "literal" => init::cells(&e, module, at, op, init::Cells::Literal, globals),
-        "uniform" => init::cells(&e, module, at, op, init::Cells::Uniform, globals),
+        "range" => init::cells(&e, target, module, at, op, init::Cells::Range, globals),
+        "literal" => init::cells(&e, target, module, at, op, init::Cells::Literal, globals),
+        "uniform" => init::cells(&e, target, module, at, op, init::Cells::Uniform, globals),
         "accum_unop" | "accum_binop" | "accum_ternop" => accum::lower(&e, target, at, op),
         other => Err(format!("cannot lower 'ocannl_assign.{other}'")),
     }

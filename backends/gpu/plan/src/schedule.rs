@@ -1,0 +1,275 @@
+//! What the host does to run a routine on the GPU, as data: the compiled
+//! module's PTX, its constant buffers, and per function the steps
+//! (allocations, kernel launches, frees) in program order and the results.
+//! `ocannl-gpu` reads it from the MLIR of a compiled module;
+//! `ocannl-gpu-runtime` carries it out with the CUDA driver.
+
+use std::collections::HashMap;
+
+/// An element type the runtime exchanges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Elt {
+    F32,
+    F64,
+}
+
+impl Elt {
+    pub fn name(self) -> &'static str {
+        match self {
+            Elt::F32 => "f32",
+            Elt::F64 => "f64",
+        }
+    }
+
+    /// Bytes per cell.
+    pub fn size(self) -> u64 {
+        match self {
+            Elt::F32 => 4,
+            Elt::F64 => 8,
+        }
+    }
+
+    /// From an MLIR element type's text.
+    pub fn parse(text: &str) -> Option<Elt> {
+        match text {
+            "f32" => Some(Elt::F32),
+            "f64" => Some(Elt::F64),
+            _ => None,
+        }
+    }
+}
+
+/// The type of an argument or result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Slot {
+    Index,
+    MemRef { elt: Elt, dims: Vec<u64> },
+}
+
+impl Slot {
+    /// Bytes of a buffer of this type (0 for an index).
+    pub fn bytes(&self) -> u64 {
+        match self {
+            Slot::Index => 0,
+            Slot::MemRef { elt, dims } => elt.size() * dims.iter().product::<u64>(),
+        }
+    }
+}
+
+/// A buffer on the device, as the steps name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Buffer {
+    /// The function's argument `#i` (the caller's, kept across calls).
+    Arg(usize),
+    /// The `i`-th allocation of the function.
+    Local(usize),
+    /// The program's constant buffer `#i` ([`Program::globals`]).
+    Global(usize),
+}
+
+/// A kernel argument.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Arg {
+    /// A buffer's device address.
+    Buffer(Buffer),
+    /// A 64-bit integer (an `index`): the function's index argument `#i`.
+    IndexArg(usize),
+    /// A constant: its bits and width in bytes (4 or 8).
+    Bits { bits: u64, bytes: u8 },
+}
+
+/// One thing the host does, in order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    /// Allocates local buffer `#id` of `bytes` bytes.
+    Alloc { id: usize, bytes: u64 },
+    /// Launches `kernel` (a function of the program's PTX).
+    Launch {
+        kernel: String,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared_bytes: u32,
+        args: Vec<Arg>,
+    },
+    /// Frees local buffer `#id`.
+    Free { id: usize },
+}
+
+/// A result of a function.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Output {
+    Buffer(Buffer),
+    /// An index argument returned as is.
+    IndexArg(usize),
+    /// A constant index.
+    Index(i64),
+}
+
+/// One function of the program.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    pub name: String,
+    pub inputs: Vec<Slot>,
+    pub outputs: Vec<Slot>,
+    pub steps: Vec<Step>,
+    pub results: Vec<Output>,
+}
+
+/// A constant buffer (a literal), uploaded once when the program is loaded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Global {
+    pub name: String,
+    pub bytes: Vec<u8>,
+}
+
+/// A compiled module: the PTX of its kernels, its constant buffers and its
+/// functions.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Program {
+    pub ptx: String,
+    pub globals: Vec<Global>,
+    pub functions: HashMap<String, Function>,
+}
+
+impl Function {
+    /// Checks that the steps use buffers that exist when they run: every
+    /// local allocated once before its uses and freed at most once after
+    /// them, results alive at the end, arguments and globals in range.
+    pub fn check(&self, globals: usize) -> Result<(), String> {
+        #[derive(Clone, Copy, PartialEq)]
+        enum State {
+            Live,
+            Freed,
+        }
+        let mut locals: HashMap<usize, State> = HashMap::new();
+        let what = |b: &Buffer| match b {
+            Buffer::Arg(i) => format!("argument #{i}"),
+            Buffer::Local(i) => format!("buffer #{i}"),
+            Buffer::Global(i) => format!("constant #{i}"),
+        };
+        let usable = |b: &Buffer, locals: &HashMap<usize, State>| -> Result<(), String> {
+            let ok = match b {
+                Buffer::Arg(i) => matches!(self.inputs.get(*i), Some(Slot::MemRef { .. })),
+                Buffer::Local(i) => locals.get(i) == Some(&State::Live),
+                Buffer::Global(i) => *i < globals,
+            };
+            if ok {
+                Ok(())
+            } else {
+                Err(format!("@{}: {} is used where it does not exist", self.name, what(b)))
+            }
+        };
+        for step in &self.steps {
+            match step {
+                Step::Alloc { id, .. } => {
+                    if locals.insert(*id, State::Live).is_some() {
+                        return Err(format!("@{}: buffer #{id} is allocated twice", self.name));
+                    }
+                }
+                Step::Free { id } => {
+                    if locals.get(id) != Some(&State::Live) {
+                        return Err(format!("@{}: buffer #{id} is freed while not allocated", self.name));
+                    }
+                    locals.insert(*id, State::Freed);
+                }
+                Step::Launch { args, kernel, .. } => {
+                    for a in args {
+                        match a {
+                            Arg::Buffer(b) => usable(b, &locals)?,
+                            Arg::IndexArg(i) => {
+                                if self.inputs.get(*i) != Some(&Slot::Index) {
+                                    return Err(format!(
+                                        "@{}: kernel {kernel} reads argument #{i} as an index",
+                                        self.name
+                                    ));
+                                }
+                            }
+                            Arg::Bits { .. } => {}
+                        }
+                    }
+                }
+            }
+        }
+        if self.results.len() != self.outputs.len() {
+            return Err(format!("@{}: {} results for {} outputs", self.name, self.results.len(), self.outputs.len()));
+        }
+        for r in &self.results {
+            match r {
+                Output::Buffer(b) => usable(b, &locals)?,
+                Output::IndexArg(i) => {
+                    if self.inputs.get(*i) != Some(&Slot::Index) {
+                        return Err(format!("@{}: result reads argument #{i} as an index", self.name));
+                    }
+                }
+                Output::Index(_) => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(steps: Vec<Step>, results: Vec<Output>) -> Function {
+        Function {
+            name: "f".into(),
+            inputs: vec![Slot::MemRef { elt: Elt::F32, dims: vec![4] }, Slot::Index],
+            outputs: results.iter().map(|_| Slot::MemRef { elt: Elt::F32, dims: vec![4] }).collect(),
+            steps,
+            results,
+        }
+    }
+
+    fn launch(args: Vec<Arg>) -> Step {
+        Step::Launch {
+            kernel: "k".into(),
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+            shared_bytes: 0,
+            args,
+        }
+    }
+
+    #[test]
+    fn checks_buffer_lifetimes() {
+        let ok = f(
+            vec![
+                Step::Alloc { id: 0, bytes: 16 },
+                Step::Alloc { id: 1, bytes: 16 },
+                launch(vec![Arg::Buffer(Buffer::Arg(0)), Arg::Buffer(Buffer::Local(0)), Arg::IndexArg(1)]),
+                launch(vec![Arg::Buffer(Buffer::Local(0)), Arg::Buffer(Buffer::Local(1)), Arg::Buffer(Buffer::Global(0))]),
+                Step::Free { id: 0 },
+            ],
+            vec![Output::Buffer(Buffer::Local(1))],
+        );
+        assert_eq!(ok.check(1), Ok(()));
+        // A global that does not exist.
+        assert!(ok.check(0).unwrap_err().contains("constant #0"));
+        // Used after its free.
+        let late = f(
+            vec![Step::Alloc { id: 0, bytes: 16 }, Step::Free { id: 0 }, launch(vec![Arg::Buffer(Buffer::Local(0))])],
+            vec![],
+        );
+        assert!(late.check(0).unwrap_err().contains("buffer #0 is used"));
+        // Freed twice, allocated twice, returned after its free.
+        let twice = f(vec![Step::Alloc { id: 0, bytes: 16 }, Step::Free { id: 0 }, Step::Free { id: 0 }], vec![]);
+        assert!(twice.check(0).unwrap_err().contains("freed while not allocated"));
+        let alloc2 = f(vec![Step::Alloc { id: 0, bytes: 16 }, Step::Alloc { id: 0, bytes: 16 }], vec![]);
+        assert!(alloc2.check(0).unwrap_err().contains("allocated twice"));
+        let ret = f(vec![Step::Alloc { id: 0, bytes: 16 }, Step::Free { id: 0 }], vec![Output::Buffer(Buffer::Local(0))]);
+        assert!(ret.check(0).is_err());
+        // An index argument read as a buffer, a buffer argument as an index.
+        assert!(f(vec![launch(vec![Arg::Buffer(Buffer::Arg(1))])], vec![]).check(0).is_err());
+        assert!(f(vec![launch(vec![Arg::IndexArg(0)])], vec![]).check(0).is_err());
+    }
+
+    #[test]
+    fn slot_bytes() {
+        assert_eq!(Slot::MemRef { elt: Elt::F64, dims: vec![3, 5] }.bytes(), 120);
+        assert_eq!(Slot::Index.bytes(), 0);
+        assert_eq!(Elt::parse("f32"), Some(Elt::F32));
+        assert_eq!(Elt::parse("bf16"), None);
+    }
+}

@@ -1,0 +1,484 @@
+//! Runs a compiled GPU [`Program`] with the CUDA driver, through `cudarc`
+//! loaded at run time (building needs no CUDA; running needs an NVIDIA GPU
+//! and its driver, and says so in one line when there is none).
+//!
+//! [`Device::open`] checks for the driver library before anything that
+//! could panic, then makes a context on a device. [`Device::load`] loads
+//! the program's PTX (the driver compiles it for the device) and uploads
+//! its constant buffers once. [`Loaded::prepare`] uploads a function's
+//! arguments into device buffers that stay on the device across
+//! invocations ([`Call::set`] and [`Call::get`] replace and read them, as
+//! the CPU runtime's calls do): a train step updates its params and
+//! optimizer state in place without copies. [`Call::invoke`] carries out
+//! the function's steps in order on one stream (allocations, kernel
+//! launches, frees) and copies the results back.
+//!
+//! Architecture invariant: no MLIR; nothing here depends on MLIR's GPU
+//! runtime library (`mgpu*`).
+
+use std::{collections::HashMap, sync::Arc};
+
+use cudarc::{
+    driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg},
+    nvrtc::Ptx,
+};
+use ocannl_gpu_plan::{
+    schedule::{Arg, Buffer, Function, Output, Program, Slot, Step},
+    Elt,
+};
+
+/// A buffer on the host: its element type, sizes (row-major) and values
+/// (held as f64 whatever the element type).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tensor {
+    pub elt: Elt,
+    pub dims: Vec<u64>,
+    pub data: Vec<f64>,
+}
+
+/// An argument or result.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Tensor(Tensor),
+    Index(i64),
+}
+
+/// The one-line reason there is no GPU to run on, if there is none (the
+/// CUDA driver library is missing, or it finds no device).
+pub fn unavailable() -> Option<String> {
+    // SAFETY: only tries to load the driver library.
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        return Some(
+            "no CUDA driver: libcuda.so was not found (running on the GPU needs an NVIDIA GPU and its driver)"
+                .into(),
+        );
+    }
+    match CudaContext::device_count() {
+        Ok(0) => Some("no CUDA device: the CUDA driver found no GPU".into()),
+        Ok(_) => None,
+        Err(e) => Some(format!("the CUDA driver cannot be used: {e}")),
+    }
+}
+
+/// A GPU with a context and the stream every launch goes to.
+pub struct Device {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+}
+
+fn driver(what: &str) -> impl Fn(cudarc::driver::DriverError) -> String + '_ {
+    move |e| format!("{what}: {e}")
+}
+
+impl Device {
+    /// Opens device `ordinal`, or says in one line why it cannot.
+    pub fn open(ordinal: usize) -> Result<Device, String> {
+        if let Some(why) = unavailable() {
+            return Err(why);
+        }
+        let count = CudaContext::device_count().map_err(driver("cannot count the CUDA devices"))?;
+        if ordinal >= count.max(0) as usize {
+            return Err(format!("no CUDA device #{ordinal} (the driver found {count})"));
+        }
+        let ctx = CudaContext::new(ordinal).map_err(driver("cannot open the CUDA device"))?;
+        let stream = ctx.default_stream();
+        Ok(Device { ctx, stream })
+    }
+
+    /// The device's name.
+    pub fn name(&self) -> String {
+        self.ctx.name().unwrap_or_else(|e| format!("(unnamed: {e})"))
+    }
+
+    /// Loads a program: its PTX (compiled by the driver for this device),
+    /// its kernels, and its constant buffers.
+    pub fn load(&self, program: &Program) -> Result<Loaded, String> {
+        for f in program.functions.values() {
+            f.check(program.globals.len())?;
+        }
+        let module = if program.ptx.is_empty() {
+            None
+        } else {
+            Some(
+                self.ctx
+                    .load_module(Ptx::from_src(program.ptx.clone()))
+                    .map_err(driver("the CUDA driver cannot load the PTX"))?,
+            )
+        };
+        let mut kernels = HashMap::new();
+        for f in program.functions.values() {
+            for s in &f.steps {
+                if let Step::Launch { kernel, .. } = s {
+                    if kernels.contains_key(kernel) {
+                        continue;
+                    }
+                    let m: &Arc<CudaModule> = module
+                        .as_ref()
+                        .ok_or_else(|| format!("kernel {kernel} is launched but the program has no PTX"))?;
+                    let k = m
+                        .load_function(kernel)
+                        .map_err(|e| format!("no kernel {kernel} in the PTX: {e}"))?;
+                    kernels.insert(kernel.clone(), k);
+                }
+            }
+        }
+        let globals = program
+            .globals
+            .iter()
+            .map(|g| {
+                self.stream
+                    .clone_htod(&g.bytes)
+                    .map_err(driver(&format!("cannot upload the constant {}", g.name)))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Loaded {
+            stream: self.stream.clone(),
+            _module: module,
+            kernels,
+            globals,
+            functions: program.functions.clone(),
+        })
+    }
+}
+
+/// A program loaded on a device.
+pub struct Loaded {
+    stream: Arc<CudaStream>,
+    _module: Option<Arc<CudaModule>>,
+    kernels: HashMap<String, CudaFunction>,
+    globals: Vec<CudaSlice<u8>>,
+    functions: HashMap<String, Function>,
+}
+
+/// An argument kept on the device.
+enum Held {
+    Buffer(CudaSlice<u8>),
+    Index(i64),
+}
+
+fn describe(v: &Value) -> String {
+    match v {
+        Value::Index(i) => format!("the index {i}"),
+        Value::Tensor(t) => format!("a {} tensor of shape {:?}", t.elt.name(), t.dims),
+    }
+}
+
+fn describe_slot(s: &Slot) -> String {
+    match s {
+        Slot::Index => "an index".into(),
+        Slot::MemRef { elt, dims } => format!("a {} tensor of shape {dims:?}", elt.name()),
+    }
+}
+
+/// The cells of a tensor as the device stores them.
+pub fn to_bytes(elt: Elt, data: &[f64]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len() * elt.size() as usize);
+    for &x in data {
+        match elt {
+            Elt::F32 => out.extend_from_slice(&(x as f32).to_le_bytes()),
+            Elt::F64 => out.extend_from_slice(&x.to_le_bytes()),
+        }
+    }
+    out
+}
+
+/// The cells stored in `bytes`.
+pub fn from_bytes(elt: Elt, bytes: &[u8]) -> Vec<f64> {
+    match elt {
+        Elt::F32 => bytes
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64)
+            .collect(),
+        Elt::F64 => bytes
+            .chunks_exact(8)
+            .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect(),
+    }
+}
+
+/// Checks a value against the slot it is passed in.
+fn check_value(entry: &str, i: usize, v: &Value, slot: &Slot) -> Result<(), String> {
+    let ok = match (v, slot) {
+        (Value::Index(_), Slot::Index) => true,
+        (Value::Tensor(t), Slot::MemRef { elt, dims }) => {
+            t.elt == *elt && t.dims == *dims && t.data.len() as u64 == dims.iter().product::<u64>()
+        }
+        _ => false,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "argument #{i}: {} where @{entry} takes {}",
+            describe(v),
+            describe_slot(slot)
+        ))
+    }
+}
+
+impl Loaded {
+    /// A function of the program.
+    pub fn function(&self, entry: &str) -> Result<&Function, String> {
+        self.functions
+            .get(entry)
+            .ok_or_else(|| format!("no function @{entry} in the module"))
+    }
+
+    /// Calls a function once.
+    pub fn call(&self, entry: &str, args: &[Value]) -> Result<Vec<Value>, String> {
+        self.prepare(entry, args)?.invoke()
+    }
+
+    /// Uploads a function's arguments; [`Call::invoke`] runs it any number
+    /// of times on them.
+    pub fn prepare(&self, entry: &str, args: &[Value]) -> Result<Call<'_>, String> {
+        let f = self.function(entry)?;
+        if args.len() != f.inputs.len() {
+            return Err(format!(
+                "@{entry} takes {} argument(s) but {} were given",
+                f.inputs.len(),
+                args.len()
+            ));
+        }
+        let mut held = Vec::with_capacity(args.len());
+        for (i, (v, slot)) in args.iter().zip(&f.inputs).enumerate() {
+            check_value(entry, i, v, slot)?;
+            held.push(match v {
+                Value::Index(x) => Held::Index(*x),
+                Value::Tensor(t) => Held::Buffer(
+                    self.stream
+                        .clone_htod(&to_bytes(t.elt, &t.data))
+                        .map_err(driver(&format!("cannot upload argument #{i}")))?,
+                ),
+            });
+        }
+        Ok(Call {
+            loaded: self,
+            f,
+            held,
+        })
+    }
+}
+
+/// A function with its arguments on the device.
+pub struct Call<'p> {
+    loaded: &'p Loaded,
+    f: &'p Function,
+    held: Vec<Held>,
+}
+
+impl Call<'_> {
+    /// The function's arguments and results.
+    pub fn function(&self) -> &Function {
+        self.f
+    }
+
+    /// Replaces argument `i` before the next invocation.
+    pub fn set(&mut self, i: usize, value: &Value) -> Result<(), String> {
+        let slot = self
+            .f
+            .inputs
+            .get(i)
+            .ok_or_else(|| format!("@{} has no argument #{i}", self.f.name))?;
+        check_value(&self.f.name, i, value, slot)?;
+        match (&mut self.held[i], value) {
+            (Held::Index(x), Value::Index(v)) => *x = *v,
+            (Held::Buffer(b), Value::Tensor(t)) => self
+                .loaded
+                .stream
+                .memcpy_htod(&to_bytes(t.elt, &t.data), b)
+                .map_err(driver(&format!("cannot upload argument #{i}")))?,
+            _ => return Err(format!("argument #{i} of @{}: mismatched value", self.f.name)),
+        }
+        Ok(())
+    }
+
+    /// The current value of argument `i` (kernels may have updated it).
+    pub fn get(&self, i: usize) -> Result<Value, String> {
+        match (self.f.inputs.get(i), self.held.get(i)) {
+            (Some(Slot::MemRef { elt, dims }), Some(Held::Buffer(b))) => Ok(Value::Tensor(Tensor {
+                elt: *elt,
+                dims: dims.clone(),
+                data: from_bytes(
+                    *elt,
+                    &self
+                        .loaded
+                        .stream
+                        .clone_dtoh(b)
+                        .map_err(driver(&format!("cannot read argument #{i}")))?,
+                ),
+            })),
+            (Some(Slot::Index), Some(Held::Index(x))) => Ok(Value::Index(*x)),
+            _ => Err(format!("@{} has no argument #{i}", self.f.name)),
+        }
+    }
+
+    /// Runs the function once: its steps in order on the device's stream,
+    /// then the results copied back (which waits for the kernels).
+    pub fn invoke(&mut self) -> Result<Vec<Value>, String> {
+        let loaded = self.loaded;
+        let stream = &loaded.stream;
+        let name = &self.f.name;
+        let mut locals: HashMap<usize, CudaSlice<u8>> = HashMap::new();
+        for step in &self.f.steps {
+            match step {
+                Step::Alloc { id, bytes } => {
+                    let b = stream
+                        .alloc_zeros::<u8>((*bytes).max(1) as usize)
+                        .map_err(driver(&format!("@{name}: cannot allocate {bytes} bytes")))?;
+                    locals.insert(*id, b);
+                }
+                Step::Free { id } => {
+                    locals.remove(id);
+                }
+                Step::Launch {
+                    kernel,
+                    grid,
+                    block,
+                    shared_bytes,
+                    args,
+                } => {
+                    let func = loaded
+                        .kernels
+                        .get(kernel)
+                        .ok_or_else(|| format!("no kernel {kernel}"))?;
+                    // Scalars live here while the launch reads them.
+                    let mut words: Vec<u64> = vec![];
+                    let mut halves: Vec<u32> = vec![];
+                    for a in args {
+                        match a {
+                            Arg::IndexArg(i) => match &self.held[*i] {
+                                Held::Index(x) => words.push(*x as u64),
+                                Held::Buffer(_) => {
+                                    return Err(format!("@{name}: argument #{i} is not an index"))
+                                }
+                            },
+                            Arg::Bits { bits, bytes: 8 } => words.push(*bits),
+                            Arg::Bits { bits, .. } => halves.push(*bits as u32),
+                            Arg::Buffer(_) => {}
+                        }
+                    }
+                    let mut launch = stream.launch_builder(func);
+                    let (mut w, mut h) = (words.iter(), halves.iter());
+                    for a in args {
+                        match a {
+                            Arg::Buffer(b) => {
+                                let slice = match b {
+                                    Buffer::Arg(i) => match &self.held[*i] {
+                                        Held::Buffer(s) => s,
+                                        Held::Index(_) => {
+                                            return Err(format!("@{name}: argument #{i} is not a buffer"))
+                                        }
+                                    },
+                                    Buffer::Local(i) => locals
+                                        .get(i)
+                                        .ok_or_else(|| format!("@{name}: buffer #{i} is not allocated"))?,
+                                    Buffer::Global(i) => loaded
+                                        .globals
+                                        .get(*i)
+                                        .ok_or_else(|| format!("@{name}: no constant #{i}"))?,
+                                };
+                                launch.arg(slice);
+                            }
+                            Arg::IndexArg(_) | Arg::Bits { bytes: 8, .. } => {
+                                launch.arg(w.next().expect("one word per 8-byte argument"));
+                            }
+                            Arg::Bits { .. } => {
+                                launch.arg(h.next().expect("one half per 4-byte argument"));
+                            }
+                        }
+                    }
+                    let cfg = LaunchConfig {
+                        grid_dim: (grid[0], grid[1], grid[2]),
+                        block_dim: (block[0], block[1], block[2]),
+                        shared_mem_bytes: *shared_bytes,
+                    };
+                    // SAFETY: the arguments are the kernel's parameters in
+                    // order (device addresses of live buffers of the sizes
+                    // the kernel was compiled for, 64-bit indices, scalars
+                    // of the kernel's widths), as the compiler recorded them.
+                    unsafe { launch.launch(cfg) }
+                        .map_err(driver(&format!("@{name}: cannot launch {kernel}")))?;
+                }
+            }
+        }
+        let mut out = Vec::with_capacity(self.f.results.len());
+        for (r, slot) in self.f.results.iter().zip(&self.f.outputs) {
+            out.push(match (r, slot) {
+                (Output::Index(x), _) => Value::Index(*x),
+                (Output::IndexArg(i), _) => match &self.held[*i] {
+                    Held::Index(x) => Value::Index(*x),
+                    Held::Buffer(_) => return Err(format!("@{name}: argument #{i} is not an index")),
+                },
+                (Output::Buffer(b), Slot::MemRef { elt, dims }) => {
+                    let slice = match b {
+                        Buffer::Arg(i) => match &self.held[*i] {
+                            Held::Buffer(s) => s,
+                            Held::Index(_) => return Err(format!("@{name}: argument #{i} is not a buffer")),
+                        },
+                        Buffer::Local(i) => locals
+                            .get(i)
+                            .ok_or_else(|| format!("@{name}: buffer #{i} is not allocated"))?,
+                        Buffer::Global(i) => &loaded.globals[*i],
+                    };
+                    let bytes = stream
+                        .clone_dtoh(slice)
+                        .map_err(driver(&format!("@{name}: cannot read a result")))?;
+                    Value::Tensor(Tensor {
+                        elt: *elt,
+                        dims: dims.clone(),
+                        data: from_bytes(*elt, &bytes),
+                    })
+                }
+                (Output::Buffer(_), Slot::Index) => {
+                    return Err(format!("@{name}: a buffer returned as an index"))
+                }
+            });
+        }
+        stream
+            .synchronize()
+            .map_err(driver(&format!("@{name}: the kernels failed")))?;
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_round_trip_through_bytes() {
+        let data = vec![0.5, -2.0, 3.25, 1e-3];
+        let b = to_bytes(Elt::F32, &data);
+        assert_eq!(b.len(), 16);
+        assert_eq!(from_bytes(Elt::F32, &b), data.iter().map(|&x| x as f32 as f64).collect::<Vec<_>>());
+        let b = to_bytes(Elt::F64, &data);
+        assert_eq!(b.len(), 32);
+        assert_eq!(from_bytes(Elt::F64, &b), data);
+    }
+
+    #[test]
+    fn arguments_are_checked_against_slots() {
+        let slot = Slot::MemRef { elt: Elt::F32, dims: vec![2, 2] };
+        let t = |elt, dims: Vec<u64>, n| Value::Tensor(Tensor { elt, dims, data: vec![0.0; n] });
+        assert!(check_value("f", 0, &t(Elt::F32, vec![2, 2], 4), &slot).is_ok());
+        let e = check_value("f", 0, &t(Elt::F64, vec![2, 2], 4), &slot).unwrap_err();
+        assert_eq!(e, "argument #0: a f64 tensor of shape [2, 2] where @f takes a f32 tensor of shape [2, 2]");
+        assert!(check_value("f", 0, &t(Elt::F32, vec![2, 2], 3), &slot).is_err());
+        assert!(check_value("f", 1, &Value::Index(3), &slot).is_err());
+        assert!(check_value("f", 1, &Value::Index(3), &Slot::Index).is_ok());
+    }
+
+    /// Without a GPU, opening a device fails with one line; with one, it
+    /// opens and has a name.
+    #[test]
+    fn open_says_why_in_one_line() {
+        match Device::open(0) {
+            Ok(d) => assert!(!d.name().is_empty()),
+            Err(e) => {
+                assert!(!e.contains('\n'), "{e}");
+                assert!(unavailable().is_some(), "opening failed on a machine with a GPU: {e}");
+            }
+        }
+    }
+}
