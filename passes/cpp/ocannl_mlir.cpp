@@ -25,6 +25,7 @@
 #include "mlir/CAPI/Support.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/IRDL/IR/IRDL.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -129,12 +130,14 @@ public:
     return opName.getStringRef() == "builtin.module";
   }
 
-  // The upstream dialects the project's lowerings create ops of.
+  // The upstream dialects the project's lowerings create ops of (the GPU
+  // target's kernels are `gpu.launch` ops).
   void getDependentDialects(DialectRegistry &registry) const override {
     registry.insert<irdl::IRDLDialect, affine::AffineDialect,
                     arith::ArithDialect, math::MathDialect,
                     memref::MemRefDialect, scf::SCFDialect,
-                    linalg::LinalgDialect, vector::VectorDialect>();
+                    linalg::LinalgDialect, vector::VectorDialect,
+                    gpu::GPUDialect>();
   }
 
   void runOnOperation() override {

@@ -49,6 +49,12 @@ pub fn register_all() {
     });
 }
 
+/// Registers a pass defined outside this crate (a backend's, with
+/// [`crate::define_pass!`]) under its name.
+pub fn register_pass(def: &'static ffi::PassDef) {
+    unsafe { ffi::ocannl_register_pass(def) };
+}
+
 /// Registers a named pipeline (a pass of `builtin.module` that runs
 /// `pipeline`, itself text on `builtin.module`). Register a pipeline before
 /// one that names it.

@@ -117,3 +117,59 @@ pub fn affine_map_attr(map: melior::ir::AffineMap) -> Attribute {
     // SAFETY: a valid map gives a valid attribute in its context.
     unsafe { Attribute::from_raw(mlir_sys::mlirAffineMapAttrGet(map.to_raw())) }
 }
+
+/// The objects of a `gpu.binary`'s `objects` attribute (an array of
+/// `#gpu.object`): each object's text (PTX for `format=isa`), in order.
+/// `None` when the attribute is not such an array.
+pub fn gpu_objects(attr: Attribute) -> Option<Vec<String>> {
+    if !attr.is_array() {
+        return None;
+    }
+    // SAFETY: an array attribute; each element is checked to be a GPU
+    // object before its object is read, and the bytes are copied out at
+    // once.
+    unsafe {
+        let n = mlir_sys::mlirArrayAttrGetNumElements(attr.to_raw());
+        let mut out = Vec::with_capacity(n.max(0) as usize);
+        for i in 0..n {
+            let o = mlir_sys::mlirArrayAttrGetElement(attr.to_raw(), i);
+            if !mlir_sys::mlirAttributeIsAGPUObjectAttr(o) {
+                return None;
+            }
+            let r = mlir_sys::mlirGPUObjectAttrGetObject(o);
+            let bytes = if r.length == 0 {
+                &[][..]
+            } else {
+                std::slice::from_raw_parts(r.data as *const u8, r.length)
+            };
+            out.push(String::from_utf8_lossy(bytes).into_owned());
+        }
+        Some(out)
+    }
+}
+
+/// The raw bytes of a dense elements attribute (a splat holds one
+/// element).
+pub fn dense_raw_bytes(attr: Attribute) -> Option<Vec<u8>> {
+    if !attr.is_dense_elements() {
+        return None;
+    }
+    let n = element_count(attr)?;
+    let elt = element_type(attr)?;
+    let width = if elt.is_f64() {
+        8
+    } else if elt.is_f32() {
+        4
+    } else {
+        return None;
+    };
+    // SAFETY: a dense attribute of `n` f32/f64 elements (one if splat),
+    // stored contiguously; copied out at once.
+    unsafe {
+        let splat = mlir_sys::mlirDenseElementsAttrIsSplat(attr.to_raw());
+        let stored = if splat { 1 } else { n as usize };
+        let p = mlir_sys::mlirDenseElementsAttrGetRawData(attr.to_raw()) as *const u8;
+        let raw = std::slice::from_raw_parts(p, stored * width);
+        Some(if splat { raw.repeat(n as usize) } else { raw.to_vec() })
+    }
+}

@@ -14,9 +14,12 @@ fn main() {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .init();
-    // The CPU is the target of the loop lowering, and its pipelines
-    // (`ocannl-to-llvm`, `ocannl-loops-to-llvm`) are registered.
+    // The CPU is the default target of the loop lowering, and its pipelines
+    // (`ocannl-to-llvm`, `ocannl-loops-to-llvm`) are registered; the GPU
+    // target (`ocannl-lower-to-loops{target=gpu}`), its passes and its
+    // pipelines (`ocannl-to-nvvm`, `ocannl-loops-to-nvvm`) too.
     ocannl_cpu::install();
+    ocannl_gpu::register();
     let code = ocannl_passes::opt_main(std::env::args(), "OCANNL optimizer driver\n");
     std::process::exit(code);
 }

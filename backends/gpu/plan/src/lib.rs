@@ -15,5 +15,5 @@ pub mod schedule;
 pub mod tiling;
 
 pub use launch::Launch;
-pub use schedule::{Arg, Buffer, Elt, Function, Global, Output, Program, Slot, Step};
+pub use schedule::{Arg, Buffer, Elt, Function, Global, Output, Program, PtxModule, Slot, Step};
 pub use tiling::{plan_matmul, Matmul, TILE};

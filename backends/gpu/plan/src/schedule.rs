@@ -83,8 +83,9 @@ pub enum Arg {
 pub enum Step {
     /// Allocates local buffer `#id` of `bytes` bytes.
     Alloc { id: usize, bytes: u64 },
-    /// Launches `kernel` (a function of the program's PTX).
+    /// Launches `kernel` of PTX module `module` ([`Program::modules`]).
     Launch {
+        module: usize,
         kernel: String,
         grid: [u32; 3],
         block: [u32; 3],
@@ -122,11 +123,18 @@ pub struct Global {
     pub bytes: Vec<u8>,
 }
 
+/// A PTX module (the kernels of one `gpu.binary`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PtxModule {
+    pub name: String,
+    pub ptx: String,
+}
+
 /// A compiled module: the PTX of its kernels, its constant buffers and its
 /// functions.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Program {
-    pub ptx: String,
+    pub modules: Vec<PtxModule>,
     pub globals: Vec<Global>,
     pub functions: HashMap<String, Function>,
 }
@@ -135,7 +143,7 @@ impl Function {
     /// Checks that the steps use buffers that exist when they run: every
     /// local allocated once before its uses and freed at most once after
     /// them, results alive at the end, arguments and globals in range.
-    pub fn check(&self, globals: usize) -> Result<(), String> {
+    pub fn check(&self, globals: usize, modules: usize) -> Result<(), String> {
         #[derive(Clone, Copy, PartialEq)]
         enum State {
             Live,
@@ -172,7 +180,10 @@ impl Function {
                     }
                     locals.insert(*id, State::Freed);
                 }
-                Step::Launch { args, kernel, .. } => {
+                Step::Launch { args, kernel, module, .. } => {
+                    if *module >= modules {
+                        return Err(format!("@{}: kernel {kernel} is in no module", self.name));
+                    }
                     for a in args {
                         match a {
                             Arg::Buffer(b) => usable(b, &locals)?,
@@ -224,6 +235,7 @@ mod tests {
 
     fn launch(args: Vec<Arg>) -> Step {
         Step::Launch {
+            module: 0,
             kernel: "k".into(),
             grid: [1, 1, 1],
             block: [32, 1, 1],
@@ -244,25 +256,27 @@ mod tests {
             ],
             vec![Output::Buffer(Buffer::Local(1))],
         );
-        assert_eq!(ok.check(1), Ok(()));
+        assert_eq!(ok.check(1, 1), Ok(()));
         // A global that does not exist.
-        assert!(ok.check(0).unwrap_err().contains("constant #0"));
+        assert!(ok.check(0, 1).unwrap_err().contains("constant #0"));
+        // A kernel of a module that does not exist.
+        assert!(ok.check(1, 0).unwrap_err().contains("in no module"));
         // Used after its free.
         let late = f(
             vec![Step::Alloc { id: 0, bytes: 16 }, Step::Free { id: 0 }, launch(vec![Arg::Buffer(Buffer::Local(0))])],
             vec![],
         );
-        assert!(late.check(0).unwrap_err().contains("buffer #0 is used"));
+        assert!(late.check(0, 1).unwrap_err().contains("buffer #0 is used"));
         // Freed twice, allocated twice, returned after its free.
         let twice = f(vec![Step::Alloc { id: 0, bytes: 16 }, Step::Free { id: 0 }, Step::Free { id: 0 }], vec![]);
-        assert!(twice.check(0).unwrap_err().contains("freed while not allocated"));
+        assert!(twice.check(0, 1).unwrap_err().contains("freed while not allocated"));
         let alloc2 = f(vec![Step::Alloc { id: 0, bytes: 16 }, Step::Alloc { id: 0, bytes: 16 }], vec![]);
-        assert!(alloc2.check(0).unwrap_err().contains("allocated twice"));
+        assert!(alloc2.check(0, 1).unwrap_err().contains("allocated twice"));
         let ret = f(vec![Step::Alloc { id: 0, bytes: 16 }, Step::Free { id: 0 }], vec![Output::Buffer(Buffer::Local(0))]);
-        assert!(ret.check(0).is_err());
+        assert!(ret.check(0, 1).is_err());
         // An index argument read as a buffer, a buffer argument as an index.
-        assert!(f(vec![launch(vec![Arg::Buffer(Buffer::Arg(1))])], vec![]).check(0).is_err());
-        assert!(f(vec![launch(vec![Arg::IndexArg(0)])], vec![]).check(0).is_err());
+        assert!(f(vec![launch(vec![Arg::Buffer(Buffer::Arg(1))])], vec![]).check(0, 1).is_err());
+        assert!(f(vec![launch(vec![Arg::IndexArg(0)])], vec![]).check(0, 1).is_err());
     }
 
     #[test]

@@ -94,31 +94,29 @@ impl Device {
     /// its kernels, and its constant buffers.
     pub fn load(&self, program: &Program) -> Result<Loaded, String> {
         for f in program.functions.values() {
-            f.check(program.globals.len())?;
+            f.check(program.globals.len(), program.modules.len())?;
         }
-        let module = if program.ptx.is_empty() {
-            None
-        } else {
-            Some(
+        let modules = program
+            .modules
+            .iter()
+            .map(|m| {
                 self.ctx
-                    .load_module(Ptx::from_src(program.ptx.clone()))
-                    .map_err(driver("the CUDA driver cannot load the PTX"))?,
-            )
-        };
+                    .load_module(Ptx::from_src(m.ptx.clone()))
+                    .map_err(driver(&format!("the CUDA driver cannot load the PTX of {}", m.name)))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let mut kernels = HashMap::new();
         for f in program.functions.values() {
             for s in &f.steps {
-                if let Step::Launch { kernel, .. } = s {
-                    if kernels.contains_key(kernel) {
+                if let Step::Launch { module, kernel, .. } = s {
+                    let key = (*module, kernel.clone());
+                    if kernels.contains_key(&key) {
                         continue;
                     }
-                    let m: &Arc<CudaModule> = module
-                        .as_ref()
-                        .ok_or_else(|| format!("kernel {kernel} is launched but the program has no PTX"))?;
-                    let k = m
+                    let k = modules[*module]
                         .load_function(kernel)
-                        .map_err(|e| format!("no kernel {kernel} in the PTX: {e}"))?;
-                    kernels.insert(kernel.clone(), k);
+                        .map_err(|e| format!("no kernel {kernel} in {}: {e}", program.modules[*module].name))?;
+                    kernels.insert(key, k);
                 }
             }
         }
@@ -133,7 +131,7 @@ impl Device {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Loaded {
             stream: self.stream.clone(),
-            _module: module,
+            _modules: modules,
             kernels,
             globals,
             functions: program.functions.clone(),
@@ -144,8 +142,8 @@ impl Device {
 /// A program loaded on a device.
 pub struct Loaded {
     stream: Arc<CudaStream>,
-    _module: Option<Arc<CudaModule>>,
-    kernels: HashMap<String, CudaFunction>,
+    _modules: Vec<Arc<CudaModule>>,
+    kernels: HashMap<(usize, String), CudaFunction>,
     globals: Vec<CudaSlice<u8>>,
     functions: HashMap<String, Function>,
 }
@@ -332,6 +330,7 @@ impl Call<'_> {
                     locals.remove(id);
                 }
                 Step::Launch {
+                    module,
                     kernel,
                     grid,
                     block,
@@ -340,7 +339,7 @@ impl Call<'_> {
                 } => {
                     let func = loaded
                         .kernels
-                        .get(kernel)
+                        .get(&(*module, kernel.clone()))
                         .ok_or_else(|| format!("no kernel {kernel}"))?;
                     // Scalars live here while the launch reads them.
                     let mut words: Vec<u64> = vec![];

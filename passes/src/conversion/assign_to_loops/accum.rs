@@ -285,6 +285,97 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
         self.exprs[0].iter().any(|e| e.mentions(p))
     }
 
+    /// The loop order of the scalar loops: the innermost loop runs along
+    /// the contiguous (last) axis of as many operands as possible.
+    fn loop_order(&self) -> Vec<usize> {
+        let space_len = self.space.len();
+        let mut score = vec![0usize; space_len];
+        for i in 0..self.tensors.len() {
+            if let Some(p) = self.last_axis_of(i) {
+                score[p] += 1;
+            }
+        }
+        let mut order: Vec<usize> = (0..space_len).collect();
+        if let Some(best) = (0..space_len).rev().max_by_key(|&p| (score[p], p)) {
+            order.retain(|&p| p != best);
+            order.push(best);
+        }
+        order
+    }
+
+    /// The assignment with some iterators bound by the caller (a GPU
+    /// thread's cell): `fixed[p]` is the value of iterator `p`, or `None`
+    /// for an iterator looped over here, in `scf.for` loops in the scalar
+    /// loops' order; the trailing loops the result does not depend on are
+    /// reduced in a register. The caller guarantees that different
+    /// bindings write different cells.
+    pub fn point(&self, at: At<'c, 'a>, fixed: &[Option<Value<'c, 'a>>]) -> Result<(), String> {
+        let e = self.e;
+        if fixed.len() != self.space.len() {
+            return Err("internal error: a binding per iterator is needed".into());
+        }
+        let order: Vec<usize> = self
+            .loop_order()
+            .into_iter()
+            .filter(|&p| fixed[p].is_none())
+            .collect();
+        let reduced_suffix = if self.accum == Accum::Assign {
+            0
+        } else {
+            order
+                .iter()
+                .rev()
+                .take_while(|&&p| !self.lhs_uses(p))
+                .count()
+        };
+        let ranges: Vec<(i64, i64)> = order.iter().map(|&p| (0, self.space[p])).collect();
+        let (outer, inner_ranges) = ranges.split_at(ranges.len() - reduced_suffix);
+        let lhs = self.tensors[0];
+        // Iterators in the original numbering: the bound ones, then loop
+        // variables in loop order (loops not entered yet get `filler`,
+        // which nothing reads).
+        let merge = |ivs: &[Value<'c, 'a>], filler: Value<'c, 'a>| -> Vec<Value<'c, 'a>> {
+            let mut out: Vec<Value<'c, 'a>> = fixed.iter().map(|f| f.unwrap_or(filler)).collect();
+            for (j, v) in ivs.iter().enumerate() {
+                out[order[j]] = *v;
+            }
+            out
+        };
+        e.nest(at, outer, &mut |inner, outer_ivs| {
+            let filler = e.index(inner, 0)?;
+            let ivs: &[Value<'c, 'a>] = &merge(outer_ivs, filler);
+            let lhs_idx = self.indices(inner, ivs, 0)?;
+            let mut write = |inner: At<'c, 'a>| -> Result<(), String> {
+                let mut ops = vec![lhs];
+                ops.extend(lhs_idx.iter().copied());
+                let result = if reduced_suffix == 0 {
+                    let v = self.value(inner, ivs)?;
+                    if self.accum == Accum::Assign {
+                        v
+                    } else {
+                        let old = e.op1(inner, "memref.load", &ops, self.eltt, &[]);
+                        self.combine(inner, old, v)?
+                    }
+                } else {
+                    let old = e.op1(inner, "memref.load", &ops, self.eltt, &[]);
+                    let mut all_ivs = outer_ivs.to_vec();
+                    e.reduce_nest(inner, inner_ranges, &[old], &mut all_ivs, &mut |at2, ivs2, acc| {
+                        let v = self.value(at2, &merge(ivs2, filler))?;
+                        Ok(vec![self.combine(at2, acc[0], v)?])
+                    })?[0]
+                };
+                let mut ops = vec![result, lhs];
+                ops.extend(lhs_idx.iter().copied());
+                e.op0(inner, "memref.store", &ops);
+                Ok(())
+            };
+            match self.lhs_inside(inner, &lhs_idx)? {
+                Some(ok) => e.if_then(inner, ok, &mut write),
+                None => write(inner),
+            }
+        })
+    }
+
     /// Scalar loops over the given ranges of the iteration space.
     pub fn scalar(
         &self,

@@ -1,0 +1,51 @@
+//! The GPU's loop target: every loop nest of `ocannl-lower-to-loops`
+//! becomes a kernel (`gpu.launch`). Loops over independent cells get one
+//! thread per cell; an assignment gets one thread per result cell (the
+//! other iterators looped over in the thread, reductions in a register),
+//! or the shared-memory tiled kernel when it is a large enough
+//! contraction. The host code left is allocations, launches and frees.
+
+use ocannl_gpu_plan::tiling;
+use ocannl_mlir::{At, Builder};
+use ocannl_passes::conversion::assign_to_loops::{target::NestBody, Assignment, LoopTarget};
+
+/// The GPU target (`ocannl-lower-to-loops{target=gpu}`).
+pub struct Gpu;
+
+impl LoopTarget for Gpu {
+    fn name(&self) -> &'static str {
+        "gpu"
+    }
+
+    /// Nothing runs on the host: every nest is a kernel.
+    fn parallel(&self, _: &[(i64, i64)]) -> bool {
+        false
+    }
+
+    fn independent_nest<'c, 'a>(
+        &self,
+        e: &Builder<'c>,
+        at: At<'c, 'a>,
+        ranges: &[(i64, i64)],
+        _: bool,
+        body: &mut NestBody<'_, 'c, 'a>,
+    ) -> Result<(), String> {
+        crate::kernel::cells(e, at, ranges, body)
+    }
+
+    fn lower_accumulation<'c, 'a>(
+        &self,
+        a: &Assignment<'_, 'c, 'a>,
+        at: At<'c, 'a>,
+    ) -> Result<bool, String> {
+        let space: Vec<u64> = a.space.iter().map(|&d| d as u64).collect();
+        let tiled = matches!(a.elt.as_str(), "f32" | "f64")
+            .then(|| tiling::plan_matmul(a.accum, a.op, &space, &a.exprs))
+            .flatten();
+        match tiled {
+            Some(plan) => crate::matmul::emit(a, at, &plan)?,
+            None => crate::kernel::per_result_cell(a, at)?,
+        }
+        Ok(true)
+    }
+}
