@@ -8,6 +8,11 @@
 //! arguments. A tensor `B|I->O` is an array of shape (B..., O..., I...) in
 //! row-major order. Results are printed and/or written as `.npy` files
 //! (`--out-dir DIR`: `result0.npy`, ...).
+//!
+//! `--device cuda` runs on an NVIDIA GPU instead: the loops are lowered
+//! for the GPU target, compiled to PTX (`ocannl-loops-to-nvvm`) and run
+//! through the CUDA driver (`ocannl-gpu-runtime`). Without a GPU or its
+//! driver it says so in one line and exits with 1.
 
 use std::{
     path::PathBuf,
@@ -56,6 +61,20 @@ struct Cli {
     /// compiling them.
     #[arg(long)]
     interpret: bool,
+    /// Where to run: `cpu` (MLIR's JIT) or `cuda` (an NVIDIA GPU through
+    /// the CUDA driver).
+    #[arg(long, value_enum, default_value_t = Device::Cpu)]
+    device: Device,
+    /// The GPU architecture the PTX is generated for (`--device cuda`).
+    #[arg(long, default_value = "sm_90")]
+    chip: String,
+    /// The PTX ISA version times ten (`--device cuda`).
+    #[arg(long, default_value_t = 80)]
+    ptx: u32,
+    /// Print the device `--device` names (or why there is none: exit 1)
+    /// and exit.
+    #[arg(long)]
+    device_info: bool,
     /// Check the gradients of the entry's first result (summed) with
     /// respect to its params: backprop (`ocannl-autodiff`) against central
     /// finite differences, both in f64 with the reference interpreter, and
@@ -63,6 +82,12 @@ struct Cli {
     /// data arguments; params are initialized by the module.
     #[arg(long)]
     grad_check: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Device {
+    Cpu,
+    Cuda,
 }
 
 fn main() {
@@ -97,6 +122,28 @@ fn stages() -> [(&'static str, String); 3] {
 
 fn run(cli: &Cli) -> Result<(), String> {
     ocannl_cpu::install();
+    ocannl_gpu::register();
+    // The GPU first: without one, nothing else is worth doing.
+    let gpu = match cli.device {
+        Device::Cpu => {
+            if cli.device_info {
+                println!("cpu");
+                return Ok(());
+            }
+            None
+        }
+        Device::Cuda => {
+            if cli.grad_check || cli.interpret {
+                return Err("--grad-check and --interpret run on the CPU: drop --device cuda".into());
+            }
+            let d = ocannl_gpu_runtime::Device::open(0)?;
+            if cli.device_info {
+                println!("cuda:0 {}", d.name());
+                return Ok(());
+            }
+            Some(d)
+        }
+    };
     let mut phases: Vec<(&str, Duration)> = vec![];
     let t = Instant::now();
     let context = ocannl_passes::new_context()?;
@@ -141,9 +188,12 @@ fn run(cli: &Cli) -> Result<(), String> {
     if cli.grad_check {
         return grad_check(cli, &context, &mut module, &name);
     }
-    for (stage, pipeline) in stages() {
+    for (stage, mut pipeline) in stages() {
         if cli.interpret && stage == "ocannl-lower-to-loops" {
             return interpret(cli, &module, &phases);
+        }
+        if gpu.is_some() && stage == "ocannl-lower-to-loops" {
+            pipeline = pipeline.replace("ocannl-lower-to-loops", "ocannl-lower-to-loops{target=gpu}");
         }
         let t = Instant::now();
         runtime::run_pipeline(&context, &mut module, &pipeline)
@@ -153,6 +203,9 @@ fn run(cli: &Cli) -> Result<(), String> {
 
     // The entry must exist before compiling.
     find_entry(&module, &cli.entry)?;
+    if let Some(device) = &gpu {
+        return run_gpu(cli, &context, &mut module, &name, device, phases);
+    }
     let options = CompileOptions {
         opt_level: cli.opt_level,
         openmp: None,
@@ -197,6 +250,103 @@ fn run(cli: &Cli) -> Result<(), String> {
             sorted.len(),
             ms(median),
             ms(sorted[0])
+        );
+    }
+    if cli.time_phases {
+        for (stage, d) in &phases {
+            println!("phase {stage}: {:.3} ms", ms(*d));
+        }
+    }
+    Ok(())
+}
+
+/// Compiles the module (at the loops stage, lowered for the GPU) to PTX and
+/// runs the entry on the device.
+fn run_gpu(
+    cli: &Cli,
+    context: &melior::Context,
+    module: &mut Module,
+    name: &str,
+    device: &ocannl_gpu_runtime::Device,
+    mut phases: Vec<(&str, Duration)>,
+) -> Result<(), String> {
+    use ocannl_gpu_plan::schedule::Slot as GpuSlot;
+    use ocannl_gpu_runtime::{Tensor, Value};
+    let t = Instant::now();
+    let options = ocannl_gpu::program::CompileOptions {
+        chip: cli.chip.clone(),
+        ptx: cli.ptx,
+        opt_level: cli.opt_level.min(3) as u32,
+    };
+    let program = ocannl_gpu::program::compile(context, module, &options).map_err(|e| format!("{name}: {e}"))?;
+    phases.push(("to-ptx", t.elapsed()));
+    let t = Instant::now();
+    let loaded = device.load(&program)?;
+    phases.push(("load", t.elapsed()));
+    let f = loaded.function(&cli.entry)?;
+    // The CPU runtime's slots and values, to share the argument makers.
+    let to_cpu_elt = |e: ocannl_gpu_plan::Elt| match e {
+        ocannl_gpu_plan::Elt::F32 => Elt::F32,
+        ocannl_gpu_plan::Elt::F64 => Elt::F64,
+    };
+    let slots: Vec<Slot> = f
+        .inputs
+        .iter()
+        .map(|s| match s {
+            GpuSlot::Index => Slot::Index,
+            GpuSlot::MemRef { elt, dims } => Slot::MemRef { elt: to_cpu_elt(*elt), dims: dims.clone() },
+        })
+        .collect();
+    let args: Vec<Value> = make_args(cli, &slots)?
+        .into_iter()
+        .map(|a| match a {
+            HostValue::Index(i) => Value::Index(i),
+            HostValue::Tensor(t) => Value::Tensor(Tensor {
+                elt: match t.elt {
+                    Elt::F32 => ocannl_gpu_plan::Elt::F32,
+                    Elt::F64 => ocannl_gpu_plan::Elt::F64,
+                },
+                dims: t.dims,
+                data: t.data,
+            }),
+        })
+        .collect();
+    let mut call = loaded.prepare(&cli.entry, &args)?;
+    let mut times = vec![];
+    let mut results = vec![];
+    for k in 0..cli.repeat.max(1) {
+        let t = Instant::now();
+        let out = call.invoke()?;
+        times.push(t.elapsed());
+        if k + 1 == cli.repeat.max(1) {
+            results = out.read()?;
+        }
+    }
+    for (k, r) in results.into_iter().enumerate() {
+        match r {
+            Value::Index(v) => {
+                if !cli.quiet {
+                    println!("result{k}: index {v}");
+                }
+            }
+            Value::Tensor(t) => emit_result(
+                cli,
+                k,
+                &Array {
+                    elt: to_cpu_elt(t.elt),
+                    dims: t.dims,
+                    data: t.data,
+                },
+            )?,
+        }
+    }
+    if cli.repeat > 1 {
+        times.sort();
+        println!(
+            "runs: {}, median {:.4} ms, min {:.4} ms",
+            times.len(),
+            ms(times[times.len() / 2]),
+            ms(times[0])
         );
     }
     if cli.time_phases {

@@ -224,7 +224,9 @@ impl Loaded {
 
     /// Calls a function once.
     pub fn call(&self, entry: &str, args: &[Value]) -> Result<Vec<Value>, String> {
-        self.prepare(entry, args)?.invoke()
+        let mut call = self.prepare(entry, args)?;
+        let out = call.invoke()?;
+        out.read()
     }
 
     /// Uploads a function's arguments; [`Call::invoke`] runs it any number
@@ -265,7 +267,7 @@ pub struct Call<'p> {
     held: Vec<Held>,
 }
 
-impl Call<'_> {
+impl<'p> Call<'p> {
     /// The function's arguments and results.
     pub fn function(&self) -> &Function {
         self.f
@@ -312,8 +314,9 @@ impl Call<'_> {
     }
 
     /// Runs the function once: its steps in order on the device's stream,
-    /// then the results copied back (which waits for the kernels).
-    pub fn invoke(&mut self) -> Result<Vec<Value>, String> {
+    /// waiting for the kernels to finish. The results stay on the device
+    /// until [`Outputs::read`].
+    pub fn invoke(&mut self) -> Result<Outputs<'_, 'p>, String> {
         let loaded = self.loaded;
         let stream = &loaded.stream;
         let name = &self.f.name;
@@ -401,42 +404,80 @@ impl Call<'_> {
                 }
             }
         }
-        let mut out = Vec::with_capacity(self.f.results.len());
-        for (r, slot) in self.f.results.iter().zip(&self.f.outputs) {
-            out.push(match (r, slot) {
-                (Output::Index(x), _) => Value::Index(*x),
-                (Output::IndexArg(i), _) => match &self.held[*i] {
-                    Held::Index(x) => Value::Index(*x),
-                    Held::Buffer(_) => return Err(format!("@{name}: argument #{i} is not an index")),
-                },
-                (Output::Buffer(b), Slot::MemRef { elt, dims }) => {
-                    let slice = match b {
-                        Buffer::Arg(i) => match &self.held[*i] {
-                            Held::Buffer(s) => s,
-                            Held::Index(_) => return Err(format!("@{name}: argument #{i} is not a buffer")),
-                        },
-                        Buffer::Local(i) => locals
-                            .get(i)
-                            .ok_or_else(|| format!("@{name}: buffer #{i} is not allocated"))?,
-                        Buffer::Global(i) => &loaded.globals[*i],
-                    };
-                    let bytes = stream
-                        .clone_dtoh(slice)
-                        .map_err(driver(&format!("@{name}: cannot read a result")))?;
-                    Value::Tensor(Tensor {
-                        elt: *elt,
-                        dims: dims.clone(),
-                        data: from_bytes(*elt, &bytes),
-                    })
-                }
-                (Output::Buffer(_), Slot::Index) => {
-                    return Err(format!("@{name}: a buffer returned as an index"))
-                }
-            });
-        }
         stream
             .synchronize()
             .map_err(driver(&format!("@{name}: the kernels failed")))?;
+        let mut buffers = Vec::with_capacity(self.f.results.len());
+        for r in &self.f.results {
+            buffers.push(match r {
+                Output::Index(x) => Result_::Index(*x),
+                Output::IndexArg(i) => match &self.held[*i] {
+                    Held::Index(x) => Result_::Index(*x),
+                    Held::Buffer(_) => return Err(format!("@{name}: argument #{i} is not an index")),
+                },
+                Output::Buffer(Buffer::Local(i)) => Result_::Local(
+                    locals
+                        .remove(i)
+                        .ok_or_else(|| format!("@{name}: buffer #{i} is not allocated (or returned twice)"))?,
+                ),
+                Output::Buffer(b) => Result_::Shared(*b),
+            });
+        }
+        Ok(Outputs {
+            call: self,
+            buffers,
+        })
+    }
+}
+
+/// A result still on the device.
+enum Result_ {
+    Index(i64),
+    /// A buffer the invocation allocated (freed when the outputs are).
+    Local(CudaSlice<u8>),
+    /// An argument or constant returned as is.
+    Shared(Buffer),
+}
+
+/// The results of one invocation, on the device until read.
+pub struct Outputs<'c, 'p> {
+    call: &'c Call<'p>,
+    buffers: Vec<Result_>,
+}
+
+impl Outputs<'_, '_> {
+    /// Copies the results to the host.
+    pub fn read(&self) -> Result<Vec<Value>, String> {
+        let call = self.call;
+        let name = &call.f.name;
+        let stream = &call.loaded.stream;
+        let mut out = Vec::with_capacity(self.buffers.len());
+        for (r, slot) in self.buffers.iter().zip(&call.f.outputs) {
+            let slice = match r {
+                Result_::Index(x) => {
+                    out.push(Value::Index(*x));
+                    continue;
+                }
+                Result_::Local(s) => s,
+                Result_::Shared(Buffer::Arg(i)) => match &call.held[*i] {
+                    Held::Buffer(s) => s,
+                    Held::Index(_) => return Err(format!("@{name}: argument #{i} is not a buffer")),
+                },
+                Result_::Shared(Buffer::Global(i)) => &call.loaded.globals[*i],
+                Result_::Shared(Buffer::Local(_)) => return Err(format!("@{name}: internal error: a local result")),
+            };
+            let Slot::MemRef { elt, dims } = slot else {
+                return Err(format!("@{name}: a buffer returned as an index"));
+            };
+            let bytes = stream
+                .clone_dtoh(slice)
+                .map_err(driver(&format!("@{name}: cannot read a result")))?;
+            out.push(Value::Tensor(Tensor {
+                elt: *elt,
+                dims: dims.clone(),
+                data: from_bytes(*elt, &bytes),
+            }));
+        }
         Ok(out)
     }
 }
