@@ -53,6 +53,38 @@ def expanded_pipeline(name):
 
 
 config.substitutions.append(("%llvm_pipeline", expanded_pipeline("ocannl-loops-to-llvm")))
+
+# The GPU: a CUDA toolkit's libdevice (math functions in kernels) and ptxas
+# (checks the PTX), from CUDA_ROOT (or CUDA_HOME, CUDA_PATH), the
+# nvidia-cuda-nvcc-cu12 wheel scripts/bootstrap.sh unpacks under
+# target/tools, or /usr/local/cuda; and an NVIDIA GPU with its driver.
+cuda_roots = [os.environ.get(v) for v in ["CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"]]
+cuda_roots += [os.path.join(repo_root, "target", "tools", "nvidia", "cuda_nvcc"), "/usr/local/cuda"]
+cuda_roots = [r for r in cuda_roots if r]
+for root in cuda_roots:
+    if os.path.exists(os.path.join(root, "nvvm", "libdevice", "libdevice.10.bc")):
+        config.environment["CUDA_ROOT"] = root
+        config.available_features.add("libdevice")
+        break
+ptxas = os.environ.get("PTXAS")
+if not ptxas:
+    for root in cuda_roots:
+        candidate = os.path.join(root, "bin", "ptxas")
+        if os.access(candidate, os.X_OK):
+            ptxas = candidate
+            break
+if not ptxas:
+    ptxas = shutil.which("ptxas")
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+if os.path.exists(os.path.join(tool_dir, "ocannl-run")):
+    probe = subprocess.run(
+        [os.path.join(tool_dir, "ocannl-run"), "--device", "cuda", "--device-info", "-", "--entry", "none"],
+        capture_output=True, text=True, stdin=subprocess.DEVNULL,
+    )
+    if probe.returncode == 0:
+        config.available_features.add("cuda")
 llvm_lib = os.path.join(llvm_prefix, "lib")
 config.substitutions.append(("%mlir_runner_utils", os.path.join(llvm_lib, "libmlir_runner_utils.so")))
 config.substitutions.append(("%libomp", os.path.join(llvm_lib, "libomp.so")))
