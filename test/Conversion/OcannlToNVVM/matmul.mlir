@@ -33,7 +33,7 @@
 // LOOPS-NEXT: return %[[C]]
 
 // A product too small for a tile: one thread per result cell (8 x 4 = 32
-// threads), reducing k in a register.
+// threads), reducing k in a register (the 5 steps unrolled in the PTX).
 // LOOPS-LABEL: func.func @small
 // LOOPS: %[[C:.*]] = memref.alloc() : memref<8x4xf32>
 // LOOPS: gpu.launch
@@ -72,7 +72,8 @@
 // PTX: bar.sync 0;
 // PTX: .visible .entry small_kernel_{{[0-9]+}}(
 // PTX: .maxntid 32, 1, 1
-// PTX: fma.rn.f32
+// PTX-COUNT-5: mul.rn.f32
+// PTX: st.global.b32
 
 func.func @big(%a: !ocannl_shape.tensor<"100->64", f32>, %b: !ocannl_shape.tensor<"70->100", f32>) -> !ocannl_shape.tensor<"?", f32> {
   %c = "ocannl_shape.compose"(%a, %b) : (!ocannl_shape.tensor<"100->64", f32>, !ocannl_shape.tensor<"70->100", f32>) -> !ocannl_shape.tensor<"?", f32>
