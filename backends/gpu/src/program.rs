@@ -256,12 +256,12 @@ fn read_function(
                 let operands: Vec<Value> = o.operands().collect();
                 let mut sizes = [0u32; 6];
                 for (j, s) in sizes.iter_mut().enumerate() {
-                    *s = int_of(&known, operands[1 + j])?;
+                    *s = int_of(&known, operands[j])?;
                 }
-                let mut at = 7;
+                let mut at = 6;
                 let shared_bytes = if segments[10] == 1 {
                     at += 1;
-                    int_of(&known, operands[7])?
+                    int_of(&known, operands[6])?
                 } else {
                     0
                 };

@@ -61,6 +61,13 @@ struct Cli {
     /// compiling them.
     #[arg(long)]
     interpret: bool,
+    /// Lower for training: params as arguments, backprop and SGD
+    /// (`ocannl-autodiff`, `ocannl-train-step`), so that `--entry F_train_step`
+    /// runs a train step of `F` (params and learning rate are its last
+    /// arguments; with `--repeat`, each run continues from the params the
+    /// previous one left).
+    #[arg(long)]
+    train: bool,
     /// Where to run: `cpu` (MLIR's JIT) or `cuda` (an NVIDIA GPU through
     /// the CUDA driver).
     #[arg(long, value_enum, default_value_t = Device::Cpu)]
@@ -71,6 +78,11 @@ struct Cli {
     /// The PTX ISA version times ten (`--device cuda`).
     #[arg(long, default_value_t = 80)]
     ptx: u32,
+    /// With `--device cuda`: compile for the GPU and print what the host
+    /// does to run the entry (allocations, kernel launches with their grids
+    /// and arguments, frees, results) instead of running it (no GPU needed).
+    #[arg(long)]
+    print_schedule: bool,
     /// Print the device `--device` names (or why there is none: exit 1)
     /// and exit.
     #[arg(long)]
@@ -136,14 +148,19 @@ fn run(cli: &Cli) -> Result<(), String> {
             if cli.grad_check || cli.interpret {
                 return Err("--grad-check and --interpret run on the CPU: drop --device cuda".into());
             }
-            let d = ocannl_gpu_runtime::Device::open(0)?;
-            if cli.device_info {
-                println!("cuda:0 {}", d.name());
-                return Ok(());
+            if cli.print_schedule {
+                None
+            } else {
+                let d = ocannl_gpu_runtime::Device::open(0)?;
+                if cli.device_info {
+                    println!("cuda:0 {}", d.name());
+                    return Ok(());
+                }
+                Some(d)
             }
-            Some(d)
         }
     };
+    let for_gpu = cli.device == Device::Cuda;
     let mut phases: Vec<(&str, Duration)> = vec![];
     let t = Instant::now();
     let context = ocannl_passes::new_context()?;
@@ -192,7 +209,10 @@ fn run(cli: &Cli) -> Result<(), String> {
         if cli.interpret && stage == "ocannl-lower-to-loops" {
             return interpret(cli, &module, &phases);
         }
-        if gpu.is_some() && stage == "ocannl-lower-to-loops" {
+        if cli.train && stage == "ocannl-lower-to-assign" {
+            pipeline = "ocannl-lower-to-assign{params-as-arguments=true},ocannl-autodiff,ocannl-train-step".into();
+        }
+        if for_gpu && stage == "ocannl-lower-to-loops" {
             pipeline = pipeline.replace("ocannl-lower-to-loops", "ocannl-lower-to-loops{target=gpu}");
         }
         let t = Instant::now();
@@ -203,8 +223,8 @@ fn run(cli: &Cli) -> Result<(), String> {
 
     // The entry must exist before compiling.
     find_entry(&module, &cli.entry)?;
-    if let Some(device) = &gpu {
-        return run_gpu(cli, &context, &mut module, &name, device, phases);
+    if for_gpu {
+        return run_gpu(cli, &context, &mut module, &name, gpu.as_ref(), phases);
     }
     let options = CompileOptions {
         opt_level: cli.opt_level,
@@ -267,7 +287,7 @@ fn run_gpu(
     context: &melior::Context,
     module: &mut Module,
     name: &str,
-    device: &ocannl_gpu_runtime::Device,
+    device: Option<&ocannl_gpu_runtime::Device>,
     mut phases: Vec<(&str, Duration)>,
 ) -> Result<(), String> {
     use ocannl_gpu_plan::schedule::Slot as GpuSlot;
@@ -280,6 +300,14 @@ fn run_gpu(
     };
     let program = ocannl_gpu::program::compile(context, module, &options).map_err(|e| format!("{name}: {e}"))?;
     phases.push(("to-ptx", t.elapsed()));
+    let Some(device) = device else {
+        let f = program
+            .functions
+            .get(&cli.entry)
+            .ok_or_else(|| format!("no function @{} in the module", cli.entry))?;
+        print!("{}", ocannl_gpu_plan::schedule::describe(f, &program));
+        return Ok(());
+    };
     let t = Instant::now();
     let loaded = device.load(&program)?;
     phases.push(("load", t.elapsed()));

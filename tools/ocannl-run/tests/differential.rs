@@ -2,6 +2,11 @@
 //! reductions and transposes run through the whole compiler (JIT) and through
 //! the reference interpreter of the assignments; the results must agree
 //! within floating-point tolerance. The programs come from a fixed seed.
+//!
+//! The GPU tests run the same programs on an NVIDIA GPU (`--device cuda`)
+//! against the CPU's JIT. They need a GPU, so they are ignored by default
+//! (reported as ignored, never as passed); `scripts/gpu-check.sh` runs them
+//! with `--ignored`, where a missing GPU fails them.
 
 use std::{path::Path, process::Command};
 
@@ -297,11 +302,17 @@ fn convolution(seed: u64) -> (String, usize) {
 /// Runs program `text` through the JIT and the interpreter with the same
 /// generated arguments and checks that the results agree.
 fn check(dir: &Path, tag: &str, seed: u64, text: &str, nargs: usize) {
+    check_modes(dir, tag, seed, text, nargs, ["jit", "interp"]);
+}
+
+/// Runs program `text` in two modes (`jit`, `interp`, `cuda`) with the same
+/// generated arguments and checks that the results agree.
+fn check_modes(dir: &Path, tag: &str, seed: u64, text: &str, nargs: usize, modes: [&str; 2]) {
     let run = env!("CARGO_BIN_EXE_ocannl-run");
     let file = dir.join(format!("{tag}{seed}.mlir"));
     std::fs::write(&file, text).expect("write program");
     let mut outs = vec![];
-    for mode in ["jit", "interp"] {
+    for mode in modes {
         let out = dir.join(format!("{tag}{seed}-{mode}"));
         let mut cmd = Command::new(run);
         cmd.arg(&file)
@@ -311,8 +322,14 @@ fn check(dir: &Path, tag: &str, seed: u64, text: &str, nargs: usize) {
             cmd.arg("--arg")
                 .arg(format!("random:{}", seed * 100 + i as u64));
         }
-        if mode == "interp" {
-            cmd.arg("--interpret");
+        match mode {
+            "interp" => {
+                cmd.arg("--interpret");
+            }
+            "cuda" => {
+                cmd.args(["--device", "cuda"]);
+            }
+            _ => {}
         }
         let o = cmd.output().expect("run ocannl-run");
         assert!(
@@ -327,7 +344,9 @@ fn check(dir: &Path, tag: &str, seed: u64, text: &str, nargs: usize) {
     for (i, (a, b)) in d1.iter().zip(d2).enumerate() {
         assert!(
             close(*a, *b),
-            "cell {i}: jit {a} vs interpreter {b} on\n{text}"
+            "cell {i}: {} {a} vs {} {b} on\n{text}",
+            modes[0],
+            modes[1]
         );
     }
 }
@@ -384,3 +403,152 @@ fn convolutions_agree_with_the_interpreter() {
     }
     clean(&dir);
 }
+
+/// What `ocannl-run --device cuda --device-info` says: `Ok(name)` with a
+/// GPU, `Err(reason)` without.
+fn gpu() -> Result<String, String> {
+    let o = Command::new(env!("CARGO_BIN_EXE_ocannl-run"))
+        .args(["-", "--entry", "none", "--device", "cuda", "--device-info"])
+        .output()
+        .expect("run ocannl-run");
+    if o.status.success() {
+        Ok(String::from_utf8_lossy(&o.stdout).trim().to_string())
+    } else {
+        Err(String::from_utf8_lossy(&o.stderr).into_owned())
+    }
+}
+
+/// Without a GPU, `--device cuda` fails with one line and exit code 1
+/// before doing anything else; with one, it runs the program and agrees
+/// with the CPU.
+#[test]
+fn cuda_without_a_gpu_is_one_line() {
+    let dir = temp_dir("no-gpu");
+    let (text, nargs) = program(1000, false);
+    match gpu() {
+        Err(_) => {
+            let file = dir.join("p.mlir");
+            std::fs::write(&file, &text).expect("write program");
+            let mut cmd = Command::new(env!("CARGO_BIN_EXE_ocannl-run"));
+            cmd.arg(&file).args(["--entry", "f", "--device", "cuda"]);
+            for i in 0..nargs {
+                cmd.arg("--arg").arg(format!("random:{i}"));
+            }
+            let o = cmd.output().expect("run ocannl-run");
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{err}");
+            assert_eq!(err.lines().count(), 1, "{err}");
+            assert!(err.starts_with("no CUDA") || err.starts_with("the CUDA driver"), "{err}");
+            assert!(o.stdout.is_empty());
+        }
+        Ok(_) => check_modes(&dir, "g", 0, &text, nargs, ["jit", "cuda"]),
+    }
+    clean(&dir);
+}
+
+/// Fails (with the reason) when there is no GPU: the GPU tests are run on
+/// purpose only.
+fn need_gpu() {
+    if let Err(why) = gpu() {
+        panic!("this test needs an NVIDIA GPU: {why}");
+    }
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU (scripts/gpu-check.sh runs it)"]
+fn gpu_agrees_with_the_cpu() {
+    need_gpu();
+    let dir = temp_dir("gpu-programs");
+    for seed in 0..40u64 {
+        let (text, nargs) = program(1000 + seed, false);
+        check_modes(&dir, "p", seed, &text, nargs, ["jit", "cuda"]);
+    }
+    for seed in 0..20u64 {
+        let (text, nargs) = program(3000 + seed, true);
+        check_modes(&dir, "l", seed, &text, nargs, ["jit", "cuda"]);
+    }
+    clean(&dir);
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU (scripts/gpu-check.sh runs it)"]
+fn gpu_contractions_agree_with_the_cpu() {
+    need_gpu();
+    let dir = temp_dir("gpu-contractions");
+    for seed in 0..32u64 {
+        let (text, nargs) = contraction(5000 + seed);
+        check_modes(&dir, "c", seed, &text, nargs, ["jit", "cuda"]);
+    }
+    clean(&dir);
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU (scripts/gpu-check.sh runs it)"]
+fn gpu_convolutions_agree_with_the_cpu() {
+    need_gpu();
+    let dir = temp_dir("gpu-convolutions");
+    for seed in 0..24u64 {
+        let (text, nargs) = convolution(7000 + seed);
+        check_modes(&dir, "v", seed, &text, nargs, ["jit", "cuda"]);
+    }
+    clean(&dir);
+}
+
+/// A layer's train step (the loss `sum relu(w x + b)`), five steps in a
+/// row, each from the params the previous one updated in place on the
+/// device: the losses of the last step agree.
+#[test]
+#[ignore = "needs an NVIDIA GPU (scripts/gpu-check.sh runs it)"]
+fn gpu_train_steps_agree_with_the_cpu() {
+    need_gpu();
+    let dir = temp_dir("gpu-train");
+    let model = dir.join("layer.mlir");
+    std::fs::write(&model, TRAIN_MODEL).expect("write the model");
+    // A small learning rate, so that the loss stays away from 0.
+    let lr = dir.join("lr.npy");
+    {
+        use npyz::WriterBuilder;
+        let f = std::io::BufWriter::new(std::fs::File::create(&lr).expect("create lr.npy"));
+        let mut w = npyz::WriteOptions::<f32>::new()
+            .default_dtype()
+            .shape(&[])
+            .writer(f)
+            .begin_nd()
+            .expect("npy header");
+        w.push(&1e-3).expect("npy data");
+        w.finish().expect("npy end");
+    }
+    let mut losses = vec![];
+    for device in ["cpu", "cuda"] {
+        let out = dir.join(device);
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ocannl-run"));
+        cmd.arg(&model)
+            .args(["--entry", "loss_train_step", "--train", "--repeat", "5", "--quiet", "--device", device, "--out-dir"])
+            .arg(&out);
+        // The data and the params (w, b), generated; the learning rate.
+        for i in 0..3 {
+            cmd.arg("--arg").arg(format!("random:{}", 40 + i));
+        }
+        cmd.arg("--arg").arg(&lr);
+        let o = cmd.output().expect("run ocannl-run");
+        assert!(o.status.success(), "{device}: {}", String::from_utf8_lossy(&o.stderr));
+        losses.push(read(&out.join("result0.npy")).1);
+    }
+    assert_eq!(losses[0].len(), 1);
+    assert!(losses[0][0] > 1.0, "the loss vanished: {}", losses[0][0]);
+    assert!(close(losses[0][0], losses[1][0]), "loss after 5 steps: cpu {} vs cuda {}", losses[0][0], losses[1][0]);
+    clean(&dir);
+}
+
+/// One layer with a relu, its outputs summed: large enough for the tiled
+/// kernel (in the forward product and in w's gradient).
+const TRAIN_MODEL: &str = r#"func.func @loss(%x: !ocannl_shape.tensor<"64|40", f32>) -> !ocannl_shape.tensor<"?", f32> {
+  %w = "ocannl_shape.param"() {name = "w"} : () -> !ocannl_shape.tensor<"...->48", f32>
+  %b = "ocannl_shape.param"() {name = "b"} : () -> !ocannl_shape.tensor<"48", f32>
+  %h0 = "ocannl_shape.compose"(%w, %x) : (!ocannl_shape.tensor<"...->48", f32>, !ocannl_shape.tensor<"64|40", f32>) -> !ocannl_shape.tensor<"?", f32>
+  %h1 = "ocannl_shape.pointwise_binary"(%b, %h0) {op = "add"} : (!ocannl_shape.tensor<"48", f32>, !ocannl_shape.tensor<"?", f32>) -> !ocannl_shape.tensor<"?", f32>
+  %h = "ocannl_shape.pointwise_unary"(%h1) {op = "relu"} : (!ocannl_shape.tensor<"?", f32>) -> !ocannl_shape.tensor<"?", f32>
+  %l = "ocannl_shape.einsum"(%h) {spec = "...|... => 0"} : (!ocannl_shape.tensor<"?", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return %l : !ocannl_shape.tensor<"?", f32>
+}
+"#;

@@ -219,6 +219,75 @@ impl Function {
     }
 }
 
+/// A function's steps as text, one per line (`ocannl-run --print-schedule`):
+///
+/// ```text
+/// @f(f32[4,3], index) -> (f32[4])
+///   alloc %0 48 bytes
+///   launch module0::f_kernel grid 1x1x1 block 32x1x1 (arg0, %0, index arg1, f32 0x3f800000)
+///   free %0
+///   return %1
+/// ```
+pub fn describe(f: &Function, program: &Program) -> String {
+    let slot = |s: &Slot| match s {
+        Slot::Index => "index".to_string(),
+        Slot::MemRef { elt, dims } => format!(
+            "{}[{}]",
+            elt.name(),
+            dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(",")
+        ),
+    };
+    let buffer = |b: &Buffer| match b {
+        Buffer::Arg(i) => format!("arg{i}"),
+        Buffer::Local(i) => format!("%{i}"),
+        Buffer::Global(i) => format!("@{}", program.globals.get(*i).map_or("?", |g| g.name.as_str())),
+    };
+    let list = |v: Vec<String>| v.join(", ");
+    let mut out = format!(
+        "@{}({}) -> ({})\n",
+        f.name,
+        list(f.inputs.iter().map(slot).collect()),
+        list(f.outputs.iter().map(slot).collect())
+    );
+    for s in &f.steps {
+        let line = match s {
+            Step::Alloc { id, bytes } => format!("alloc %{id} {bytes} bytes"),
+            Step::Free { id } => format!("free %{id}"),
+            Step::Launch { module, kernel, grid, block, shared_bytes, args } => {
+                let args = args
+                    .iter()
+                    .map(|a| match a {
+                        Arg::Buffer(b) => buffer(b),
+                        Arg::IndexArg(i) => format!("index arg{i}"),
+                        Arg::Bits { bits, bytes: 4 } => format!("b32 {bits:#010x}"),
+                        Arg::Bits { bits, .. } => format!("b64 {bits:#018x}"),
+                    })
+                    .collect();
+                let m = program.modules.get(*module).map_or("?", |m| m.name.as_str());
+                let shared = if *shared_bytes > 0 { format!(" shared {shared_bytes}") } else { String::new() };
+                format!(
+                    "launch {m}::{kernel} grid {}x{}x{} block {}x{}x{}{shared} ({})",
+                    grid[0], grid[1], grid[2], block[0], block[1], block[2], list(args)
+                )
+            }
+        };
+        out.push_str("  ");
+        out.push_str(&line);
+        out.push('\n');
+    }
+    let results = f
+        .results
+        .iter()
+        .map(|r| match r {
+            Output::Buffer(b) => buffer(b),
+            Output::IndexArg(i) => format!("index arg{i}"),
+            Output::Index(x) => format!("index {x}"),
+        })
+        .collect();
+    out.push_str(&format!("  return {}\n", list(results)));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -277,6 +346,23 @@ mod tests {
         // An index argument read as a buffer, a buffer argument as an index.
         assert!(f(vec![launch(vec![Arg::Buffer(Buffer::Arg(1))])], vec![]).check(0, 1).is_err());
         assert!(f(vec![launch(vec![Arg::IndexArg(0)])], vec![]).check(0, 1).is_err());
+    }
+
+    #[test]
+    fn describes_steps() {
+        let mut p = Program::default();
+        p.modules.push(PtxModule { name: "m".into(), ptx: String::new() });
+        let f = f(
+            vec![
+                Step::Alloc { id: 0, bytes: 16 },
+                launch(vec![Arg::Buffer(Buffer::Arg(0)), Arg::Buffer(Buffer::Local(0)), Arg::IndexArg(1), Arg::Bits { bits: 0x3f80_0000, bytes: 4 }]),
+            ],
+            vec![Output::Buffer(Buffer::Local(0))],
+        );
+        assert_eq!(
+            describe(&f, &p),
+            "@f(f32[4], index) -> (f32[4])\n  alloc %0 16 bytes\n  launch m::k grid 1x1x1 block 32x1x1 (arg0, %0, index arg1, b32 0x3f800000)\n  return %0\n"
+        );
     }
 
     #[test]
