@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On a machine with an NVIDIA GPU and its driver: runs the GPU tests (the lit
 # suite, whose GPU tests need the feature `cuda`), the differential check of
-# GPU results against the CPU backend, and benchmarks of a 4096 x 4096 matmul
+# GPU results against the CPU backend, the moons demo trained on the GPU, and
+# benchmarks of a 4096 x 4096 matmul
 # and of the moons demo's train step on the GPU (with the CPU for reference).
 # Without a GPU it says so and exits with 1.
 set -euo pipefail
@@ -25,6 +26,10 @@ echo "== lit (GPU tests included)"
   --param exec_root=target/release/lit
 echo "== differential: GPU against CPU"
 cargo test --release -p ocannl-run --test differential -- --include-ignored gpu cuda
+
+echo "== the moons demo trained on the GPU (fails below 0.95 accuracy)"
+cargo build --release -p ocannl --example moons
+target/release/examples/moons --no-plot --device cuda
 
 echo "== benchmarks"
 bench=target/release/bench

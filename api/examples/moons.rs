@@ -8,7 +8,8 @@
 //! `benches/vs_jax.py` does; `--no-plot` skips the plot; the demo fails when
 //! the training accuracy is below 0.95, unless `--no-accuracy-check`;
 //! `--save DIR` writes the trained params as `.npy` files, `--load DIR`
-//! starts from them: `--load DIR --epochs 0` evaluates a saved model).
+//! starts from them: `--load DIR --epochs 0` evaluates a saved model;
+//! `--device cuda` trains on an NVIDIA GPU).
 
 use std::time::Instant;
 
@@ -112,7 +113,15 @@ fn tensor(dims: Vec<u64>, data: Vec<f64>) -> HostTensor {
     }
 }
 
-fn main() -> Result<(), Error> {
+fn main() {
+    // Errors as their messages, one per line.
+    if let Err(e) = run() {
+        eprintln!("{e}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Result<(), Error> {
     let epochs = arg("--epochs", 40) as usize;
     let hidden = arg("--hidden", 16);
     let batch = arg("--batch", 10) as usize;
@@ -156,7 +165,13 @@ fn main() -> Result<(), Error> {
         return Ok(());
     }
     let t = Instant::now();
-    let mut trainer = Trainer::new(
+    let device = if std::env::args().any(|a| a == "cuda") && std::env::args().any(|a| a == "--device") {
+        ocannl::Device::Cuda
+    } else {
+        ocannl::Device::Cpu
+    };
+    let mut trainer = Trainer::new_on(
+        device,
         &loss,
         &forward,
         Sgd {

@@ -35,7 +35,7 @@ use std::{
 use ocannl_ops::{BinaryOp, NumOp, TernaryOp, UnaryOp};
 
 pub use ocannl_cpu::runtime::{Elt, HostTensor};
-pub use train::{Sgd, Trainer};
+pub use train::{Device, Sgd, Trainer};
 
 /// An error from building, compiling or running: the diagnostics, each as
 /// `LINE:COL: error: message` against the printed module.

@@ -2,7 +2,8 @@
 //! a train step (forward, zero gradients, backprop, SGD update of the params
 //! in place) and the forward routine for inference, each compiled once and
 //! called many times. The params (and the optimizer's state) live in the
-//! train step's argument buffers between calls.
+//! train step's argument buffers between calls: in host memory on the CPU,
+//! in device memory on the GPU ([`Device::Cuda`]).
 
 use std::{
     cell::RefCell,
@@ -18,6 +19,98 @@ use ocannl_cpu::runtime::{self, Call, CompileOptions, HostTensor, HostValue, Pro
 use crate::{Error, Tensor};
 
 pub use ocannl_cpu::runtime::Elt;
+
+/// Where a [`Trainer`] runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Device {
+    /// MLIR's JIT on the CPU.
+    #[default]
+    Cpu,
+    /// The first NVIDIA GPU, through the CUDA driver (PTX for `sm_90`).
+    Cuda,
+}
+
+fn to_gpu(t: &HostTensor) -> ocannl_gpu_runtime::Value {
+    ocannl_gpu_runtime::Value::Tensor(ocannl_gpu_runtime::Tensor {
+        elt: match t.elt {
+            Elt::F32 => ocannl_gpu_plan::Elt::F32,
+            Elt::F64 => ocannl_gpu_plan::Elt::F64,
+        },
+        dims: t.dims.clone(),
+        data: t.data.clone(),
+    })
+}
+
+fn from_gpu(v: ocannl_gpu_runtime::Value) -> HostValue {
+    match v {
+        ocannl_gpu_runtime::Value::Index(i) => HostValue::Index(i),
+        ocannl_gpu_runtime::Value::Tensor(t) => HostValue::Tensor(HostTensor {
+            elt: match t.elt {
+                ocannl_gpu_plan::Elt::F32 => Elt::F32,
+                ocannl_gpu_plan::Elt::F64 => Elt::F64,
+            },
+            dims: t.dims,
+            data: t.data,
+        }),
+    }
+}
+
+fn gpu_slot(s: &ocannl_gpu_plan::Slot) -> Slot {
+    match s {
+        ocannl_gpu_plan::Slot::Index => Slot::Index,
+        ocannl_gpu_plan::Slot::MemRef { elt, dims } => Slot::MemRef {
+            elt: match elt {
+                ocannl_gpu_plan::Elt::F32 => Elt::F32,
+                ocannl_gpu_plan::Elt::F64 => Elt::F64,
+            },
+            dims: dims.clone(),
+        },
+    }
+}
+
+/// A routine prepared for calls on either device.
+enum Routine {
+    Cpu(Call),
+    Gpu(ocannl_gpu_runtime::Call),
+}
+
+impl Routine {
+    fn inputs(&self) -> Vec<Slot> {
+        match self {
+            Routine::Cpu(c) => c.signature().inputs.clone(),
+            Routine::Gpu(c) => c.function().inputs.iter().map(gpu_slot).collect(),
+        }
+    }
+
+    fn set(&mut self, i: usize, v: &HostValue) -> Result<(), String> {
+        match (self, v) {
+            (Routine::Cpu(c), v) => c.set(i, v),
+            (Routine::Gpu(c), HostValue::Tensor(t)) => c.set(i, &to_gpu(t)),
+            (Routine::Gpu(c), HostValue::Index(x)) => c.set(i, &ocannl_gpu_runtime::Value::Index(*x)),
+        }
+    }
+
+    fn get(&self, i: usize) -> Result<HostValue, String> {
+        match self {
+            Routine::Cpu(c) => c.get(i),
+            Routine::Gpu(c) => c.get(i).map(from_gpu),
+        }
+    }
+
+    /// Runs the routine once and reads its results.
+    fn run(&mut self) -> Result<Vec<HostValue>, String> {
+        match self {
+            Routine::Cpu(c) => Ok(c.invoke()?.read()),
+            Routine::Gpu(c) => Ok(c.invoke()?.read()?.into_iter().map(from_gpu).collect()),
+        }
+    }
+}
+
+/// The forward routine, compiled.
+enum Forward {
+    Cpu(Program),
+    Gpu(Arc<ocannl_gpu_runtime::Loaded>),
+}
 
 /// SGD's options (OCANNL's `sgd_update`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -94,11 +187,13 @@ fn keep_only(context: &melior::Context, module: &Module, keep: &[&str]) -> Resul
 
 /// A model compiled for training and inference.
 pub struct Trainer {
-    step: Call,
+    step: Routine,
+    device: Device,
+    gpu: Option<ocannl_gpu_runtime::Device>,
     /// The forward routine's module at the loops stage, compiled on first
     /// use.
     forward_text: String,
-    forward_program: RefCell<Option<Program>>,
+    forward_program: RefCell<Option<Forward>>,
     opt_level: usize,
     /// The argument positions of the train step: data, params, momenta, lr.
     n_data: usize,
@@ -146,7 +241,19 @@ impl Trainer {
     /// order of creation; the two may use data of different shapes (a
     /// batch for training, any number of rows for inference).
     pub fn new(loss: &Tensor, forward: &Tensor, sgd: Sgd) -> Result<Trainer, Error> {
+        Trainer::new_on(Device::Cpu, loss, forward, sgd)
+    }
+
+    /// [`Trainer::new`] on a device. On [`Device::Cuda`] the routines are
+    /// compiled to PTX and the params stay in device memory; without a GPU
+    /// this fails with one line saying why.
+    pub fn new_on(device: Device, loss: &Tensor, forward: &Tensor, sgd: Sgd) -> Result<Trainer, Error> {
         ocannl_cpu::install();
+        ocannl_gpu::register();
+        let gpu = match device {
+            Device::Cpu => None,
+            Device::Cuda => Some(ocannl_gpu_runtime::Device::open(0)?),
+        };
         let text = format!(
             "{}{}",
             Tensor::module("loss", &[loss]),
@@ -187,8 +294,11 @@ impl Trainer {
             .and_then(|f| ocannl_assign_dialect::to_routine(f).ok())
             .map(|r| routine_work(&r))
             .unwrap_or(u64::MAX);
-        runtime::run_pipeline(&context, &mut module, "ocannl-lower-to-loops,func.func(canonicalize,cse)")
-            .map_err(|_| fail("compiling failed"))?;
+        let to_loops = match device {
+            Device::Cpu => "ocannl-lower-to-loops,func.func(canonicalize,cse)",
+            Device::Cuda => "ocannl-lower-to-loops{target=gpu},func.func(canonicalize,cse)",
+        };
+        runtime::run_pipeline(&context, &mut module, to_loops).map_err(|_| fail("compiling failed"))?;
         let passes = t.elapsed();
         let opt_level = opt_level(work);
         // Arguments: read before compiling (the names are attributes).
@@ -223,11 +333,6 @@ impl Trainer {
         let mut train = Module::parse(&context, &keep_only(&context, &module, &["loss_init", "loss_train_step"])?)
             .ok_or_else(|| fail("internal error: the train step's module does not parse"))?;
         let t = Instant::now();
-        let program = Program::compile(&context, &mut train, &CompileOptions { opt_level, openmp: None })
-            .map_err(|e| Error { messages: vec![e] })?;
-        let llvm = t.elapsed();
-        // The params from the init routine, the rest zero.
-        let sig = program.signature("loss_train_step")?.clone();
         let zeros = |slot: &Slot| match slot {
             Slot::Index => HostValue::Index(0),
             Slot::MemRef { elt, dims } => HostValue::Tensor(HostTensor {
@@ -236,21 +341,47 @@ impl Trainer {
                 data: vec![0.0; dims.iter().product::<u64>() as usize],
             }),
         };
-        let init_sig = program.signature("loss_init")?.clone();
-        let mut init = program.prepare(
-            "loss_init",
-            &init_sig.inputs.iter().map(zeros).collect::<Vec<_>>(),
-        )?;
-        init.invoke()?;
-        let mut step = program.prepare(
-            "loss_train_step",
-            &sig.inputs.iter().map(zeros).collect::<Vec<_>>(),
-        )?;
+        // The init routine and the train step, prepared with zeros.
+        let (mut init, mut step, llvm) = match &gpu {
+            None => {
+                let program = Program::compile(&context, &mut train, &CompileOptions { opt_level, openmp: None })
+                    .map_err(|e| Error { messages: vec![e] })?;
+                let llvm = t.elapsed();
+                let sig = program.signature("loss_train_step")?.clone();
+                let init_sig = program.signature("loss_init")?.clone();
+                let init = program.prepare("loss_init", &init_sig.inputs.iter().map(zeros).collect::<Vec<_>>())?;
+                let step = program.prepare("loss_train_step", &sig.inputs.iter().map(zeros).collect::<Vec<_>>())?;
+                (Routine::Cpu(init), Routine::Cpu(step), llvm)
+            }
+            Some(d) => {
+                let program = ocannl_gpu::program::compile(&context, &mut train, &Default::default())
+                    .map_err(|e| fail(&e))?;
+                let llvm = t.elapsed();
+                let loaded = d.load(&program)?;
+                let prepare = |name: &str| -> Result<Routine, Error> {
+                    let f = loaded.function(name)?;
+                    let args: Vec<ocannl_gpu_runtime::Value> = f
+                        .inputs
+                        .iter()
+                        .map(|s| match zeros(&gpu_slot(s)) {
+                            HostValue::Tensor(t) => to_gpu(&t),
+                            HostValue::Index(x) => ocannl_gpu_runtime::Value::Index(x),
+                        })
+                        .collect();
+                    Ok(Routine::Gpu(loaded.prepare(name, &args)?))
+                };
+                (prepare("loss_init")?, prepare("loss_train_step")?, llvm)
+            }
+        };
+        // The params from the init routine.
+        init.run()?;
         for k in 0..params.len() {
             step.set(n_data + k, &init.get(k)?)?;
         }
         Ok(Trainer {
             step,
+            device,
+            gpu,
             forward_text,
             forward_program: RefCell::new(None),
             opt_level,
@@ -285,7 +416,7 @@ impl Trainer {
             self.step.set(i, &HostValue::Tensor(t.clone()))?;
         }
         let lr_at = self.n_data + self.params.len() + self.n_momenta;
-        let elt = match &self.step.signature().inputs[lr_at] {
+        let elt = match &self.step.inputs()[lr_at] {
             Slot::MemRef { elt, .. } => *elt,
             Slot::Index => Elt::F32,
         };
@@ -297,7 +428,7 @@ impl Trainer {
                 data: vec![lr],
             }),
         )?;
-        let out = self.step.invoke()?.read();
+        let out = self.step.run()?;
         match out.first() {
             Some(HostValue::Tensor(t)) => Ok(t.data.iter().sum()),
             _ => Err("the train step returned no loss".to_string().into()),
@@ -323,23 +454,46 @@ impl Trainer {
             let t = Instant::now();
             let mut module = Module::parse(&self._context, &self.forward_text)
                 .ok_or_else(|| Error::from("internal error: the forward module does not parse".to_string()))?;
-            let program = Program::compile(
-                &self._context,
-                &mut module,
-                &CompileOptions {
-                    opt_level: self.opt_level,
-                    openmp: None,
-                },
-            )?;
+            let compiled = match &self.gpu {
+                None => Forward::Cpu(Program::compile(
+                    &self._context,
+                    &mut module,
+                    &CompileOptions {
+                        opt_level: self.opt_level,
+                        openmp: None,
+                    },
+                )?),
+                Some(d) => {
+                    let program = ocannl_gpu::program::compile(&self._context, &mut module, &Default::default())?;
+                    Forward::Gpu(d.load(&program)?)
+                }
+            };
             self.times.borrow_mut().forward = Some(t.elapsed());
-            *self.forward_program.borrow_mut() = Some(program);
+            *self.forward_program.borrow_mut() = Some(compiled);
         }
         let program = self.forward_program.borrow();
-        let program = program.as_ref().expect("compiled above");
-        match program.call("forward", &args)?.into_iter().next() {
+        let results = match program.as_ref().expect("compiled above") {
+            Forward::Cpu(p) => p.call("forward", &args)?,
+            Forward::Gpu(l) => {
+                let args: Vec<ocannl_gpu_runtime::Value> = args
+                    .iter()
+                    .map(|a| match a {
+                        HostValue::Tensor(t) => to_gpu(t),
+                        HostValue::Index(x) => ocannl_gpu_runtime::Value::Index(*x),
+                    })
+                    .collect();
+                l.call("forward", &args)?.into_iter().map(from_gpu).collect()
+            }
+        };
+        match results.into_iter().next() {
             Some(HostValue::Tensor(t)) => Ok(t),
             _ => Err("the forward routine returned no tensor".to_string().into()),
         }
+    }
+
+    /// Where the trainer runs.
+    pub fn device(&self) -> Device {
+        self.device
     }
 
     /// How long compiling took so far.

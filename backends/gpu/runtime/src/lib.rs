@@ -92,7 +92,7 @@ impl Device {
 
     /// Loads a program: its PTX (compiled by the driver for this device),
     /// its kernels, and its constant buffers.
-    pub fn load(&self, program: &Program) -> Result<Loaded, String> {
+    pub fn load(&self, program: &Program) -> Result<Arc<Loaded>, String> {
         for f in program.functions.values() {
             f.check(program.globals.len(), program.modules.len())?;
         }
@@ -129,13 +129,13 @@ impl Device {
                     .map_err(driver(&format!("cannot upload the constant {}", g.name)))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Loaded {
+        Ok(Arc::new(Loaded {
             stream: self.stream.clone(),
             _modules: modules,
             kernels,
             globals,
             functions: program.functions.clone(),
-        })
+        }))
     }
 }
 
@@ -223,7 +223,7 @@ impl Loaded {
     }
 
     /// Calls a function once.
-    pub fn call(&self, entry: &str, args: &[Value]) -> Result<Vec<Value>, String> {
+    pub fn call(self: &Arc<Self>, entry: &str, args: &[Value]) -> Result<Vec<Value>, String> {
         let mut call = self.prepare(entry, args)?;
         let out = call.invoke()?;
         out.read()
@@ -231,8 +231,8 @@ impl Loaded {
 
     /// Uploads a function's arguments; [`Call::invoke`] runs it any number
     /// of times on them.
-    pub fn prepare(&self, entry: &str, args: &[Value]) -> Result<Call<'_>, String> {
-        let f = self.function(entry)?;
+    pub fn prepare(self: &Arc<Self>, entry: &str, args: &[Value]) -> Result<Call, String> {
+        let f = self.function(entry)?.clone();
         if args.len() != f.inputs.len() {
             return Err(format!(
                 "@{entry} takes {} argument(s) but {} were given",
@@ -253,24 +253,25 @@ impl Loaded {
             });
         }
         Ok(Call {
-            loaded: self,
+            loaded: self.clone(),
             f,
             held,
         })
     }
 }
 
-/// A function with its arguments on the device.
-pub struct Call<'p> {
-    loaded: &'p Loaded,
-    f: &'p Function,
+/// A function with its arguments on the device (it keeps the loaded
+/// program alive).
+pub struct Call {
+    loaded: Arc<Loaded>,
+    f: Function,
     held: Vec<Held>,
 }
 
-impl<'p> Call<'p> {
+impl Call {
     /// The function's arguments and results.
     pub fn function(&self) -> &Function {
-        self.f
+        &self.f
     }
 
     /// Replaces argument `i` before the next invocation.
@@ -316,8 +317,8 @@ impl<'p> Call<'p> {
     /// Runs the function once: its steps in order on the device's stream,
     /// waiting for the kernels to finish. The results stay on the device
     /// until [`Outputs::read`].
-    pub fn invoke(&mut self) -> Result<Outputs<'_, 'p>, String> {
-        let loaded = self.loaded;
+    pub fn invoke(&mut self) -> Result<Outputs<'_>, String> {
+        let loaded = &*self.loaded;
         let stream = &loaded.stream;
         let name = &self.f.name;
         let mut locals: HashMap<usize, CudaSlice<u8>> = HashMap::new();
@@ -440,12 +441,12 @@ enum Result_ {
 }
 
 /// The results of one invocation, on the device until read.
-pub struct Outputs<'c, 'p> {
-    call: &'c Call<'p>,
+pub struct Outputs<'c> {
+    call: &'c Call,
     buffers: Vec<Result_>,
 }
 
-impl Outputs<'_, '_> {
+impl Outputs<'_> {
     /// Copies the results to the host.
     pub fn read(&self) -> Result<Vec<Value>, String> {
         let call = self.call;
