@@ -26,7 +26,8 @@ pub enum Device {
     /// MLIR's JIT on the CPU.
     #[default]
     Cpu,
-    /// The first NVIDIA GPU, through the CUDA driver (PTX for `sm_90`).
+    /// The first NVIDIA GPU, through the CUDA driver (PTX for its own
+    /// architecture).
     Cuda,
 }
 
@@ -65,6 +66,16 @@ fn gpu_slot(s: &ocannl_gpu_plan::Slot) -> Slot {
             },
             dims: dims.clone(),
         },
+    }
+}
+
+/// PTX for the device's own architecture.
+fn gpu_options(d: &ocannl_gpu_runtime::Device) -> ocannl_gpu::program::CompileOptions {
+    let chip = d.chip().unwrap_or_else(|| "sm_90".into());
+    ocannl_gpu::program::CompileOptions {
+        ptx: ocannl_gpu_plan::launch::ptx_version(&chip),
+        chip,
+        opt_level: 3,
     }
 }
 
@@ -354,7 +365,7 @@ impl Trainer {
                 (Routine::Cpu(init), Routine::Cpu(step), llvm)
             }
             Some(d) => {
-                let program = ocannl_gpu::program::compile(&context, &mut train, &Default::default())
+                let program = ocannl_gpu::program::compile(&context, &mut train, &gpu_options(d))
                     .map_err(|e| fail(&e))?;
                 let llvm = t.elapsed();
                 let loaded = d.load(&program)?;
@@ -464,7 +475,7 @@ impl Trainer {
                     },
                 )?),
                 Some(d) => {
-                    let program = ocannl_gpu::program::compile(&self._context, &mut module, &Default::default())?;
+                    let program = ocannl_gpu::program::compile(&self._context, &mut module, &gpu_options(d))?;
                     Forward::Gpu(d.load(&program)?)
                 }
             };

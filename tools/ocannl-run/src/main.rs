@@ -72,12 +72,14 @@ struct Cli {
     /// the CUDA driver).
     #[arg(long, value_enum, default_value_t = Device::Cpu)]
     device: Device,
-    /// The GPU architecture the PTX is generated for (`--device cuda`).
-    #[arg(long, default_value = "sm_90")]
-    chip: String,
-    /// The PTX ISA version times ten (`--device cuda`).
-    #[arg(long, default_value_t = 80)]
-    ptx: u32,
+    /// The GPU architecture the PTX is generated for (`--device cuda`;
+    /// default: the device's own, or sm_90 with `--print-schedule`).
+    #[arg(long)]
+    chip: Option<String>,
+    /// The PTX ISA version times ten (`--device cuda`; default: 80, or the
+    /// first version that knows the chip).
+    #[arg(long)]
+    ptx: Option<u32>,
     /// With `--device cuda`: compile for the GPU and print what the host
     /// does to run the entry (allocations, kernel launches with their grids
     /// and arguments, frees, results) instead of running it (no GPU needed).
@@ -293,9 +295,14 @@ fn run_gpu(
     use ocannl_gpu_plan::schedule::Slot as GpuSlot;
     use ocannl_gpu_runtime::{Tensor, Value};
     let t = Instant::now();
+    let chip = cli
+        .chip
+        .clone()
+        .or_else(|| device.and_then(|d| d.chip()))
+        .unwrap_or_else(|| "sm_90".into());
     let options = ocannl_gpu::program::CompileOptions {
-        chip: cli.chip.clone(),
-        ptx: cli.ptx,
+        ptx: cli.ptx.unwrap_or_else(|| ocannl_gpu_plan::launch::ptx_version(&chip)),
+        chip,
         opt_level: cli.opt_level.min(3) as u32,
     };
     let program = ocannl_gpu::program::compile(context, module, &options).map_err(|e| format!("{name}: {e}"))?;

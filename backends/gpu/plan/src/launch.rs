@@ -11,6 +11,23 @@ pub const MAX_GRID_X: u64 = (1 << 31) - 1;
 /// The largest grid along `y` and `z`.
 pub const MAX_GRID_YZ: u64 = 65535;
 
+/// The PTX ISA version (times ten) to generate for an architecture
+/// (`sm_90`): 8.0 up to Hopper, the first version that knows the
+/// architecture after it.
+pub fn ptx_version(chip: &str) -> u32 {
+    let major: u32 = chip
+        .trim_start_matches("sm_")
+        .trim_end_matches(|c: char| c.is_ascii_alphabetic())
+        .parse::<u32>()
+        .map(|n| n / 10)
+        .unwrap_or(9);
+    match major {
+        0..=9 => 80,
+        10 | 11 => 86,
+        _ => 87,
+    }
+}
+
 /// The grid and block of a kernel launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Launch {
@@ -47,6 +64,15 @@ pub fn exact(launch: &Launch, cells: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ptx_versions() {
+        assert_eq!(ptx_version("sm_80"), 80);
+        assert_eq!(ptx_version("sm_90"), 80);
+        assert_eq!(ptx_version("sm_90a"), 80);
+        assert_eq!(ptx_version("sm_100"), 86);
+        assert_eq!(ptx_version("sm_120"), 87);
+    }
 
     #[test]
     fn per_cell_shapes() {

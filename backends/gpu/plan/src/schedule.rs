@@ -284,7 +284,11 @@ pub fn describe(f: &Function, program: &Program) -> String {
             Output::Index(x) => format!("index {x}"),
         })
         .collect();
-    out.push_str(&format!("  return {}\n", list(results)));
+    if f.results.is_empty() {
+        out.push_str("  return\n");
+    } else {
+        out.push_str(&format!("  return {}\n", list(results)));
+    }
     out
 }
 

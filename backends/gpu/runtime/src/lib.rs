@@ -90,6 +90,13 @@ impl Device {
         self.ctx.name().unwrap_or_else(|e| format!("(unnamed: {e})"))
     }
 
+    /// The device's architecture as PTX names it (`sm_90`), if the driver
+    /// says.
+    pub fn chip(&self) -> Option<String> {
+        let (major, minor) = self.ctx.compute_capability().ok()?;
+        Some(format!("sm_{major}{minor}"))
+    }
+
     /// Loads a program: its PTX (compiled by the driver for this device),
     /// its kernels, and its constant buffers.
     pub fn load(&self, program: &Program) -> Result<Arc<Loaded>, String> {
