@@ -10,7 +10,7 @@ use melior::ir::{
 use ocannl_assign::Affine;
 use ocannl_gpu_plan::{launch, Launch};
 use ocannl_mlir::{At, Builder};
-use ocannl_passes::conversion::assign_to_loops::{target::NestBody, Assignment};
+use ocannl_passes::conversion::assign_to_loops::{accum::memref_info, target::NestBody, Assignment};
 
 /// The ids a kernel's body reads.
 pub struct Ids<'c, 'a> {
@@ -200,17 +200,41 @@ pub fn result_iterators(a: &Assignment) -> Vec<usize> {
     par
 }
 
+/// Whether every cell of the result is indexed by exactly one binding of
+/// [`result_iterators`], through those iterators only: the result's axes
+/// are distinct plain iterators over the whole axis (or index 0 of an axis
+/// of one cell). A kernel whose thread
+/// owns its cells so can start them at the neutral element itself.
+pub fn owns_result(a: &Assignment) -> bool {
+    let Ok((dims, _)) = memref_info(a.tensors[0]) else {
+        return false;
+    };
+    let mut seen = vec![];
+    a.exprs[0].len() == dims.len()
+        && a.exprs[0].iter().zip(&dims).all(|(ex, &d)| match ex {
+            Affine::Dim(p) if !seen.contains(p) && a.space[*p] == d => {
+                seen.push(*p);
+                true
+            }
+            // The only cell of the axis.
+            Affine::Const(0) => d == 1,
+            _ => false,
+        })
+}
+
 /// An assignment with one thread per result cell: the thread binds the
 /// result's iterators and loops over the others (reductions carried in a
-/// register).
+/// register, from the neutral element when the kernel initializes the
+/// result).
 pub fn per_result_cell<'c, 'a>(a: &Assignment<'_, 'c, 'a>, at: At<'c, 'a>) -> Result<(), String> {
     let par = result_iterators(a);
+    let fresh = a.initialize_neutral && owns_result(a);
     let ranges: Vec<(i64, i64)> = par.iter().map(|&p| (0, a.space[p])).collect();
     cells(a.e, at, &ranges, &mut |inner, ivs| {
         let mut fixed = vec![None; a.space.len()];
         for (p, v) in par.iter().zip(ivs) {
             fixed[*p] = Some(*v);
         }
-        a.point(inner, &fixed)
+        a.point(inner, &fixed, fresh)
     })
 }

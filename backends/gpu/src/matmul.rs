@@ -3,7 +3,9 @@
 //! go through shared memory `TILE.k` reduction steps at a time, and each
 //! thread keeps `tm x tn` sums in registers (rows `ty + r * TILE.ty`,
 //! columns `tx + c * TILE.tx`: consecutive threads read consecutive shared
-//! cells and write consecutive result cells).
+//! cells and write consecutive result cells). A result initialized to 0
+//! and covered by the tiles gets the sums stored; otherwise they are added
+//! to it.
 
 use melior::ir::Value;
 use ocannl_assign::Affine;
@@ -32,6 +34,8 @@ pub fn emit<'c, 'a>(a: &Assignment<'_, 'c, 'a>, at: At<'c, 'a>, plan: &Matmul) -
     let ragged_k = depth % bk != 0;
     let ragged_mn = m % bm != 0 || n % bn != 0;
     let elt = a.eltt;
+    // The kernel initializes the result: each cell is written once.
+    let fresh = a.initialize_neutral && crate::kernel::owns_result(a);
     let contract = e.attr("#arith.fastmath<contract>")?;
     launch(e, at, &l, &wg, &mut |inner, ids| {
         let x = Idx { e, at: inner };
@@ -143,8 +147,12 @@ pub fn emit<'c, 'a>(a: &Assignment<'_, 'c, 'a>, at: At<'c, 'a>, plan: &Matmul) -
                     let idx = a.indices(at4, &ivs, 0)?;
                     let mut ops = vec![a.tensors[0]];
                     ops.extend(idx.iter().copied());
-                    let old = e.op1(at4, "memref.load", &ops, elt, &[]);
-                    let new = a.combine(at4, old, sum)?;
+                    let new = if fresh {
+                        sum
+                    } else {
+                        let old = e.op1(at4, "memref.load", &ops, elt, &[]);
+                        a.combine(at4, old, sum)?
+                    };
                     let mut ops = vec![new, a.tensors[0]];
                     ops.extend(idx);
                     e.op0(at4, "memref.store", &ops);

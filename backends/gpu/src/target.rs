@@ -3,7 +3,9 @@
 //! thread per cell; an assignment gets one thread per result cell (the
 //! other iterators looped over in the thread, reductions in a register),
 //! or the shared-memory tiled kernel when it is a large enough
-//! contraction. The host code left is allocations, launches and frees.
+//! contraction. A kernel whose threads own their result cells starts them
+//! at the neutral element itself, without a fill kernel before it. The host
+//! code left is allocations, launches and frees.
 
 use ocannl_gpu_plan::tiling;
 use ocannl_mlir::{At, Builder};
@@ -31,6 +33,12 @@ impl LoopTarget for Gpu {
         body: &mut NestBody<'_, 'c, 'a>,
     ) -> Result<(), String> {
         crate::kernel::cells(e, at, ranges, body)
+    }
+
+    /// The kernels start the result at the neutral element where each
+    /// thread owns its result cells (no fill kernel before them).
+    fn initializes(&self, a: &Assignment<'_, '_, '_>) -> bool {
+        crate::kernel::owns_result(a)
     }
 
     fn lower_accumulation<'c, 'a>(

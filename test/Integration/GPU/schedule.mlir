@@ -7,7 +7,8 @@
 // RUN: ocannl-run %s --entry slice --device cuda --print-schedule | FileCheck %s --check-prefix=SLICE
 
 // The param (generated), the literal (copied from its constant), the fill,
-// the product (zeroed, then accumulated), the pointwise ops.
+// the product (one thread per result cell, summing from 0), the pointwise
+// ops.
 // LAYER: @layer(f32[8,3]) -> (f32[8,4])
 // LAYER-NEXT: alloc %[[W:[0-9]+]] 48 bytes
 // LAYER-NEXT: launch [[M:.*]]::layer_kernel grid 1x1x1 block 32x1x1 (%[[W]])
@@ -16,8 +17,7 @@
 // LAYER-NEXT: alloc %[[Z:[0-9]+]] 4 bytes
 // LAYER-NEXT: launch [[M]]::{{.*}} (%[[Z]])
 // LAYER-NEXT: alloc %[[P:[0-9]+]] 128 bytes
-// LAYER-NEXT: launch [[M]]::{{.*}} (%[[P]])
-// LAYER-NEXT: launch [[M]]::{{.*}} (%[[P]], %[[W]], arg0)
+// LAYER-NEXT: launch [[M]]::{{.*}} (%[[W]], arg0, %[[P]])
 // LAYER-NEXT: free %[[W]]
 // LAYER-NEXT: alloc %[[S:[0-9]+]] 128 bytes
 // LAYER-NEXT: launch [[M]]::{{.*}} (%[[P]], %[[H]], %[[S]])

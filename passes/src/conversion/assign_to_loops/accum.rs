@@ -18,6 +18,8 @@ pub struct Assignment<'e, 'c, 'a> {
     pub e: &'e Builder<'c>,
     pub accum: Accum,
     pub op: NumOp,
+    /// Whether the result starts at the accumulation's neutral element.
+    pub initialize_neutral: bool,
     /// The iteration space.
     pub space: Vec<i64>,
     /// One map per buffer, the result first.
@@ -92,10 +94,6 @@ pub fn lower<'c, 'a>(
     let (tensors, symbols) = operands.split_at(n);
     let (lhs_dims, elt) = memref_info(tensors[0])?;
     let eltt = e.ty(&elt)?;
-    if init {
-        let c = e.float(at, accum.neutral(), eltt);
-        fill(e, target, at, tensors[0], &lhs_dims, c)?;
-    }
     let exprs = maps
         .iter()
         .map(|m| ocannl_mlir::affine::to_model(*m))
@@ -107,11 +105,16 @@ pub fn lower<'c, 'a>(
         elt,
         accum,
         op: num_op,
+        initialize_neutral: init,
         space,
         maps,
         tensors: tensors.to_vec(),
         symbols: symbols.to_vec(),
     };
+    if init && !target.initializes(&a) {
+        let c = e.float(at, accum.neutral(), a.eltt);
+        fill(e, target, at, tensors[0], &lhs_dims, c)?;
+    }
     if target.lower_accumulation(&a, at)? {
         return Ok(());
     }
@@ -308,8 +311,16 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
     /// for an iterator looped over here, in `scf.for` loops in the scalar
     /// loops' order; the trailing loops the result does not depend on are
     /// reduced in a register. The caller guarantees that different
-    /// bindings write different cells.
-    pub fn point(&self, at: At<'c, 'a>, fixed: &[Option<Value<'c, 'a>>]) -> Result<(), String> {
+    /// bindings write different cells. With `fresh`, the result's cell
+    /// starts at the neutral element instead of its stored value (the
+    /// caller's kernel initializes the result: each cell is bound by
+    /// exactly one binding and indexed by the bound iterators only).
+    pub fn point(
+        &self,
+        at: At<'c, 'a>,
+        fixed: &[Option<Value<'c, 'a>>],
+        fresh: bool,
+    ) -> Result<(), String> {
         let e = self.e;
         if fixed.len() != self.space.len() {
             return Err("internal error: a binding per iterator is needed".into());
@@ -353,11 +364,19 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
                     if self.accum == Accum::Assign {
                         v
                     } else {
-                        let old = e.op1(inner, "memref.load", &ops, self.eltt, &[]);
+                        let old = if fresh {
+                            self.neutral(inner)
+                        } else {
+                            e.op1(inner, "memref.load", &ops, self.eltt, &[])
+                        };
                         self.combine(inner, old, v)?
                     }
                 } else {
-                    let old = e.op1(inner, "memref.load", &ops, self.eltt, &[]);
+                    let old = if fresh {
+                        self.neutral(inner)
+                    } else {
+                        e.op1(inner, "memref.load", &ops, self.eltt, &[])
+                    };
                     let mut all_ivs = outer_ivs.to_vec();
                     e.reduce_nest(inner, inner_ranges, &[old], &mut all_ivs, &mut |at2, ivs2, acc| {
                         let v = self.value(at2, &merge(ivs2, filler))?;

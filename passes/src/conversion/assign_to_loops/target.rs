@@ -48,6 +48,13 @@ pub trait LoopTarget: Send + Sync {
         e.nest_parallel(at, ranges, parallel_outer, body)
     }
 
+    /// Whether the target's code for `a` (with `a.initialize_neutral`)
+    /// starts the result at the neutral element itself, so that the
+    /// conversion emits no fill before it. By default it does not.
+    fn initializes(&self, _a: &Assignment<'_, '_, '_>) -> bool {
+        false
+    }
+
     /// Emits `a` with a target-specific kernel at `at` and returns `true`,
     /// or returns `false` (emitting nothing) when no kernel applies: the
     /// conversion then emits scalar loops.
