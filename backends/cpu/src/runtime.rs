@@ -149,10 +149,10 @@ fn functions<'c, 'm>(module: &'m Module<'c>) -> Vec<(String, OperationRef<'c, 'm
     ir::ops_named(module.as_operation(), "func.func")
         .into_iter()
         .filter(|f| {
-            !f.attribute("sym_visibility")
+            f.attribute("sym_visibility")
                 .ok()
                 .and_then(ocannl_mlir::attr::string_value)
-                .is_some_and(|v| v == "private")
+                .is_none_or(|v| v != "private")
                 && f.region(0).is_ok_and(|r| {
                     melior::ir::RegionLike::first_block(&r).is_some()
                 })

@@ -91,7 +91,7 @@ impl Affine {
     }
 
     /// `a + b`.
-    pub fn add(a: Affine, b: Affine) -> Affine {
+    pub fn sum(a: Affine, b: Affine) -> Affine {
         Affine::Add(Box::new(a), Box::new(b))
     }
 

@@ -48,10 +48,10 @@ impl AxisIndex {
                 let mut e = terms
                     .iter()
                     .map(|&(c, i)| Affine::scaled(c, i))
-                    .reduce(Affine::add)
+                    .reduce(Affine::sum)
                     .unwrap_or(Affine::Const(0));
                 if *offset != 0 {
-                    e = Affine::add(e, Affine::Const(*offset));
+                    e = Affine::sum(e, Affine::Const(*offset));
                 }
                 e
             }
