@@ -242,6 +242,67 @@ pub fn pointwise_op(op: &OperationRef, kind: OpKind) -> Result<NumOp, String> {
     })
 }
 
+/// How a param is initialized (its `init` attribute; `uniform` by
+/// default, OCANNL's: uniform in [-0.25, 0.25)).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ParamInit {
+    /// Uniform in [-0.25, 0.25).
+    Uniform,
+    /// Glorot (Xavier) uniform: ±sqrt(6 / (fan_in + fan_out)).
+    Glorot,
+    /// He (Kaiming) uniform: ±sqrt(6 / fan_in).
+    He,
+    /// Zeros.
+    Zeros,
+}
+
+impl ParamInit {
+    pub const NAMES: &'static str = "uniform, glorot, he, zeros";
+
+    pub fn parse(s: &str) -> Option<ParamInit> {
+        Some(match s {
+            "uniform" => ParamInit::Uniform,
+            "glorot" => ParamInit::Glorot,
+            "he" => ParamInit::He,
+            "zeros" => ParamInit::Zeros,
+            _ => return None,
+        })
+    }
+
+    /// The bounds of the uniform distribution for a param whose input rows
+    /// hold `fan_in` cells and output rows `fan_out` (`None`: zeros).
+    pub fn bounds(self, fan_in: u64, fan_out: u64) -> Option<(f64, f64)> {
+        let limit = match self {
+            ParamInit::Uniform => 0.25,
+            ParamInit::Glorot => (6.0 / (fan_in + fan_out).max(1) as f64).sqrt(),
+            ParamInit::He => (6.0 / fan_in.max(1) as f64).sqrt(),
+            ParamInit::Zeros => return None,
+        };
+        Some((-limit, limit))
+    }
+}
+
+/// The initialization of a param op, and its seed if one is given.
+pub fn param_init(op: &OperationRef) -> Result<(ParamInit, Option<i64>), String> {
+    let init = match string_attr(op, "init")? {
+        None => ParamInit::Uniform,
+        Some(s) => ParamInit::parse(&s).ok_or_else(|| {
+            format!(
+                "unknown initialization '{s}' in attribute 'init'; expected one of: {}",
+                ParamInit::NAMES
+            )
+        })?,
+    };
+    let seed = match op.attribute("seed") {
+        Err(_) => None,
+        Ok(a) => Some(
+            ocannl_mlir::attr::int_value(a)
+                .ok_or_else(|| format!("attribute 'seed' must be an integer, found {a}"))?,
+        ),
+    };
+    Ok((init, seed))
+}
+
 /// Parsed einsum specs by their text.
 pub type EinsumSpecs = FxHashMap<String, std::sync::Arc<EinsumSpec>>;
 
@@ -298,6 +359,7 @@ pub fn verify_op(op: &OperationRef, specs: &mut EinsumSpecs) -> Result<(), Strin
             if name.is_empty() {
                 return Err("a param needs a non-empty 'name'".into());
             }
+            param_init(op)?;
             if let Some(tt) = op.result(0).ok().and_then(|r| tensor_type(r.r#type())) {
                 if let Ok(slot) = ocannl_shape::parse_slot(&tt.shape, ocannl_shape::Context::Shape)
                 {

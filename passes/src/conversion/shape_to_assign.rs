@@ -242,7 +242,12 @@ fn params_to_arguments<'c, 'a>(
         // The initialization of the param (made right after its node).
         let init = node
             .next_in_block()
-            .filter(|o| o.name().as_string_ref().as_str() == Ok("ocannl_assign.uniform"))
+            .filter(|o| {
+                matches!(
+                    o.name().as_string_ref().as_str(),
+                    Ok("ocannl_assign.uniform" | "ocannl_assign.fill")
+                )
+            })
             .ok_or_else(|| format!("internal error: param '{pname}' has no initialization"))?;
         let moved = init_block.append_operation(ir::clone(init));
         let arg = entry.add_argument(types[k], node.location());
@@ -385,23 +390,71 @@ fn lower_op<'c, 'a>(
     };
     match kind {
         OpKind::Param => {
-            let seed = name.bytes().fold(0xcbf29ce484222325u64, |h, b| {
-                (h ^ b as u64).wrapping_mul(0x100000001b3)
-            }) >> 1;
-            insert(
-                OperationBuilder::new("ocannl_assign.uniform", loc)
-                    .add_operands(&[dest.into()])
-                    .add_attributes(&[
-                        // A seed per param: made, not parsed.
-                        (
-                            Identifier::new(ctx, "seed"),
-                            IntegerAttribute::new(IntegerType::new(ctx, 64).into(), seed as i64)
-                                .into(),
-                        ),
-                        cache.attr(ctx, "low", &format!("-2.500000e-01 : {}", info.elt))?,
-                        cache.attr(ctx, "high", &format!("2.500000e-01 : {}", info.elt))?,
-                    ]),
-            )?;
+            let (init, seed) = ocannl_shape_dialect::param_init(op)?;
+            // A seed per param (from its name unless given).
+            let seed = seed.unwrap_or_else(|| {
+                (name.bytes().fold(0xcbf29ce484222325u64, |h, b| {
+                    (h ^ b as u64).wrapping_mul(0x100000001b3)
+                }) >> 1) as i64
+            });
+            let cells = |row: &ocannl_shape::shape::Row| -> u64 {
+                row.dims().filter_map(|d| d.known_size()).product()
+            };
+            let fans = (cells(&info.shape.input), cells(&info.shape.output));
+            match init.bounds(fans.0, fans.1) {
+                // OCANNL's default, as before: the bounds as written.
+                Some(_) if init == ocannl_shape_dialect::ParamInit::Uniform => insert(
+                    OperationBuilder::new("ocannl_assign.uniform", loc)
+                        .add_operands(&[dest.into()])
+                        .add_attributes(&[
+                            (
+                                Identifier::new(ctx, "seed"),
+                                IntegerAttribute::new(IntegerType::new(ctx, 64).into(), seed)
+                                    .into(),
+                            ),
+                            cache.attr(ctx, "low", &format!("-2.500000e-01 : {}", info.elt))?,
+                            cache.attr(ctx, "high", &format!("2.500000e-01 : {}", info.elt))?,
+                        ]),
+                )?,
+                Some((low, high)) => {
+                    let elt = cache
+                        .ty(ctx, &info.elt)
+                        .ok_or("internal error: element type")?;
+                    insert(
+                        OperationBuilder::new("ocannl_assign.uniform", loc)
+                            .add_operands(&[dest.into()])
+                            .add_attributes(&[
+                                (
+                                    Identifier::new(ctx, "seed"),
+                                    IntegerAttribute::new(IntegerType::new(ctx, 64).into(), seed)
+                                        .into(),
+                                ),
+                                (
+                                    Identifier::new(ctx, "low"),
+                                    melior::ir::attribute::FloatAttribute::new(ctx, elt, low).into(),
+                                ),
+                                (
+                                    Identifier::new(ctx, "high"),
+                                    melior::ir::attribute::FloatAttribute::new(ctx, elt, high)
+                                        .into(),
+                                ),
+                            ]),
+                    )?
+                }
+                None => {
+                    let elt = cache
+                        .ty(ctx, &info.elt)
+                        .ok_or("internal error: element type")?;
+                    insert(
+                        OperationBuilder::new("ocannl_assign.fill", loc)
+                            .add_operands(&[dest.into()])
+                            .add_attributes(&[(
+                                Identifier::new(ctx, "value"),
+                                melior::ir::attribute::FloatAttribute::new(ctx, elt, 0.0).into(),
+                            )]),
+                    )?
+                }
+            }
         }
         OpKind::Constant => {
             let v = op
