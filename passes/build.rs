@@ -19,7 +19,8 @@ fn main() {
         .file("cpp/ocannl_mlir.cpp")
         .include(include)
         .std("c++17")
-        .flag("-fno-exceptions")
+        // Exceptions are caught at every entry point (none reaches Rust).
+        .flag("-fexceptions")
         .flag_if_supported("-Wno-unused-parameter")
         .flag_if_supported("-Wno-deprecated-declarations")
         .define("_GNU_SOURCE", None)

@@ -2,7 +2,7 @@
 
 use std::ffi::{c_char, c_int, c_void};
 
-use mlir_sys::{MlirContext, MlirLocation, MlirOperation, MlirStringRef};
+use mlir_sys::{MlirDialectRegistry, MlirLocation, MlirOperation, MlirStringRef};
 
 pub const OPTION_STRING: c_int = 0;
 pub const OPTION_BOOL: c_int = 1;
@@ -28,9 +28,18 @@ pub struct PassDef {
     pub run: RunFn,
 }
 
+/// A dialect of the project: its name and IRDL definition.
+#[repr(C)]
+pub struct DialectDef {
+    pub name: *const c_char,
+    pub irdl: *const c_char,
+    pub irdl_len: usize,
+}
+
 // The definitions are immutable statics of static strings.
 unsafe impl Sync for PassOption {}
 unsafe impl Sync for PassDef {}
+unsafe impl Sync for DialectDef {}
 
 unsafe extern "C" {
     pub fn ocannl_register_pass(def: *const PassDef);
@@ -47,12 +56,13 @@ unsafe extern "C" {
         note_locs: *const MlirLocation,
         note_msgs: *const MlirStringRef,
     );
-    pub fn ocannl_load_irdl(ctx: MlirContext, source: MlirStringRef) -> bool;
+    pub fn ocannl_set_dialects(defs: *const DialectDef, num: usize);
+    pub fn ocannl_register_dialects(registry: MlirDialectRegistry);
     pub fn ocannl_opt_main(
         argc: c_int,
         argv: *mut *mut c_char,
-        irdl_file: *const c_char,
-        tool_name: *const c_char,
+        overview: *const c_char,
+        version: *const c_char,
         verify_pass: *const c_char,
     ) -> c_int;
 }

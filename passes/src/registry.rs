@@ -26,10 +26,29 @@ pub fn all_passes() -> [&'static ffi::PassDef; 4] {
 /// on memrefs (upstream scf/memref/arith/math/vector), simplified.
 pub const TO_LOOPS: &str = "ocannl-infer-shapes,ocannl-lower-to-assign,ocannl-lower-to-loops,func.func(canonicalize,cse)";
 
-/// Registers every pass of the project (once per process).
+/// The project's dialects, each with its IRDL definition: registered in
+/// every registry the shim fills (`ocannl-opt`'s, [`crate::new_context`]'s,
+/// and the passes' dependent dialects), and loaded by a context the first
+/// time it needs one.
+static DIALECTS: [ffi::DialectDef; 2] = [
+    ffi::DialectDef {
+        name: c"ocannl_shape".as_ptr(),
+        irdl: ocannl_shape_dialect::IRDL.as_ptr().cast(),
+        irdl_len: ocannl_shape_dialect::IRDL.len(),
+    },
+    ffi::DialectDef {
+        name: c"ocannl_assign".as_ptr(),
+        irdl: ocannl_assign_dialect::IRDL.as_ptr().cast(),
+        irdl_len: ocannl_assign_dialect::IRDL.len(),
+    },
+];
+
+/// Registers every pass of the project and declares its dialects to the
+/// shim (once per process).
 pub fn register_all() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
+        unsafe { ffi::ocannl_set_dialects(DIALECTS.as_ptr(), DIALECTS.len()) };
         for def in all_passes() {
             unsafe { ffi::ocannl_register_pass(def) };
         }

@@ -1,6 +1,8 @@
-// The project's passes are listed in --help, with their options.
+// The project's dialects and passes are listed in --help, the passes with
+// their options.
 // RUN: ocannl-opt --help | FileCheck %s
 // CHECK: OVERVIEW: OCANNL optimizer driver
+// CHECK: Available Dialects: {{.*}}linalg, {{.*}}ocannl_assign, ocannl_shape,
 // CHECK: --ocannl-infer-shapes
 // CHECK-SAME: Infer the shapes of ocannl_shape tensors
 // CHECK-NEXT: --explain
