@@ -4,13 +4,14 @@
 #   lit -sv test/ --param tool_dir=target/debug
 import os
 import shutil
+import sys
 
 import lit.formats
 
 config.name = "OCANNL"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir"]
-config.excludes = ["Inputs", "lit.cfg.py"]
+config.excludes = ["Inputs", "lit.cfg.py", "extract_examples.py"]
 config.test_source_root = os.path.dirname(__file__)
 repo_root = os.path.dirname(config.test_source_root)
 config.test_exec_root = lit_config.params.get(
@@ -57,5 +58,7 @@ llvm_lib = os.path.join(llvm_prefix, "lib")
 config.substitutions.append(("%mlir_runner_utils", os.path.join(llvm_lib, "libmlir_runner_utils.so")))
 config.substitutions.append(("%libomp", os.path.join(llvm_lib, "libomp.so")))
 config.substitutions.append(("%mlir_c_runner_utils", os.path.join(llvm_lib, "libmlir_c_runner_utils.so")))
+config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(("%repo", repo_root))
 config.substitutions.append(("%shape_irdl", os.path.join(repo_root, "dialects", "shape", "ocannl_shape.irdl.mlir")))
 config.substitutions.append(("%assign_irdl", os.path.join(repo_root, "dialects", "assign", "ocannl_assign.irdl.mlir")))

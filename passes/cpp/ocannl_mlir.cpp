@@ -34,6 +34,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/ExtensibleDialect.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -86,12 +87,25 @@ struct OcannlPassDef {
               size_t num_values);
 };
 
-/// A dialect of the project: its name and its IRDL definition (the text of
-/// a module holding one `irdl.dialect`). Static strings.
+/// Receives the messages of a failed check.
+typedef void (*OcannlSink)(void *state, MlirStringRef message);
+
+/// A dialect of the project: its name, its IRDL definition (the text of a
+/// module holding one `irdl.dialect`), and the checks that become the
+/// verifiers of its ops and types. Static.
 struct OcannlDialectDef {
   const char *name;
   const char *irdl;
   size_t irdl_len;
+  /// Checks an op; on failure, gives each message (without the op prefix) to
+  /// the sink and returns false.
+  bool (*verify_op)(MlirOperation op, OcannlSink sink, void *state);
+  /// The dialect's types (names without the dialect prefix).
+  const char *const *type_names;
+  size_t num_types;
+  /// Checks a type's parameters; on failure, gives each message to the sink.
+  bool (*verify_type)(MlirStringRef name, const MlirAttribute *params,
+                      size_t num_params, OcannlSink sink, void *state);
 };
 
 } // extern "C"
@@ -102,8 +116,60 @@ namespace {
 const OcannlDialectDef *projectDialects = nullptr;
 size_t numProjectDialects = 0;
 
-/// Loads the IRDL definitions of one dialect into `ctx` and returns the
-/// dialect, or null (with a diagnostic) if the definitions do not load.
+void collectMessage(void *state, MlirStringRef message) {
+  static_cast<std::vector<std::string> *>(state)->push_back(
+      unwrap(message).str());
+}
+
+/// Makes the dialect's checks the verifiers of its ops and types. They check
+/// everything IRDL derives from the definition (the same tables generate
+/// both), with messages that say what is wrong and how to write it.
+void installVerifiers(MLIRContext *ctx, ExtensibleDialect *dialect,
+                      const OcannlDialectDef *def) {
+  for (RegisteredOperationName name : ctx->getRegisteredOperations()) {
+    if (&name.getDialect() != dialect)
+      continue;
+    // IRDL registers every op as a dynamic op, whose definition is the
+    // op name's implementation.
+    auto *op = static_cast<DynamicOpDefinition *>(
+        static_cast<OperationName::Impl *>(name.getAsOpaquePointer()));
+    op->setVerifyFn([def](Operation *op) -> LogicalResult {
+      std::vector<std::string> messages;
+      if (def->verify_op(wrap(op), collectMessage, &messages))
+        return success();
+      if (messages.empty())
+        messages.push_back("is invalid");
+      for (const std::string &m : messages)
+        op->emitOpError() << m;
+      return failure();
+    });
+  }
+  for (size_t i = 0; i < def->num_types; ++i) {
+    StringRef typeName = def->type_names[i];
+    DynamicTypeDefinition *type = dialect->lookupTypeDefinition(typeName);
+    if (!type)
+      continue;
+    type->setVerifyFn(
+        [def, typeName](function_ref<InFlightDiagnostic()> emitError,
+                        ArrayRef<Attribute> params) -> LogicalResult {
+          std::vector<MlirAttribute> raw;
+          for (Attribute a : params)
+            raw.push_back(wrap(a));
+          std::vector<std::string> messages;
+          if (def->verify_type(wrap(typeName), raw.data(), raw.size(),
+                               collectMessage, &messages))
+            return success();
+          InFlightDiagnostic diag = emitError();
+          for (size_t j = 0; j < messages.size(); ++j)
+            diag << (j ? "; " : "") << messages[j];
+          return failure();
+        });
+  }
+}
+
+/// Loads the IRDL definitions of one dialect into `ctx`, with its verifiers,
+/// and returns the dialect, or null (with a diagnostic) if the definitions
+/// do not load.
 Dialect *loadProjectDialect(MLIRContext *ctx, const OcannlDialectDef &def) {
   StringRef name(def.name);
   if (Dialect *loaded = ctx->getLoadedDialect(name))
@@ -112,13 +178,18 @@ Dialect *loadProjectDialect(MLIRContext *ctx, const OcannlDialectDef &def) {
   std::string sourceName = ("<" + name + " dialect definition>").str();
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
       StringRef(def.irdl, def.irdl_len), ParserConfig(ctx), sourceName);
-  if (!module || failed(irdl::loadDialects(*module))) {
+  auto *dialect = module && succeeded(irdl::loadDialects(*module))
+                      ? dyn_cast_or_null<ExtensibleDialect>(
+                            ctx->getLoadedDialect(name))
+                      : nullptr;
+  if (!dialect) {
     emitError(UnknownLoc::get(ctx))
         << "internal error: the IRDL definition of '" << name
         << "' does not load";
     return nullptr;
   }
-  return ctx->getLoadedDialect(name);
+  installVerifiers(ctx, dialect, &def);
+  return dialect;
 }
 
 /// Registers the project's dialects in `registry`: a context loads one (from
@@ -132,14 +203,6 @@ void registerProjectDialects(DialectRegistry &registry) {
     registry.insert(TypeID::get<void>(), def->name,
                     [def](MLIRContext *ctx) { return loadProjectDialect(ctx, *def); });
   }
-}
-
-/// Whether a project dialect is loaded in `ctx`: the input mentions it.
-bool usesProjectDialects(MLIRContext *ctx) {
-  for (size_t i = 0; i < numProjectDialects; ++i)
-    if (ctx->getLoadedDialect(projectDialects[i].name))
-      return true;
-  return false;
 }
 
 class RustPass : public Pass {
@@ -207,88 +270,6 @@ private:
   std::vector<std::unique_ptr<Option<bool>>> boolOptions;
   std::vector<std::unique_ptr<Option<std::string>>> stringOptions;
   std::vector<std::pair<bool, size_t>> order;
-};
-
-LogicalResult reportPipelineError(MLIRContext *ctx, const llvm::Twine &msg) {
-  return emitError(UnknownLoc::get(ctx)) << msg;
-}
-
-/// The driver's configuration, with the project's verifier run first when
-/// the input uses the project's dialects.
-///
-/// The pipeline is built as stock `mlir-opt` builds it, in the pass manager
-/// the driver made (implicit nesting for pass flags), never printed and
-/// parsed again: with pass flags, the verifier goes in first and the flags'
-/// passes after it; with `--pass-pipeline='ANCHOR(...)'`, the text is parsed
-/// as stock parses it and, when ANCHOR is the module the verifier runs on,
-/// the same text between the parentheses is parsed after the verifier. Any
-/// other anchor replaces the pass manager's content, as in stock (which then
-/// fails to run a `func.func` pipeline on a module).
-struct OcannlOptConfig : MlirOptMainConfig {
-  explicit OcannlOptConfig(MlirOptMainConfig base)
-      : MlirOptMainConfig(std::move(base)) {}
-
-  void runFirst(const PassInfo *verifier) {
-    auto commandLine = passPipelineCallback;
-    bool dump = shouldDumpPassPipeline();
-    passPipelineCallback = [commandLine, verifier,
-                            dump](PassManager &pm) -> LogicalResult {
-      MLIRContext *ctx = pm.getContext();
-      auto onError = [ctx](const llvm::Twine &msg) {
-        return reportPipelineError(ctx, msg);
-      };
-      bool verify = usesProjectDialects(ctx);
-      auto addVerifier = [&](OpPassManager &opm) -> LogicalResult {
-        if (!verify || opm.getOpAnchorName() != ModuleOp::getOperationName())
-          return success();
-        return verifier->addToPipeline(opm, "", onError);
-      };
-
-      // Every pass flag (`--canonicalize`, `--ocannl-verify`, ...) is a value
-      // of one option, registered under each pass's name.
-      const auto &options = llvm::cl::getRegisteredOptions();
-      llvm::cl::Option *textOption = options.lookup("pass-pipeline");
-      llvm::cl::Option *flags = options.lookup(verifier->getPassArgument());
-      bool textual = textOption && textOption->getNumOccurrences() > 0 &&
-                     !(flags && flags->getNumOccurrences() > 0);
-      if (!textual) {
-        if (failed(addVerifier(pm)))
-          return failure();
-        // Appends the flags' passes and dumps the pipeline if asked.
-        return commandLine ? commandLine(pm) : success();
-      }
-
-      // `PassPipelineCLParser` declares `pass-pipeline` as a
-      // `cl::opt<std::string>` (mlir/Pass/PassRegistry.h).
-      StringRef text =
-          static_cast<llvm::cl::opt<std::string> *>(textOption)->getValue();
-      std::string message;
-      llvm::raw_string_ostream os(message);
-      FailureOr<OpPassManager> parsed = parsePassPipeline(text, os);
-      if (failed(parsed))
-        return onError(message);
-      if (!verify || parsed->getOpAnchorName() != pm.getOpAnchorName() ||
-          pm.getOpAnchorName() != ModuleOp::getOperationName()) {
-        static_cast<OpPassManager &>(pm) = std::move(*parsed);
-      } else {
-        // A textual pipeline nests explicitly, as in stock.
-        pm.setNesting(OpPassManager::Nesting::Explicit);
-        if (failed(addVerifier(pm)))
-          return failure();
-        // `ANCHOR(PIPELINE)`, split as `parsePassPipeline` splits it.
-        StringRef body = text.trim();
-        body.consume_back(")");
-        body = body.drop_front(body.find_first_of('(') + 1);
-        if (failed(parsePassPipeline(body, pm, os)))
-          return onError(message);
-      }
-      if (dump) {
-        pm.dump();
-        llvm::errs() << "\n";
-      }
-      return success();
-    };
-  }
 };
 
 } // namespace
@@ -371,11 +352,9 @@ void ocannl_emit_diagnostic(int severity, MlirLocation loc, MlirStringRef msg,
 /// `mlir-opt`'s driver with every upstream dialect, extension and pass, and
 /// the project's dialects (see `ocannl_set_dialects`) and passes. Returns the
 /// process exit code. `overview` heads `--help`; `version` is printed by
-/// `--version` after LLVM's; `verify_pass` names a registered pass run first
-/// whenever the input uses the project's dialects (the checks IRDL cannot
-/// express), or is null.
+/// `--version` after LLVM's.
 int ocannl_opt_main(int argc, char **argv, const char *overview,
-                    const char *version, const char *verify_pass) {
+                    const char *version) {
   return guarded("ocannl-opt", 1, [&] {
     llvm::InitLLVM initLLVM(argc, argv);
 
@@ -391,7 +370,7 @@ int ocannl_opt_main(int argc, char **argv, const char *overview,
 
     auto [inputFilename, outputFilename] =
         registerAndParseCLIOptions(argc, argv, overview, registry);
-    OcannlOptConfig config(MlirOptMainConfig::createFromCLOptions());
+    MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
     // As `MlirOptMain(argc, argv, ...)` does: these need no input.
     if (config.shouldShowDialects() || config.shouldListPasses())
       return asMainReturnCode(
@@ -400,16 +379,6 @@ int ocannl_opt_main(int argc, char **argv, const char *overview,
         llvm::sys::Process::FileDescriptorIsDisplayed(fileno(stdin)))
       llvm::errs() << "(processing input from stdin now, hit ctrl-c/ctrl-d to "
                       "interrupt)\n";
-    if (verify_pass) {
-      const PassInfo *info = PassInfo::lookup(verify_pass);
-      if (!info) {
-        llvm::errs() << "internal error: the pass '" << verify_pass
-                     << "' is not registered\n";
-        return 1;
-      }
-      config.runFirst(info);
-    }
-
     std::string errorMessage;
     std::unique_ptr<llvm::MemoryBuffer> file =
         openInputFile(inputFilename, &errorMessage);

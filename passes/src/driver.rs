@@ -47,7 +47,6 @@ pub fn opt_main(args: impl IntoIterator<Item = String>, overview: &str, version:
             argv.as_mut_ptr(),
             overview.as_ptr(),
             version.as_ptr(),
-            crate::transforms::verify::DEF.argument,
         )
     }
 }

@@ -2,7 +2,7 @@
 
 use std::ffi::{c_char, c_int, c_void};
 
-use mlir_sys::{MlirDialectRegistry, MlirLocation, MlirOperation, MlirStringRef};
+use mlir_sys::{MlirAttribute, MlirDialectRegistry, MlirLocation, MlirOperation, MlirStringRef};
 
 pub const OPTION_STRING: c_int = 0;
 pub const OPTION_BOOL: c_int = 1;
@@ -28,13 +28,36 @@ pub struct PassDef {
     pub run: RunFn,
 }
 
-/// A dialect of the project: its name and IRDL definition.
+/// Receives the messages of a failed check (`state` is the shim's).
+pub type Sink = unsafe extern "C" fn(state: *mut c_void, message: MlirStringRef);
+
+/// Checks an op of a dialect; on failure, gives each message to the sink
+/// (without the op prefix, which the shim adds) and returns false.
+pub type VerifyOpFn = unsafe extern "C" fn(MlirOperation, Sink, *mut c_void) -> bool;
+
+/// Checks the parameters of a type of a dialect (`name` without the
+/// dialect prefix); on failure, gives each message to the sink.
+pub type VerifyTypeFn =
+    unsafe extern "C" fn(MlirStringRef, *const MlirAttribute, usize, Sink, *mut c_void) -> bool;
+
+/// A dialect of the project: its name, IRDL definition, and the checks the
+/// shim installs as the verifiers of its ops and types (in place of those
+/// IRDL derives, which they include).
 #[repr(C)]
 pub struct DialectDef {
     pub name: *const c_char,
     pub irdl: *const c_char,
     pub irdl_len: usize,
+    pub verify_op: VerifyOpFn,
+    pub type_names: *const *const c_char,
+    pub num_types: usize,
+    pub verify_type: VerifyTypeFn,
 }
+
+/// A static list of C strings.
+#[repr(transparent)]
+pub struct CStrs<const N: usize>(pub [*const c_char; N]);
+unsafe impl<const N: usize> Sync for CStrs<N> {}
 
 // The definitions are immutable statics of static strings.
 unsafe impl Sync for PassOption {}
@@ -63,7 +86,6 @@ unsafe extern "C" {
         argv: *mut *mut c_char,
         overview: *const c_char,
         version: *const c_char,
-        verify_pass: *const c_char,
     ) -> c_int;
 }
 

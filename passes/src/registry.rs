@@ -35,13 +35,23 @@ static DIALECTS: [ffi::DialectDef; 2] = [
         name: c"ocannl_shape".as_ptr(),
         irdl: ocannl_shape_dialect::IRDL.as_ptr().cast(),
         irdl_len: ocannl_shape_dialect::IRDL.len(),
+        verify_op: crate::transforms::verify::verify_op_hook,
+        type_names: SHAPE_TYPES.0.as_ptr(),
+        num_types: 1,
+        verify_type: crate::transforms::verify::verify_type_hook,
     },
     ffi::DialectDef {
         name: c"ocannl_assign".as_ptr(),
         irdl: ocannl_assign_dialect::IRDL.as_ptr().cast(),
         irdl_len: ocannl_assign_dialect::IRDL.len(),
+        verify_op: crate::transforms::verify::verify_op_hook,
+        type_names: std::ptr::null(),
+        num_types: 0,
+        verify_type: crate::transforms::verify::verify_type_hook,
     },
 ];
+
+static SHAPE_TYPES: ffi::CStrs<1> = ffi::CStrs([c"tensor".as_ptr()]);
 
 /// Registers every pass of the project and declares its dialects to the
 /// shim (once per process).

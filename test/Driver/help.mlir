@@ -8,4 +8,4 @@
 // CHECK-NEXT: --explain
 // CHECK-SAME: Report, as remarks, the assumptions made while closing shapes
 // CHECK: --ocannl-verify
-// CHECK-SAME: Check the ocannl_shape and ocannl_assign ops
+// CHECK-SAME: Check every ocannl_shape and ocannl_assign op

@@ -117,3 +117,10 @@ pub fn affine_map_attr(map: melior::ir::AffineMap) -> Attribute {
     // SAFETY: a valid map gives a valid attribute in its context.
     unsafe { Attribute::from_raw(mlir_sys::mlirAffineMapAttrGet(map.to_raw())) }
 }
+
+/// The type of a type attribute (`None` for other attributes).
+pub fn type_value(attr: Attribute) -> Option<Type> {
+    // SAFETY: checked to be a type attribute.
+    attr.is_type()
+        .then(|| unsafe { Type::from_raw(mlir_sys::mlirTypeAttrGetValue(attr.to_raw())) })
+}
