@@ -333,6 +333,18 @@ void ocannl_register_pipeline(const char *name, const char *description,
   });
 }
 
+/// Parses `source` as a module (a top-level `builtin.module` or the ops of
+/// an implicit one) whose locations name `name`; null on failure (the
+/// diagnostics are emitted).
+MlirModule ocannl_parse_module(MlirContext ctx, MlirStringRef source,
+                               MlirStringRef name) {
+  return guarded("parsing", MlirModule{nullptr}, [&] {
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+        unwrap(source), ParserConfig(unwrap(ctx)), unwrap(name));
+    return wrap(module.release());
+  });
+}
+
 /// Severity: 0 error, 1 warning, 2 remark. Notes are attached in order.
 void ocannl_emit_diagnostic(int severity, MlirLocation loc, MlirStringRef msg,
                             size_t num_notes, const MlirLocation *note_locs,

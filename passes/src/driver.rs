@@ -28,6 +28,25 @@ pub fn new_context() -> Result<melior::Context, String> {
     Ok(context)
 }
 
+/// Parses `source` as a module whose locations name `name` (a file name,
+/// or `<stdin>`); `None` when it does not parse (the diagnostics went to the
+/// context's handlers).
+pub fn parse_module<'c>(
+    context: &'c melior::Context,
+    source: &str,
+    name: &str,
+) -> Option<melior::ir::Module<'c>> {
+    // SAFETY: a live context and strings that outlive the call; a null
+    // module is `None`.
+    unsafe {
+        melior::ir::Module::from_option_raw(ffi::ocannl_parse_module(
+            context.to_raw(),
+            ffi::string_ref(source),
+            ffi::string_ref(name),
+        ))
+    }
+}
+
 /// Runs `mlir-opt`'s driver with the project's dialects and passes; returns
 /// the exit code. `overview` heads `--help`; `--version` prints `version`
 /// after LLVM's version.

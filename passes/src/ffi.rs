@@ -2,7 +2,10 @@
 
 use std::ffi::{c_char, c_int, c_void};
 
-use mlir_sys::{MlirAttribute, MlirDialectRegistry, MlirLocation, MlirOperation, MlirStringRef};
+use mlir_sys::{
+    MlirAttribute, MlirContext, MlirDialectRegistry, MlirLocation, MlirModule, MlirOperation,
+    MlirStringRef,
+};
 
 pub const OPTION_STRING: c_int = 0;
 pub const OPTION_BOOL: c_int = 1;
@@ -79,6 +82,11 @@ unsafe extern "C" {
         note_locs: *const MlirLocation,
         note_msgs: *const MlirStringRef,
     );
+    pub fn ocannl_parse_module(
+        ctx: MlirContext,
+        source: MlirStringRef,
+        name: MlirStringRef,
+    ) -> MlirModule;
     pub fn ocannl_set_dialects(defs: *const DialectDef, num: usize);
     pub fn ocannl_register_dialects(registry: MlirDialectRegistry);
     pub fn ocannl_opt_main(

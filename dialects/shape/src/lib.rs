@@ -419,3 +419,62 @@ pub fn computation(
         _ => (NumOp::Unary(UnaryOp::Identity), Accum::Assign),
     })
 }
+
+/// What `explain=true` tells about an einsum spec that a user may not
+/// expect: result axes that no operand has (they broadcast, as in OCANNL,
+/// where numpy's einsum rejects them), and names read as several axes in
+/// single-char mode (`"hidden"` is six axes).
+pub fn explain_spec(text: &str, spec: &EinsumSpec) -> Vec<String> {
+    use ocannl_shape::notation::{AxisSpec, Kind};
+    let mut out = vec![];
+    let names = |slot: &ocannl_shape::notation::SlotSpec| -> Vec<String> {
+        let mut v = vec![];
+        for kind in Kind::ALL {
+            for a in slot.row(kind).axes() {
+                match a {
+                    AxisSpec::Var(n) => v.push(n.clone()),
+                    AxisSpec::Affine { over, kernel, .. } => {
+                        v.push(over.clone());
+                        v.extend(kernel.clone());
+                    }
+                    _ => {}
+                }
+            }
+        }
+        v
+    };
+    let operand_names: Vec<String> = spec.rhs.iter().flat_map(names).collect();
+    let mut seen = vec![];
+    for n in names(&spec.lhs) {
+        if !operand_names.contains(&n) && !seen.contains(&n) {
+            out.push(format!(
+                "the result axis '{n}' of the spec \"{text}\" is in no operand slot: it broadcasts (every cell along it gets the same value), as in OCANNL; numpy's einsum would reject it"
+            ));
+            seen.push(n);
+        }
+    }
+    if !ocannl_shape::notation::is_multichar(text) {
+        for word in text
+            .split(|c: char| !c.is_ascii_alphabetic())
+            .filter(|w| looks_like_word(w))
+        {
+            let axes: Vec<String> = word.chars().map(|c| c.to_string()).collect();
+            out.push(format!(
+                "the spec \"{text}\" is read in single-char mode (it has no ','): \"{word}\" is {} axes ({}); to name one axis \"{word}\", separate the axes with commas (multichar mode), e.g. \"..., {word} => ...\"",
+                axes.len(),
+                axes.join(", ")
+            ));
+        }
+    }
+    out
+}
+
+/// A run of letters that reads as a word rather than as single-letter axes:
+/// at least three letters and a repeated letter, five letters or more, or
+/// a vowel other than the usual index letters `i` and `j`.
+fn looks_like_word(w: &str) -> bool {
+    let b = w.as_bytes();
+    let repeated = b.iter().enumerate().any(|(i, c)| b[i + 1..].contains(c));
+    b.len() >= 3
+        && (repeated || b.len() >= 5 || b.iter().any(|c| b"aeouAEOU".contains(c)))
+}
