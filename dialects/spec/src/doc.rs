@@ -13,6 +13,8 @@ pub const SHAPE_EXAMPLES: &[(&str, &str)] = &[
     ("3->4", "a 3-to-4 matrix (4 rows of 3 in memory)"),
     ("10|3", "a batch of 10 vectors of 3"),
     ("rgb=3", "one output axis of 3 labelled `rgb`"),
+    ("hidden", "six output axes `h`, `i`, `d`, `d`, `e`, `n` (single-char mode; `d` twice is one size)"),
+    ("hidden,", "one output axis named `hidden` (multichar mode)"),
     ("...->8", "an output axis of 8; the input row is unknown"),
     ("..b..|d", "a batch row `b` and an output axis `d`, both shared within the function"),
     ("?", "unknown"),
