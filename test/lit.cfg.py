@@ -53,6 +53,15 @@ def expanded_pipeline(name):
     return text
 
 
+# Ahead-of-time builds: llc (llvm-22) and the system C compiler.
+if os.path.exists(os.path.join(llvm_prefix, "bin", "llc")):
+    config.available_features.add("llc")
+cc = shutil.which(os.environ.get("CC", "cc"))
+if cc:
+    config.available_features.add("c-compiler")
+    config.substitutions.append(("%cc", cc))
+config.substitutions.append(("%llvm_lib", os.path.join(llvm_prefix, "lib")))
+
 config.substitutions.append(("%llvm_pipeline", expanded_pipeline("ocannl-loops-to-llvm")))
 llvm_lib = os.path.join(llvm_prefix, "lib")
 config.substitutions.append(("%mlir_runner_utils", os.path.join(llvm_lib, "libmlir_runner_utils.so")))
