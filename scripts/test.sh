@@ -4,9 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
-# The lit suite runs the tools; cargo test builds only those its tests name.
-cargo build --workspace --bins
+# The lit suite runs the tools and the plugin of stock MLIR tools; cargo
+# test builds only the tools its tests name.
+cargo build --workspace
 cargo test --workspace "$@"
 # Optimized builds can expose undefined behaviour the debug build hides.
-cargo build --release --workspace --bins
+cargo build --release --workspace
 "${MLIR_SYS_220_PREFIX:-/usr/lib/llvm-22}/bin/lit" -s test --param tool_dir=target/release --param exec_root=target/release/lit

@@ -28,6 +28,14 @@ if not os.path.exists(os.path.join(tool_dir, "ocannl-opt")):
 if os.path.exists(os.path.join(tool_dir, "ocannl-run")):
     config.available_features.add("ocannl-run")
 
+# The plugin of stock MLIR tools (`cargo build --workspace` builds it).
+plugin = os.path.join(tool_dir, "libocannl_mlir_plugin.so")
+if os.path.exists(plugin):
+    config.available_features.add("plugin")
+    config.substitutions.append(("%plugin", plugin))
+else:
+    lit_config.warning(f"{plugin} not found (build with `cargo build --workspace`): the plugin tests are unsupported")
+
 path = [tool_dir, os.path.join(llvm_prefix, "bin"), config.environment.get("PATH", os.environ["PATH"])]
 config.environment["PATH"] = os.pathsep.join(path)
 for var in ["RUST_LOG", "TMPDIR", "HOME"]:

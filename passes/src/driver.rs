@@ -28,6 +28,16 @@ pub fn new_context() -> Result<melior::Context, String> {
     Ok(context)
 }
 
+/// Registers the project's dialects (and passes) in a C++
+/// `mlir::DialectRegistry`, for the dialect plugin of stock MLIR tools.
+///
+/// # Safety
+/// `registry` points to a live `mlir::DialectRegistry`.
+pub unsafe fn register_dialects_in(registry: *mut std::ffi::c_void) {
+    register_all();
+    unsafe { ffi::ocannl_register_dialects(mlir_sys::MlirDialectRegistry { ptr: registry }) };
+}
+
 /// Parses `source` as a module whose locations name `name` (a file name,
 /// or `<stdin>`); `None` when it does not parse (the diagnostics went to the
 /// context's handlers).
