@@ -19,8 +19,8 @@ config.test_exec_root = lit_config.params.get(
 )
 
 llvm_prefix = os.environ.get("MLIR_SYS_220_PREFIX", "/usr/lib/llvm-22")
-tool_dir = lit_config.params.get(
-    "tool_dir", os.path.join(repo_root, "target", "debug")
+tool_dir = os.path.abspath(
+    lit_config.params.get("tool_dir", os.path.join(repo_root, "target", "debug"))
 )
 if not os.path.exists(os.path.join(tool_dir, "ocannl-opt")):
     lit_config.fatal(f"ocannl-opt not found in {tool_dir}; build it or pass --param tool_dir=DIR")
