@@ -12,24 +12,16 @@ pub const MEMORY_MODES: &[&str] = &["undecided", "virtual", "local", "on_device"
 /// Kinds of tensor nodes.
 pub const NODE_KINDS: &[&str] = &["value", "grad"];
 
-fn memory_modes() -> Vec<&'static str> {
-    MEMORY_MODES.to_vec()
+fn memory_modes() -> &'static [&'static str] {
+    MEMORY_MODES
 }
-fn node_kinds() -> Vec<&'static str> {
-    NODE_KINDS.to_vec()
+fn node_kinds() -> &'static [&'static str] {
+    NODE_KINDS
 }
-fn accums() -> Vec<&'static str> {
-    crate::names(Accum::ALL, Accum::name)
-}
-fn unary() -> Vec<&'static str> {
-    crate::names(UnaryOp::ALL, UnaryOp::name)
-}
-fn binary() -> Vec<&'static str> {
-    crate::names(BinaryOp::ALL, BinaryOp::assign_name)
-}
-fn ternary() -> Vec<&'static str> {
-    crate::names(TernaryOp::ALL, TernaryOp::name)
-}
+crate::name_set!(accums, Accum::ALL, Accum::name);
+crate::name_set!(unary, UnaryOp::ALL, UnaryOp::name);
+crate::name_set!(binary, BinaryOp::ALL, BinaryOp::assign_name);
+crate::name_set!(ternary, TernaryOp::ALL, TernaryOp::name);
 
 const ACCUM: AttrDef = AttrDef {
     name: "accum",

@@ -190,7 +190,7 @@ pub enum AttrKind {
     /// A string among `values()`; `what` names the set in messages.
     OneOf {
         what: &'static str,
-        values: fn() -> Vec<&'static str>,
+        values: fn() -> &'static [&'static str],
     },
     /// The name of a numeric op whose arity is the op's number of operands
     /// (one operand: a unary op; two: a binary op).
@@ -245,6 +245,19 @@ pub struct Rule {
 /// The names of a numeric-op kind in the `ocannl_shape` dialect.
 pub fn names<T: Copy>(all: &[T], name: fn(T) -> &'static str) -> Vec<&'static str> {
     all.iter().map(|o| name(*o)).collect()
+}
+
+/// `fn $f() -> &'static [&'static str]`: the names of `$all` by `$name`,
+/// computed once.
+#[macro_export]
+macro_rules! name_set {
+    ($f:ident, $all:expr, $name:expr) => {
+        fn $f() -> &'static [&'static str] {
+            static NAMES: std::sync::LazyLock<Vec<&'static str>> =
+                std::sync::LazyLock::new(|| $crate::names($all, $name));
+            &NAMES
+        }
+    };
 }
 
 /// The closest of `candidates` to `word` (for "did you mean"), if close.

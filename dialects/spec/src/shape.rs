@@ -8,25 +8,18 @@ use crate::{
     ValueDef, ValueKind::*,
 };
 
-fn unary() -> Vec<&'static str> {
-    crate::names(UnaryOp::ALL, UnaryOp::name)
-}
-fn binary() -> Vec<&'static str> {
-    crate::names(BinaryOp::ALL, BinaryOp::name)
-}
-fn ternary() -> Vec<&'static str> {
-    crate::names(TernaryOp::ALL, TernaryOp::name)
-}
+crate::name_set!(unary, UnaryOp::ALL, UnaryOp::name);
+crate::name_set!(binary, BinaryOp::ALL, BinaryOp::name);
+crate::name_set!(ternary, TernaryOp::ALL, TernaryOp::name);
+crate::name_set!(reducing, Accum::REDUCING, Accum::name);
+
 /// The names of the numeric ops of `arity` operands (1, 2 or 3).
-pub fn num_op_names(arity: usize) -> Vec<&'static str> {
+pub fn num_op_names(arity: usize) -> &'static [&'static str] {
     match arity {
         1 => unary(),
         2 => binary(),
         _ => ternary(),
     }
-}
-fn reducing() -> Vec<&'static str> {
-    crate::names(Accum::REDUCING, Accum::name)
 }
 
 const RESULT: &[ValueDef] = &[ValueDef {

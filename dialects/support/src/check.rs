@@ -82,9 +82,9 @@ fn check_kind(kind: ValueKind, ty: Type) -> Result<(), String> {
             })
         }
         ValueKind::FloatMemref => {
-            let elt = crate::types::element_type(ty).map(|e| e.to_string());
-            match elt {
-                Some(e) if ty.is_mem_ref() && ocannl_dialect_spec::FLOAT_TYPES.contains(&e.as_str()) => Ok(()),
+            let float = crate::types::element_type(ty).and_then(crate::types::float_name);
+            match float {
+                Some(_) if ty.is_mem_ref() => Ok(()),
                 _ => Err(String::new()),
             }
         }
@@ -160,14 +160,14 @@ fn quoted(names: &[&str], q: &str) -> String {
 
 fn check_attribute(a: &AttrDef, v: Attribute, operands: usize) -> Result<(), String> {
     let wrong = |expected: &str| format!("attribute '{}' must be {expected}, but got {v}", a.name);
-    let one_of = |what: String, values: Vec<&'static str>, extra: &str| -> Result<(), String> {
-        let Some(s) = crate::attr::string_value(v) else {
+    let one_of = |what: &str, values: &[&str], extra: &str| -> Result<(), String> {
+        let Some(s) = crate::attr::str_value(v) else {
             return Err(wrong("a string"));
         };
-        if values.contains(&s.as_str()) {
+        if values.contains(&s) {
             return Ok(());
         }
-        let hint = match ocannl_dialect_spec::suggest(&s, values.iter().copied()) {
+        let hint = match ocannl_dialect_spec::suggest(s, values.iter().copied()) {
             Some(m) => format!(" (did you mean \"{m}\"?)"),
             None => String::new(),
         };
@@ -180,7 +180,7 @@ fn check_attribute(a: &AttrDef, v: Attribute, operands: usize) -> Result<(), Str
     // What the attribute must be, when it is not.
     let expected = match a.kind {
         AttrKind::String => (!v.is_string()).then_some("a string"),
-        AttrKind::OneOf { what, values } => return one_of(what.to_string(), values(), ""),
+        AttrKind::OneOf { what, values } => return one_of(what, values(), ""),
         AttrKind::NumOpByArity => {
             let (what, extra) = if operands == 1 {
                 ("unary op", " (one operand)")
@@ -188,7 +188,7 @@ fn check_attribute(a: &AttrDef, v: Attribute, operands: usize) -> Result<(), Str
                 ("binary op", " (two operands)")
             };
             let names = ocannl_dialect_spec::shape::num_op_names(operands.clamp(1, 2));
-            return one_of(what.to_string(), names, extra);
+            return one_of(what, names, extra);
         }
         AttrKind::Float => (!v.is_float()).then_some("a float (such as 2.5 : f32)"),
         AttrKind::Integer => (!v.is_integer()).then_some("an integer (such as 7 : i64)"),

@@ -106,19 +106,23 @@ pub unsafe extern "C" fn verify_type_hook(
             if name != b"tensor" {
                 return Ok(());
             }
-            let params: Vec<Attribute> = std::slice::from_raw_parts(params, n)
-                .iter()
-                .map(|a| Attribute::from_raw(*a))
-                .collect();
-            if params.len() != 2 {
+            let params = std::slice::from_raw_parts(params, n);
+            let [shape, elt] = params else {
                 return Err(format!(
-                    "!ocannl_shape.tensor takes 2 parameters (\"SHAPE\", ELT), but got {}",
-                    params.len()
+                    "!ocannl_shape.tensor takes 2 parameters (\"SHAPE\", ELT), but got {n}"
                 ));
+            };
+            // Read without copies: this runs for every tensor type the
+            // parser or a pass makes.
+            let shape = ocannl_mlir::attr::str_value(Attribute::from_raw(*shape));
+            let elt = ocannl_mlir::attr::type_value(Attribute::from_raw(*elt));
+            match elt.and_then(ocannl_mlir::types::float_name) {
+                Some(f) => ocannl_shape_dialect::verify_tensor_params(shape, Some(f)),
+                None => ocannl_shape_dialect::verify_tensor_params(
+                    shape,
+                    Some(&elt.map(|t| t.to_string()).unwrap_or_else(|| "no type".into())),
+                ),
             }
-            let shape = ocannl_mlir::attr::string_value(params[0]);
-            let elt = ocannl_mlir::attr::type_value(params[1]).map(|t| t.to_string());
-            ocannl_shape_dialect::verify_tensor_params(shape.as_deref(), elt.as_deref())
         })
     }
 }
