@@ -17,6 +17,7 @@ irdl.dialect @ocannl_shape {
   }
 
   // A trainable tensor.
+  // Optional attributes: init (default "uniform"), seed (default a hash of name).
   irdl.operation @param {
     %name = irdl.base "#builtin.string"
     irdl.attributes {"name" = %name}

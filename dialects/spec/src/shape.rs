@@ -8,6 +8,12 @@ use crate::{
     ValueDef, ValueKind::*,
 };
 
+/// How a param may be initialized (its `init` attribute).
+pub const PARAM_INITS: &[&str] = &["uniform", "glorot", "he", "zeros"];
+
+fn param_inits() -> &'static [&'static str] {
+    PARAM_INITS
+}
 crate::name_set!(unary, UnaryOp::ALL, UnaryOp::name);
 crate::name_set!(binary, BinaryOp::ALL, BinaryOp::name);
 crate::name_set!(ternary, TernaryOp::ALL, TernaryOp::name);
@@ -90,15 +96,32 @@ out batch axes first, then output axes, then input axes.",
 A parameter of the model. Its shape may be left partly unknown and is then
 inferred from its uses; what nothing determines is an error (\"You forgot to
 specify the hidden dimension(s)\"). After lowering, a param is initialized by
-`ocannl_assign.uniform`.",
+`ocannl_assign.uniform` (or `fill`, for `init = \"zeros\"`).",
             operands: &[],
             results: RESULT,
-            attrs: &[AttrDef {
-                name: "name",
-                kind: AttrKind::String,
-                presence: Required,
-                doc: "the param's name (non-empty)",
-            }],
+            attrs: &[
+                AttrDef {
+                    name: "name",
+                    kind: AttrKind::String,
+                    presence: Required,
+                    doc: "the param's name (non-empty)",
+                },
+                AttrDef {
+                    name: "init",
+                    kind: AttrKind::OneOf {
+                        what: "initialization",
+                        values: param_inits,
+                    },
+                    presence: Default("\"uniform\""),
+                    doc: "uniform in [-0.25, 0.25) (OCANNL's), Glorot or He uniform from the param's fans, or zeros",
+                },
+                AttrDef {
+                    name: "seed",
+                    kind: AttrKind::Integer,
+                    presence: Default("a hash of `name`"),
+                    doc: "the seed of the initialization",
+                },
+            ],
             rules: &[
                 Rule {
                     requires: "`name` is not empty",
@@ -110,7 +133,7 @@ specify the hidden dimension(s)\"). After lowering, a param is initialized by
                 },
             ],
             example: r#"func.func @params() -> !ocannl_shape.tensor<"?", f32> {
-  %w = "ocannl_shape.param"() {name = "w"} : () -> !ocannl_shape.tensor<"3->4", f32>
+  %w = "ocannl_shape.param"() {name = "w", init = "glorot", seed = 7 : i64} : () -> !ocannl_shape.tensor<"3->4", f32>
   %b = "ocannl_shape.param"() {name = "b"} : () -> !ocannl_shape.tensor<"?", f32>
   %y = "ocannl_shape.pointwise_binary"(%w, %b) {op = "add"} : (!ocannl_shape.tensor<"3->4", f32>, !ocannl_shape.tensor<"?", f32>) -> !ocannl_shape.tensor<"?", f32>
   return %y : !ocannl_shape.tensor<"?", f32>
