@@ -24,7 +24,8 @@ pub fn all_passes() -> [&'static ffi::PassDef; 4] {
 
 /// The target-neutral front of every lowering: from `ocannl_shape` to loops
 /// on memrefs (upstream scf/memref/arith/math/vector), simplified.
-pub const TO_LOOPS: &str = "ocannl-infer-shapes,ocannl-lower-to-assign,ocannl-lower-to-loops,func.func(canonicalize,cse)";
+pub const TO_LOOPS: &str =
+    "ocannl-infer-shapes,ocannl-lower-to-assign,ocannl-lower-to-loops,func.func(canonicalize,cse)";
 
 /// The project's dialects, each with its IRDL definition: registered in
 /// every registry the shim fills (`ocannl-opt`'s, [`crate::new_context`]'s,

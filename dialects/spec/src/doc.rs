@@ -9,14 +9,23 @@ pub const GRAMMAR: &str = include_str!("grammar.md");
 
 /// Shapes and what they mean; each parses (the tests check it).
 pub const SHAPE_EXAMPLES: &[(&str, &str)] = &[
-    ("2,3|4->5", "batch axes 2 and 3, one input axis of 4, one output axis of 5"),
+    (
+        "2,3|4->5",
+        "batch axes 2 and 3, one input axis of 4, one output axis of 5",
+    ),
     ("3->4", "a 3-to-4 matrix (4 rows of 3 in memory)"),
     ("10|3", "a batch of 10 vectors of 3"),
     ("rgb=3", "one output axis of 3 labelled `rgb`"),
-    ("hidden", "six output axes `h`, `i`, `d`, `d`, `e`, `n` (single-char mode; `d` twice is one size)"),
+    (
+        "hidden",
+        "six output axes `h`, `i`, `d`, `d`, `e`, `n` (single-char mode; `d` twice is one size)",
+    ),
     ("hidden,", "one output axis named `hidden` (multichar mode)"),
     ("...->8", "an output axis of 8; the input row is unknown"),
-    ("..b..|d", "a batch row `b` and an output axis `d`, both shared within the function"),
+    (
+        "..b..|d",
+        "a batch row `b` and an output axis `d`, both shared within the function",
+    ),
     ("?", "unknown"),
 ];
 
@@ -29,12 +38,18 @@ pub const SHAPE_ERRORS: &[(&str, &str)] = &[
 
 /// Einsum specs and what they compute; each parses (the tests check it).
 pub const EINSUM_EXAMPLES: &[(&str, &str)] = &[
-    ("i->j; b|i => b|j", "a matrix applied to a batch of vectors (what `compose` does)"),
+    (
+        "i->j; b|i => b|j",
+        "a matrix applied to a batch of vectors (what `compose` does)",
+    ),
     ("ij;jk=>ik", "matrix product in single-char mode"),
     ("b|i => b", "reduce the output axis (with `accum`)"),
     ("...|... => 0", "reduce everything to one cell"),
     ("i=>i0", "a vector into column 0 of a matrix"),
-    ("...|..., row, col => ...|col, row", "transpose the last two axes (multichar mode)"),
+    (
+        "...|..., row, col => ...|col, row",
+        "transpose the last two axes (multichar mode)",
+    ),
     ("b|2*o=+k; k => b|o", "a strided, padded 1-D convolution"),
 ];
 
@@ -42,7 +57,10 @@ pub const EINSUM_EXAMPLES: &[(&str, &str)] = &[
 pub const EINSUM_ERRORS: &[(&str, &str)] = &[
     ("ij;jk", "expected '=>'"),
     ("i#=>i", "unexpected character '#'"),
-    ("..d.., d; d, e => ..d.., e", "is used as both a dimension variable and a row variable"),
+    (
+        "..d.., d; d, e => ..d.., e",
+        "is used as both a dimension variable and a row variable",
+    ),
 ];
 
 /// The reference of `dialects`.
@@ -64,7 +82,11 @@ pub fn generate(dialects: &[&Dialect]) -> String {
     for d in dialects {
         let _ = writeln!(s, "- [`{}`](#{}): {}", d.name, d.name, d.summary);
         for t in d.types {
-            let _ = writeln!(s, "  - type [`!{}.{}`](#{}{})", d.name, t.name, d.name, t.name);
+            let _ = writeln!(
+                s,
+                "  - type [`!{}.{}`](#{}{})",
+                d.name, t.name, d.name, t.name
+            );
         }
         for op in d.ops {
             let _ = writeln!(s, "  - [`{}.{}`](#{}{})", d.name, op.name, d.name, op.name);
@@ -177,7 +199,10 @@ fn rules(s: &mut String, rules: &[crate::Rule]) {
         return;
     }
     let _ = writeln!(s);
-    let _ = writeln!(s, "Verifier rules (beyond the kinds above), with the error when broken:");
+    let _ = writeln!(
+        s,
+        "Verifier rules (beyond the kinds above), with the error when broken:"
+    );
     let _ = writeln!(s);
     for r in rules {
         let _ = writeln!(s, "- {}: \"…{}…\"", r.requires, r.error);
@@ -199,7 +224,13 @@ fn values(s: &mut String, what: &str, vals: &[ValueDef]) {
             crate::Arity::Optional => " (optional)",
             crate::Arity::Variadic => " (any number)",
         };
-        let _ = writeln!(s, "| `{}` | {}{arity} | {} |", v.name, v.kind.describe(), cell(v.doc));
+        let _ = writeln!(
+            s,
+            "| `{}` | {}{arity} | {} |",
+            v.name,
+            v.kind.describe(),
+            cell(v.doc)
+        );
     }
 }
 

@@ -28,10 +28,7 @@ pub fn generate(d: &Dialect) -> String {
         s,
         "// required attributes and their closed sets of names; the dialect's verifier"
     );
-    let _ = writeln!(
-        s,
-        "// (run by ocannl-opt and the plugin) checks the rest."
-    );
+    let _ = writeln!(s, "// (run by ocannl-opt and the plugin) checks the rest.");
     let _ = writeln!(s, "irdl.dialect @{} {{", d.name);
     for t in d.types {
         let _ = writeln!(s, "  // {}: {}.", t.syntax, t.summary);

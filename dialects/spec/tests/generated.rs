@@ -52,14 +52,24 @@ fn closed_sets_are_the_op_vocabulary() {
     use ocannl_ops::{Accum, BinaryOp, UnaryOp};
     let text = irdl::generate(&ocannl_dialect_spec::shape::DIALECT);
     for o in UnaryOp::ALL {
-        assert!(text.contains(&format!("irdl.is \"{}\"", o.name())), "{o} missing");
+        assert!(
+            text.contains(&format!("irdl.is \"{}\"", o.name())),
+            "{o} missing"
+        );
     }
     for o in BinaryOp::ALL {
-        assert!(text.contains(&format!("irdl.is \"{}\"", o.name())), "{o} missing");
+        assert!(
+            text.contains(&format!("irdl.is \"{}\"", o.name())),
+            "{o} missing"
+        );
     }
     let text = irdl::generate(&ocannl_dialect_spec::assign::DIALECT);
     for o in BinaryOp::ALL {
-        assert!(text.contains(&format!("%op_{} = irdl.is \"{}\"", o.assign_name(), o.assign_name())));
+        assert!(text.contains(&format!(
+            "%op_{} = irdl.is \"{}\"",
+            o.assign_name(),
+            o.assign_name()
+        )));
     }
     for a in Accum::ALL {
         assert!(text.contains(&format!("%accum_{} = irdl.is \"{}\"", a.name(), a.name())));
@@ -81,7 +91,10 @@ fn shape_examples_parse() {
     for (text, error) in doc::SHAPE_ERRORS {
         let e = ocannl_shape::parse_slot(text, ocannl_shape::Context::Shape)
             .expect_err(&format!("{text:?} should not parse"));
-        assert!(e.to_string().contains(error), "{text:?}: {e} lacks {error:?}");
+        assert!(
+            e.to_string().contains(error),
+            "{text:?}: {e} lacks {error:?}"
+        );
     }
 }
 
@@ -92,7 +105,10 @@ fn einsum_examples_parse() {
     }
     for (text, error) in doc::EINSUM_ERRORS {
         let e = ocannl_shape::parse_einsum(text).expect_err(&format!("{text:?} should not parse"));
-        assert!(e.to_string().contains(error), "{text:?}: {e} lacks {error:?}");
+        assert!(
+            e.to_string().contains(error),
+            "{text:?}: {e} lacks {error:?}"
+        );
     }
 }
 
@@ -122,7 +138,10 @@ fn expected_errors() -> Vec<String> {
 fn every_rule_has_a_test_case() {
     let expected = expected_errors();
     let mut missing = vec![];
-    let check = |d: &Dialect, what: &str, rules: &[ocannl_dialect_spec::Rule], missing: &mut Vec<String>| {
+    let check = |d: &Dialect,
+                 what: &str,
+                 rules: &[ocannl_dialect_spec::Rule],
+                 missing: &mut Vec<String>| {
         for r in rules {
             if !expected.iter().any(|e| e.contains(r.error)) {
                 missing.push(format!("{}.{what}: \"{}\"", d.name, r.error));
@@ -153,7 +172,13 @@ fn ir_names_are_distinct_within_an_op() {
             let mut sorted = names.clone();
             sorted.sort();
             sorted.dedup();
-            assert_eq!(sorted.len(), names.len(), "{}.{}: {names:?}", d.name, op.name);
+            assert_eq!(
+                sorted.len(),
+                names.len(),
+                "{}.{}: {names:?}",
+                d.name,
+                op.name
+            );
         }
     }
 }
@@ -163,7 +188,10 @@ fn examples_use_their_op() {
     for d in dialects() {
         for op in d.ops {
             let full = format!("\"{}.{}\"", d.name, op.name);
-            assert!(op.example.contains(&full), "the example of {full} does not use it");
+            assert!(
+                op.example.contains(&full),
+                "the example of {full} does not use it"
+            );
         }
     }
 }

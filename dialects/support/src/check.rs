@@ -5,8 +5,8 @@
 //! name, as `emitOpError` does.
 
 use melior::ir::{
-    attribute::AttributeLike, operation::OperationLike, r#type::TypeLike, Attribute,
-    OperationRef, Type, ValueLike,
+    attribute::AttributeLike, operation::OperationLike, r#type::TypeLike, Attribute, OperationRef,
+    Type, ValueLike,
 };
 use ocannl_dialect_spec::{Arity, AttrDef, AttrKind, OpDef, Presence, ValueDef, ValueKind};
 
@@ -193,8 +193,9 @@ fn check_attribute(a: &AttrDef, v: Attribute, operands: usize) -> Result<(), Str
         AttrKind::Float => (!v.is_float()).then_some("a float (such as 2.5 : f32)"),
         AttrKind::Integer => (!v.is_integer()).then_some("an integer (such as 7 : i64)"),
         AttrKind::Bool => (!v.is_bool()).then_some("true or false"),
-        AttrKind::Dense => (!v.is_dense_elements())
-            .then_some("a dense literal (dense<...> : tensor<...>)"),
+        AttrKind::Dense => {
+            (!v.is_dense_elements()).then_some("a dense literal (dense<...> : tensor<...>)")
+        }
         AttrKind::Literal => (!(v.is_float() || v.is_integer() || v.is_dense_elements()))
             .then_some("a float, an integer or a dense literal"),
         AttrKind::I64Array => (!v.is_dense_i64_array()).then_some("an array<i64: ...>"),

@@ -57,7 +57,11 @@ pub fn verify_one(op: &OperationRef) -> Result<(), String> {
 
 /// Runs `check`, giving its error (or a panic, as an internal error) to the
 /// sink.
-unsafe fn guarded(sink: ffi::Sink, state: *mut c_void, check: impl FnOnce() -> Result<(), String>) -> bool {
+unsafe fn guarded(
+    sink: ffi::Sink,
+    state: *mut c_void,
+    check: impl FnOnce() -> Result<(), String>,
+) -> bool {
     let message = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(check)) {
         Ok(Ok(())) => return true,
         Ok(Err(m)) => m,
@@ -78,7 +82,11 @@ unsafe fn guarded(sink: ffi::Sink, state: *mut c_void, check: impl FnOnce() -> R
 ///
 /// # Safety
 /// `op` is a live operation; `sink` and `state` come from the shim.
-pub unsafe extern "C" fn verify_op_hook(op: MlirOperation, sink: ffi::Sink, state: *mut c_void) -> bool {
+pub unsafe extern "C" fn verify_op_hook(
+    op: MlirOperation,
+    sink: ffi::Sink,
+    state: *mut c_void,
+) -> bool {
     unsafe {
         guarded(sink, state, || {
             let op = OperationRef::from_raw(op);
@@ -120,7 +128,10 @@ pub unsafe extern "C" fn verify_type_hook(
                 Some(f) => ocannl_shape_dialect::verify_tensor_params(shape, Some(f)),
                 None => ocannl_shape_dialect::verify_tensor_params(
                     shape,
-                    Some(&elt.map(|t| t.to_string()).unwrap_or_else(|| "no type".into())),
+                    Some(
+                        &elt.map(|t| t.to_string())
+                            .unwrap_or_else(|| "no type".into()),
+                    ),
                 ),
             }
         })
