@@ -23,5 +23,5 @@ pub mod registry;
 pub mod transforms;
 mod util;
 
-pub use driver::{new_context, opt_main};
+pub use driver::{new_context, opt_main, parse_module};
 pub use registry::{register_all, register_pipeline, TO_LOOPS};

@@ -5,10 +5,7 @@
 //! types into `ocannl_shape` data, checks what IRDL cannot express, and
 //! formats solved shapes back into types. Inference lives in `ocannl-shape`.
 
-use melior::ir::{
-    attribute::AttributeLike, operation::OperationLike, Attribute, OperationRef, Type,
-    ValueLike,
-};
+use melior::ir::{operation::OperationLike, OperationRef, Type, ValueLike};
 use ocannl_ops::{Accum, BinaryOp, NumOp, TernaryOp, UnaryOp};
 use ocannl_shape::{notation::EinsumSpec, parse_einsum, SpecError};
 use rustc_hash::FxHashMap;
@@ -345,19 +342,37 @@ pub fn format_spec_error(what: &str, e: &SpecError) -> String {
     format!("invalid {what}: {e}")
 }
 
-/// Checks what IRDL cannot: attribute values, optional attributes, specs.
-/// Shape strings are checked where types are read (see `check_type`).
-/// Each distinct einsum spec is parsed once (`specs` is shared across the ops
-/// of a run).
-pub fn verify_op(op: &OperationRef, specs: &mut EinsumSpecs) -> Result<(), String> {
+/// The definitions of the dialect's ops (`dialects/spec`).
+pub use ocannl_dialect_spec::shape::DIALECT as SPEC;
+
+thread_local! {
+    /// Einsum specs parsed by the verifier on this thread, by text (the
+    /// verifier runs after parsing and after every pass, on threads of
+    /// MLIR's pool).
+    static VERIFIED_SPECS: std::cell::RefCell<EinsumSpecs> = Default::default();
+    /// Shape strings of tensor types checked on this thread.
+    static VERIFIED_SHAPES: std::cell::RefCell<FxHashMap<String, Result<(), String>>> = Default::default();
+}
+
+/// Checks an op of the dialect: against its definition (operands,
+/// results, attributes), then the rules beyond it (einsum specs, params).
+/// The message has no op prefix (the caller adds `'ocannl_shape.x' op`).
+/// Ops of other dialects pass.
+pub fn verify_op(op: &OperationRef) -> Result<(), String> {
     let Some(kind) = OpKind::of(op) else {
         return Ok(());
     };
+    let name = op.name();
+    let name = name.as_string_ref();
+    let def = SPEC
+        .op_of(name.as_str().unwrap_or(""))
+        .ok_or("internal error: an op of the dialect has no definition")?;
+    ocannl_mlir::check::check_op(op, def)?;
     match kind {
         OpKind::Param => {
             let name = string_attr(op, "name")?.unwrap_or_default();
             if name.is_empty() {
-                return Err("a param needs a non-empty 'name'".into());
+                return Err("requires a non-empty 'name'".into());
             }
             param_init(op)?;
             if let Some(tt) = op.result(0).ok().and_then(|r| tensor_type(r.r#type())) {
@@ -372,42 +387,48 @@ pub fn verify_op(op: &OperationRef, specs: &mut EinsumSpecs) -> Result<(), Strin
                 }
             }
         }
-        OpKind::Constant => {
-            let v: Attribute = op
-                .attribute("value")
-                .map_err(|_| "attribute 'value' is required")?;
-            if !(v.is_float() || v.is_dense_elements() || v.is_integer()) {
-                return Err(format!(
-                    "attribute 'value' must be a float or a dense literal, found {v}"
-                ));
-            }
-        }
-        OpKind::PointwiseUnary | OpKind::PointwiseBinary | OpKind::PointwiseTernary => {
-            pointwise_op(op, kind)?;
-        }
-        OpKind::Compose => {
-            reduction_ops(op, false)?;
-        }
         OpKind::Einsum => {
-            let spec = einsum_spec(op, specs)?;
-            reduction_ops(op, spec.rhs.len() == 1)?;
+            VERIFIED_SPECS.with(|specs| einsum_spec(op, &mut specs.borrow_mut()))?;
         }
-        OpKind::Transpose | OpKind::BatchSlice => {}
+        OpKind::Constant
+        | OpKind::PointwiseUnary
+        | OpKind::PointwiseBinary
+        | OpKind::PointwiseTernary
+        | OpKind::Compose
+        | OpKind::Transpose
+        | OpKind::BatchSlice => {}
     }
     Ok(())
 }
 
-/// Checks the SHAPE of a tensor type (if it is one) parses.
-pub fn check_type(ty: Type) -> Result<(), String> {
-    let Some(tt) = tensor_type(ty) else {
-        return Ok(());
-    };
-    if tt.shape.trim() == "?" {
+/// Checks the parameters of `!ocannl_shape.tensor<"SHAPE", ELT>`: the
+/// shape parses (or is `?`), the element type is a float type the dialect
+/// takes.
+pub fn verify_tensor_params(shape: Option<&str>, elt: Option<&str>) -> Result<(), String> {
+    let shape = shape.ok_or("the shape of an !ocannl_shape.tensor must be a string")?;
+    match elt {
+        Some(e) if ocannl_dialect_spec::FLOAT_TYPES.contains(&e) => {}
+        other => {
+            return Err(format!(
+                "the element type must be {}, but got {}",
+                ocannl_dialect_spec::float_types_text(),
+                other.map(|e| format!("'{e}'")).unwrap_or("no type".into())
+            ))
+        }
+    }
+    if shape.trim() == "?" {
         return Ok(());
     }
-    ocannl_shape::parse_slot(&tt.shape, ocannl_shape::Context::Shape)
-        .map(|_| ())
-        .map_err(|e| format_spec_error("shape", &e))
+    VERIFIED_SHAPES.with(|cache| {
+        if let Some(r) = cache.borrow().get(shape) {
+            return r.clone();
+        }
+        let r = ocannl_shape::parse_slot(shape, ocannl_shape::Context::Shape)
+            .map(|_| ())
+            .map_err(|e| format_spec_error("shape", &e));
+        cache.borrow_mut().insert(shape.to_string(), r.clone());
+        r
+    })
 }
 
 /// The solver's node for an op of kind `kind` whose tensor operands are the
@@ -459,4 +480,63 @@ pub fn computation(
         }
         _ => (NumOp::Unary(UnaryOp::Identity), Accum::Assign),
     })
+}
+
+/// What `explain=true` tells about an einsum spec that a user may not
+/// expect: result axes that no operand has (they broadcast, as in OCANNL,
+/// where numpy's einsum rejects them), and names read as several axes in
+/// single-char mode (`"hidden"` is six axes).
+pub fn explain_spec(text: &str, spec: &EinsumSpec) -> Vec<String> {
+    use ocannl_shape::notation::{AxisSpec, Kind};
+    let mut out = vec![];
+    let names = |slot: &ocannl_shape::notation::SlotSpec| -> Vec<String> {
+        let mut v = vec![];
+        for kind in Kind::ALL {
+            for a in slot.row(kind).axes() {
+                match a {
+                    AxisSpec::Var(n) => v.push(n.clone()),
+                    AxisSpec::Affine { over, kernel, .. } => {
+                        v.push(over.clone());
+                        v.extend(kernel.clone());
+                    }
+                    _ => {}
+                }
+            }
+        }
+        v
+    };
+    let operand_names: Vec<String> = spec.rhs.iter().flat_map(names).collect();
+    let mut seen = vec![];
+    for n in names(&spec.lhs) {
+        if !operand_names.contains(&n) && !seen.contains(&n) {
+            out.push(format!(
+                "the result axis '{n}' of the spec \"{text}\" is in no operand slot: it broadcasts (every cell along it gets the same value), as in OCANNL; numpy's einsum would reject it"
+            ));
+            seen.push(n);
+        }
+    }
+    if !ocannl_shape::notation::is_multichar(text) {
+        for word in text
+            .split(|c: char| !c.is_ascii_alphabetic())
+            .filter(|w| looks_like_word(w))
+        {
+            let axes: Vec<String> = word.chars().map(|c| c.to_string()).collect();
+            out.push(format!(
+                "the spec \"{text}\" is read in single-char mode (it has no ','): \"{word}\" is {} axes ({}); to name one axis \"{word}\", separate the axes with commas (multichar mode), e.g. \"..., {word} => ...\"",
+                axes.len(),
+                axes.join(", ")
+            ));
+        }
+    }
+    out
+}
+
+/// A run of letters that reads as a word rather than as single-letter axes:
+/// at least three letters and a repeated letter, five letters or more, or
+/// a vowel other than the usual index letters `i` and `j`.
+fn looks_like_word(w: &str) -> bool {
+    let b = w.as_bytes();
+    let repeated = b.iter().enumerate().any(|(i, c)| b[i + 1..].contains(c));
+    b.len() >= 3
+        && (repeated || b.len() >= 5 || b.iter().any(|c| b"aeouAEOU".contains(c)))
 }

@@ -30,7 +30,7 @@ crate::define_pass!(
     "ocannl-infer-shapes",
     "OcannlInferShapes",
     "Infer the shapes of ocannl_shape tensors (row/dim constraints, broadcasting, staged closing) and make every tensor type concrete",
-    [("explain", BOOL, "false", "Report, as remarks, the assumptions made while closing shapes (variables set to their least upper bound, to dim-1 or to no more axes)")]
+    [("explain", BOOL, "false", "Report, as remarks, the assumptions made while closing shapes (variables set to their least upper bound, to dim-1 or to no more axes), einsum result axes that no operand has, and single-char specs whose names read as words")]
 );
 
 fn run<'c>(module: OperationRef<'c, '_>, options: &Options) -> PassResult<'c> {
@@ -165,6 +165,17 @@ fn infer_function<'c, 'a>(func: OperationRef<'c, 'a>, explain: bool) -> PassResu
         }
         let node = ocannl_shape_dialect::solver_node(&op, kind, ops, &mut specs)
             .map_err(|m| PassError::at(op.location(), m))?;
+        if explain {
+            if let ocannl_shape::Node::Einsum(spec, _) = &node {
+                let text = ocannl_shape_dialect::string_attr(&op, "spec")
+                    .ok()
+                    .flatten()
+                    .unwrap_or_default();
+                for remark in ocannl_shape_dialect::explain_spec(&text, spec) {
+                    Diagnostic::remark(op.location(), remark).emit();
+                }
+            }
+        }
         let Ok(result) = op.result(0) else {
             continue;
         };

@@ -18,7 +18,7 @@ func.func @arg_not_inferred(%x: !ocannl_shape.tensor<"...", f32>) {
 // Types written without inference: a fixed index beyond its axis is an
 // error, never a clamp or a broadcast read.
 func.func @index_beyond_axis(%x: !ocannl_shape.tensor<"4,1", f32>) {
-  // expected-error@+1 {{the fixed index 2 is beyond an axis of size 1 in the output row of operand #1}}
+  // expected-error@+1 {{the fixed index 2 is beyond an axis of size 1 in the output row of operand #0}}
   %y = "ocannl_shape.einsum"(%x) {spec = "i2=>i"} : (!ocannl_shape.tensor<"4,1", f32>) -> !ocannl_shape.tensor<"4", f32>
   return
 }

@@ -17,6 +17,14 @@ fn main() {
     // The CPU is the target of the loop lowering, and its pipelines
     // (`ocannl-to-llvm`, `ocannl-loops-to-llvm`) are registered.
     ocannl_cpu::install();
-    let code = ocannl_passes::opt_main(std::env::args(), "OCANNL optimizer driver\n");
+    let code = ocannl_passes::opt_main(
+        std::env::args(),
+        "OCANNL optimizer driver\n",
+        concat!(
+            "ocannl-opt ",
+            env!("CARGO_PKG_VERSION"),
+            " (OCANNL: the ocannl_shape and ocannl_assign dialects and their passes)"
+        ),
+    );
     std::process::exit(code);
 }

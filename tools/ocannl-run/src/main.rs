@@ -18,6 +18,8 @@ use clap::Parser;
 use melior::ir::{attribute::StringAttribute, operation::OperationLike, Module, OperationRef};
 use ocannl_cpu::runtime::{self, CompileOptions, Elt, HostTensor, HostValue, Program, Slot};
 
+mod diagnostics;
+
 // The tools' allocator (see tools/ocannl-opt).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -83,10 +85,7 @@ type Array = HostTensor;
 /// The stages up to the loops, each timed: (name, pipeline).
 fn stages() -> [(&'static str, String); 3] {
     [
-        (
-            "ocannl-infer-shapes",
-            "ocannl-verify,ocannl-infer-shapes".into(),
-        ),
+        ("ocannl-infer-shapes", "ocannl-infer-shapes".into()),
         ("ocannl-lower-to-assign", "ocannl-lower-to-assign".into()),
         (
             "ocannl-lower-to-loops",
@@ -101,40 +100,21 @@ fn run(cli: &Cli) -> Result<(), String> {
     let t = Instant::now();
     let context = ocannl_passes::new_context()?;
     melior::utility::register_all_llvm_translations(&context);
-    // Diagnostics as `FILE:LINE:COL: error: message`.
-    // `loc("f.mlir":3:5)` as `f.mlir:3:5`.
-    let place = |l: melior::ir::Location| {
-        let l = l.to_string();
-        l.strip_prefix("loc(")
-            .and_then(|l| l.strip_suffix(')'))
-            .unwrap_or(&l)
-            .replace('"', "")
-    };
-    context.attach_diagnostic_handler(move |d| {
-        eprintln!(
-            "{}: {}: {d}",
-            place(d.location()),
-            format!("{:?}", d.severity()).to_lowercase()
-        );
-        for i in 0..d.note_count() {
-            if let Ok(n) = d.note(i) {
-                eprintln!("{}: note: {n}", place(n.location()));
-            }
-        }
-        true
-    });
-    let path = if cli.file.as_os_str() == "-" {
+    // The input is read into memory (from stdin with `-`) and parsed under
+    // its name; diagnostics show the line they point at.
+    let (name, source) = if cli.file.as_os_str() == "-" {
         let mut src = String::new();
         std::io::Read::read_to_string(&mut std::io::stdin(), &mut src)
             .map_err(|e| format!("cannot read stdin: {e}"))?;
-        let tmp = std::env::temp_dir().join(format!("ocannl-run-{}.mlir", std::process::id()));
-        std::fs::write(&tmp, src).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-        tmp
+        ("<stdin>".to_string(), src)
     } else {
-        cli.file.clone()
+        let name = cli.file.to_string_lossy().into_owned();
+        let src = std::fs::read_to_string(&cli.file)
+            .map_err(|e| format!("cannot read {name}: {e}"))?;
+        (name, src)
     };
-    let name = path.to_string_lossy().into_owned();
-    let mut module = ocannl_mlir::ir::parse_file(&context, &name)
+    diagnostics::attach(&context, &name, source.clone());
+    let mut module = ocannl_passes::parse_module(&context, &source, &name)
         .ok_or_else(|| format!("{name}: cannot parse the module"))?;
     phases.push(("parse", t.elapsed()));
 

@@ -81,7 +81,7 @@ impl std::fmt::Display for What {
             let name = if n == 1 {
                 "the operand".to_string()
             } else {
-                format!("operand #{}", i + 1)
+                format!("operand #{i}")
             };
             s = s.replace("{operand}", &name);
         }

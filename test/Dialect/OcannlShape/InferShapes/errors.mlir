@@ -1,7 +1,7 @@
 // RUN: ocannl-opt %s --ocannl-infer-shapes --split-input-file --verify-diagnostics
 
 func.func @mismatch(%a: !ocannl_shape.tensor<"3", f32>, %b: !ocannl_shape.tensor<"4", f32>) {
-  // expected-error@+1 {{shape mismatch in pointwise: dimension mismatch: 4 vs 3 (the output row of operand #1 broadcast to the result's); operand shapes: #1 "3", #2 "4"}}
+  // expected-error@+1 {{shape mismatch in pointwise: dimension mismatch: 4 vs 3 (the output row of operand #0 broadcast to the result's); operand shapes: #0 "3", #1 "4"}}
   %c = "ocannl_shape.pointwise_binary"(%a, %b) {op = "add"} : (!ocannl_shape.tensor<"3", f32>, !ocannl_shape.tensor<"4", f32>) -> !ocannl_shape.tensor<"?", f32>
   return
 }
@@ -11,11 +11,11 @@ func.func @mismatch(%a: !ocannl_shape.tensor<"3", f32>, %b: !ocannl_shape.tensor
 // The conflict surfaces where it is found: at the op where the two sizes
 // meet, with notes at the ops that made its operands.
 func.func @noted(%a: !ocannl_shape.tensor<"3", f32>) {
-  // expected-note@+1 {{operand #1 (param) has shape "5"}}
+  // expected-note@+1 {{operand #0 (param) has shape "5"}}
   %p = "ocannl_shape.param"() {name = "p"} : () -> !ocannl_shape.tensor<"5", f32>
-  // expected-note@+1 {{operand #2 (pointwise) has shape "...|...->...,3"}}
+  // expected-note@+1 {{operand #1 (pointwise) has shape "...|...->...,3"}}
   %n = "ocannl_shape.pointwise_unary"(%a) {op = "neg"} : (!ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32>
-  // expected-error@+1 {{shape mismatch in pointwise: dimension mismatch: 3 vs 5 (the output row of operand #1 broadcast to the result's); operand shapes: #1 "5", #2 "...|...->...,3"}}
+  // expected-error@+1 {{shape mismatch in pointwise: dimension mismatch: 3 vs 5 (the output row of operand #0 broadcast to the result's); operand shapes: #0 "5", #1 "...|...->...,3"}}
   %c = "ocannl_shape.pointwise_binary"(%p, %n) {op = "add"} : (!ocannl_shape.tensor<"5", f32>, !ocannl_shape.tensor<"?", f32>) -> !ocannl_shape.tensor<"?", f32>
   return
 }
@@ -23,7 +23,7 @@ func.func @noted(%a: !ocannl_shape.tensor<"3", f32>) {
 // -----
 
 func.func @compose_mismatch(%w: !ocannl_shape.tensor<"3->4", f32>, %x: !ocannl_shape.tensor<"10|5", f32>) {
-  // expected-error@+1 {{(the output row of operand #2 against the input row of operand #1); operand shapes: #1 "3->4", #2 "10|5"}}
+  // expected-error@+1 {{(the output row of operand #1 against the input row of operand #0); operand shapes: #0 "3->4", #1 "10|5"}}
   %y = "ocannl_shape.compose"(%w, %x) : (!ocannl_shape.tensor<"3->4", f32>, !ocannl_shape.tensor<"10|5", f32>) -> !ocannl_shape.tensor<"?", f32>
   return
 }
@@ -83,7 +83,7 @@ func.func @labelled_ones(%a: !ocannl_shape.tensor<"p=1", f32>, %b: !ocannl_shape
 
 // A labelled 1 is not a broadcast wildcard.
 func.func @labelled_one_no_broadcast(%a: !ocannl_shape.tensor<"5", f32>, %b: !ocannl_shape.tensor<"q=1", f32>) {
-  // expected-error@+1 {{dimension mismatch: q=1 vs 5 (the output row of operand #1 broadcast to the result's); operand shapes: #1 "5", #2 "q=1"}}
+  // expected-error@+1 {{dimension mismatch: q=1 vs 5 (the output row of operand #0 broadcast to the result's); operand shapes: #0 "5", #1 "q=1"}}
   %c = "ocannl_shape.pointwise_binary"(%a, %b) {op = "add"} : (!ocannl_shape.tensor<"5", f32>, !ocannl_shape.tensor<"q=1", f32>) -> !ocannl_shape.tensor<"?", f32>
   return
 }
@@ -117,7 +117,7 @@ func.func @index_into_one(%x: !ocannl_shape.tensor<"4,1", f32>) {
 
 // ... nor a declared axis of an einsum result that is too small for it.
 func.func @index_into_result(%x: !ocannl_shape.tensor<"4", f32>) {
-  // expected-note@+1 {{operand #1 (einsum) has shape "4,2"}}
+  // expected-note@+1 {{operand #0 (einsum) has shape "4,2"}}
   %s = "ocannl_shape.einsum"(%x) {spec = "i=>i0"} : (!ocannl_shape.tensor<"4", f32>) -> !ocannl_shape.tensor<"4,2", f32>
   // expected-error@+1 {{dimension 2 is too small: an index needs at least 3}}
   %y = "ocannl_shape.einsum"(%s) {spec = "i2=>i"} : (!ocannl_shape.tensor<"4,2", f32>) -> !ocannl_shape.tensor<"?", f32>
@@ -164,7 +164,7 @@ func.func @literal_size() {
 func.func @decided_elsewhere(%x: !ocannl_shape.tensor<"n", f32>, %c: !ocannl_shape.tensor<"3", f32>, %z: !ocannl_shape.tensor<"n", f32>, %w: !ocannl_shape.tensor<"5", f32>) {
   // expected-note@+1 {{a conflicting dimension was decided by this pointwise (shape "3")}}
   %u = "ocannl_shape.pointwise_binary"(%x, %c) {op = "add"} : (!ocannl_shape.tensor<"n", f32>, !ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"n", f32>
-  // expected-error@+1 {{dimension mismatch: 5 vs 3 (the output row of operand #1 broadcast to the result's); operand shapes: #1 "3", #2 "5"}}
+  // expected-error@+1 {{dimension mismatch: 5 vs 3 (the output row of operand #0 broadcast to the result's); operand shapes: #0 "3", #1 "5"}}
   %v = "ocannl_shape.pointwise_binary"(%z, %w) {op = "add"} : (!ocannl_shape.tensor<"n", f32>, !ocannl_shape.tensor<"5", f32>) -> !ocannl_shape.tensor<"?", f32>
   return
 }
