@@ -15,6 +15,9 @@ use std::fmt;
 
 pub use ocannl_ops::{uniform01, Accum, NumOp};
 
+pub mod size;
+pub use size::{check_buffer, element_bytes, SizeError, MAX_BUFFER_BYTES};
+
 /// An affine expression of iterators (`d`) and symbols (`s`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Affine {
@@ -64,7 +67,8 @@ impl Affine {
         self.any_leaf(&|e| *e == Affine::Dim(d))
     }
 
-    fn has_sym(&self) -> bool {
+    /// Whether the expression depends on a symbol (a run-time index).
+    pub fn has_sym(&self) -> bool {
         self.any_leaf(&|e| matches!(e, Affine::Sym(_)))
     }
 
@@ -246,10 +250,11 @@ impl Buffer {
 
     fn offset(&self, idx: &[i64]) -> Result<usize, RunError> {
         let mut off = 0u64;
-        for ((&i, &d), &s) in idx.iter().zip(&self.dims).zip(&self.strides) {
+        for (k, ((&i, &d), &s)) in idx.iter().zip(&self.dims).zip(&self.strides).enumerate() {
             if i < 0 || i as u64 >= d {
                 return Err(RunError(format!(
-                    "index {idx:?} out of bounds of a buffer of shape {:?}",
+                    "index {i} on axis {k} is outside the axis of {d} cell(s) (valid indices: 0 to {}); the index {idx:?} is out of bounds of a buffer of sizes {:?}",
+                    d - 1,
                     self.dims
                 )));
             }
@@ -273,7 +278,8 @@ pub fn run(r: &Routine, args: &[Value]) -> Result<Vec<Value>, RunError> {
     for (a, v) in r.args.iter().zip(args) {
         match (a, v) {
             (Arg::Buffer { dims }, Value::Buffer { dims: d, data })
-                if dims == d && data.len() as u64 == dims.iter().product::<u64>() =>
+                if dims == d
+                    && check_buffer(dims, 8).is_ok_and(|n| data.len() as u64 == n) =>
             {
                 bufs.push(Some(Buffer::new(dims.clone(), data.clone())));
                 scalars.push(0);
@@ -297,8 +303,9 @@ pub fn run(r: &Routine, args: &[Value]) -> Result<Vec<Value>, RunError> {
                 if bufs.len() <= *buf {
                     bufs.resize_with(buf + 1, || None);
                 }
-                let n = dims.iter().product::<u64>() as usize;
-                bufs[*buf] = Some(Buffer::new(dims.clone(), vec![0.0; n]));
+                let n = check_buffer(dims, 8).map_err(|e| RunError(e.to_string()))?;
+                let data = size::zeros(n).map_err(RunError)?;
+                bufs[*buf] = Some(Buffer::new(dims.clone(), data));
             }
             Stmt::Fill { buf, value } => {
                 let i = get(&bufs, *buf)?;

@@ -321,6 +321,30 @@ impl<'c> Builder<'c> {
         })
     }
 
+    /// `scf.if` without results or else branch: `body` fills the then
+    /// branch (its insertion point is before the branch's `scf.yield`).
+    pub fn if_then<'a>(
+        &self,
+        at: At<'c, 'a>,
+        cond: Value<'c, 'a>,
+        body: &mut dyn FnMut(At<'c, 'a>) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let op = OperationBuilder::new("scf.if", self.loc)
+            .add_operands(&[cond])
+            .add_regions([Region::new(), Region::new()])
+            .build()
+            .map_err(|e| e.to_string())?;
+        let op = self.place(at, op);
+        let region = op.region(0).map_err(|e| e.to_string())?;
+        let block = region.append_block(Block::new(&[]));
+        let yield_op = block.append_operation(
+            OperationBuilder::new("scf.yield", self.loc)
+                .build()
+                .map_err(|e| e.to_string())?,
+        );
+        body(At::before(yield_op)?)
+    }
+
     /// A `memref.alloc` of a static shape, aligned to `alignment` bytes if
     /// given.
     pub fn alloc<'a>(

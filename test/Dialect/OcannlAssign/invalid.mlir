@@ -69,3 +69,19 @@ func.func @empty_space(%a: memref<3xf32>) {
   "ocannl_assign.accum_unop"(%a, %a) {accum = "add", op = "identity", space = array<i64: 0>, indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>]} : (memref<3xf32>, memref<3xf32>) -> ()
   return
 }
+
+// -----
+
+func.func @zero_axis_node() {
+  // expected-error@+1 {{memref<3x0xf32>: axis 1 of the buffer of sizes [3, 0] (batch, output, input) has size 0; every axis needs at least one cell}}
+  %w = "ocannl_assign.node"() {name = "w", kind = "value", memory = "virtual", shape = "3,0"} : () -> memref<3x0xf32>
+  return
+}
+
+// -----
+
+func.func @huge_operand(%a: memref<4294967296x4294967296xf32>, %b: memref<1xf32>) {
+  // expected-error@+1 {{operand #1: memref<4294967296x4294967296xf32>: the buffer of sizes [4294967296, 4294967296] (batch, output, input) with 4-byte elements needs more than 9223372036854775807 bytes}}
+  "ocannl_assign.accum_unop"(%b, %a) {accum = "add", op = "identity", initialize_neutral = true, space = array<i64: 4294967296, 4294967296>, indexing_maps = [affine_map<(i, j) -> (0)>, affine_map<(i, j) -> (i, j)>]} : (memref<1xf32>, memref<4294967296x4294967296xf32>) -> ()
+  return
+}

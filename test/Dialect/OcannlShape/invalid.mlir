@@ -135,3 +135,28 @@ func.func @slice_index_type(%x: !ocannl_shape.tensor<"2|3", f32>, %i: i32) {
   %s = "ocannl_shape.batch_slice"(%x, %i) : (!ocannl_shape.tensor<"2|3", f32>, i32) -> !ocannl_shape.tensor<"?", f32>
   return
 }
+
+// -----
+
+// The tensors of an op share one element type: no implicit conversion.
+func.func @mixed_unary(%x: !ocannl_shape.tensor<"4", f16>) {
+  // expected-error@+1 {{operand #0 has element type f16 but the result has f32; the tensors of an op share one element type}}
+  %y = "ocannl_shape.pointwise_unary"(%x) {op = "neg"} : (!ocannl_shape.tensor<"4", f16>) -> !ocannl_shape.tensor<"4", f32>
+  return
+}
+
+// -----
+
+func.func @mixed_binary(%x: !ocannl_shape.tensor<"4", f32>, %y: !ocannl_shape.tensor<"4", f64>) {
+  // expected-error@+1 {{operand #1 has element type f64 but the result has f32}}
+  %z = "ocannl_shape.compose"(%x, %y) : (!ocannl_shape.tensor<"4", f32>, !ocannl_shape.tensor<"4", f64>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
+
+// -----
+
+func.func @mixed_literal() {
+  // expected-error@+1 {{the literal's element type f64 differs from the tensor's f32}}
+  %c = "ocannl_shape.constant"() {value = dense<[1.0, 2.0]> : tensor<2xf64>} : () -> !ocannl_shape.tensor<"2", f32>
+  return
+}
