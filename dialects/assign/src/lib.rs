@@ -261,6 +261,37 @@ fn verify_projections(op: &OperationRef, attrs: &AccumAttrs) -> Result<(), Strin
                 "indexing map #{i} has {results} results but operand #{i} has rank {rank}"
             ));
         }
+        check_ranges(i, *map, &memref_dims(t), space)?;
+    }
+    Ok(())
+}
+
+/// The indices of each axis stay inside it over the iteration space: the
+/// result's always (writes never leave the buffer), an operand's unless it
+/// pads (a combined index such as a convolution's reads the padding value
+/// outside the axis). Indices that depend on index operands are checked
+/// when the code runs.
+fn check_ranges(i: usize, map: AffineMap, dims: &[u64], space: &[i64]) -> Result<(), String> {
+    let exprs = ocannl_mlir::affine::to_model(map)?;
+    let space: Vec<u64> = space.iter().map(|&d| d as u64).collect();
+    for (r, (e, &d)) in exprs.iter().zip(dims).enumerate() {
+        if e.has_sym() || (i > 0 && e.is_padded()) {
+            continue;
+        }
+        let what = if i == 0 { "writes" } else { "reads" };
+        match e.range(&space) {
+            Some((lo, hi)) if lo >= 0 && (hi as u64) < d => {}
+            Some((lo, hi)) => {
+                return Err(format!(
+                    "indexing map #{i} {what} axis {r} of operand #{i} (size {d}) at indices {lo} to {hi} over the iteration space {space:?}; every index must be inside the axis"
+                ))
+            }
+            None => {
+                return Err(format!(
+                    "indexing map #{i} {what} axis {r} of operand #{i} (size {d}) at indices that cannot be bounded over the iteration space {space:?}"
+                ))
+            }
+        }
     }
     Ok(())
 }

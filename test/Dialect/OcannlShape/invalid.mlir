@@ -160,3 +160,26 @@ func.func @mixed_literal() {
   %c = "ocannl_shape.constant"() {value = dense<[1.0, 2.0]> : tensor<2xf64>} : () -> !ocannl_shape.tensor<"2", f32>
   return
 }
+
+// -----
+
+// Sizes in types: every axis has at least one cell, and at most 2^63 - 1.
+// expected-error@+1 {{argument #0: invalid shape: a dimension of size 0: every axis has at least one cell at position 2 in "2,0"}}
+func.func @zero_axis(%x: !ocannl_shape.tensor<"2,0", f32>) {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{argument #0: invalid shape: the dimension size 9223372036854775808 is larger than any axis can be (9223372036854775807 cells) at position 0 in "9223372036854775808"}}
+func.func @dim_beyond_index(%x: !ocannl_shape.tensor<"9223372036854775808", f32>) {
+  return
+}
+
+// -----
+
+func.func @fixed_index_beyond_axes(%x: !ocannl_shape.tensor<"3", f32>) {
+  // expected-error@+1 {{invalid einsum spec: the fixed index 18446744073709551615 is beyond the largest axis (9223372036854775807 cells)}}
+  %y = "ocannl_shape.einsum"(%x) {spec = "i => 18446744073709551615"} : (!ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}

@@ -181,3 +181,16 @@ func.func @conv_kernel_open(%x: !ocannl_shape.tensor<"8|12", f32>, %t: !ocannl_s
   %z = "ocannl_shape.pointwise_binary"(%y, %t) {op = "add"} : (!ocannl_shape.tensor<"?", f32>, !ocannl_shape.tensor<"10", f32>) -> !ocannl_shape.tensor<"?", f32>
   return
 }
+
+// -----
+
+// Ops of other dialects keep their types: inference does not rewrite a
+// tensor a call uses (the callee's signature would no longer match).
+func.func private @g(!ocannl_shape.tensor<"?", f32>) -> !ocannl_shape.tensor<"?", f32>
+
+func.func @call(%x: !ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32> {
+  %n = "ocannl_shape.pointwise_unary"(%x) {op = "neg"} : (!ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  // expected-error@+1 {{'func.call' has a tensor of shape "?" that inference makes "3"; ops of other dialects keep their types: write the shape "3" in the type}}
+  %y = func.call @g(%n) : (!ocannl_shape.tensor<"?", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return %y : !ocannl_shape.tensor<"?", f32>
+}
