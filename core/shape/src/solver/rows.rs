@@ -240,23 +240,15 @@ impl Solver {
             return err(o, ShapeErrorKind::Mismatch, message);
         }
         let off = n - open.end.len();
-        if rel == Rel::Ineq && !open.beg.is_empty() && off > open.beg.len() {
-            // Broadcasting aligns from the right: the operand's left part
-            // faces the result's axes only once its variable is known.
-            let mut changed = false;
-            for (i, d) in open.end.iter().enumerate() {
-                changed |= self.dim_ineq(closed.end[off + i], *d, o)?;
-            }
-            let cur = Row::closed(closed.end[..off].to_vec());
-            let subr = Row {
-                beg: open.beg,
-                var: open.var,
-                end: vec![],
-            };
-            return self
-                .defer(Constraint::RowIneq { cur, subr }, o)
-                .map(|_| changed);
-        }
+        // An operand's left part is lined up with the result's left part,
+        // which assumes its variable takes the axes in between; once the
+        // variable is known (closing may give it fewer), the whole
+        // inequality is checked again.
+        let recheck = (rel == Rel::Ineq && !open.beg.is_empty() && off > open.beg.len())
+            .then(|| Constraint::RowIneq {
+                cur: closed.clone(),
+                subr: open.clone(),
+            });
         let pairs = open
             .end
             .iter()
@@ -284,6 +276,13 @@ impl Solver {
             Rel::Eq => self.solve_row(v, middle, o)?,
             Rel::Ineq => self.add_row_ub(v, middle, o)?,
         };
+        if let Some(c) = recheck {
+            if self.row_unsolved(v) {
+                self.defer(c, o)?;
+            } else {
+                self.push(c, o);
+            }
+        }
         Ok(changed)
     }
 
