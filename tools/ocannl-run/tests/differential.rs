@@ -17,10 +17,6 @@ use std::{path::Path, process::Command};
 struct Rng(ocannl_ops::SplitMix64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0.next_u64()
-    }
-
     fn below(&mut self, n: u64) -> u64 {
         self.0.below(n)
     }
