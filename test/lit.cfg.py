@@ -75,7 +75,10 @@ llvm_lib = os.path.join(llvm_prefix, "lib")
 config.substitutions.append(("%mlir_runner_utils", os.path.join(llvm_lib, "libmlir_runner_utils.so")))
 config.substitutions.append(("%libomp", os.path.join(llvm_lib, "libomp.so")))
 config.substitutions.append(("%mlir_c_runner_utils", os.path.join(llvm_lib, "libmlir_c_runner_utils.so")))
+import sys
+
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%repo", repo_root))
+config.substitutions.append(("%tool_dir", tool_dir))
 config.substitutions.append(("%shape_irdl", os.path.join(repo_root, "dialects", "shape", "ocannl_shape.irdl.mlir")))
 config.substitutions.append(("%assign_irdl", os.path.join(repo_root, "dialects", "assign", "ocannl_assign.irdl.mlir")))

@@ -223,7 +223,7 @@ impl Trainer {
         let mut train = Module::parse(&context, &keep_only(&context, &module, &["loss_init", "loss_train_step"])?)
             .ok_or_else(|| fail("internal error: the train step's module does not parse"))?;
         let t = Instant::now();
-        let program = Program::compile(&context, &mut train, &CompileOptions { opt_level, openmp: None })
+        let program = Program::compile(&context, &mut train, &CompileOptions { opt_level, ..CompileOptions::default() })
             .map_err(|e| Error { messages: vec![e] })?;
         let llvm = t.elapsed();
         // The params from the init routine, the rest zero.
@@ -328,7 +328,7 @@ impl Trainer {
                 &mut module,
                 &CompileOptions {
                     opt_level: self.opt_level,
-                    openmp: None,
+                    ..CompileOptions::default()
                 },
             )?;
             self.times.borrow_mut().forward = Some(t.elapsed());

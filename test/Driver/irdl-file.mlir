@@ -7,8 +7,8 @@
 // CHECK: "ocannl_shape.compose"{{.*}} -> !ocannl_shape.tensor<"4", f32>
 // CHECK: "user_ext.sink"(%{{.*}}) : (!ocannl_shape.tensor<"4", f32>) -> ()
 func.func @f(%w: !ocannl_shape.tensor<"3->4", f32>, %x: !ocannl_shape.tensor<"3", f32>) {
-  %y = "ocannl_shape.compose"(%w, %x) : (!ocannl_shape.tensor<"3->4", f32>, !ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32>
-  "user_ext.sink"(%y) : (!ocannl_shape.tensor<"?", f32>) -> ()
+  %y = "ocannl_shape.compose"(%w, %x) : (!ocannl_shape.tensor<"3->4", f32>, !ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"4", f32>
+  "user_ext.sink"(%y) : (!ocannl_shape.tensor<"4", f32>) -> ()
   return
 }
 

@@ -21,9 +21,11 @@
 // CHECK-LABEL: func.func @layer
 // CHECK: memref.alloc
 // CHECK: scf.for
-// CHECK-NOT: ocannl_
+// CHECK-NOT: ocannl_shape.
+// CHECK-NOT: ocannl_assign.
 // LLVM: llvm.func @layer
-// LLVM-NOT: ocannl_
+// LLVM-NOT: ocannl_shape.
+// LLVM-NOT: ocannl_assign.
 // HELP: --ocannl-infer-shapes
 // HELP: --ocannl-to-llvm
 func.func @layer(%w: !ocannl_shape.tensor<"3->4", f32>, %x: !ocannl_shape.tensor<"2|3", f32>) -> !ocannl_shape.tensor<"?", f32> {

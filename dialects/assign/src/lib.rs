@@ -113,6 +113,24 @@ pub fn memref_dims(t: MemRefType) -> Vec<u64> {
         .collect()
 }
 
+/// A buffer type the compiled code can address: static sizes, each at
+/// least 1, a float element type, and at most 2^63 - 1 bytes.
+pub fn check_memref(t: MemRefType) -> Result<(), String> {
+    let ty: melior::ir::Type = t.into();
+    let dims = ocannl_mlir::types::static_dims(ty).unwrap_or_default();
+    if dims.iter().any(|&d| d < 0) {
+        return Err(format!("the buffer type {ty} has dynamic sizes; buffers have static sizes"));
+    }
+    let elt = ocannl_mlir::types::element_type(ty)
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    let bytes = ocannl_assign::element_bytes(&elt)
+        .ok_or_else(|| format!("the buffer type {ty} has element type {elt}; f16, bf16, f32 and f64 are supported"))?;
+    let dims: Vec<u64> = dims.iter().map(|&d| d as u64).collect();
+    ocannl_assign::check_buffer(&dims, bytes).map_err(|e| format!("{ty}: {e}"))?;
+    Ok(())
+}
+
 /// Shape strings of nodes are concrete: no variables to allocate.
 struct NoVars;
 
@@ -151,6 +169,7 @@ pub fn verify_op(op: &OperationRef) -> Result<(), String> {
                 .map_err(|e| ocannl_shape_dialect::format_spec_error("shape", &e))?;
             let ty = op.result(0).map_err(|e| e.to_string())?.r#type();
             let t = MemRefType::try_from(ty).map_err(|_| "a node is a memref")?;
+            check_memref(t)?;
             if let Some(dims) = parsed.to_dims() {
                 if dims != memref_dims(t) {
                     return Err(format!(
@@ -228,13 +247,44 @@ fn verify_projections(op: &OperationRef, attrs: &AccumAttrs) -> Result<(), Strin
             ));
         }
         let ty = op.operand(i).map_err(|e| e.to_string())?.r#type();
-        let rank = MemRefType::try_from(ty)
-            .map(|t| t.rank())
-            .map_err(|_| "operands must be memrefs")?;
+        let t = MemRefType::try_from(ty).map_err(|_| "operands must be memrefs")?;
+        check_memref(t).map_err(|m| format!("operand #{i}: {m}"))?;
+        let rank = t.rank();
         if results != rank {
             return Err(format!(
                 "indexing map #{i} has {results} results but operand #{i} has rank {rank}"
             ));
+        }
+        check_ranges(i, *map, &memref_dims(t), space)?;
+    }
+    Ok(())
+}
+
+/// The indices of each axis stay inside it over the iteration space, unless
+/// they pad: a combined index such as a convolution's reads the padding
+/// value outside the axis, and the gradient of such a read writes only the
+/// cells inside it. Indices that depend on index operands are checked when
+/// the code runs.
+fn check_ranges(i: usize, map: AffineMap, dims: &[u64], space: &[i64]) -> Result<(), String> {
+    let exprs = ocannl_mlir::affine::to_model(map)?;
+    let space: Vec<u64> = space.iter().map(|&d| d as u64).collect();
+    for (r, (e, &d)) in exprs.iter().zip(dims).enumerate() {
+        if e.has_sym() || e.is_padded() {
+            continue;
+        }
+        let what = if i == 0 { "writes" } else { "reads" };
+        match e.range(&space) {
+            Some((lo, hi)) if lo >= 0 && (hi as u64) < d => {}
+            Some((lo, hi)) => {
+                return Err(format!(
+                    "indexing map #{i} {what} axis {r} of operand #{i} (size {d}) at indices {lo} to {hi} over the iteration space {space:?}; every index must be inside the axis"
+                ))
+            }
+            None => {
+                return Err(format!(
+                    "indexing map #{i} {what} axis {r} of operand #{i} (size {d}) at indices that cannot be bounded over the iteration space {space:?}"
+                ))
+            }
         }
     }
     Ok(())

@@ -5,7 +5,7 @@
 //! types into `ocannl_shape` data, checks what IRDL cannot express, and
 //! formats solved shapes back into types. Inference lives in `ocannl-shape`.
 
-use melior::ir::{operation::OperationLike, OperationRef, Type, ValueLike};
+use melior::ir::{attribute::AttributeLike, operation::OperationLike, OperationRef, Type, ValueLike};
 use ocannl_ops::{Accum, BinaryOp, NumOp, TernaryOp, UnaryOp};
 use ocannl_shape::{notation::EinsumSpec, parse_einsum, SpecError};
 use rustc_hash::FxHashMap;
@@ -397,6 +397,40 @@ pub fn verify_op(op: &OperationRef) -> Result<(), String> {
         | OpKind::Compose
         | OpKind::Transpose
         | OpKind::BatchSlice => {}
+    }
+    check_element_types(op, kind)
+}
+
+/// Every tensor of an op has one element type: the result's. There is no
+/// implicit conversion (a mixed-precision program converts explicitly,
+/// before the op), and a dense literal holds the tensor's element type.
+fn check_element_types(op: &OperationRef, kind: OpKind) -> Result<(), String> {
+    let Some(result) = op.result(0).ok().and_then(|r| tensor_type(r.r#type())) else {
+        return Ok(());
+    };
+    for (i, v) in op.operands().enumerate() {
+        if let Some(t) = tensor_type(v.r#type()) {
+            if t.elt != result.elt {
+                return Err(format!(
+                    "operand #{i} has element type {} but the result has {}; the tensors of an op share one element type",
+                    t.elt, result.elt
+                ));
+            }
+        }
+    }
+    if kind == OpKind::Constant {
+        if let Ok(v) = op.attribute("value") {
+            if v.is_dense_elements() {
+                if let Some(elt) = ocannl_mlir::attr::element_type(v) {
+                    if elt.to_string() != result.elt {
+                        return Err(format!(
+                            "the literal's element type {elt} differs from the tensor's {}",
+                            result.elt
+                        ));
+                    }
+                }
+            }
+        }
     }
     Ok(())
 }

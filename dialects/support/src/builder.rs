@@ -332,7 +332,8 @@ impl<'c> Builder<'c> {
         })
     }
 
-    /// `scf.if cond { body }` (no results, no else branch).
+    /// `scf.if` without results or else branch: `body` fills the then
+    /// branch (its insertion point is before the branch's `scf.yield`).
     pub fn if_then<'a>(
         &self,
         at: At<'c, 'a>,
@@ -347,13 +348,12 @@ impl<'c> Builder<'c> {
         let op = self.place(at, op);
         let region = op.region(0).map_err(|e| e.to_string())?;
         let block = region.append_block(Block::new(&[]));
-        body(At::end(block))?;
-        block.append_operation(
+        let yield_op = block.append_operation(
             OperationBuilder::new("scf.yield", self.loc)
                 .build()
                 .map_err(|e| e.to_string())?,
         );
-        Ok(())
+        body(At::before(yield_op)?)
     }
 
     /// A `memref.alloc` of a static shape, aligned to `alignment` bytes if

@@ -108,26 +108,32 @@ impl<'c> Cache<'c> {
     }
 }
 
-fn memref_text(info: &TensorInfo) -> String {
-    let dims = info.shape.to_dims().unwrap_or_default();
+/// The buffer type of a tensor, its sizes checked first (each axis at
+/// least 1 long, the whole addressable by the compiled code).
+fn memref_text(info: &TensorInfo) -> Result<String, String> {
+    let dims = info
+        .shape
+        .to_dims()
+        .ok_or("internal error: shape not concrete")?;
+    let elt_bytes = ocannl_assign::element_bytes(&info.elt)
+        .ok_or_else(|| format!("unsupported element type {}", info.elt))?;
+    ocannl_assign::check_buffer(&dims, elt_bytes)
+        .map_err(|e| format!("the tensor of shape \"{}\" cannot be a buffer: {e}", info.shape))?;
     let mut s = String::from("memref<");
     for d in dims {
         s += &format!("{d}x");
     }
-    s + &info.elt + ">"
+    Ok(s + &info.elt + ">")
 }
 
 fn lower_function<'c, 'a>(func: OperationRef<'c, 'a>, params_as_args: bool) -> PassResult<'c> {
     let ctx_ref = func.context();
     let ctx = ir::context(&ctx_ref);
-    let Ok(body) = func.region(0) else {
-        return Ok(());
-    };
-    let Some(entry) = body.first_block() else {
-        return Ok(());
+    let mut cache = Cache::default();
+    let Some(entry) = func.region(0).ok().and_then(|body| body.first_block()) else {
+        return check_declaration(func, &mut cache);
     };
 
-    let mut cache = Cache::default();
     // Collect the ops to lower, checking that every tensor type is concrete.
     let ops = ir::collect(func, |op| OpKind::of(op).is_some());
     for op in &ops {
@@ -157,7 +163,12 @@ fn lower_function<'c, 'a>(func: OperationRef<'c, 'a>, params_as_args: bool) -> P
             }
         }
     }
-    if ops.is_empty() {
+    let has_tensor_args = (0..entry.argument_count()).any(|i| {
+        entry
+            .argument(i)
+            .is_ok_and(|a| cache.types.read(a.r#type()).is_some())
+    });
+    if ops.is_empty() && !has_tensor_args {
         return Ok(());
     }
 
@@ -170,11 +181,12 @@ fn lower_function<'c, 'a>(func: OperationRef<'c, 'a>, params_as_args: bool) -> P
                 shape: cache.concrete(&tt.shape).expect("checked"),
                 elt: tt.elt.clone(),
             };
-            let text = memref_text(&info);
+            let text = memref_text(&info)
+                .map_err(|m| PassError::at(arg.location(), format!("argument #{i}: {m}")))?;
             let ty = cache.ty(ctx, &text).ok_or_else(|| {
                 PassError::at(
                     func.location(),
-                    format!("argument #{i}: cannot make the buffer type {text}"),
+                    format!("internal error: argument #{i}: cannot make the buffer type {text}"),
                 )
             })?;
             arg.set_type(ty);
@@ -199,6 +211,29 @@ fn lower_function<'c, 'a>(func: OperationRef<'c, 'a>, params_as_args: bool) -> P
         params_to_arguments(ctx, func, &params).at(func.location())?;
     }
     update_signature(func);
+    check_no_tensors_left(func, &mut cache)
+}
+
+/// A function declaration has no body to lower: its signature must not
+/// have tensor types.
+fn check_declaration<'c: 'x, 'x>(func: OperationRef<'c, '_>, cache: &mut Cache<'x>) -> PassResult<'c> {
+    let ft = func
+        .attribute("function_type")
+        .ok()
+        .and_then(|a| melior::ir::attribute::TypeAttribute::try_from(a).ok())
+        .and_then(|t| melior::ir::r#type::FunctionType::try_from(t.value()).ok());
+    let Some(ft) = ft else { return Ok(()) };
+    let types = (0..ft.input_count())
+        .filter_map(|i| ft.input(i).ok())
+        .chain((0..ft.result_count()).filter_map(|i| ft.result(i).ok()));
+    for t in types {
+        if cache.types.read(t).is_some() {
+            return Err(PassError::at(
+                func.location(),
+                format!("ocannl-lower-to-assign cannot lower a function declaration with the tensor type {t}; declare it with buffer (memref) types"),
+            ));
+        }
+    }
     Ok(())
 }
 
@@ -288,6 +323,39 @@ fn params_to_arguments<'c, 'a>(
     Ok(())
 }
 
+/// Every tensor value became a buffer: a tensor left over is used by an op
+/// the lowering does not know (a call, another dialect's op).
+fn check_no_tensors_left<'c: 'x, 'x>(
+    func: OperationRef<'c, '_>,
+    cache: &mut Cache<'x>,
+) -> PassResult<'c> {
+    let mut errors = vec![];
+    // A return of a tensor returns what such an op made: the op is reported.
+    for op in ir::collect(func, |op| ir::name(op) != "func.return")
+        .into_iter()
+        .skip(1)
+    {
+        let tensor = op
+            .operands()
+            .map(|v| v.r#type())
+            .chain(op.results().map(|r| r.r#type()))
+            .find(|t| cache.types.read(*t).is_some());
+        if let Some(t) = tensor {
+            let name = op.name();
+            let name = name.as_string_ref().as_str().unwrap_or("?").to_string();
+            errors.push(crate::diag::Diagnostic::error(
+                op.location(),
+                format!("ocannl-lower-to-assign cannot lower '{name}' on the tensor type {t}: tensors are made by ocannl_shape ops and function arguments, and used by ocannl_shape ops and func.return"),
+            ));
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(PassError::all(errors))
+    }
+}
+
 /// Values returned by the function: their nodes are materialized.
 fn returned_values(func: OperationRef) -> Vec<usize> {
     ir::ops_named(func, "func.return")
@@ -330,7 +398,7 @@ fn lower_op<'c, 'a>(
         elt: tt.elt.clone(),
     };
     let memref = cache
-        .ty(ctx, &memref_text(&info))
+        .ty(ctx, &memref_text(&info)?)
         .ok_or("internal error: memref type")?;
 
     let tensor_operands: Vec<melior::ir::Value> = op

@@ -152,6 +152,14 @@ func.func @fill_type(%a: memref<3xf32>) {
 
 // -----
 
+func.func @zero_axis_node() {
+  // expected-error@+1 {{invalid shape: a dimension of size 0: every axis has at least one cell at position 2 in "3,0"}}
+  %w = "ocannl_assign.node"() {name = "w", kind = "value", memory = "virtual", shape = "3,0"} : () -> memref<3x0xf32>
+  return
+}
+
+// -----
+
 func.func @literal_count(%a: memref<3xf32>) {
   // expected-error@+1 {{'ocannl_assign.literal' op the literal has 2 elements but the buffer has 3 cells}}
   "ocannl_assign.literal"(%a) {value = dense<[1.0, 2.0]> : tensor<2xf32>} : (memref<3xf32>) -> ()
@@ -160,8 +168,43 @@ func.func @literal_count(%a: memref<3xf32>) {
 
 // -----
 
+func.func @zero_axis_operand(%a: memref<3x0xf32>, %b: memref<1xf32>) {
+  // expected-error@+1 {{operand #1: memref<3x0xf32>: axis 1 of the buffer of sizes [3, 0] (batch, output, input) has size 0; every axis needs at least one cell}}
+  "ocannl_assign.accum_unop"(%b, %a) {accum = "add", op = "identity", initialize_neutral = true, space = array<i64: 3, 1>, indexing_maps = [affine_map<(i, j) -> (0)>, affine_map<(i, j) -> (i, j)>]} : (memref<1xf32>, memref<3x0xf32>) -> ()
+  return
+}
+
+// -----
+
 func.func @uniform_bound(%a: memref<3xf32>) {
   // expected-error@+1 {{'ocannl_assign.uniform' op attribute 'low' must be a float (such as 2.5 : f32), but got 0 : i64}}
   "ocannl_assign.uniform"(%a) {seed = 1 : i64, low = 0} : (memref<3xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @huge_operand(%a: memref<4294967296x4294967296xf32>, %b: memref<1xf32>) {
+  // expected-error@+1 {{operand #1: memref<4294967296x4294967296xf32>: the buffer of sizes [4294967296, 4294967296] (batch, output, input) with 4-byte elements needs more than 9223372036854775807 bytes}}
+  "ocannl_assign.accum_unop"(%b, %a) {accum = "add", op = "identity", initialize_neutral = true, space = array<i64: 4294967296, 4294967296>, indexing_maps = [affine_map<(i, j) -> (0)>, affine_map<(i, j) -> (i, j)>]} : (memref<1xf32>, memref<4294967296x4294967296xf32>) -> ()
+  return
+}
+
+// -----
+
+// Indices stay inside their axes over the iteration space: writes always,
+// reads unless they pad.
+func.func @space_beyond_result(%x: memref<64x128xf32>) {
+  %y = "ocannl_assign.node"() {name = "y", kind = "value", memory = "undecided", shape = "64,128"} : () -> memref<64x128xf32>
+  // expected-error@+1 {{indexing map #0 writes axis 0 of operand #0 (size 64) at indices 0 to 99 over the iteration space [100, 128]; every index must be inside the axis}}
+  "ocannl_assign.accum_unop"(%y, %x) {accum = "assign", op = "relu", space = array<i64: 100, 128>, indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>]} : (memref<64x128xf32>, memref<64x128xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @fixed_index_beyond_operand(%x: memref<4xf32>, %y: memref<1xf32>) {
+  // expected-error@+1 {{indexing map #1 reads axis 0 of operand #1 (size 4) at indices 4 to 4 over the iteration space [1]; every index must be inside the axis}}
+  "ocannl_assign.accum_unop"(%y, %x) {accum = "assign", op = "identity", space = array<i64: 1>, indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (4)>]} : (memref<1xf32>, memref<4xf32>) -> ()
   return
 }

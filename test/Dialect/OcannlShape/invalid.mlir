@@ -222,3 +222,51 @@ func.func @slice_index_type(%x: !ocannl_shape.tensor<"2|3", f32>, %i: i32) {
   %s = "ocannl_shape.batch_slice"(%x, %i) : (!ocannl_shape.tensor<"2|3", f32>, i32) -> !ocannl_shape.tensor<"?", f32>
   return
 }
+
+// -----
+
+// The tensors of an op share one element type: no implicit conversion.
+func.func @mixed_unary(%x: !ocannl_shape.tensor<"4", f16>) {
+  // expected-error@+1 {{operand #0 has element type f16 but the result has f32; the tensors of an op share one element type}}
+  %y = "ocannl_shape.pointwise_unary"(%x) {op = "neg"} : (!ocannl_shape.tensor<"4", f16>) -> !ocannl_shape.tensor<"4", f32>
+  return
+}
+
+// -----
+
+func.func @mixed_binary(%x: !ocannl_shape.tensor<"4", f32>, %y: !ocannl_shape.tensor<"4", f64>) {
+  // expected-error@+1 {{operand #1 has element type f64 but the result has f32}}
+  %z = "ocannl_shape.compose"(%x, %y) : (!ocannl_shape.tensor<"4", f32>, !ocannl_shape.tensor<"4", f64>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
+
+// -----
+
+func.func @mixed_literal() {
+  // expected-error@+1 {{the literal's element type f64 differs from the tensor's f32}}
+  %c = "ocannl_shape.constant"() {value = dense<[1.0, 2.0]> : tensor<2xf64>} : () -> !ocannl_shape.tensor<"2", f32>
+  return
+}
+
+// -----
+
+// Sizes in types: every axis has at least one cell, and at most 2^63 - 1.
+// expected-error@+1 {{invalid shape: a dimension of size 0: every axis has at least one cell at position 2 in "2,0"}}
+func.func @zero_axis(%x: !ocannl_shape.tensor<"2,0", f32>) {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{invalid shape: the dimension size 9223372036854775808 is larger than any axis can be (9223372036854775807 cells) at position 0 in "9223372036854775808"}}
+func.func @dim_beyond_index(%x: !ocannl_shape.tensor<"9223372036854775808", f32>) {
+  return
+}
+
+// -----
+
+func.func @fixed_index_beyond_axes(%x: !ocannl_shape.tensor<"3", f32>) {
+  // expected-error@+1 {{invalid einsum spec: the fixed index 18446744073709551615 is beyond the largest axis (9223372036854775807 cells)}}
+  %y = "ocannl_shape.einsum"(%x) {spec = "i => 18446744073709551615"} : (!ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}

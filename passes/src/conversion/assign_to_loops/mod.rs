@@ -9,6 +9,11 @@
 //! the seed and the cell's index, so the values depend on nothing else).
 //! Nodes that are not returned are freed after their last use.
 //!
+//! What can only fail at run time is checked by the compiled code
+//! ([`checks`]): every allocation, and every index that depends on index
+//! operands (a slice's); after a failure, recorded in the module's status
+//! global, the assignments that follow are skipped.
+//!
 //! The conversion is target-neutral; the installed [`target::LoopTarget`]
 //! decides which loops run in parallel and may compute an assignment with
 //! its own kernel. The result is plain upstream MLIR (scf, memref, arith,
@@ -21,6 +26,7 @@
 //! - [`target`]: the target interface.
 
 pub mod accum;
+pub mod checks;
 pub mod dealloc;
 pub mod init;
 pub mod numeric;
@@ -62,22 +68,27 @@ fn run<'c, 'a>(module: OperationRef<'c, 'a>, _: &Options) -> PassResult<'c> {
     tracing::debug!(target = target.name(), "lowering to loops");
     let mut globals = 0usize;
     let mut lowered = Graveyard::new();
+    let ctx_ref = module.context();
+    let ctx = ir::context(&ctx_ref);
+    let mut checks = checks::Checks::new(module);
     for op in ops {
-        lower(module, &op, target, &mut globals).at(op.location())?;
+        lower(ctx, module, &op, target, &mut globals, &mut checks).at(op.location())?;
         lowered.bury(op);
     }
     lowered.erase_all().at(module.location())?;
+    checks.finish(ctx);
     Ok(())
 }
 
 fn lower<'c, 'a>(
+    ctx: &'c melior::Context,
     module: OperationRef<'c, 'a>,
     op: &OperationRef<'c, 'a>,
     target: &dyn LoopTarget,
     globals: &mut usize,
+    checks: &mut checks::Checks<'c, 'a>,
 ) -> Result<(), String> {
-    let ctx_ref = op.context();
-    let e = Builder::new(ir::context(&ctx_ref), op.location());
+    let e = Builder::new(ctx, op.location());
     let at = At::before(*op)?;
     let name = op.name();
     let name = name
@@ -86,12 +97,24 @@ fn lower<'c, 'a>(
         .map_err(|e| e.to_string())?
         .trim_start_matches("ocannl_assign.");
     match name {
-        "node" => init::node(&e, at, op),
-        "fill" => init::fill_op(&e, target, at, op),
-        "range" => init::cells(&e, module, at, op, init::Cells::Range, globals),
-        "literal" => init::cells(&e, module, at, op, init::Cells::Literal, globals),
-        "uniform" => init::cells(&e, module, at, op, init::Cells::Uniform, globals),
-        "accum_unop" | "accum_binop" | "accum_ternop" => accum::lower(&e, target, at, op),
+        "node" => {
+            let buf = init::node(&e, at, op)?;
+            checks.allocation(&e, at, op, buf)
+        }
+        "fill" | "range" | "literal" | "uniform" | "accum_unop" | "accum_binop"
+        | "accum_ternop" => {
+            if name.starts_with("accum_") {
+                checks.indices(&e, at, op)?;
+            }
+            // The work runs only while every check so far passed.
+            checks.guard(&e, at, &mut |inner| match name {
+                "fill" => init::fill_op(&e, target, inner, op),
+                "range" => init::cells(&e, module, inner, op, init::Cells::Range, globals),
+                "literal" => init::cells(&e, module, inner, op, init::Cells::Literal, globals),
+                "uniform" => init::cells(&e, module, inner, op, init::Cells::Uniform, globals),
+                _ => accum::lower(&e, target, inner, op),
+            })
+        }
         other => Err(format!("cannot lower 'ocannl_assign.{other}'")),
     }
 }

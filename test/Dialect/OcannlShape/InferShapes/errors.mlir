@@ -181,3 +181,55 @@ func.func @conv_kernel_open(%x: !ocannl_shape.tensor<"8|12", f32>, %t: !ocannl_s
   %z = "ocannl_shape.pointwise_binary"(%y, %t) {op = "add"} : (!ocannl_shape.tensor<"?", f32>, !ocannl_shape.tensor<"10", f32>) -> !ocannl_shape.tensor<"?", f32>
   return
 }
+
+// -----
+
+// Ops of other dialects keep their types: inference does not rewrite a
+// tensor a call uses (the callee's signature would no longer match).
+func.func private @g(!ocannl_shape.tensor<"?", f32>) -> !ocannl_shape.tensor<"?", f32>
+
+func.func @call(%x: !ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32> {
+  %n = "ocannl_shape.pointwise_unary"(%x) {op = "neg"} : (!ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  // expected-error@+1 {{'func.call' has a tensor of shape "?" that inference makes "3"; ops of other dialects keep their types: write the shape "3" in the type}}
+  %y = func.call @g(%n) : (!ocannl_shape.tensor<"?", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return %y : !ocannl_shape.tensor<"?", f32>
+}
+
+// -----
+
+// A row variable bounded by itself with more axes, through other tensors
+// (the input row of %t holds the output row of %x, which ends in `..v..`'s
+// and more): an error after a bounded number of axes, not a solver that
+// grows the row until memory runs out.
+func.func @rank_cycle(%x: !ocannl_shape.tensor<"1|1->..v..,n", f32>) {
+  %t = "ocannl_shape.transpose"(%x) : (!ocannl_shape.tensor<"1|1->..v..,n", f32>) -> !ocannl_shape.tensor<"?", f32>
+  // expected-note@+1 {{operand #0 (pointwise) has shape "...,?|...,?,?,?,?,?,?,?,<1009 more axes>,?,?,?,?,?,?,?,?->...,?,?"}}
+  %s = "ocannl_shape.pointwise_binary"(%x, %t) {op = "add"} : (!ocannl_shape.tensor<"1|1->..v..,n", f32>, !ocannl_shape.tensor<"?", f32>) -> !ocannl_shape.tensor<"?", f32>
+  // expected-error@+1 {{a row would need more than 1024 axes: the shapes ask for an infinite number of axes}}
+  %n = "ocannl_shape.pointwise_unary"(%s) {op = "neg"} : (!ocannl_shape.tensor<"?", f32>) -> !ocannl_shape.tensor<"1,n|..v..->2,...", f32>
+  return
+}
+
+// -----
+
+// The same row variable at shifted places in a broadcast (`1,..v..` over
+// `..v..,2`): the sizes that then face each other conflict.
+func.func @shifted_self(%x: !ocannl_shape.tensor<"1,..v..->..v..,2", f32>) {
+  // expected-error@+1 {{dimension mismatch: 1 vs 2}}
+  %y = "ocannl_shape.compose"(%x, %x) : (!ocannl_shape.tensor<"1,..v..->..v..,2", f32>, !ocannl_shape.tensor<"1,..v..->..v..,2", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
+
+// -----
+
+// An operand's left part (`4,...`) lines up with the result's left part
+// only if its variable takes the axes in between: a leaf's variable does
+// (its least upper bound), a computed one closed to no axes does not, and
+// the sizes that then face each other conflict.
+func.func @left_part(%x: !ocannl_shape.tensor<"?", f32>) {
+  // expected-note@+1 {{operand #0 (pointwise) has shape "4->"}}
+  %a = "ocannl_shape.pointwise_unary"(%x) {op = "neg"} : (!ocannl_shape.tensor<"?", f32>) -> !ocannl_shape.tensor<"4,...->", f32>
+  // expected-error@+1 {{dimension mismatch: 1 vs 4 (the input row of the operand broadcast to the result's); operand shapes: #0 "4->"}}
+  %b = "ocannl_shape.pointwise_unary"(%a) {op = "neg"} : (!ocannl_shape.tensor<"4,...->", f32>) -> !ocannl_shape.tensor<"4,1->", f32>
+  return
+}
