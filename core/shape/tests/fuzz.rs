@@ -248,8 +248,21 @@ proptest! {
                     let operands: Vec<_> = n.node.operands().iter().map(|&j| &inf.shapes[j]).collect();
                     match derive(&n.node, shape, &operands) {
                         Ok(p) => {
-                            for m in std::iter::once(&p.lhs).chain(p.rhs.iter()) {
-                                prop_assert!(!p.affine_map(m).is_empty());
+                            // One index per axis, inside the axis over the
+                            // iteration space (but for padded reads and
+                            // slice symbols).
+                            let tensors = std::iter::once(shape).chain(operands.iter().copied());
+                            for (m, t) in std::iter::once(&p.lhs).chain(p.rhs.iter()).zip(tensors) {
+                                let dims = t.to_dims().unwrap_or_default();
+                                prop_assert_eq!(m.len(), dims.len());
+                                for (e, &d) in m.iter().zip(&dims) {
+                                    if e.is_padded() {
+                                        continue;
+                                    }
+                                    if let Some((lo, hi)) = e.range(&p.space) {
+                                        prop_assert!(lo >= 0 && (hi as u64) < d, "{} over {:?} leaves an axis of {}", e, p.space, d);
+                                    }
+                                }
                             }
                         }
                         Err(e) => prop_assert!(!e.is_empty()),
