@@ -1,6 +1,40 @@
-//! Compiles the C++ glue (`cpp/ocannl_mlir.cpp`) against Debian's MLIR 22.
+//! Compiles the C++ glue (`cpp/ocannl_mlir.cpp`) against Debian's MLIR 22,
+//! and provides the C API library that mlir-sys links when MLIR is linked
+//! as a shared library.
+//!
+//! With `MLIR_SYS_LINK_SHARED=1` (set in `.cargo/config.toml`), mlir-sys
+//! links `-lMLIR -lMLIR-C -lLLVM-22`: one copy of MLIR, Debian's
+//! `libMLIR.so`, shared with stock MLIR tools that load the project's
+//! plugin. Debian ships the C API only as static archives
+//! (`libMLIRCAPI*.a`, whose C++ references `libMLIR.so` resolves), so
+//! `-lMLIR-C` finds here a linker script naming those archives.
 
-use std::{env, process::Command};
+use std::{env, path::PathBuf, process::Command};
+
+/// Writes `OUT_DIR/mlir-c/libMLIR-C.so`: a linker script that stands for
+/// Debian's static C API archives, and adds its directory to the link
+/// search path of every crate that links MLIR through this one.
+fn c_api_library(libdir: &str) {
+    let mut archives: Vec<String> = std::fs::read_dir(libdir)
+        .unwrap_or_else(|e| panic!("cannot read {libdir}: {e}"))
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("libMLIRCAPI") && n.ends_with(".a"))
+        .map(|n| format!("{libdir}/{n}"))
+        .collect();
+    archives.sort();
+    if archives.is_empty() {
+        panic!("no MLIR C API archives (libMLIRCAPI*.a) in {libdir}: install libmlir-22-dev");
+    }
+    let dir = PathBuf::from(env::var("OUT_DIR").expect("OUT_DIR")).join("mlir-c");
+    std::fs::create_dir_all(&dir).expect("create the linker script's directory");
+    let script = format!(
+        "/* MLIR's C API: Debian's static archives, over the shared libMLIR.so. */\nGROUP ( {} )\n",
+        archives.join(" ")
+    );
+    std::fs::write(dir.join("libMLIR-C.so"), script).expect("write libMLIR-C.so");
+    println!("cargo:rustc-link-search=native={}", dir.display());
+}
 
 fn main() {
     let prefix = env::var("MLIR_SYS_220_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-22".into());
@@ -12,6 +46,14 @@ fn main() {
         .filter(|o| o.status.success())
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_else(|| panic!("cannot run {llvm_config}: install MLIR 22 (see README.md)"));
+    let libdir = Command::new(&llvm_config)
+        .arg("--libdir")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| format!("{prefix}/lib"));
+    c_api_library(&libdir);
     println!("cargo:rerun-if-changed=cpp/ocannl_mlir.cpp");
     println!("cargo:rerun-if-env-changed=MLIR_SYS_220_PREFIX");
     cc::Build::new()
@@ -19,7 +61,8 @@ fn main() {
         .file("cpp/ocannl_mlir.cpp")
         .include(include)
         .std("c++17")
-        .flag("-fno-exceptions")
+        // Exceptions are caught at every entry point (none reaches Rust).
+        .flag("-fexceptions")
         .flag_if_supported("-Wno-unused-parameter")
         .flag_if_supported("-Wno-deprecated-declarations")
         .define("_GNU_SOURCE", None)

@@ -8,7 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
-cargo build --release --workspace --bins
+# The tools and the plugin of stock MLIR tools (the lit suite uses both).
+cargo build --release --workspace
 run=target/release/ocannl-run
 if ! device=$("$run" - --entry none --device cuda --device-info); then
   echo "gpu-check: no GPU to check (see the line above)" >&2

@@ -4,11 +4,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
-# The lit suite runs the tools; cargo test builds only those its tests name.
-cargo build --workspace --bins
+# The lit suite runs the tools and the plugin of stock MLIR tools; cargo
+# test builds only the tools its tests name.
+cargo build --workspace
 cargo test --workspace "$@"
 # Optimized builds can expose undefined behaviour the debug build hides.
-cargo build --release --workspace --bins
+cargo build --release --workspace
 # The main job end to end: trains the moons demo to at least 0.95 accuracy.
 cargo build --release -p ocannl --example moons
 target/release/examples/moons --no-plot --save target/moons-model

@@ -4,13 +4,14 @@
 #   lit -sv test/ --param tool_dir=target/debug
 import os
 import shutil
+import sys
 
 import lit.formats
 
 config.name = "OCANNL"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir"]
-config.excludes = ["Inputs", "lit.cfg.py"]
+config.excludes = ["Inputs", "lit.cfg.py", "extract_examples.py"]
 config.test_source_root = os.path.dirname(__file__)
 repo_root = os.path.dirname(config.test_source_root)
 config.test_exec_root = lit_config.params.get(
@@ -18,14 +19,22 @@ config.test_exec_root = lit_config.params.get(
 )
 
 llvm_prefix = os.environ.get("MLIR_SYS_220_PREFIX", "/usr/lib/llvm-22")
-tool_dir = lit_config.params.get(
-    "tool_dir", os.path.join(repo_root, "target", "debug")
+tool_dir = os.path.abspath(
+    lit_config.params.get("tool_dir", os.path.join(repo_root, "target", "debug"))
 )
 if not os.path.exists(os.path.join(tool_dir, "ocannl-opt")):
     lit_config.fatal(f"ocannl-opt not found in {tool_dir}; build it or pass --param tool_dir=DIR")
 
 if os.path.exists(os.path.join(tool_dir, "ocannl-run")):
     config.available_features.add("ocannl-run")
+
+# The plugin of stock MLIR tools (`cargo build --workspace` builds it).
+plugin = os.path.join(tool_dir, "libocannl_mlir_plugin.so")
+if os.path.exists(plugin):
+    config.available_features.add("plugin")
+    config.substitutions.append(("%plugin", plugin))
+else:
+    lit_config.warning(f"{plugin} not found (build with `cargo build --workspace`): the plugin tests are unsupported")
 
 path = [tool_dir, os.path.join(llvm_prefix, "bin"), config.environment.get("PATH", os.environ["PATH"])]
 config.environment["PATH"] = os.pathsep.join(path)
@@ -51,6 +60,15 @@ def expanded_pipeline(name):
         lit_config.fatal(f"cannot read the pipeline {name} from ocannl-opt: {out.stderr}")
     return text
 
+
+# Ahead-of-time builds: llc (llvm-22) and the system C compiler.
+if os.path.exists(os.path.join(llvm_prefix, "bin", "llc")):
+    config.available_features.add("llc")
+cc = shutil.which(os.environ.get("CC", "cc"))
+if cc:
+    config.available_features.add("c-compiler")
+    config.substitutions.append(("%cc", cc))
+config.substitutions.append(("%llvm_lib", os.path.join(llvm_prefix, "lib")))
 
 config.substitutions.append(("%llvm_pipeline", expanded_pipeline("ocannl-loops-to-llvm")))
 
@@ -89,5 +107,10 @@ llvm_lib = os.path.join(llvm_prefix, "lib")
 config.substitutions.append(("%mlir_runner_utils", os.path.join(llvm_lib, "libmlir_runner_utils.so")))
 config.substitutions.append(("%libomp", os.path.join(llvm_lib, "libomp.so")))
 config.substitutions.append(("%mlir_c_runner_utils", os.path.join(llvm_lib, "libmlir_c_runner_utils.so")))
+import sys
+
+config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(("%repo", repo_root))
+config.substitutions.append(("%tool_dir", tool_dir))
 config.substitutions.append(("%shape_irdl", os.path.join(repo_root, "dialects", "shape", "ocannl_shape.irdl.mlir")))
 config.substitutions.append(("%assign_irdl", os.path.join(repo_root, "dialects", "assign", "ocannl_assign.irdl.mlir")))

@@ -66,6 +66,9 @@ enum Node {
         name: String,
         input: Option<Vec<u64>>,
         output: Option<Vec<u64>>,
+        /// `uniform` (±0.25, the default), `glorot`, `he` or `zeros`.
+        init: Option<String>,
+        seed: Option<i64>,
     },
     Data {
         name: String,
@@ -103,18 +106,61 @@ impl Tensor {
         self.with_dims(Some(dims), None)
     }
 
+    /// How a param is initialized: `"uniform"` (±0.25, OCANNL's default),
+    /// `"glorot"` (±sqrt(6 / (fan_in + fan_out))), `"he"` (±sqrt(6 /
+    /// fan_in)) or `"zeros"`; checked when the module is compiled.
+    pub fn init(self, how: &str) -> Tensor {
+        self.with(|_, _, init, _| *init = Some(how.to_string()))
+    }
+
+    /// The seed of a param's initialization (by default one derived from
+    /// its name).
+    pub fn seed(self, seed: i64) -> Tensor {
+        self.with(|_, _, _, s| *s = Some(seed))
+    }
+
     fn with_dims(self, i: Option<&[u64]>, o: Option<&[u64]>) -> Tensor {
+        self.with(|input, output, _, _| {
+            if let Some(i) = i {
+                *input = Some(i.to_vec());
+            }
+            if let Some(o) = o {
+                *output = Some(o.to_vec());
+            }
+        })
+    }
+
+    /// A copy of a param with some of its declaration changed.
+    #[allow(clippy::type_complexity)]
+    fn with(
+        self,
+        f: impl FnOnce(
+            &mut Option<Vec<u64>>,
+            &mut Option<Vec<u64>>,
+            &mut Option<String>,
+            &mut Option<i64>,
+        ),
+    ) -> Tensor {
         match &*self.node {
             Node::Param {
                 name,
                 input,
                 output,
-            } => Tensor::new(Node::Param {
-                name: name.clone(),
-                input: i.map(<[u64]>::to_vec).or_else(|| input.clone()),
-                output: o.map(<[u64]>::to_vec).or_else(|| output.clone()),
-            }),
-            _ => panic!("dims can only be given to a param"),
+                init,
+                seed,
+            } => {
+                let (mut input, mut output, mut init, mut seed) =
+                    (input.clone(), output.clone(), init.clone(), *seed);
+                f(&mut input, &mut output, &mut init, &mut seed);
+                Tensor::new(Node::Param {
+                    name: name.clone(),
+                    input,
+                    output,
+                    init,
+                    seed,
+                })
+            }
+            _ => panic!("dims, initializations and seeds are given to params only"),
         }
     }
 
@@ -133,6 +179,8 @@ pub fn param(name: &str) -> Tensor {
         name: name.into(),
         input: None,
         output: None,
+        init: None,
+        seed: None,
     })
 }
 
@@ -340,6 +388,8 @@ impl Writer {
                 name,
                 input,
                 output,
+                init,
+                seed,
             } => {
                 if let Some((n, typ)) = self.params.get(name) {
                     (n.clone(), typ.clone())
@@ -352,8 +402,15 @@ impl Writer {
                         (Some(i), Some(o)) => format!("{}->{}", row(i), row(o)),
                     };
                     let typ = ty(&shape);
+                    let mut attrs = format!("name = \"{name}\"");
+                    if let Some(init) = init {
+                        attrs += &format!(", init = \"{init}\"");
+                    }
+                    if let Some(seed) = seed {
+                        attrs += &format!(", seed = {seed} : i64");
+                    }
                     self.lines.push(format!(
-                        "  {fresh} = \"ocannl_shape.param\"() {{name = \"{name}\"}} : () -> {typ}"
+                        "  {fresh} = \"ocannl_shape.param\"() {{{attrs}}} : () -> {typ}"
                     ));
                     self.params.insert(name.clone(), (fresh.clone(), typ.clone()));
                     (fresh, typ)

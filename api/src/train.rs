@@ -177,12 +177,10 @@ fn routine_work(r: &ocannl_assign::Routine) -> u64 {
         .fold(0u64, u64::saturating_add)
 }
 
-/// The text of `module` with only the functions `keep`.
-fn keep_only(context: &melior::Context, module: &Module, keep: &[&str]) -> Result<String, Error> {
-    let copy = Module::parse(context, &module.as_operation().to_string())
-        .ok_or_else(|| Error::from("internal error: the module does not print and parse".to_string()))?;
+/// Erases the functions of `module` but `keep`.
+fn keep_only(module: &Module, keep: &[&str]) -> Result<(), Error> {
     let mut unused = ocannl_mlir::ir::Graveyard::new();
-    for f in ocannl_mlir::ir::ops_named(copy.as_operation(), "func.func") {
+    for f in ocannl_mlir::ir::ops_named(module.as_operation(), "func.func") {
         let name = f
             .attribute("sym_name")
             .ok()
@@ -193,7 +191,7 @@ fn keep_only(context: &melior::Context, module: &Module, keep: &[&str]) -> Resul
         }
     }
     unused.erase_all()?;
-    Ok(copy.as_operation().to_string())
+    Ok(())
 }
 
 /// A model compiled for training and inference.
@@ -340,9 +338,13 @@ impl Trainer {
         let forward_params: Vec<String> = fwd_params.iter().flatten().cloned().collect();
         // The train step (with the init routine) is compiled now; the
         // forward routine, from its own module, on first use.
-        let forward_text = keep_only(&context, &module, &["forward"])?;
-        let mut train = Module::parse(&context, &keep_only(&context, &module, &["loss_init", "loss_train_step"])?)
-            .ok_or_else(|| fail("internal error: the train step's module does not parse"))?;
+        let forward = Module::from_operation(ocannl_mlir::ir::clone(module.as_operation()))
+            .ok_or_else(|| fail("internal error: cannot copy the module"))?;
+        keep_only(&forward, &["forward"])?;
+        let forward_text = forward.as_operation().to_string();
+        drop(forward);
+        let mut train = module;
+        keep_only(&train, &["loss_init", "loss_train_step"])?;
         let t = Instant::now();
         let zeros = |slot: &Slot| match slot {
             Slot::Index => HostValue::Index(0),
@@ -355,7 +357,7 @@ impl Trainer {
         // The init routine and the train step, prepared with zeros.
         let (mut init, mut step, llvm) = match &gpu {
             None => {
-                let program = Program::compile(&context, &mut train, &CompileOptions { opt_level, openmp: None })
+                let program = Program::compile(&context, &mut train, &CompileOptions { opt_level, ..CompileOptions::default() })
                     .map_err(|e| Error { messages: vec![e] })?;
                 let llvm = t.elapsed();
                 let sig = program.signature("loss_train_step")?.clone();
@@ -471,7 +473,7 @@ impl Trainer {
                     &mut module,
                     &CompileOptions {
                         opt_level: self.opt_level,
-                        openmp: None,
+                        ..CompileOptions::default()
                     },
                 )?),
                 Some(d) => {

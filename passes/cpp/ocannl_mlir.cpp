@@ -11,13 +11,14 @@
 //  - `ocannl_register_pipeline_with_options`: the same for a pipeline whose
 //    text has `{name}` placeholders filled from string options
 //    (`--ocannl-to-nvvm="chip=sm_80"`).
+//  - `ocannl_set_dialects` / `ocannl_register_dialects`: the project's IRDL
+//    dialects as registered dialects: a context loads one from its
+//    definition (in memory) the first time it needs it, like any dialect.
 //  - `ocannl_emit_diagnostic`: an error, warning or remark with notes.
-//  - `ocannl_load_irdl`: loads the IRDL dialects into a context (for tools
-//    that make their own contexts, such as `ocannl-run`).
 //  - `ocannl_opt_main`: `mlir-opt`'s own driver (MlirOptMain) with every
-//    upstream dialect and pass, the project's passes, and the project's IRDL
-//    dialects loaded into every context it creates.
+//    upstream dialect and pass and the project's dialects and passes.
 //
+// No C++ exception crosses into Rust: every entry point catches them.
 //===----------------------------------------------------------------------===//
 
 #include "mlir/CAPI/IR.h"
@@ -37,6 +38,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/ExtensibleDialect.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -48,11 +50,15 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdio>
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -86,6 +92,27 @@ struct OcannlPassDef {
               size_t num_values);
 };
 
+/// Receives the messages of a failed check.
+typedef void (*OcannlSink)(void *state, MlirStringRef message);
+
+/// A dialect of the project: its name, its IRDL definition (the text of a
+/// module holding one `irdl.dialect`), and the checks that become the
+/// verifiers of its ops and types. Static.
+struct OcannlDialectDef {
+  const char *name;
+  const char *irdl;
+  size_t irdl_len;
+  /// Checks an op; on failure, gives each message (without the op prefix) to
+  /// the sink and returns false.
+  bool (*verify_op)(MlirOperation op, OcannlSink sink, void *state);
+  /// The dialect's types (names without the dialect prefix).
+  const char *const *type_names;
+  size_t num_types;
+  /// Checks a type's parameters; on failure, gives each message to the sink.
+  bool (*verify_type)(MlirStringRef name, const MlirAttribute *params,
+                      size_t num_params, OcannlSink sink, void *state);
+};
+
 /// One string option of a named pipeline: `{name}` in the pipeline's text
 /// is replaced by its value.
 struct OcannlPipelineOption {
@@ -97,6 +124,99 @@ struct OcannlPipelineOption {
 } // extern "C"
 
 namespace {
+
+/// The project's dialects, as the Rust side declares them (static strings).
+const OcannlDialectDef *projectDialects = nullptr;
+size_t numProjectDialects = 0;
+
+void collectMessage(void *state, MlirStringRef message) {
+  static_cast<std::vector<std::string> *>(state)->push_back(
+      unwrap(message).str());
+}
+
+/// Makes the dialect's checks the verifiers of its ops and types. They check
+/// everything IRDL derives from the definition (the same tables generate
+/// both), with messages that say what is wrong and how to write it.
+void installVerifiers(MLIRContext *ctx, ExtensibleDialect *dialect,
+                      const OcannlDialectDef *def) {
+  for (RegisteredOperationName name : ctx->getRegisteredOperations()) {
+    if (&name.getDialect() != dialect)
+      continue;
+    // IRDL registers every op as a dynamic op, whose definition is the
+    // op name's implementation.
+    auto *op = static_cast<DynamicOpDefinition *>(
+        static_cast<OperationName::Impl *>(name.getAsOpaquePointer()));
+    op->setVerifyFn([def](Operation *op) -> LogicalResult {
+      std::vector<std::string> messages;
+      if (def->verify_op(wrap(op), collectMessage, &messages))
+        return success();
+      if (messages.empty())
+        messages.push_back("is invalid");
+      for (const std::string &m : messages)
+        op->emitOpError() << m;
+      return failure();
+    });
+  }
+  for (size_t i = 0; i < def->num_types; ++i) {
+    StringRef typeName = def->type_names[i];
+    DynamicTypeDefinition *type = dialect->lookupTypeDefinition(typeName);
+    if (!type)
+      continue;
+    type->setVerifyFn(
+        [def, typeName](function_ref<InFlightDiagnostic()> emitError,
+                        ArrayRef<Attribute> params) -> LogicalResult {
+          std::vector<MlirAttribute> raw;
+          for (Attribute a : params)
+            raw.push_back(wrap(a));
+          std::vector<std::string> messages;
+          if (def->verify_type(wrap(typeName), raw.data(), raw.size(),
+                               collectMessage, &messages))
+            return success();
+          InFlightDiagnostic diag = emitError();
+          for (size_t j = 0; j < messages.size(); ++j)
+            diag << (j ? "; " : "") << messages[j];
+          return failure();
+        });
+  }
+}
+
+/// Loads the IRDL definitions of one dialect into `ctx`, with its verifiers,
+/// and returns the dialect, or null (with a diagnostic) if the definitions
+/// do not load.
+Dialect *loadProjectDialect(MLIRContext *ctx, const OcannlDialectDef &def) {
+  StringRef name(def.name);
+  if (Dialect *loaded = ctx->getLoadedDialect(name))
+    return loaded;
+  ctx->getOrLoadDialect<irdl::IRDLDialect>();
+  std::string sourceName = ("<" + name + " dialect definition>").str();
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+      StringRef(def.irdl, def.irdl_len), ParserConfig(ctx), sourceName);
+  auto *dialect = module && succeeded(irdl::loadDialects(*module))
+                      ? dyn_cast_or_null<ExtensibleDialect>(
+                            ctx->getLoadedDialect(name))
+                      : nullptr;
+  if (!dialect) {
+    emitError(UnknownLoc::get(ctx))
+        << "internal error: the IRDL definition of '" << name
+        << "' does not load";
+    return nullptr;
+  }
+  installVerifiers(ctx, dialect, &def);
+  return dialect;
+}
+
+/// Registers the project's dialects in `registry`: a context loads one (from
+/// its IRDL definition, in memory) the first time it needs it, as it loads any
+/// registered dialect, e.g. when the parser meets `ocannl_shape.einsum`.
+void registerProjectDialects(DialectRegistry &registry) {
+  for (size_t i = 0; i < numProjectDialects; ++i) {
+    const OcannlDialectDef *def = &projectDialects[i];
+    // Dynamic dialects have no TypeID of their own before they are made;
+    // `void` marks them in the registry, as `insertDynamic` does.
+    registry.insert(TypeID::get<void>(), def->name,
+                    [def](MLIRContext *ctx) { return loadProjectDialect(ctx, *def); });
+  }
+}
 
 class RustPass : public Pass {
 public:
@@ -130,14 +250,15 @@ public:
     return opName.getStringRef() == "builtin.module";
   }
 
-  // The upstream dialects the project's lowerings create ops of (the GPU
-  // target's kernels are `gpu.launch` ops).
+  // The dialects the project's passes create ops of (the GPU target's
+  // kernels are `gpu.launch` ops).
   void getDependentDialects(DialectRegistry &registry) const override {
     registry.insert<irdl::IRDLDialect, affine::AffineDialect,
                     arith::ArithDialect, math::MathDialect,
                     memref::MemRefDialect, scf::SCFDialect,
                     linalg::LinalgDialect, vector::VectorDialect,
                     gpu::GPUDialect>();
+    registerProjectDialects(registry);
   }
 
   void runOnOperation() override {
@@ -191,64 +312,49 @@ std::string fillTemplate(std::string text, const OcannlPipelineOption *defs,
   return text;
 }
 
-LogicalResult loadIrdlSource(MLIRContext *ctx, StringRef source) {
-  ctx->getOrLoadDialect<irdl::IRDLDialect>();
-  OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(source, ctx, "<ocannl dialects>");
-  if (!module)
-    return failure();
-  return irdl::loadDialects(*module);
-}
+} // namespace
 
-/// The driver's configuration, with one more pass run before the pipeline
-/// given on the command line.
-struct OcannlOptConfig : MlirOptMainConfig {
-  explicit OcannlOptConfig(MlirOptMainConfig base)
-      : MlirOptMainConfig(std::move(base)) {}
+namespace {
 
-  void prependPass(const PassInfo *info) {
-    auto commandLine = passPipelineCallback;
-    passPipelineCallback = [commandLine, info](PassManager &pm) {
-      auto onError = [](const llvm::Twine &msg) {
-        llvm::errs() << msg << "\n";
-        return failure();
-      };
-      // The command-line pipeline may replace the pass manager's content
-      // (`--pass-pipeline`), so build it apart, then append its textual form
-      // after the prepended pass.
-      PassManager user(pm.getContext(),
-                       pm.getOpName().value_or("builtin.module"));
-      if (commandLine && failed(commandLine(user)))
-        return failure();
-      if (failed(info->addToPipeline(pm, "", onError)))
-        return failure();
-      std::string text;
-      llvm::raw_string_ostream os(text);
-      for (Pass &pass : user.getPasses()) {
-        if (!text.empty())
-          os << ",";
-        pass.printAsTextualPipeline(os);
-      }
-      if (text.empty())
-        return success();
-      return parsePassPipeline(text, pm, llvm::errs());
-    };
+/// Runs `body`, turning a C++ exception into an error message and `onError`.
+template <typename T, typename F>
+T guarded(const char *what, T onError, F body) {
+  try {
+    return body();
+  } catch (const std::exception &e) {
+    llvm::errs() << "error: " << what << ": " << e.what() << "\n";
+  } catch (...) {
+    llvm::errs() << "error: " << what << ": unknown C++ exception\n";
   }
-};
+  return onError;
+}
 
 } // namespace
 
 extern "C" {
 
 void ocannl_register_pass(const OcannlPassDef *def) {
-  registerPass([def]() -> std::unique_ptr<Pass> {
-    return std::make_unique<RustPass>(def);
+  guarded("registering a pass", 0, [&] {
+    registerPass([def]() -> std::unique_ptr<Pass> {
+      return std::make_unique<RustPass>(def);
+    });
+    return 0;
   });
 }
 
-/// Loads IRDL dialect definitions (the text of an IRDL module) into `ctx`.
-bool ocannl_load_irdl(MlirContext ctx, MlirStringRef source) {
-  return succeeded(loadIrdlSource(unwrap(ctx), unwrap(source)));
+/// Declares the project's dialects (static definitions), for
+/// `ocannl_register_dialects`, the driver and the passes' dependent dialects.
+void ocannl_set_dialects(const OcannlDialectDef *defs, size_t num) {
+  projectDialects = defs;
+  numProjectDialects = num;
+}
+
+/// Registers the project's dialects in `registry`.
+void ocannl_register_dialects(MlirDialectRegistry registry) {
+  guarded("registering the dialects", 0, [&] {
+    registerProjectDialects(*unwrap(registry));
+    return 0;
+  });
 }
 
 /// Registers a named pipeline (`--name` and `builtin.module(name)`) that
@@ -256,12 +362,15 @@ bool ocannl_load_irdl(MlirContext ctx, MlirStringRef source) {
 /// are static.
 void ocannl_register_pipeline(const char *name, const char *description,
                               const char *pipeline) {
-  std::string text = pipeline;
-  PassPipelineRegistration<>(
-      name, description, [text](OpPassManager &pm) {
-        if (failed(parsePassPipeline(text, pm, llvm::errs())))
-          llvm::report_fatal_error("ocannl: invalid built-in pipeline");
-      });
+  guarded("registering a pipeline", 0, [&] {
+    std::string text = pipeline;
+    PassPipelineRegistration<>(
+        name, description, [text](OpPassManager &pm) {
+          if (failed(parsePassPipeline(text, pm, llvm::errs())))
+            llvm::report_fatal_error("ocannl: invalid built-in pipeline");
+        });
+    return 0;
+  });
 }
 
 /// Registers a named pipeline whose text `pipeline` has `{name}`
@@ -271,104 +380,109 @@ void ocannl_register_pipeline_with_options(const char *name,
                                            const char *pipeline,
                                            const OcannlPipelineOption *defs,
                                            size_t num_defs) {
-  std::string text = pipeline;
-  registerPassPipeline(
-      name, description,
-      [text, defs, num_defs](
-          OpPassManager &pm, StringRef optionsStr,
-          function_ref<LogicalResult(const Twine &)> errorHandler) {
-        TemplateOptions options(defs, num_defs);
-        if (failed(options.parseFromString(optionsStr)))
-          return failure();
-        std::string filled = fillTemplate(text, defs, options);
-        std::string error;
-        llvm::raw_string_ostream os(error);
-        if (failed(parsePassPipeline(filled, pm, os)))
-          return errorHandler("invalid pipeline '" + filled + "': " + error);
-        return success();
-      },
-      [defs, num_defs](
-          function_ref<void(const detail::PassOptions &)> optHandler) {
-        optHandler(TemplateOptions(defs, num_defs));
-      });
+  guarded("registering a pipeline", 0, [&] {
+    std::string text = pipeline;
+    registerPassPipeline(
+        name, description,
+        [text, defs, num_defs](
+            OpPassManager &pm, StringRef optionsStr,
+            function_ref<LogicalResult(const Twine &)> errorHandler) {
+          TemplateOptions options(defs, num_defs);
+          if (failed(options.parseFromString(optionsStr)))
+            return failure();
+          std::string filled = fillTemplate(text, defs, options);
+          std::string error;
+          llvm::raw_string_ostream os(error);
+          if (failed(parsePassPipeline(filled, pm, os)))
+            return errorHandler("invalid pipeline '" + filled + "': " + error);
+          return success();
+        },
+        [defs, num_defs](
+            function_ref<void(const detail::PassOptions &)> optHandler) {
+          optHandler(TemplateOptions(defs, num_defs));
+        });
+    return 0;
+  });
+}
+
+/// Parses `source` as a module (a top-level `builtin.module` or the ops of
+/// an implicit one) whose locations name `name`; null on failure (the
+/// diagnostics are emitted).
+MlirModule ocannl_parse_module(MlirContext ctx, MlirStringRef source,
+                               MlirStringRef name) {
+  return guarded("parsing", MlirModule{nullptr}, [&] {
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+        unwrap(source), ParserConfig(unwrap(ctx)), unwrap(name));
+    return wrap(module.release());
+  });
 }
 
 /// Severity: 0 error, 1 warning, 2 remark. Notes are attached in order.
 void ocannl_emit_diagnostic(int severity, MlirLocation loc, MlirStringRef msg,
                             size_t num_notes, const MlirLocation *note_locs,
                             const MlirStringRef *note_msgs) {
-  Location location = unwrap(loc);
-  InFlightDiagnostic diag = severity == 0   ? emitError(location)
-                            : severity == 1 ? emitWarning(location)
-                                            : emitRemark(location);
-  diag << unwrap(msg);
-  for (size_t i = 0; i < num_notes; ++i)
-    diag.attachNote(unwrap(note_locs[i])) << unwrap(note_msgs[i]);
+  guarded("emitting a diagnostic", 0, [&] {
+    Location location = unwrap(loc);
+    InFlightDiagnostic diag = severity == 0   ? emitError(location)
+                              : severity == 1 ? emitWarning(location)
+                                              : emitRemark(location);
+    diag << unwrap(msg);
+    for (size_t i = 0; i < num_notes; ++i)
+      diag.attachNote(unwrap(note_locs[i])) << unwrap(note_msgs[i]);
+    return 0;
+  });
 }
 
-/// `mlir-opt`'s driver. Returns the process exit code. `irdl_file` holds the
-/// project's IRDL dialects, loaded into every context the driver creates
-/// (unless `--irdl-file` names another file). `verify_pass` names a
-/// registered pass that runs first in every pipeline (the project's verifier
-/// of what IRDL cannot express), or is null.
-int ocannl_opt_main(int argc, char **argv, const char *irdl_file,
-                    const char *tool_name, const char *verify_pass) {
-  llvm::InitLLVM initLLVM(argc, argv);
+/// `mlir-opt`'s driver with every upstream dialect, extension and pass, and
+/// the project's dialects (see `ocannl_set_dialects`) and passes. Returns the
+/// process exit code. `overview` heads `--help`; `version` is printed by
+/// `--version` after LLVM's.
+int ocannl_opt_main(int argc, char **argv, const char *overview,
+                    const char *version) {
+  return guarded("ocannl-opt", 1, [&] {
+    llvm::InitLLVM initLLVM(argc, argv);
 
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  registerAllExtensions(registry);
-  registry.insert<irdl::IRDLDialect>();
-  // Translations to LLVM IR, which serializing GPU modules needs.
-  registerAllToLLVMIRTranslations(registry);
-  registerAllPasses();
+    DialectRegistry registry;
+    registerAllDialects(registry);
+    registerAllExtensions(registry);
+    registerProjectDialects(registry);
+    // Translations to LLVM IR, which serializing GPU modules needs.
+    registerAllToLLVMIRTranslations(registry);
+    registerAllPasses();
 
-  auto [inputFilename, outputFilename] =
-      registerAndParseCLIOptions(argc, argv, tool_name, registry);
-  OcannlOptConfig config(MlirOptMainConfig::createFromCLOptions());
-  if (config.getIrdlFile().empty())
-    config.setIrdlFile(irdl_file);
+    std::string versionLine = version;
+    llvm::cl::AddExtraVersionPrinter(
+        [versionLine](llvm::raw_ostream &os) { os << versionLine << "\n"; });
 
-  if (config.shouldShowDialects()) {
-    llvm::outs() << "Available Dialects: ";
-    std::vector<std::string> names;
-    for (StringRef name : registry.getDialectNames())
-      names.push_back(name.str());
-    names.push_back("ocannl_assign");
-    names.push_back("ocannl_shape");
-    llvm::sort(names);
-    llvm::interleave(names, llvm::outs(), ", ");
-    llvm::outs() << "\n";
+    auto [inputFilename, outputFilename] =
+        registerAndParseCLIOptions(argc, argv, overview, registry);
+    MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
+    // As `MlirOptMain(argc, argv, ...)` does: these need no input.
+    if (config.shouldShowDialects() || config.shouldListPasses())
+      return asMainReturnCode(
+          MlirOptMain(llvm::outs(), nullptr, registry, config));
+    if (inputFilename == "-" &&
+        llvm::sys::Process::FileDescriptorIsDisplayed(fileno(stdin)))
+      llvm::errs() << "(processing input from stdin now, hit ctrl-c/ctrl-d to "
+                      "interrupt)\n";
+    std::string errorMessage;
+    std::unique_ptr<llvm::MemoryBuffer> file =
+        openInputFile(inputFilename, &errorMessage);
+    if (!file) {
+      llvm::errs() << errorMessage << "\n";
+      return 1;
+    }
+    std::unique_ptr<llvm::ToolOutputFile> output =
+        openOutputFile(outputFilename, &errorMessage);
+    if (!output) {
+      llvm::errs() << errorMessage << "\n";
+      return 1;
+    }
+    if (failed(MlirOptMain(output->os(), std::move(file), registry, config)))
+      return 1;
+    output->keep();
     return 0;
-  }
-  if (config.shouldListPasses()) {
-    printRegisteredPasses();
-    return 0;
-  }
-  if (verify_pass) {
-    const PassInfo *info = PassInfo::lookup(verify_pass);
-    if (!info)
-      llvm::report_fatal_error("ocannl: verifier pass is not registered");
-    config.prependPass(info);
-  }
-
-  std::string errorMessage;
-  std::unique_ptr<llvm::MemoryBuffer> file =
-      openInputFile(inputFilename, &errorMessage);
-  if (!file) {
-    llvm::errs() << errorMessage << "\n";
-    return 1;
-  }
-  std::unique_ptr<llvm::ToolOutputFile> output =
-      openOutputFile(outputFilename, &errorMessage);
-  if (!output) {
-    llvm::errs() << errorMessage << "\n";
-    return 1;
-  }
-  if (failed(MlirOptMain(output->os(), std::move(file), registry, config)))
-    return 1;
-  output->keep();
-  return 0;
+  });
 }
 
 } // extern "C"

@@ -2,7 +2,10 @@
 
 use std::ffi::{c_char, c_int, c_void};
 
-use mlir_sys::{MlirContext, MlirLocation, MlirOperation, MlirStringRef};
+use mlir_sys::{
+    MlirAttribute, MlirContext, MlirDialectRegistry, MlirLocation, MlirModule, MlirOperation,
+    MlirStringRef,
+};
 
 pub const OPTION_STRING: c_int = 0;
 pub const OPTION_BOOL: c_int = 1;
@@ -36,10 +39,42 @@ pub struct PipelineOption {
     pub default_value: *const c_char,
 }
 
+/// Receives the messages of a failed check (`state` is the shim's).
+pub type Sink = unsafe extern "C" fn(state: *mut c_void, message: MlirStringRef);
+
+/// Checks an op of a dialect; on failure, gives each message to the sink
+/// (without the op prefix, which the shim adds) and returns false.
+pub type VerifyOpFn = unsafe extern "C" fn(MlirOperation, Sink, *mut c_void) -> bool;
+
+/// Checks the parameters of a type of a dialect (`name` without the
+/// dialect prefix); on failure, gives each message to the sink.
+pub type VerifyTypeFn =
+    unsafe extern "C" fn(MlirStringRef, *const MlirAttribute, usize, Sink, *mut c_void) -> bool;
+
+/// A dialect of the project: its name, IRDL definition, and the checks the
+/// shim installs as the verifiers of its ops and types (in place of those
+/// IRDL derives, which they include).
+#[repr(C)]
+pub struct DialectDef {
+    pub name: *const c_char,
+    pub irdl: *const c_char,
+    pub irdl_len: usize,
+    pub verify_op: VerifyOpFn,
+    pub type_names: *const *const c_char,
+    pub num_types: usize,
+    pub verify_type: VerifyTypeFn,
+}
+
+/// A static list of C strings.
+#[repr(transparent)]
+pub struct CStrs<const N: usize>(pub [*const c_char; N]);
+unsafe impl<const N: usize> Sync for CStrs<N> {}
+
 // The definitions are immutable statics of static strings.
 unsafe impl Sync for PassOption {}
 unsafe impl Sync for PipelineOption {}
 unsafe impl Sync for PassDef {}
+unsafe impl Sync for DialectDef {}
 
 unsafe extern "C" {
     pub fn ocannl_register_pass(def: *const PassDef);
@@ -63,13 +98,18 @@ unsafe extern "C" {
         note_locs: *const MlirLocation,
         note_msgs: *const MlirStringRef,
     );
-    pub fn ocannl_load_irdl(ctx: MlirContext, source: MlirStringRef) -> bool;
+    pub fn ocannl_parse_module(
+        ctx: MlirContext,
+        source: MlirStringRef,
+        name: MlirStringRef,
+    ) -> MlirModule;
+    pub fn ocannl_set_dialects(defs: *const DialectDef, num: usize);
+    pub fn ocannl_register_dialects(registry: MlirDialectRegistry);
     pub fn ocannl_opt_main(
         argc: c_int,
         argv: *mut *mut c_char,
-        irdl_file: *const c_char,
-        tool_name: *const c_char,
-        verify_pass: *const c_char,
+        overview: *const c_char,
+        version: *const c_char,
     ) -> c_int;
 }
 

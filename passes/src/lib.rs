@@ -23,5 +23,8 @@ pub mod registry;
 pub mod transforms;
 mod util;
 
-pub use driver::{new_context, opt_main};
-pub use registry::{register_all, register_pass, register_pipeline, register_pipeline_with_options, to_loops_for, TO_LOOPS};
+pub use driver::{new_context, opt_main, parse_module};
+pub use registry::{
+    register_all, register_pass, register_pipeline, register_pipeline_with_options, to_loops_for,
+    TO_LOOPS,
+};

@@ -28,7 +28,8 @@ pub fn all_passes() -> [&'static ffi::PassDef; 6] {
 
 /// The target-neutral front of every lowering: from `ocannl_shape` to loops
 /// on memrefs (upstream scf/memref/arith/math/vector), simplified.
-pub const TO_LOOPS: &str = "ocannl-infer-shapes,ocannl-lower-to-assign,ocannl-lower-to-loops,func.func(canonicalize,cse)";
+pub const TO_LOOPS: &str =
+    "ocannl-infer-shapes,ocannl-lower-to-assign,ocannl-lower-to-loops,func.func(canonicalize,cse)";
 
 /// [`TO_LOOPS`] with the loops lowered for the target named `target`
 /// (`ocannl-lower-to-loops{target=...}`).
@@ -39,10 +40,39 @@ pub fn to_loops_for(target: &str) -> String {
     )
 }
 
-/// Registers every pass of the project (once per process).
+/// The project's dialects, each with its IRDL definition: registered in
+/// every registry the shim fills (`ocannl-opt`'s, [`crate::new_context`]'s,
+/// and the passes' dependent dialects), and loaded by a context the first
+/// time it needs one.
+static DIALECTS: [ffi::DialectDef; 2] = [
+    ffi::DialectDef {
+        name: c"ocannl_shape".as_ptr(),
+        irdl: ocannl_shape_dialect::IRDL.as_ptr().cast(),
+        irdl_len: ocannl_shape_dialect::IRDL.len(),
+        verify_op: crate::transforms::verify::verify_op_hook,
+        type_names: SHAPE_TYPES.0.as_ptr(),
+        num_types: 1,
+        verify_type: crate::transforms::verify::verify_type_hook,
+    },
+    ffi::DialectDef {
+        name: c"ocannl_assign".as_ptr(),
+        irdl: ocannl_assign_dialect::IRDL.as_ptr().cast(),
+        irdl_len: ocannl_assign_dialect::IRDL.len(),
+        verify_op: crate::transforms::verify::verify_op_hook,
+        type_names: std::ptr::null(),
+        num_types: 0,
+        verify_type: crate::transforms::verify::verify_type_hook,
+    },
+];
+
+static SHAPE_TYPES: ffi::CStrs<1> = ffi::CStrs([c"tensor".as_ptr()]);
+
+/// Registers every pass of the project and declares its dialects to the
+/// shim (once per process).
 pub fn register_all() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
+        unsafe { ffi::ocannl_set_dialects(DIALECTS.as_ptr(), DIALECTS.len()) };
         for def in all_passes() {
             unsafe { ffi::ocannl_register_pass(def) };
         }

@@ -9,7 +9,7 @@
 // LOC: "ocannl_shape.param"() {name = "w"} : () -> !ocannl_shape.tensor<"3", f32> loc(#[[L:.*]])
 // LOC: #[[L]] = loc("{{.*}}io.mlir":[[@LINE+4]]:8)
 // TIME: Execution time report
-// TIME: OcannlVerify
+// TIME: Parser
 func.func @f() {
   %w = "ocannl_shape.param"() {name = "w"} : () -> !ocannl_shape.tensor<"3", f32>
   return

@@ -9,6 +9,13 @@
 //! arguments and results) and returns the results as owned host buffers;
 //! the buffers the compiled code allocated for them are freed once each,
 //! and never the arguments' storage.
+//!
+//! A call fails with an error instead of running when the function's
+//! buffers would take more than [`CompileOptions::memory_limit`] at once,
+//! and after running when one of the compiled code's checks failed (a
+//! buffer it could not allocate, an index out of range): the loop lowering
+//! records the first failure in the module's status global and skips the
+//! work that follows; its message comes from the module's table of checks.
 
 use std::{
     collections::HashMap,
@@ -23,12 +30,13 @@ use melior::{
         attribute::{StringAttribute, TypeAttribute},
         operation::OperationLike,
         r#type::FunctionType,
-        Attribute, Module, OperationRef, Type, TypeLike,
+        Attribute, Module, OperationRef, Type, TypeLike, ValueLike,
     },
     pass::PassManager,
     Context, ExecutionEngine,
 };
 use ocannl_mlir::{ir, types};
+use ocannl_passes::conversion::assign_to_loops::checks;
 
 /// An element type the runtime exchanges.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,6 +103,7 @@ impl Slot {
                 ))
             }
         };
+        ocannl_assign::check_buffer(&dims, elt.size() as u64).map_err(|e| e.to_string())?;
         Ok(Slot::MemRef { elt, dims })
     }
 
@@ -122,6 +131,10 @@ pub struct CompileOptions {
     pub opt_level: usize,
     /// The OpenMP runtime for parallel loops (default: [`openmp_runtime`]).
     pub openmp: Option<String>,
+    /// The most bytes a function's buffers may take at once (`None`: no
+    /// limit). A call of a function that needs more is refused before it
+    /// runs. Default: the machine's physical memory.
+    pub memory_limit: Option<u64>,
 }
 
 impl Default for CompileOptions {
@@ -129,8 +142,59 @@ impl Default for CompileOptions {
         CompileOptions {
             opt_level: 3,
             openmp: None,
+            memory_limit: physical_memory(),
         }
     }
+}
+
+/// The machine's physical memory in bytes (Linux: `MemTotal` of
+/// `/proc/meminfo`), if known.
+pub fn physical_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line
+        .trim_start_matches("MemTotal:")
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    kib.checked_mul(1024)
+}
+
+/// The bytes of a static memref type (`u64::MAX` if it cannot be a
+/// buffer).
+fn memref_bytes(t: Type) -> u64 {
+    let Some(dims) = types::memref_dims(t) else {
+        return 0;
+    };
+    let elt = types::element_type(t).map(|e| e.to_string()).unwrap_or_default();
+    let bytes = ocannl_assign::element_bytes(&elt).unwrap_or(8);
+    ocannl_assign::check_buffer(&dims, bytes).map_or(u64::MAX, |n| n * bytes)
+}
+
+/// The most bytes a function's buffers take at once, following its
+/// `memref.alloc`s and `memref.dealloc`s in program order (an allocation in
+/// a loop counts once: it is freed in the same iteration).
+pub fn peak_bytes(func: OperationRef) -> u64 {
+    let (mut live, mut peak) = (0u64, 0u64);
+    for op in ir::collect(func, |_| true) {
+        match ir::name(&op).as_str() {
+            "memref.alloc" => {
+                if let Ok(r) = op.result(0) {
+                    live = live.saturating_add(memref_bytes(r.r#type()));
+                    peak = peak.max(live);
+                }
+            }
+            "memref.dealloc" => {
+                if let Ok(v) = op.operand(0) {
+                    live = live.saturating_sub(memref_bytes(v.r#type()));
+                }
+            }
+            _ => {}
+        }
+    }
+    peak
 }
 
 /// Runs a textual pipeline on `builtin.module` over the module.
@@ -149,10 +213,10 @@ fn functions<'c, 'm>(module: &'m Module<'c>) -> Vec<(String, OperationRef<'c, 'm
     ir::ops_named(module.as_operation(), "func.func")
         .into_iter()
         .filter(|f| {
-            !f.attribute("sym_visibility")
+            f.attribute("sym_visibility")
                 .ok()
                 .and_then(ocannl_mlir::attr::string_value)
-                .is_some_and(|v| v == "private")
+                .is_none_or(|v| v != "private")
                 && f.region(0).is_ok_and(|r| {
                     melior::ir::RegionLike::first_block(&r).is_some()
                 })
@@ -196,10 +260,23 @@ pub fn signatures(module: &Module) -> HashMap<String, Result<Signature, String>>
         .collect()
 }
 
+/// The compiled code and what reading its failures needs, shared by a
+/// program and its calls.
+struct Compiled {
+    engine: ExecutionEngine,
+    /// The messages of the compiled code's checks, by number.
+    checks: Vec<String>,
+    /// The status words the compiled code writes when a check fails.
+    status: Option<*mut i64>,
+}
+
 /// A compiled module.
 pub struct Program {
-    engine: Rc<ExecutionEngine>,
+    compiled: Rc<Compiled>,
     signatures: HashMap<String, Result<Signature, String>>,
+    /// Per function, the most bytes its buffers take at once.
+    peaks: HashMap<String, u64>,
+    memory_limit: Option<u64>,
     phases: Vec<(&'static str, Duration)>,
 }
 
@@ -219,6 +296,12 @@ impl Program {
         }
         let t = Instant::now();
         let signatures = signatures(module);
+        let peaks = functions(module)
+            .into_iter()
+            .map(|(name, f)| (name, peak_bytes(f)))
+            .collect();
+        let checks = checks::descriptions(module.as_operation());
+        let has_status = checks::has_status(module.as_operation());
         for (_, f) in functions(module) {
             ir::set_attribute(f, "llvm.emit_c_interface", Attribute::unit(context));
         }
@@ -257,10 +340,28 @@ impl Program {
                 return Err(format!("no function @{name} after compilation"));
             }
         }
+        let status = if has_status {
+            let p = engine.lookup(checks::STATUS);
+            if p.is_null() {
+                return Err(format!(
+                    "internal error: the compiled module has no symbol {}",
+                    checks::STATUS
+                ));
+            }
+            Some(p as *mut i64)
+        } else {
+            None
+        };
         phases.push(("jit", t.elapsed()));
         Ok(Program {
-            engine: Rc::new(engine),
+            compiled: Rc::new(Compiled {
+                engine,
+                checks,
+                status,
+            }),
             signatures,
+            peaks,
+            memory_limit: options.memory_limit,
             phases,
         })
     }
@@ -291,6 +392,12 @@ impl Program {
     /// any number of times.
     pub fn prepare(&self, entry: &str, args: &[HostValue]) -> Result<Call, String> {
         let sig = self.signature(entry)?.clone();
+        let peak = self.peaks.get(entry).copied().unwrap_or(0);
+        if let Some(limit) = self.memory_limit.filter(|&l| peak > l) {
+            return Err(format!(
+                "@{entry} needs {peak} bytes for its buffers at once, more than the memory limit of {limit} bytes (by default the machine's physical memory; ocannl-run sets it with --memory-limit)"
+            ));
+        }
         if args.len() != sig.inputs.len() {
             return Err(format!(
                 "@{entry} takes {} argument(s) but {} were given",
@@ -316,7 +423,8 @@ impl Program {
                             elt.name()
                         ));
                     }
-                    let n: u64 = dims.iter().product();
+                    let n = ocannl_assign::check_buffer(dims, elt.size() as u64)
+                        .map_err(|e| format!("argument #{i}: {e}"))?;
                     if t.data.len() as u64 != n {
                         return Err(format!(
                             "argument #{i}: {} values for a tensor of {n} cells",
@@ -324,7 +432,12 @@ impl Program {
                         ));
                     }
                     // u64 words keep the storage aligned for f32 and f64.
-                    let mut words = vec![0u64; (t.data.len() * elt.size()).div_ceil(8)];
+                    let len = (t.data.len() * elt.size()).div_ceil(8);
+                    let mut words: Vec<u64> = Vec::new();
+                    words.try_reserve_exact(len).map_err(|_| {
+                        format!("argument #{i}: cannot allocate {} bytes for its cells", len * 8)
+                    })?;
+                    words.resize(len, 0);
                     write_cells(&mut words, *elt, &t.data);
                     let ptr = words.as_mut_ptr() as i64;
                     let mut d = vec![ptr, ptr, 0];
@@ -351,7 +464,7 @@ impl Program {
             }
         }
         Ok(Call {
-            engine: self.engine.clone(),
+            program: self.compiled.clone(),
             entry: entry.to_string(),
             sig,
             storage,
@@ -363,7 +476,7 @@ impl Program {
 /// A function with its arguments laid out for the compiled code (it keeps
 /// the compiled program alive).
 pub struct Call {
-    engine: Rc<ExecutionEngine>,
+    program: Rc<Compiled>,
     entry: String,
     sig: Signature,
     /// The tensors' cells (kept alive and in place across invocations).
@@ -444,10 +557,16 @@ impl Call {
                 Slot::MemRef { .. } => packed.push(p as *mut *mut c_void as *mut ()),
             }
         }
+        if let Some(status) = self.program.status {
+            // SAFETY: the module's status global: `checks::STATUS_WORDS`
+            // i64 words, written only by the compiled code during a call.
+            unsafe { std::ptr::write_bytes(status, 0, checks::STATUS_WORDS) };
+        }
         // SAFETY: the packed arguments point to live values of the types the
         // signature gives, and the result area has room for every result.
         unsafe {
-            self.engine
+            self.program
+                .engine
                 .invoke_packed(&self.entry, &mut packed)
                 .map_err(|e| format!("cannot call @{}: {e}", self.entry))?;
         }
@@ -466,11 +585,22 @@ impl Call {
             }
             off += slot.words();
         }
-        Ok(Outputs {
+        let outputs = Outputs {
             slots: sig.outputs.clone(),
             words: result,
             owned,
-        })
+        };
+        if let Some(status) = self.program.status {
+            // SAFETY: as above; the call has returned.
+            let words: Vec<i64> =
+                (0..checks::STATUS_WORDS).map(|k| unsafe { *status.add(k) }).collect();
+            if let Some(failure) = checks::Failure::from_status(&words) {
+                // The results are dropped (freed) with the error.
+                drop(outputs);
+                return Err(failure.message(&self.program.checks));
+            }
+        }
+        Ok(outputs)
     }
 }
 

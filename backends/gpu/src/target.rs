@@ -5,7 +5,8 @@
 //! or the shared-memory tiled kernel when it is a large enough
 //! contraction. A kernel whose threads own their result cells starts them
 //! at the neutral element itself, without a fill kernel before it. The host
-//! code left is allocations, launches and frees.
+//! code left is allocations, launches and frees, without the run-time
+//! checks of the CPU's compiled code (the GPU runtime checks allocations).
 
 use ocannl_gpu_plan::tiling;
 use ocannl_mlir::{At, Builder};
@@ -39,6 +40,13 @@ impl LoopTarget for Gpu {
     /// thread owns its result cells (no fill kernel before them).
     fn initializes(&self, a: &Assignment<'_, '_, '_>) -> bool {
         crate::kernel::owns_result(a)
+    }
+
+    /// No checks in the compiled code: the host code is the runtime's
+    /// steps (allocations, launches, frees), and the runtime checks each
+    /// allocation itself. Index operands are not checked on the GPU.
+    fn runtime_checks(&self) -> bool {
+        false
     }
 
     fn lower_accumulation<'c, 'a>(

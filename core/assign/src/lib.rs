@@ -18,6 +18,9 @@ use std::fmt;
 
 pub use ocannl_ops::{uniform01, Accum, NumOp};
 
+pub mod size;
+pub use size::{check_buffer, element_bytes, SizeError, MAX_BUFFER_BYTES};
+
 /// An affine expression of iterators (`d`) and symbols (`s`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Affine {
@@ -32,20 +35,24 @@ pub enum Affine {
 }
 
 impl Affine {
-    pub fn eval(&self, dims: &[i64], syms: &[i64]) -> i64 {
-        match self {
+    /// The value at iterators `dims` and symbols `syms`; `None` when an
+    /// iterator or symbol is missing, on overflow and on division by zero.
+    pub fn eval(&self, dims: &[i64], syms: &[i64]) -> Option<i64> {
+        Some(match self {
             Affine::Const(c) => *c,
-            Affine::Dim(i) => dims[*i],
-            Affine::Sym(i) => syms[*i],
-            Affine::Add(a, b) => a.eval(dims, syms) + b.eval(dims, syms),
-            Affine::Mul(a, b) => a.eval(dims, syms) * b.eval(dims, syms),
-            Affine::Mod(a, b) => a.eval(dims, syms).rem_euclid(b.eval(dims, syms)),
-            Affine::FloorDiv(a, b) => a.eval(dims, syms).div_euclid(b.eval(dims, syms)),
-            Affine::CeilDiv(a, b) => {
-                let (x, y) = (a.eval(dims, syms), b.eval(dims, syms));
-                -((-x).div_euclid(y))
+            Affine::Dim(i) => *dims.get(*i)?,
+            Affine::Sym(i) => *syms.get(*i)?,
+            Affine::Add(a, b) => a.eval(dims, syms)?.checked_add(b.eval(dims, syms)?)?,
+            Affine::Mul(a, b) => a.eval(dims, syms)?.checked_mul(b.eval(dims, syms)?)?,
+            Affine::Mod(a, b) => a.eval(dims, syms)?.checked_rem_euclid(b.eval(dims, syms)?)?,
+            Affine::FloorDiv(a, b) => {
+                a.eval(dims, syms)?.checked_div_euclid(b.eval(dims, syms)?)?
             }
-        }
+            Affine::CeilDiv(a, b) => {
+                let (x, y) = (a.eval(dims, syms)?, b.eval(dims, syms)?);
+                x.checked_neg()?.checked_div_euclid(y)?.checked_neg()?
+            }
+        })
     }
 }
 
@@ -91,7 +98,7 @@ impl Affine {
     }
 
     /// `a + b`.
-    pub fn add(a: Affine, b: Affine) -> Affine {
+    pub fn sum(a: Affine, b: Affine) -> Affine {
         Affine::Add(Box::new(a), Box::new(b))
     }
 
@@ -118,7 +125,8 @@ impl Affine {
         self.any_leaf(&|e| *e == Affine::Dim(d))
     }
 
-    fn has_sym(&self) -> bool {
+    /// Whether the expression depends on a symbol (a run-time index).
+    pub fn has_sym(&self) -> bool {
         self.any_leaf(&|e| matches!(e, Affine::Sym(_)))
     }
 
@@ -133,7 +141,8 @@ impl Affine {
     }
 
     /// The smallest and largest values over an iteration space, when known
-    /// (no symbols; divisions and remainders by positive constants).
+    /// (no symbols; divisions and remainders by positive constants; no
+    /// overflow).
     pub fn range(&self, space: &[u64]) -> Option<(i64, i64)> {
         let konst = |e: &Affine| match e {
             Affine::Const(c) => Some(*c),
@@ -141,11 +150,11 @@ impl Affine {
         };
         Some(match self {
             Affine::Const(c) => (*c, *c),
-            Affine::Dim(d) => (0, *space.get(*d)? as i64 - 1),
+            Affine::Dim(d) => (0, i64::try_from(*space.get(*d)?).ok()? - 1),
             Affine::Sym(_) => return None,
             Affine::Add(a, b) => {
                 let ((a0, a1), (b0, b1)) = (a.range(space)?, b.range(space)?);
-                (a0 + b0, a1 + b1)
+                (a0.checked_add(b0)?, a1.checked_add(b1)?)
             }
             Affine::Mul(a, b) => {
                 let (x, c) = match (konst(a), konst(b)) {
@@ -154,7 +163,8 @@ impl Affine {
                     _ => return None,
                 };
                 let (x0, x1) = x.range(space)?;
-                ((x0 * c).min(x1 * c), (x0 * c).max(x1 * c))
+                let (y0, y1) = (x0.checked_mul(c)?, x1.checked_mul(c)?);
+                (y0.min(y1), y0.max(y1))
             }
             Affine::Mod(a, b) => {
                 let c = konst(b).filter(|&c| c > 0)?;
@@ -171,7 +181,8 @@ impl Affine {
                 if matches!(self, Affine::FloorDiv(..)) {
                     (x0.div_euclid(c), x1.div_euclid(c))
                 } else {
-                    (-((-x0).div_euclid(c)), -((-x1).div_euclid(c)))
+                    let ceil = |x: i64| x.checked_neg()?.checked_div_euclid(c)?.checked_neg();
+                    (ceil(x0)?, ceil(x1)?)
                 }
             }
         })
@@ -300,10 +311,11 @@ impl Buffer {
 
     fn offset(&self, idx: &[i64]) -> Result<usize, RunError> {
         let mut off = 0u64;
-        for ((&i, &d), &s) in idx.iter().zip(&self.dims).zip(&self.strides) {
+        for (k, ((&i, &d), &s)) in idx.iter().zip(&self.dims).zip(&self.strides).enumerate() {
             if i < 0 || i as u64 >= d {
                 return Err(RunError(format!(
-                    "index {idx:?} out of bounds of a buffer of shape {:?}",
+                    "index {i} on axis {k} is outside the axis of {d} cell(s) (valid indices: 0 to {}); the index {idx:?} is out of bounds of a buffer of sizes {:?}",
+                    d - 1,
                     self.dims
                 )));
             }
@@ -311,6 +323,74 @@ impl Buffer {
         }
         Ok(off as usize)
     }
+}
+
+fn bad_index() -> RunError {
+    RunError("an index expression overflows or divides by zero".into())
+}
+
+/// Checks that a statement fits the routine: one index map per buffer with
+/// one expression per axis, iterators and symbols that exist, symbols bound
+/// to index arguments, an op of the right arity.
+fn check_stmt(s: &Stmt, bufs: &[Option<Buffer>], args: &[Arg]) -> Result<(), RunError> {
+    let Stmt::Accum {
+        lhs,
+        rhs,
+        op,
+        space,
+        maps,
+        symbols,
+        ..
+    } = s
+    else {
+        return Ok(());
+    };
+    let fail = |m: String| Err(RunError(m));
+    if op.arity() != rhs.len() {
+        return fail(format!(
+            "the {} op '{op}' applied to {} operand(s)",
+            op.arity(),
+            rhs.len()
+        ));
+    }
+    if maps.len() != rhs.len() + 1 {
+        return fail(format!(
+            "{} index maps for {} buffers",
+            maps.len(),
+            rhs.len() + 1
+        ));
+    }
+    if space.iter().any(|&d| i64::try_from(d).is_err()) {
+        return fail(format!("the iteration space {space:?} is too large"));
+    }
+    for (k, &a) in symbols.iter().enumerate() {
+        if args.get(a) != Some(&Arg::Index) {
+            return fail(format!("symbol s{k} is bound to argument {a}, which is not an index"));
+        }
+    }
+    for (m, b) in maps.iter().zip(std::iter::once(lhs).chain(rhs)) {
+        let rank = match bufs.get(*b) {
+            Some(Some(buf)) => buf.dims.len(),
+            _ => return fail(format!("buffer {b} is not allocated")),
+        };
+        if m.len() != rank {
+            return fail(format!(
+                "an index map of {} expression(s) for buffer {b} of rank {rank}",
+                m.len()
+            ));
+        }
+        let bad = |e: &Affine| match e {
+            Affine::Dim(d) => *d >= space.len(),
+            Affine::Sym(k) => *k >= symbols.len(),
+            _ => false,
+        };
+        if m.iter().any(|e| e.any_leaf(&bad)) {
+            return fail(format!(
+                "an index map of buffer {b} names an iterator or a symbol that does not exist"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Runs a routine on its arguments and returns its results.
@@ -334,7 +414,8 @@ pub fn run_mut(r: &Routine, args: &mut [Value]) -> Result<Vec<Value>, RunError> 
     for (a, v) in r.args.iter().zip(args.iter()) {
         match (a, v) {
             (Arg::Buffer { dims }, Value::Buffer { dims: d, data })
-                if dims == d && data.len() as u64 == dims.iter().product::<u64>() =>
+                if dims == d
+                    && check_buffer(dims, 8).is_ok_and(|n| data.len() as u64 == n) =>
             {
                 bufs.push(Some(Buffer::new(dims.clone(), data.clone())));
                 scalars.push(0);
@@ -353,13 +434,23 @@ pub fn run_mut(r: &Routine, args: &mut [Value]) -> Result<Vec<Value>, RunError> 
         }
     };
     for s in &r.stmts {
+        check_stmt(s, &bufs, &r.args)?;
         match s {
             Stmt::Alloc { buf, dims } => {
+                // Buffers are numbered densely: arguments, then one per
+                // allocation at most.
+                if *buf >= r.args.len() + r.stmts.len() {
+                    return Err(RunError(format!(
+                        "buffer number {buf} is beyond the routine's {} buffers",
+                        r.args.len() + r.stmts.len()
+                    )));
+                }
                 if bufs.len() <= *buf {
                     bufs.resize_with(buf + 1, || None);
                 }
-                let n = dims.iter().product::<u64>() as usize;
-                bufs[*buf] = Some(Buffer::new(dims.clone(), vec![0.0; n]));
+                let n = check_buffer(dims, 8).map_err(|e| RunError(e.to_string()))?;
+                let data = size::zeros(n).map_err(RunError)?;
+                bufs[*buf] = Some(Buffer::new(dims.clone(), data));
             }
             Stmt::Fill { buf, value } => {
                 let i = get(&bufs, *buf)?;
@@ -437,7 +528,9 @@ pub fn run_mut(r: &Routine, args: &mut [Value]) -> Result<Vec<Value>, RunError> 
                 for_each(space, |it| {
                     for (k, &rb) in rs.iter().enumerate() {
                         idx.clear();
-                        idx.extend(maps[k + 1].iter().map(|e| e.eval(it, &syms)));
+                        for e in &maps[k + 1] {
+                            idx.push(e.eval(it, &syms).ok_or_else(bad_index)?);
+                        }
                         let b = bufs[rb].as_ref().expect("checked");
                         let outside = maps[k + 1]
                             .iter()
@@ -458,7 +551,9 @@ pub fn run_mut(r: &Routine, args: &mut [Value]) -> Result<Vec<Value>, RunError> 
                         ))
                     })?;
                     idx.clear();
-                    idx.extend(maps[0].iter().map(|e| e.eval(it, &syms)));
+                    for e in &maps[0] {
+                        idx.push(e.eval(it, &syms).ok_or_else(bad_index)?);
+                    }
                     let b = bufs[l].as_mut().expect("checked");
                     // A padded index of the result (the gradient of a padded
                     // read) outside the buffer writes into the padding: the

@@ -116,6 +116,25 @@ op_enum!(
     }
 );
 
+/// The larger of two values; NaN if either is NaN (IEEE 754 `maximum`, as
+/// the compiled code's `arith.maximumf`: a NaN is never dropped).
+fn maximum(x: f64, y: f64) -> f64 {
+    if x.is_nan() || y.is_nan() {
+        f64::NAN
+    } else {
+        x.max(y)
+    }
+}
+
+/// The smaller of two values; NaN if either is NaN (`arith.minimumf`).
+fn minimum(x: f64, y: f64) -> f64 {
+    if x.is_nan() || y.is_nan() {
+        f64::NAN
+    } else {
+        x.min(y)
+    }
+}
+
 fn truth(c: bool) -> f64 {
     if c {
         1.0
@@ -128,7 +147,7 @@ impl UnaryOp {
     pub fn eval(self, x: f64) -> f64 {
         match self {
             UnaryOp::Identity => x,
-            UnaryOp::Relu => x.max(0.0),
+            UnaryOp::Relu => maximum(x, 0.0),
             UnaryOp::Satur01 => x.clamp(0.0, 1.0),
             UnaryOp::Exp => x.exp(),
             UnaryOp::Log => x.ln(),
@@ -168,8 +187,8 @@ impl BinaryOp {
                     0.0
                 }
             }
-            BinaryOp::Max => x.max(y),
-            BinaryOp::Min => x.min(y),
+            BinaryOp::Max => maximum(x, y),
+            BinaryOp::Min => minimum(x, y),
             BinaryOp::Mod => x % y,
             BinaryOp::Lt => truth(x < y),
             BinaryOp::Eq => truth(x == y),
@@ -412,6 +431,18 @@ mod tests {
             assert_eq!(op.eval(args), Some(*want), "{name}");
         }
         assert_eq!(NumOp::Binary(BinaryOp::Add).eval(&[1.0]), None);
+        // A NaN is never dropped by max, min or relu (as `arith.maximumf`).
+        for (name, arity, args) in [
+            ("max", 2, &[f64::NAN, 1.0][..]),
+            ("max", 2, &[1.0, f64::NAN][..]),
+            ("min", 2, &[f64::NAN, 1.0][..]),
+            ("relu", 1, &[f64::NAN][..]),
+            ("satur01", 1, &[f64::NAN][..]),
+        ] {
+            let op = NumOp::parse(arity, name).unwrap();
+            assert!(op.eval(args).unwrap().is_nan(), "{name}{args:?}");
+        }
+        assert!(Accum::Max.apply(1.0, f64::NAN).is_nan());
     }
 
     #[test]

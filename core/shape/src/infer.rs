@@ -250,7 +250,7 @@ pub(crate) fn check_solution(
             .operands()
             .iter()
             .enumerate()
-            .map(|(k, &j)| format!("#{} \"{}\"", k + 1, shapes[j]))
+            .map(|(k, &j)| format!("#{k} \"{}\"", shapes[j]))
             .collect();
         InferError {
             kind: InferErrorKind::Internal,
@@ -414,7 +414,7 @@ fn to_error(solver: &Solver, nodes: &[NodeDecl], shapes: &[Shape], e: ShapeError
         let list: Vec<String> = operands
             .iter()
             .enumerate()
-            .map(|(k, &j)| format!("#{} \"{}\"", k + 1, show(j)))
+            .map(|(k, &j)| format!("#{k} \"{}\"", show(j)))
             .collect();
         message += &format!(
             "; operand shapes: {}; result shape so far: \"{}\"",
@@ -432,7 +432,7 @@ fn to_error(solver: &Solver, nodes: &[NodeDecl], shapes: &[Shape], e: ShapeError
                 j,
                 format!(
                     "operand #{} ({}) has shape \"{}\"",
-                    k + 1,
+                    k,
                     nodes[j].node.name(),
                     show(j)
                 ),

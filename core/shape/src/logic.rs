@@ -77,13 +77,22 @@ pub fn compose(s: &mut Solver, result: &Shape, a: &Shape, b: &Shape, origin: &Or
         b,
         Kind::Output,
         origin,
-        What::text("the output row of operand #2 against the input row of operand #1"),
+        What::text("the output row of operand #1 against the input row of operand #0"),
     );
     ineq_rows(
         s,
         result,
         Kind::Batch,
         a,
+        Kind::Batch,
+        origin,
+        What::text("the batch row of operand #0 broadcast to the result's"),
+    );
+    ineq_rows(
+        s,
+        result,
+        Kind::Batch,
+        b,
         Kind::Batch,
         origin,
         What::text("the batch row of operand #1 broadcast to the result's"),
@@ -91,20 +100,11 @@ pub fn compose(s: &mut Solver, result: &Shape, a: &Shape, b: &Shape, origin: &Or
     ineq_rows(
         s,
         result,
-        Kind::Batch,
-        b,
-        Kind::Batch,
-        origin,
-        What::text("the batch row of operand #2 broadcast to the result's"),
-    );
-    ineq_rows(
-        s,
-        result,
         Kind::Input,
         b,
         Kind::Input,
         origin,
-        What::text("the input row of operand #2 against the result's input row"),
+        What::text("the input row of operand #1 against the result's input row"),
     );
     ineq_rows(
         s,
@@ -113,7 +113,7 @@ pub fn compose(s: &mut Solver, result: &Shape, a: &Shape, b: &Shape, origin: &Or
         a,
         Kind::Output,
         origin,
-        What::text("the output row of operand #1 against the result's output row"),
+        What::text("the output row of operand #0 against the result's output row"),
     );
 }
 

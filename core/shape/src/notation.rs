@@ -172,6 +172,11 @@ pub fn is_multichar(text: &str) -> bool {
     })
 }
 
+/// The largest size, index, stride or dilation written in the notation:
+/// a buffer's axis has at most 2^63 - 1 cells (its offsets are signed
+/// 64-bit integers), so nothing larger is meaningful.
+pub const MAX_SIZE: u64 = i64::MAX as u64;
+
 struct Parser<'a> {
     text: &'a str,
     ctx: Context,
@@ -294,7 +299,7 @@ impl<'a> Parser<'a> {
                 )
             })?;
             return Ok(Item::Axis(AxisSpec::Size {
-                size,
+                size: self.size(pos + eq + 1, size)?,
                 label: Some(label.to_string()),
             }));
         }
@@ -302,7 +307,7 @@ impl<'a> Parser<'a> {
             return self.affine(pos, item);
         }
         if let Ok(n) = item.parse::<u64>() {
-            return Ok(Item::Axis(self.integer(n)));
+            return Ok(Item::Axis(self.integer(pos, n)?));
         }
         if is_ident(item) {
             return Ok(Item::Axis(AxisSpec::Var(item.to_string())));
@@ -315,14 +320,41 @@ impl<'a> Parser<'a> {
         ))
     }
 
-    fn integer(&self, n: u64) -> AxisSpec {
+    /// An integer: a size in a shape (at least 1), a fixed index in an
+    /// einsum spec.
+    fn integer(&self, pos: usize, n: u64) -> Result<AxisSpec, SpecError> {
         match self.ctx {
-            Context::Shape => AxisSpec::Size {
-                size: n,
+            Context::Shape => Ok(AxisSpec::Size {
+                size: self.size(pos, n)?,
                 label: None,
-            },
-            Context::Einsum => AxisSpec::Fixed(n),
+            }),
+            Context::Einsum => {
+                if n >= MAX_SIZE {
+                    return Err(self.err(
+                        pos,
+                        format!("the fixed index {n} is beyond the largest axis ({MAX_SIZE} cells)"),
+                    ));
+                }
+                Ok(AxisSpec::Fixed(n))
+            }
         }
+    }
+
+    /// A dimension size: every axis has at least one cell.
+    fn size(&self, pos: usize, n: u64) -> Result<u64, SpecError> {
+        if n == 0 {
+            return Err(self.err(
+                pos,
+                "a dimension of size 0: every axis has at least one cell",
+            ));
+        }
+        if n > MAX_SIZE {
+            return Err(self.err(
+                pos,
+                format!("the dimension size {n} is larger than any axis can be ({MAX_SIZE} cells)"),
+            ));
+        }
+        Ok(n)
     }
 
     fn placeholder(&self, pos: usize) -> Result<Item, SpecError> {
@@ -365,6 +397,12 @@ impl<'a> Parser<'a> {
                 }
                 None => (1, t),
             };
+            if coeff > MAX_SIZE {
+                return Err(self.err(
+                    pos,
+                    format!("the coefficient {coeff} is larger than any axis can be in \"{item}\""),
+                ));
+            }
             if name.is_empty() {
                 return Err(self.err(pos, format!("expected an axis identifier in \"{item}\"")));
             }
@@ -373,6 +411,12 @@ impl<'a> Parser<'a> {
                     return Err(self.err(
                         pos,
                         format!("a constant offset cannot have a coefficient in \"{item}\""),
+                    ));
+                }
+                if n > MAX_SIZE {
+                    return Err(self.err(
+                        pos,
+                        format!("the offset {n} is larger than any axis can be in \"{item}\""),
                     ));
                 }
                 return Ok((n, None));
@@ -471,7 +515,7 @@ impl<'a> Parser<'a> {
                 let n = self.text[s..i]
                     .parse::<u64>()
                     .map_err(|_| self.err(s, "integer too large"))?;
-                items.push((s, Item::Axis(self.integer(n))));
+                items.push((s, Item::Axis(self.integer(s, n)?)));
             } else if c.is_ascii_alphabetic() {
                 items.push((i, Item::Axis(AxisSpec::Var((c as char).to_string()))));
                 i += 1;

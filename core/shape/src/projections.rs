@@ -48,10 +48,10 @@ impl AxisIndex {
                 let mut e = terms
                     .iter()
                     .map(|&(c, i)| Affine::scaled(c, i))
-                    .reduce(Affine::add)
+                    .reduce(Affine::sum)
                     .unwrap_or(Affine::Const(0));
                 if *offset != 0 {
-                    e = Affine::add(e, Affine::Const(*offset));
+                    e = Affine::sum(e, Affine::Const(*offset));
                 }
                 e
             }
@@ -445,7 +445,7 @@ fn einsum(
                     let of = if t == ops.len() {
                         "the result".to_string()
                     } else {
-                        format!("operand #{}", t + 1)
+                        format!("operand #{t}")
                     };
                     format!("{m} in the {} row of {of}", kinds[k].name())
                 })?);
@@ -596,7 +596,7 @@ mod tests {
         let e = derive(&Node::Einsum(spec.into(), vec![0]), &y, &[&x]).unwrap_err();
         assert_eq!(
             e,
-            "the fixed index 2 is beyond an axis of size 1 in the output row of operand #1"
+            "the fixed index 2 is beyond an axis of size 1 in the output row of operand #0"
         );
     }
 }

@@ -368,11 +368,11 @@ fn inference_errors() {
     let cases: &[(&str, &str)] = &[
         (
             "a: 3 = arg / b: 4 = arg / c: ? = pointwise a b",
-            "operand shapes: #1 \"3\", #2 \"4\"",
+            "operand shapes: #0 \"3\", #1 \"4\"",
         ),
         (
             "a: 3->4 = arg / b: 10|5 = arg / c: ? = compose a b",
-            "the output row of operand #2 against the input row of operand #1",
+            "the output row of operand #1 against the input row of operand #0",
         ),
         (
             "a: rgb=3 = arg / b: xyz=3 = arg / c: ? = pointwise a b",

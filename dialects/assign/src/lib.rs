@@ -21,10 +21,8 @@ pub const DIALECT: &str = "ocannl_assign";
 
 pub mod emit;
 
-/// Memory modes of a tensor node.
-pub const MEMORY_MODES: &[&str] = &["undecided", "virtual", "local", "on_device", "materialized"];
-/// Kinds of tensor nodes.
-pub const NODE_KINDS: &[&str] = &["value", "grad"];
+/// The definitions of the dialect's ops (`dialects/spec`).
+pub use ocannl_dialect_spec::assign::{DIALECT as SPEC, MEMORY_MODES, NODE_KINDS};
 
 /// A required string attribute.
 pub fn string_attr(op: &OperationRef, name: &str) -> Result<String, String> {
@@ -105,17 +103,6 @@ pub fn accum_attrs<'c>(op: &OperationRef<'c, '_>) -> Result<AccumAttrs<'c>, Stri
     })
 }
 
-fn member(attr: &str, value: &str, allowed: &[&str]) -> Result<(), String> {
-    if allowed.contains(&value) {
-        Ok(())
-    } else {
-        Err(format!(
-            "invalid '{attr}' value '{value}'; expected one of: {}",
-            allowed.join(", ")
-        ))
-    }
-}
-
 /// Static sizes of a memref (a dynamic size counts as 0).
 pub fn memref_dims(t: MemRefType) -> Vec<u64> {
     (0..t.rank())
@@ -124,6 +111,24 @@ pub fn memref_dims(t: MemRefType) -> Vec<u64> {
             _ => 0,
         })
         .collect()
+}
+
+/// A buffer type the compiled code can address: static sizes, each at
+/// least 1, a float element type, and at most 2^63 - 1 bytes.
+pub fn check_memref(t: MemRefType) -> Result<(), String> {
+    let ty: melior::ir::Type = t.into();
+    let dims = ocannl_mlir::types::static_dims(ty).unwrap_or_default();
+    if dims.iter().any(|&d| d < 0) {
+        return Err(format!("the buffer type {ty} has dynamic sizes; buffers have static sizes"));
+    }
+    let elt = ocannl_mlir::types::element_type(ty)
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    let bytes = ocannl_assign::element_bytes(&elt)
+        .ok_or_else(|| format!("the buffer type {ty} has element type {elt}; f16, bf16, f32 and f64 are supported"))?;
+    let dims: Vec<u64> = dims.iter().map(|&d| d as u64).collect();
+    ocannl_assign::check_buffer(&dims, bytes).map_err(|e| format!("{ty}: {e}"))?;
+    Ok(())
 }
 
 /// Shape strings of nodes are concrete: no variables to allocate.
@@ -138,7 +143,11 @@ impl ocannl_shape::Fresh for NoVars {
     }
 }
 
-/// Checks what IRDL cannot express.
+/// Checks an op of the dialect: against its definition (operands,
+/// results, attributes), then the rules beyond it (a node's shape, the
+/// projections of an assignment, the values of initializations). The message
+/// has no op prefix (the caller adds `'ocannl_assign.x' op`). Ops of other
+/// dialects pass.
 pub fn verify_op(op: &OperationRef) -> Result<(), String> {
     let name = op.name();
     let Some(name) = name
@@ -149,15 +158,18 @@ pub fn verify_op(op: &OperationRef) -> Result<(), String> {
     else {
         return Ok(());
     };
+    let def = SPEC
+        .op(name)
+        .ok_or_else(|| format!("internal error: 'ocannl_assign.{name}' has no definition"))?;
+    ocannl_mlir::check::check_op(op, def)?;
     match name {
         "node" => {
-            member("kind", &string_attr(op, "kind")?, NODE_KINDS)?;
-            member("memory", &string_attr(op, "memory")?, MEMORY_MODES)?;
             let shape = string_attr(op, "shape")?;
             let parsed = ocannl_shape::parse_shape(&shape, &mut Default::default(), &mut NoVars)
                 .map_err(|e| ocannl_shape_dialect::format_spec_error("shape", &e))?;
             let ty = op.result(0).map_err(|e| e.to_string())?.r#type();
             let t = MemRefType::try_from(ty).map_err(|_| "a node is a memref")?;
+            check_memref(t)?;
             if let Some(dims) = parsed.to_dims() {
                 if dims != memref_dims(t) {
                     return Err(format!(
@@ -172,35 +184,34 @@ pub fn verify_op(op: &OperationRef) -> Result<(), String> {
             let attrs = accum_attrs(op)?;
             verify_projections(op, &attrs)
         }
-        "fill" | "range" => Ok(()),
+        "fill" => {
+            let v = op.attribute("value").map_err(|e| e.to_string())?;
+            let dest = op.operand(0).map_err(|e| e.to_string())?.r#type();
+            let elt = ocannl_mlir::types::element_type(dest).map(|t| t.to_string());
+            let vt = v.r#type().to_string();
+            if elt.as_deref() != Some(vt.as_str()) {
+                return Err(format!(
+                    "the value {v} has type {vt}, which differs from the buffer's element type {}",
+                    elt.unwrap_or_default()
+                ));
+            }
+            Ok(())
+        }
         "literal" => {
-            let v = op
-                .attribute("value")
-                .map_err(|_| "attribute 'value' is required")?;
-            let n = attr::element_count(v).ok_or_else(|| {
-                format!("attribute 'value' must be a dense literal, found {v}")
-            })?;
+            let v = op.attribute("value").map_err(|e| e.to_string())?;
+            let n = attr::element_count(v)
+                .ok_or_else(|| format!("attribute 'value' must be a dense literal, found {v}"))?;
             let ty = op.operand(0).map_err(|e| e.to_string())?.r#type();
             let t = MemRefType::try_from(ty).map_err(|_| "the destination must be a memref")?;
             let cells: u64 = memref_dims(t).iter().product();
             if n != cells {
                 return Err(format!(
-                    "the literal has {n} elements but the node has {cells} cells"
+                    "the literal has {n} elements but the buffer has {cells} cells"
                 ));
             }
             Ok(())
         }
-        "uniform" => {
-            for name in ["low", "high"] {
-                if let Ok(a) = op.attribute(name) {
-                    if !a.is_float() {
-                        return Err(format!("attribute '{name}' must be a float, found {a}"));
-                    }
-                }
-            }
-            Ok(())
-        }
-        other => Err(format!("unknown op 'ocannl_assign.{other}'")),
+        _ => Ok(()),
     }
 }
 
@@ -218,7 +229,7 @@ fn verify_projections(op: &OperationRef, attrs: &AccumAttrs) -> Result<(), Strin
     let symbols = op.operand_count() - n;
     if maps.len() != n {
         return Err(format!(
-            "expected {n} indexing maps (one per operand), found {}",
+            "expected {n} indexing maps (one per buffer operand), found {}",
             maps.len()
         ));
     }
@@ -236,13 +247,44 @@ fn verify_projections(op: &OperationRef, attrs: &AccumAttrs) -> Result<(), Strin
             ));
         }
         let ty = op.operand(i).map_err(|e| e.to_string())?.r#type();
-        let rank = MemRefType::try_from(ty)
-            .map(|t| t.rank())
-            .map_err(|_| "operands must be memrefs")?;
+        let t = MemRefType::try_from(ty).map_err(|_| "operands must be memrefs")?;
+        check_memref(t).map_err(|m| format!("operand #{i}: {m}"))?;
+        let rank = t.rank();
         if results != rank {
             return Err(format!(
                 "indexing map #{i} has {results} results but operand #{i} has rank {rank}"
             ));
+        }
+        check_ranges(i, *map, &memref_dims(t), space)?;
+    }
+    Ok(())
+}
+
+/// The indices of each axis stay inside it over the iteration space, unless
+/// they pad: a combined index such as a convolution's reads the padding
+/// value outside the axis, and the gradient of such a read writes only the
+/// cells inside it. Indices that depend on index operands are checked when
+/// the code runs.
+fn check_ranges(i: usize, map: AffineMap, dims: &[u64], space: &[i64]) -> Result<(), String> {
+    let exprs = ocannl_mlir::affine::to_model(map)?;
+    let space: Vec<u64> = space.iter().map(|&d| d as u64).collect();
+    for (r, (e, &d)) in exprs.iter().zip(dims).enumerate() {
+        if e.has_sym() || e.is_padded() {
+            continue;
+        }
+        let what = if i == 0 { "writes" } else { "reads" };
+        match e.range(&space) {
+            Some((lo, hi)) if lo >= 0 && (hi as u64) < d => {}
+            Some((lo, hi)) => {
+                return Err(format!(
+                    "indexing map #{i} {what} axis {r} of operand #{i} (size {d}) at indices {lo} to {hi} over the iteration space {space:?}; every index must be inside the axis"
+                ))
+            }
+            None => {
+                return Err(format!(
+                    "indexing map #{i} {what} axis {r} of operand #{i} (size {d}) at indices that cannot be bounded over the iteration space {space:?}"
+                ))
+            }
         }
     }
     Ok(())

@@ -5,10 +5,7 @@
 //! types into `ocannl_shape` data, checks what IRDL cannot express, and
 //! formats solved shapes back into types. Inference lives in `ocannl-shape`.
 
-use melior::ir::{
-    attribute::AttributeLike, operation::OperationLike, Attribute, OperationRef, Type,
-    ValueLike,
-};
+use melior::ir::{attribute::AttributeLike, operation::OperationLike, OperationRef, Type, ValueLike};
 use ocannl_ops::{Accum, BinaryOp, NumOp, TernaryOp, UnaryOp};
 use ocannl_shape::{notation::EinsumSpec, parse_einsum, SpecError};
 use rustc_hash::FxHashMap;
@@ -242,6 +239,67 @@ pub fn pointwise_op(op: &OperationRef, kind: OpKind) -> Result<NumOp, String> {
     })
 }
 
+/// How a param is initialized (its `init` attribute; `uniform` by
+/// default, OCANNL's: uniform in [-0.25, 0.25)).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ParamInit {
+    /// Uniform in [-0.25, 0.25).
+    Uniform,
+    /// Glorot (Xavier) uniform: ±sqrt(6 / (fan_in + fan_out)).
+    Glorot,
+    /// He (Kaiming) uniform: ±sqrt(6 / fan_in).
+    He,
+    /// Zeros.
+    Zeros,
+}
+
+impl ParamInit {
+    pub const NAMES: &'static str = "uniform, glorot, he, zeros";
+
+    pub fn parse(s: &str) -> Option<ParamInit> {
+        Some(match s {
+            "uniform" => ParamInit::Uniform,
+            "glorot" => ParamInit::Glorot,
+            "he" => ParamInit::He,
+            "zeros" => ParamInit::Zeros,
+            _ => return None,
+        })
+    }
+
+    /// The bounds of the uniform distribution for a param whose input rows
+    /// hold `fan_in` cells and output rows `fan_out` (`None`: zeros).
+    pub fn bounds(self, fan_in: u64, fan_out: u64) -> Option<(f64, f64)> {
+        let limit = match self {
+            ParamInit::Uniform => 0.25,
+            ParamInit::Glorot => (6.0 / (fan_in + fan_out).max(1) as f64).sqrt(),
+            ParamInit::He => (6.0 / fan_in.max(1) as f64).sqrt(),
+            ParamInit::Zeros => return None,
+        };
+        Some((-limit, limit))
+    }
+}
+
+/// The initialization of a param op, and its seed if one is given.
+pub fn param_init(op: &OperationRef) -> Result<(ParamInit, Option<i64>), String> {
+    let init = match string_attr(op, "init")? {
+        None => ParamInit::Uniform,
+        Some(s) => ParamInit::parse(&s).ok_or_else(|| {
+            format!(
+                "unknown initialization '{s}' in attribute 'init'; expected one of: {}",
+                ParamInit::NAMES
+            )
+        })?,
+    };
+    let seed = match op.attribute("seed") {
+        Err(_) => None,
+        Ok(a) => Some(
+            ocannl_mlir::attr::int_value(a)
+                .ok_or_else(|| format!("attribute 'seed' must be an integer, found {a}"))?,
+        ),
+    };
+    Ok((init, seed))
+}
+
 /// Parsed einsum specs by their text.
 pub type EinsumSpecs = FxHashMap<String, std::sync::Arc<EinsumSpec>>;
 
@@ -284,20 +342,39 @@ pub fn format_spec_error(what: &str, e: &SpecError) -> String {
     format!("invalid {what}: {e}")
 }
 
-/// Checks what IRDL cannot: attribute values, optional attributes, specs.
-/// Shape strings are checked where types are read (see `check_type`).
-/// Each distinct einsum spec is parsed once (`specs` is shared across the ops
-/// of a run).
-pub fn verify_op(op: &OperationRef, specs: &mut EinsumSpecs) -> Result<(), String> {
+/// The definitions of the dialect's ops (`dialects/spec`).
+pub use ocannl_dialect_spec::shape::DIALECT as SPEC;
+
+thread_local! {
+    /// Einsum specs parsed by the verifier on this thread, by text (the
+    /// verifier runs after parsing and after every pass, on threads of
+    /// MLIR's pool).
+    static VERIFIED_SPECS: std::cell::RefCell<EinsumSpecs> = Default::default();
+    /// Shape strings of tensor types checked on this thread.
+    static VERIFIED_SHAPES: std::cell::RefCell<FxHashMap<String, Result<(), String>>> = Default::default();
+}
+
+/// Checks an op of the dialect: against its definition (operands,
+/// results, attributes), then the rules beyond it (einsum specs, params).
+/// The message has no op prefix (the caller adds `'ocannl_shape.x' op`).
+/// Ops of other dialects pass.
+pub fn verify_op(op: &OperationRef) -> Result<(), String> {
     let Some(kind) = OpKind::of(op) else {
         return Ok(());
     };
+    let name = op.name();
+    let name = name.as_string_ref();
+    let def = SPEC
+        .op_of(name.as_str().unwrap_or(""))
+        .ok_or("internal error: an op of the dialect has no definition")?;
+    ocannl_mlir::check::check_op(op, def)?;
     match kind {
         OpKind::Param => {
             let name = string_attr(op, "name")?.unwrap_or_default();
             if name.is_empty() {
-                return Err("a param needs a non-empty 'name'".into());
+                return Err("requires a non-empty 'name'".into());
             }
+            param_init(op)?;
             if let Some(tt) = op.result(0).ok().and_then(|r| tensor_type(r.r#type())) {
                 if let Ok(slot) = ocannl_shape::parse_slot(&tt.shape, ocannl_shape::Context::Shape)
                 {
@@ -310,42 +387,82 @@ pub fn verify_op(op: &OperationRef, specs: &mut EinsumSpecs) -> Result<(), Strin
                 }
             }
         }
-        OpKind::Constant => {
-            let v: Attribute = op
-                .attribute("value")
-                .map_err(|_| "attribute 'value' is required")?;
-            if !(v.is_float() || v.is_dense_elements() || v.is_integer()) {
+        OpKind::Einsum => {
+            VERIFIED_SPECS.with(|specs| einsum_spec(op, &mut specs.borrow_mut()))?;
+        }
+        OpKind::Constant
+        | OpKind::PointwiseUnary
+        | OpKind::PointwiseBinary
+        | OpKind::PointwiseTernary
+        | OpKind::Compose
+        | OpKind::Transpose
+        | OpKind::BatchSlice => {}
+    }
+    check_element_types(op, kind)
+}
+
+/// Every tensor of an op has one element type: the result's. There is no
+/// implicit conversion (a mixed-precision program converts explicitly,
+/// before the op), and a dense literal holds the tensor's element type.
+fn check_element_types(op: &OperationRef, kind: OpKind) -> Result<(), String> {
+    let Some(result) = op.result(0).ok().and_then(|r| tensor_type(r.r#type())) else {
+        return Ok(());
+    };
+    for (i, v) in op.operands().enumerate() {
+        if let Some(t) = tensor_type(v.r#type()) {
+            if t.elt != result.elt {
                 return Err(format!(
-                    "attribute 'value' must be a float or a dense literal, found {v}"
+                    "operand #{i} has element type {} but the result has {}; the tensors of an op share one element type",
+                    t.elt, result.elt
                 ));
             }
         }
-        OpKind::PointwiseUnary | OpKind::PointwiseBinary | OpKind::PointwiseTernary => {
-            pointwise_op(op, kind)?;
+    }
+    if kind == OpKind::Constant {
+        if let Ok(v) = op.attribute("value") {
+            if v.is_dense_elements() {
+                if let Some(elt) = ocannl_mlir::attr::element_type(v) {
+                    if elt.to_string() != result.elt {
+                        return Err(format!(
+                            "the literal's element type {elt} differs from the tensor's {}",
+                            result.elt
+                        ));
+                    }
+                }
+            }
         }
-        OpKind::Compose => {
-            reduction_ops(op, false)?;
-        }
-        OpKind::Einsum => {
-            let spec = einsum_spec(op, specs)?;
-            reduction_ops(op, spec.rhs.len() == 1)?;
-        }
-        OpKind::Transpose | OpKind::BatchSlice => {}
     }
     Ok(())
 }
 
-/// Checks the SHAPE of a tensor type (if it is one) parses.
-pub fn check_type(ty: Type) -> Result<(), String> {
-    let Some(tt) = tensor_type(ty) else {
-        return Ok(());
-    };
-    if tt.shape.trim() == "?" {
+/// Checks the parameters of `!ocannl_shape.tensor<"SHAPE", ELT>`: the
+/// shape parses (or is `?`), the element type is a float type the dialect
+/// takes.
+pub fn verify_tensor_params(shape: Option<&str>, elt: Option<&str>) -> Result<(), String> {
+    let shape = shape.ok_or("the shape of an !ocannl_shape.tensor must be a string")?;
+    match elt {
+        Some(e) if ocannl_dialect_spec::FLOAT_TYPES.contains(&e) => {}
+        other => {
+            return Err(format!(
+                "the element type must be {}, but got {}",
+                ocannl_dialect_spec::float_types_text(),
+                other.map(|e| format!("'{e}'")).unwrap_or("no type".into())
+            ))
+        }
+    }
+    if shape.trim() == "?" {
         return Ok(());
     }
-    ocannl_shape::parse_slot(&tt.shape, ocannl_shape::Context::Shape)
-        .map(|_| ())
-        .map_err(|e| format_spec_error("shape", &e))
+    VERIFIED_SHAPES.with(|cache| {
+        if let Some(r) = cache.borrow().get(shape) {
+            return r.clone();
+        }
+        let r = ocannl_shape::parse_slot(shape, ocannl_shape::Context::Shape)
+            .map(|_| ())
+            .map_err(|e| format_spec_error("shape", &e));
+        cache.borrow_mut().insert(shape.to_string(), r.clone());
+        r
+    })
 }
 
 /// The solver's node for an op of kind `kind` whose tensor operands are the
@@ -397,4 +514,63 @@ pub fn computation(
         }
         _ => (NumOp::Unary(UnaryOp::Identity), Accum::Assign),
     })
+}
+
+/// What `explain=true` tells about an einsum spec that a user may not
+/// expect: result axes that no operand has (they broadcast, as in OCANNL,
+/// where numpy's einsum rejects them), and names read as several axes in
+/// single-char mode (`"hidden"` is six axes).
+pub fn explain_spec(text: &str, spec: &EinsumSpec) -> Vec<String> {
+    use ocannl_shape::notation::{AxisSpec, Kind};
+    let mut out = vec![];
+    let names = |slot: &ocannl_shape::notation::SlotSpec| -> Vec<String> {
+        let mut v = vec![];
+        for kind in Kind::ALL {
+            for a in slot.row(kind).axes() {
+                match a {
+                    AxisSpec::Var(n) => v.push(n.clone()),
+                    AxisSpec::Affine { over, kernel, .. } => {
+                        v.push(over.clone());
+                        v.extend(kernel.clone());
+                    }
+                    _ => {}
+                }
+            }
+        }
+        v
+    };
+    let operand_names: Vec<String> = spec.rhs.iter().flat_map(names).collect();
+    let mut seen = vec![];
+    for n in names(&spec.lhs) {
+        if !operand_names.contains(&n) && !seen.contains(&n) {
+            out.push(format!(
+                "the result axis '{n}' of the spec \"{text}\" is in no operand slot: it broadcasts (every cell along it gets the same value), as in OCANNL; numpy's einsum would reject it"
+            ));
+            seen.push(n);
+        }
+    }
+    if !ocannl_shape::notation::is_multichar(text) {
+        for word in text
+            .split(|c: char| !c.is_ascii_alphabetic())
+            .filter(|w| looks_like_word(w))
+        {
+            let axes: Vec<String> = word.chars().map(|c| c.to_string()).collect();
+            out.push(format!(
+                "the spec \"{text}\" is read in single-char mode (it has no ','): \"{word}\" is {} axes ({}); to name one axis \"{word}\", separate the axes with commas (multichar mode), e.g. \"..., {word} => ...\"",
+                axes.len(),
+                axes.join(", ")
+            ));
+        }
+    }
+    out
+}
+
+/// A run of letters that reads as a word rather than as single-letter axes:
+/// at least three letters and a repeated letter, five letters or more, or
+/// a vowel other than the usual index letters `i` and `j`.
+fn looks_like_word(w: &str) -> bool {
+    let b = w.as_bytes();
+    let repeated = b.iter().enumerate().any(|(i, c)| b[i + 1..].contains(c));
+    b.len() >= 3
+        && (repeated || b.len() >= 5 || b.iter().any(|c| b"aeouAEOU".contains(c)))
 }

@@ -173,3 +173,26 @@ pub fn dense_raw_bytes(attr: Attribute) -> Option<Vec<u8>> {
         Some(if splat { raw.repeat(n as usize) } else { raw.to_vec() })
     }
 }
+
+/// The type of a type attribute (`None` for other attributes).
+pub fn type_value(attr: Attribute) -> Option<Type> {
+    // SAFETY: checked to be a type attribute.
+    attr.is_type()
+        .then(|| unsafe { Type::from_raw(mlir_sys::mlirTypeAttrGetValue(attr.to_raw())) })
+}
+
+/// The value of a string attribute, borrowed from the context (no copy);
+/// `None` for other attributes and for text that is not UTF-8.
+pub fn str_value<'c>(attr: Attribute<'c>) -> Option<&'c str> {
+    if !attr.is_string() {
+        return None;
+    }
+    // SAFETY: a string attribute's bytes live as long as its context.
+    unsafe {
+        let r = mlir_sys::mlirStringAttrGetValue(attr.to_raw());
+        if r.length == 0 {
+            return Some("");
+        }
+        std::str::from_utf8(std::slice::from_raw_parts(r.data as *const u8, r.length)).ok()
+    }
+}

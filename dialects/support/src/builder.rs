@@ -45,6 +45,25 @@ impl<'c, 'a> At<'c, 'a> {
 /// Loop bounds: lower bound, upper bound, step.
 pub type Bounds<'c, 'a> = (Value<'c, 'a>, Value<'c, 'a>, Value<'c, 'a>);
 
+/// A result of building: values, or why not.
+pub type Built<'c, 'a> = Result<Vec<Value<'c, 'a>>, String>;
+
+/// Fills a loop body given its insertion point and block arguments, and
+/// returns the terminator's operands.
+pub type BodyFn<'f, 'c, 'a> = dyn FnMut(At<'c, 'a>, &[Value<'c, 'a>]) -> Built<'c, 'a> + 'f;
+
+/// Fills a loop nest's body given the induction variables.
+pub type NestFn<'f, 'c, 'a> = dyn FnMut(At<'c, 'a>, &[Value<'c, 'a>]) -> Result<(), String> + 'f;
+
+/// Fills an `scf.for` body given the induction variable and the carried
+/// values, and returns the next carried values.
+pub type ForFn<'f, 'c, 'a> = dyn FnMut(At<'c, 'a>, Value<'c, 'a>, &[Value<'c, 'a>]) -> Built<'c, 'a> + 'f;
+
+/// Fills a reduction nest's body given the induction variables and the
+/// carried values, and returns the next carried values.
+pub type ReduceFn<'f, 'c, 'a> =
+    dyn FnMut(At<'c, 'a>, &[Value<'c, 'a>], &[Value<'c, 'a>]) -> Built<'c, 'a> + 'f;
+
 /// Makes ops at one location.
 pub struct Builder<'c> {
     pub ctx: &'c Context,
@@ -156,8 +175,8 @@ impl<'c> Builder<'c> {
         attrs: &[(&str, Attribute<'c>)],
         carried: &[Type<'c>],
         terminator: &str,
-        body: &mut dyn FnMut(At<'c, 'a>, &[Value<'c, 'a>]) -> Result<Vec<Value<'c, 'a>>, String>,
-    ) -> Result<Vec<Value<'c, 'a>>, String> {
+        body: &mut BodyFn<'_, 'c, 'a>,
+    ) -> Built<'c, 'a> {
         let op = OperationBuilder::new(name, self.loc)
             .add_operands(operands)
             .add_attributes(&self.attrs(attrs))
@@ -191,12 +210,8 @@ impl<'c> Builder<'c> {
         at: At<'c, 'a>,
         (lb, ub, step): Bounds<'c, 'a>,
         inits: &[Value<'c, 'a>],
-        body: &mut dyn FnMut(
-            At<'c, 'a>,
-            Value<'c, 'a>,
-            &[Value<'c, 'a>],
-        ) -> Result<Vec<Value<'c, 'a>>, String>,
-    ) -> Result<Vec<Value<'c, 'a>>, String> {
+        body: &mut ForFn<'_, 'c, 'a>,
+    ) -> Built<'c, 'a> {
         let types: Vec<Type> = inits.iter().map(|v| v.r#type()).collect();
         let mut operands = vec![lb, ub, step];
         operands.extend_from_slice(inits);
@@ -264,7 +279,7 @@ impl<'c> Builder<'c> {
         &self,
         at: At<'c, 'a>,
         ranges: &[(i64, i64)],
-        body: &mut dyn FnMut(At<'c, 'a>, &[Value<'c, 'a>]) -> Result<(), String>,
+        body: &mut NestFn<'_, 'c, 'a>,
     ) -> Result<(), String> {
         self.reduce_nest(at, ranges, &[], &mut vec![], &mut |inner, ivs, _| {
             body(inner, ivs).map(|()| vec![])
@@ -281,12 +296,8 @@ impl<'c> Builder<'c> {
         ranges: &[(i64, i64)],
         carried: &[Value<'c, 'a>],
         ivs: &mut Vec<Value<'c, 'a>>,
-        body: &mut dyn FnMut(
-            At<'c, 'a>,
-            &[Value<'c, 'a>],
-            &[Value<'c, 'a>],
-        ) -> Result<Vec<Value<'c, 'a>>, String>,
-    ) -> Result<Vec<Value<'c, 'a>>, String> {
+        body: &mut ReduceFn<'_, 'c, 'a>,
+    ) -> Built<'c, 'a> {
         let Some((&(lo, hi), rest)) = ranges.split_first() else {
             return body(at, ivs, carried);
         };
@@ -306,7 +317,7 @@ impl<'c> Builder<'c> {
         at: At<'c, 'a>,
         ranges: &[(i64, i64)],
         parallel: bool,
-        body: &mut dyn FnMut(At<'c, 'a>, &[Value<'c, 'a>]) -> Result<(), String>,
+        body: &mut NestFn<'_, 'c, 'a>,
     ) -> Result<(), String> {
         let Some((&(lo, hi), rest)) = ranges.split_first().filter(|_| parallel) else {
             return self.nest(at, ranges, body);
@@ -321,7 +332,8 @@ impl<'c> Builder<'c> {
         })
     }
 
-    /// `scf.if cond { body }` (no results, no else branch).
+    /// `scf.if` without results or else branch: `body` fills the then
+    /// branch (its insertion point is before the branch's `scf.yield`).
     pub fn if_then<'a>(
         &self,
         at: At<'c, 'a>,
@@ -336,13 +348,12 @@ impl<'c> Builder<'c> {
         let op = self.place(at, op);
         let region = op.region(0).map_err(|e| e.to_string())?;
         let block = region.append_block(Block::new(&[]));
-        body(At::end(block))?;
-        block.append_operation(
+        let yield_op = block.append_operation(
             OperationBuilder::new("scf.yield", self.loc)
                 .build()
                 .map_err(|e| e.to_string())?,
         );
-        Ok(())
+        body(At::before(yield_op)?)
     }
 
     /// A `memref.alloc` of a static shape, aligned to `alignment` bytes if

@@ -18,11 +18,13 @@
 //! - [`builder`]: [`builder::Builder`], typed construction of upstream ops
 //!   (constants, loops, allocations) at an insertion point.
 //! - [`cache`]: types and attributes parsed from text once per run.
+//! - [`check`]: an op checked against its definition in `dialects/spec`.
 
 pub mod affine;
 pub mod attr;
 pub mod builder;
 pub mod cache;
+pub mod check;
 pub mod ir;
 pub mod types;
 

@@ -61,3 +61,23 @@ pub fn memref_dims(ty: Type) -> Option<Vec<u64>> {
     }
     static_dims(ty).map(|d| d.into_iter().map(|x| x.max(0) as u64).collect())
 }
+
+/// `"f16"`, `"bf16"`, `"f32"` or `"f64"` for those types (checked without
+/// printing the type), `None` for others.
+pub fn float_name(ty: Type) -> Option<&'static str> {
+    // SAFETY: type predicates on a live type.
+    unsafe {
+        let raw = ty.to_raw();
+        if mlir_sys::mlirTypeIsAF32(raw) {
+            Some("f32")
+        } else if mlir_sys::mlirTypeIsAF64(raw) {
+            Some("f64")
+        } else if mlir_sys::mlirTypeIsAF16(raw) {
+            Some("f16")
+        } else if mlir_sys::mlirTypeIsABF16(raw) {
+            Some("bf16")
+        } else {
+            None
+        }
+    }
+}

@@ -108,26 +108,32 @@ impl<'c> Cache<'c> {
     }
 }
 
-fn memref_text(info: &TensorInfo) -> String {
-    let dims = info.shape.to_dims().unwrap_or_default();
+/// The buffer type of a tensor, its sizes checked first (each axis at
+/// least 1 long, the whole addressable by the compiled code).
+fn memref_text(info: &TensorInfo) -> Result<String, String> {
+    let dims = info
+        .shape
+        .to_dims()
+        .ok_or("internal error: shape not concrete")?;
+    let elt_bytes = ocannl_assign::element_bytes(&info.elt)
+        .ok_or_else(|| format!("unsupported element type {}", info.elt))?;
+    ocannl_assign::check_buffer(&dims, elt_bytes)
+        .map_err(|e| format!("the tensor of shape \"{}\" cannot be a buffer: {e}", info.shape))?;
     let mut s = String::from("memref<");
     for d in dims {
         s += &format!("{d}x");
     }
-    s + &info.elt + ">"
+    Ok(s + &info.elt + ">")
 }
 
 fn lower_function<'c, 'a>(func: OperationRef<'c, 'a>, params_as_args: bool) -> PassResult<'c> {
     let ctx_ref = func.context();
     let ctx = ir::context(&ctx_ref);
-    let Ok(body) = func.region(0) else {
-        return Ok(());
-    };
-    let Some(entry) = body.first_block() else {
-        return Ok(());
+    let mut cache = Cache::default();
+    let Some(entry) = func.region(0).ok().and_then(|body| body.first_block()) else {
+        return check_declaration(func, &mut cache);
     };
 
-    let mut cache = Cache::default();
     // Collect the ops to lower, checking that every tensor type is concrete.
     let ops = ir::collect(func, |op| OpKind::of(op).is_some());
     for op in &ops {
@@ -157,7 +163,12 @@ fn lower_function<'c, 'a>(func: OperationRef<'c, 'a>, params_as_args: bool) -> P
             }
         }
     }
-    if ops.is_empty() {
+    let has_tensor_args = (0..entry.argument_count()).any(|i| {
+        entry
+            .argument(i)
+            .is_ok_and(|a| cache.types.read(a.r#type()).is_some())
+    });
+    if ops.is_empty() && !has_tensor_args {
         return Ok(());
     }
 
@@ -170,11 +181,12 @@ fn lower_function<'c, 'a>(func: OperationRef<'c, 'a>, params_as_args: bool) -> P
                 shape: cache.concrete(&tt.shape).expect("checked"),
                 elt: tt.elt.clone(),
             };
-            let text = memref_text(&info);
+            let text = memref_text(&info)
+                .map_err(|m| PassError::at(arg.location(), format!("argument #{i}: {m}")))?;
             let ty = cache.ty(ctx, &text).ok_or_else(|| {
                 PassError::at(
                     func.location(),
-                    format!("argument #{i}: cannot make the buffer type {text}"),
+                    format!("internal error: argument #{i}: cannot make the buffer type {text}"),
                 )
             })?;
             arg.set_type(ty);
@@ -199,6 +211,29 @@ fn lower_function<'c, 'a>(func: OperationRef<'c, 'a>, params_as_args: bool) -> P
         params_to_arguments(ctx, func, &params).at(func.location())?;
     }
     update_signature(func);
+    check_no_tensors_left(func, &mut cache)
+}
+
+/// A function declaration has no body to lower: its signature must not
+/// have tensor types.
+fn check_declaration<'c: 'x, 'x>(func: OperationRef<'c, '_>, cache: &mut Cache<'x>) -> PassResult<'c> {
+    let ft = func
+        .attribute("function_type")
+        .ok()
+        .and_then(|a| melior::ir::attribute::TypeAttribute::try_from(a).ok())
+        .and_then(|t| melior::ir::r#type::FunctionType::try_from(t.value()).ok());
+    let Some(ft) = ft else { return Ok(()) };
+    let types = (0..ft.input_count())
+        .filter_map(|i| ft.input(i).ok())
+        .chain((0..ft.result_count()).filter_map(|i| ft.result(i).ok()));
+    for t in types {
+        if cache.types.read(t).is_some() {
+            return Err(PassError::at(
+                func.location(),
+                format!("ocannl-lower-to-assign cannot lower a function declaration with the tensor type {t}; declare it with buffer (memref) types"),
+            ));
+        }
+    }
     Ok(())
 }
 
@@ -242,7 +277,12 @@ fn params_to_arguments<'c, 'a>(
         // The initialization of the param (made right after its node).
         let init = node
             .next_in_block()
-            .filter(|o| o.name().as_string_ref().as_str() == Ok("ocannl_assign.uniform"))
+            .filter(|o| {
+                matches!(
+                    o.name().as_string_ref().as_str(),
+                    Ok("ocannl_assign.uniform" | "ocannl_assign.fill")
+                )
+            })
             .ok_or_else(|| format!("internal error: param '{pname}' has no initialization"))?;
         let moved = init_block.append_operation(ir::clone(init));
         let arg = entry.add_argument(types[k], node.location());
@@ -281,6 +321,39 @@ fn params_to_arguments<'c, 'a>(
         .ok_or("a function outside a module")?
         .insert_operation_after(func, init_fn);
     Ok(())
+}
+
+/// Every tensor value became a buffer: a tensor left over is used by an op
+/// the lowering does not know (a call, another dialect's op).
+fn check_no_tensors_left<'c: 'x, 'x>(
+    func: OperationRef<'c, '_>,
+    cache: &mut Cache<'x>,
+) -> PassResult<'c> {
+    let mut errors = vec![];
+    // A return of a tensor returns what such an op made: the op is reported.
+    for op in ir::collect(func, |op| ir::name(op) != "func.return")
+        .into_iter()
+        .skip(1)
+    {
+        let tensor = op
+            .operands()
+            .map(|v| v.r#type())
+            .chain(op.results().map(|r| r.r#type()))
+            .find(|t| cache.types.read(*t).is_some());
+        if let Some(t) = tensor {
+            let name = op.name();
+            let name = name.as_string_ref().as_str().unwrap_or("?").to_string();
+            errors.push(crate::diag::Diagnostic::error(
+                op.location(),
+                format!("ocannl-lower-to-assign cannot lower '{name}' on the tensor type {t}: tensors are made by ocannl_shape ops and function arguments, and used by ocannl_shape ops and func.return"),
+            ));
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(PassError::all(errors))
+    }
 }
 
 /// Values returned by the function: their nodes are materialized.
@@ -325,7 +398,7 @@ fn lower_op<'c, 'a>(
         elt: tt.elt.clone(),
     };
     let memref = cache
-        .ty(ctx, &memref_text(&info))
+        .ty(ctx, &memref_text(&info)?)
         .ok_or("internal error: memref type")?;
 
     let tensor_operands: Vec<melior::ir::Value> = op
@@ -385,23 +458,71 @@ fn lower_op<'c, 'a>(
     };
     match kind {
         OpKind::Param => {
-            let seed = name.bytes().fold(0xcbf29ce484222325u64, |h, b| {
-                (h ^ b as u64).wrapping_mul(0x100000001b3)
-            }) >> 1;
-            insert(
-                OperationBuilder::new("ocannl_assign.uniform", loc)
-                    .add_operands(&[dest.into()])
-                    .add_attributes(&[
-                        // A seed per param: made, not parsed.
-                        (
-                            Identifier::new(ctx, "seed"),
-                            IntegerAttribute::new(IntegerType::new(ctx, 64).into(), seed as i64)
-                                .into(),
-                        ),
-                        cache.attr(ctx, "low", &format!("-2.500000e-01 : {}", info.elt))?,
-                        cache.attr(ctx, "high", &format!("2.500000e-01 : {}", info.elt))?,
-                    ]),
-            )?;
+            let (init, seed) = ocannl_shape_dialect::param_init(op)?;
+            // A seed per param (from its name unless given).
+            let seed = seed.unwrap_or_else(|| {
+                (name.bytes().fold(0xcbf29ce484222325u64, |h, b| {
+                    (h ^ b as u64).wrapping_mul(0x100000001b3)
+                }) >> 1) as i64
+            });
+            let cells = |row: &ocannl_shape::shape::Row| -> u64 {
+                row.dims().filter_map(|d| d.known_size()).product()
+            };
+            let fans = (cells(&info.shape.input), cells(&info.shape.output));
+            match init.bounds(fans.0, fans.1) {
+                // OCANNL's default, as before: the bounds as written.
+                Some(_) if init == ocannl_shape_dialect::ParamInit::Uniform => insert(
+                    OperationBuilder::new("ocannl_assign.uniform", loc)
+                        .add_operands(&[dest.into()])
+                        .add_attributes(&[
+                            (
+                                Identifier::new(ctx, "seed"),
+                                IntegerAttribute::new(IntegerType::new(ctx, 64).into(), seed)
+                                    .into(),
+                            ),
+                            cache.attr(ctx, "low", &format!("-2.500000e-01 : {}", info.elt))?,
+                            cache.attr(ctx, "high", &format!("2.500000e-01 : {}", info.elt))?,
+                        ]),
+                )?,
+                Some((low, high)) => {
+                    let elt = cache
+                        .ty(ctx, &info.elt)
+                        .ok_or("internal error: element type")?;
+                    insert(
+                        OperationBuilder::new("ocannl_assign.uniform", loc)
+                            .add_operands(&[dest.into()])
+                            .add_attributes(&[
+                                (
+                                    Identifier::new(ctx, "seed"),
+                                    IntegerAttribute::new(IntegerType::new(ctx, 64).into(), seed)
+                                        .into(),
+                                ),
+                                (
+                                    Identifier::new(ctx, "low"),
+                                    melior::ir::attribute::FloatAttribute::new(ctx, elt, low).into(),
+                                ),
+                                (
+                                    Identifier::new(ctx, "high"),
+                                    melior::ir::attribute::FloatAttribute::new(ctx, elt, high)
+                                        .into(),
+                                ),
+                            ]),
+                    )?
+                }
+                None => {
+                    let elt = cache
+                        .ty(ctx, &info.elt)
+                        .ok_or("internal error: element type")?;
+                    insert(
+                        OperationBuilder::new("ocannl_assign.fill", loc)
+                            .add_operands(&[dest.into()])
+                            .add_attributes(&[(
+                                Identifier::new(ctx, "value"),
+                                melior::ir::attribute::FloatAttribute::new(ctx, elt, 0.0).into(),
+                            )]),
+                    )?
+                }
+            }
         }
         OpKind::Constant => {
             let v = op

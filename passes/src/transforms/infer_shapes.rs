@@ -6,7 +6,10 @@
 //! params and constants are the leaves; every `ocannl_shape` op adds the
 //! constraints of its shape logic. Variable names written in shape strings
 //! (`..v..`, dim names) are shared within the function. A value of tensor
-//! type made by any other op is a leaf as well.
+//! type made by any other op is a leaf as well. Ops of other dialects (a
+//! `func.call`) have types of their own to agree with: a tensor they make
+//! or use must keep its type (a concrete, canonical shape), else the
+//! rewrite would break them and is an error at the op.
 
 use rustc_hash::FxHashMap;
 
@@ -30,7 +33,7 @@ crate::define_pass!(
     "ocannl-infer-shapes",
     "OcannlInferShapes",
     "Infer the shapes of ocannl_shape tensors (row/dim constraints, broadcasting, staged closing) and make every tensor type concrete",
-    [("explain", BOOL, "false", "Report, as remarks, the assumptions made while closing shapes (variables set to their least upper bound, to dim-1 or to no more axes)")]
+    [("explain", BOOL, "false", "Report, as remarks, the assumptions made while closing shapes (variables set to their least upper bound, to dim-1 or to no more axes), einsum result axes that no operand has, and single-char specs whose names read as words")]
 );
 
 fn run<'c>(module: OperationRef<'c, '_>, options: &Options) -> PassResult<'c> {
@@ -114,6 +117,9 @@ fn infer_function<'c, 'a>(func: OperationRef<'c, 'a>, explain: bool) -> PassResu
 
     // Einsums with the same spec text share one parse.
     let mut specs = Default::default();
+    // Tensors made or used by ops of other dialects (not returns): their
+    // types cannot change.
+    let mut foreign: FxHashMap<usize, (Location<'c>, String)> = FxHashMap::default();
     for op in ir::collect(func, |_| true).into_iter().skip(1) {
         let kind = OpKind::of(&op);
         // Operands of tensor type made outside this walk are leaves.
@@ -129,6 +135,15 @@ fn infer_function<'c, 'a>(func: OperationRef<'c, 'a>, explain: bool) -> PassResu
                         op.location(),
                         false,
                     );
+                }
+            }
+        }
+        if kind.is_none() && ir::name(&op) != "func.return" {
+            for v in op.operands().chain(op.results().map(Into::into)) {
+                if types.read(v.r#type()).is_some() {
+                    foreign
+                        .entry(key(v))
+                        .or_insert_with(|| (op.location(), ir::name(&op)));
                 }
             }
         }
@@ -165,6 +180,17 @@ fn infer_function<'c, 'a>(func: OperationRef<'c, 'a>, explain: bool) -> PassResu
         }
         let node = ocannl_shape_dialect::solver_node(&op, kind, ops, &mut specs)
             .map_err(|m| PassError::at(op.location(), m))?;
+        if explain {
+            if let ocannl_shape::Node::Einsum(spec, _) = &node {
+                let text = ocannl_shape_dialect::string_attr(&op, "spec")
+                    .ok()
+                    .flatten()
+                    .unwrap_or_default();
+                for remark in ocannl_shape_dialect::explain_spec(&text, spec) {
+                    Diagnostic::remark(op.location(), remark).emit();
+                }
+            }
+        }
         let Ok(result) = op.result(0) else {
             continue;
         };
@@ -227,6 +253,18 @@ fn infer_function<'c, 'a>(func: OperationRef<'c, 'a>, explain: bool) -> PassResu
                 format!("internal error: cannot build a tensor type of shape {shape}"),
             ));
         };
+        if ty == site.value.r#type() {
+            continue;
+        }
+        if let Some((location, name)) = foreign.get(&key(site.value)) {
+            return Err(PassError::at(
+                *location,
+                format!(
+                    "'{name}' has a tensor of shape \"{}\" that inference makes \"{shape}\"; ops of other dialects keep their types: write the shape \"{shape}\" in the type",
+                    site.ty.shape
+                ),
+            ));
+        }
         site.value.set_type(ty);
     }
     update_signature(func);

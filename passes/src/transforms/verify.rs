@@ -1,13 +1,22 @@
-//! `ocannl-verify`: checks what the IRDL definitions cannot express
-//! (attribute values, optional attributes, einsum specs, shape strings).
-//! `ocannl-opt` runs it before any other pass.
+//! The dialects' verifier: every op of `ocannl_shape` and `ocannl_assign`
+//! checked against its definition (`dialects/spec`) and the rules beyond
+//! it, and the parameters of `!ocannl_shape.tensor`.
+//!
+//! The shim installs [`verify_op_hook`] and [`verify_type_hook`] as the
+//! verifiers of the dialects' ops and types (they include what IRDL checks),
+//! so MLIR runs them whenever it verifies IR: after parsing, after every
+//! pass, in `ocannl-opt` and in stock `mlir-opt` with the plugin. The pass
+//! `ocannl-verify` runs the same checks over a module and reports every
+//! failing op, for IR built without verification.
 
-use melior::ir::{
-    block::BlockLike, operation::OperationLike, OperationRef, RegionLike, ValueLike,
-};
+use std::ffi::c_void;
+
+use melior::ir::{operation::OperationLike, Attribute, OperationRef};
+use mlir_sys::{MlirAttribute, MlirOperation, MlirStringRef};
 
 use crate::{
     diag::Diagnostic,
+    ffi,
     framework::{Options, PassError, PassResult},
 };
 
@@ -16,16 +25,20 @@ crate::define_pass!(
     run,
     "ocannl-verify",
     "OcannlVerify",
-    "Check the ocannl_shape and ocannl_assign ops beyond their IRDL definitions",
+    "Check every ocannl_shape and ocannl_assign op (the checks MLIR's verifier runs on them), reporting every failing op",
     []
 );
 
 fn run<'c>(module: OperationRef<'c, '_>, _: &Options) -> PassResult<'c> {
     let mut errors = vec![];
-    let mut checked = Checked::default();
     for op in ocannl_mlir::ir::collect(module, |_| true) {
-        if let Err(msg) = verify_one(&op, &mut checked) {
-            errors.push(Diagnostic::error(op.location(), msg));
+        if let Err(msg) = verify_one(&op) {
+            let name = op.name();
+            let name = name.as_string_ref();
+            errors.push(Diagnostic::error(
+                op.location(),
+                format!("'{}' op {msg}", name.as_str().unwrap_or("?")),
+            ));
         }
     }
     if errors.is_empty() {
@@ -35,46 +48,101 @@ fn run<'c>(module: OperationRef<'c, '_>, _: &Options) -> PassResult<'c> {
     }
 }
 
-/// The types found valid so far (by handle: the context uniques types, and
-/// most values share a few), and the einsum specs parsed so far.
-#[derive(Default)]
-pub struct Checked<'c> {
-    types: rustc_hash::FxHashSet<melior::ir::Type<'c>>,
-    specs: ocannl_shape_dialect::EinsumSpecs,
+/// Checks one op of the project's dialects (others pass); the message has
+/// no op prefix.
+pub fn verify_one(op: &OperationRef) -> Result<(), String> {
+    ocannl_shape_dialect::verify_op(op)?;
+    ocannl_assign_dialect::verify_op(op)
 }
 
-impl<'c> Checked<'c> {
-    fn check(&mut self, ty: melior::ir::Type<'c>) -> Result<(), String> {
-        if !self.types.contains(&ty) {
-            ocannl_shape_dialect::check_type(ty)?;
-            self.types.insert(ty);
-        }
-        Ok(())
+/// Runs `check`, giving its error (or a panic, as an internal error) to the
+/// sink.
+unsafe fn guarded(
+    sink: ffi::Sink,
+    state: *mut c_void,
+    check: impl FnOnce() -> Result<(), String>,
+) -> bool {
+    let message = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(check)) {
+        Ok(Ok(())) => return true,
+        Ok(Err(m)) => m,
+        Err(panic) => format!(
+            "internal error in the verifier: {}",
+            panic
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| panic.downcast_ref::<&str>().copied())
+                .unwrap_or("unknown panic")
+        ),
+    };
+    unsafe { sink(state, ffi::string_ref(&message)) };
+    false
+}
+
+/// The verifier of the dialects' ops, called by MLIR through the shim.
+///
+/// # Safety
+/// `op` is a live operation; `sink` and `state` come from the shim.
+pub unsafe extern "C" fn verify_op_hook(
+    op: MlirOperation,
+    sink: ffi::Sink,
+    state: *mut c_void,
+) -> bool {
+    unsafe {
+        guarded(sink, state, || {
+            let op = OperationRef::from_raw(op);
+            verify_one(&op)
+        })
     }
 }
 
-/// Checks one op: its attributes, and the shape strings of the tensor types
-/// it defines (results and block arguments of its regions).
-pub fn verify_one<'c>(op: &OperationRef<'c, '_>, checked: &mut Checked<'c>) -> Result<(), String> {
-    ocannl_shape_dialect::verify_op(op, &mut checked.specs)?;
-    ocannl_assign_dialect::verify_op(op)?;
-    for r in op.results() {
-        checked
-            .check(r.r#type())
-            .map_err(|m| format!("result #{}: {m}", r.result_number()))?;
-    }
-    for region in op.regions() {
-        let mut block = region.first_block();
-        while let Some(b) = block {
-            for i in 0..b.argument_count() {
-                if let Ok(arg) = b.argument(i) {
-                    checked
-                        .check(arg.r#type())
-                        .map_err(|m| format!("argument #{i}: {m}"))?;
-                }
+/// The verifier of `!ocannl_shape.tensor`'s parameters, called by MLIR
+/// through the shim.
+///
+/// # Safety
+/// `params` points to `n` live attributes; `sink` and `state` come from the
+/// shim.
+pub unsafe extern "C" fn verify_type_hook(
+    name: MlirStringRef,
+    params: *const MlirAttribute,
+    n: usize,
+    sink: ffi::Sink,
+    state: *mut c_void,
+) -> bool {
+    unsafe {
+        guarded(sink, state, || {
+            // An empty name or parameter list may come as a null pointer.
+            let name = if name.length == 0 {
+                &[][..]
+            } else {
+                std::slice::from_raw_parts(name.data as *const u8, name.length)
+            };
+            if name != b"tensor" {
+                return Ok(());
             }
-            block = b.next_in_region();
-        }
+            let params = if n == 0 {
+                &[][..]
+            } else {
+                std::slice::from_raw_parts(params, n)
+            };
+            let [shape, elt] = params else {
+                return Err(format!(
+                    "!ocannl_shape.tensor takes 2 parameters (\"SHAPE\", ELT), but got {n}"
+                ));
+            };
+            // Read without copies: this runs for every tensor type the
+            // parser or a pass makes.
+            let shape = ocannl_mlir::attr::str_value(Attribute::from_raw(*shape));
+            let elt = ocannl_mlir::attr::type_value(Attribute::from_raw(*elt));
+            match elt.and_then(ocannl_mlir::types::float_name) {
+                Some(f) => ocannl_shape_dialect::verify_tensor_params(shape, Some(f)),
+                None => ocannl_shape_dialect::verify_tensor_params(
+                    shape,
+                    Some(
+                        &elt.map(|t| t.to_string())
+                            .unwrap_or_else(|| "no type".into()),
+                    ),
+                ),
+            }
+        })
     }
-    Ok(())
 }

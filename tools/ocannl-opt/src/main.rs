@@ -20,6 +20,14 @@ fn main() {
     // pipelines (`ocannl-to-nvvm`, `ocannl-loops-to-nvvm`) too.
     ocannl_cpu::install();
     ocannl_gpu::register();
-    let code = ocannl_passes::opt_main(std::env::args(), "OCANNL optimizer driver\n");
+    let code = ocannl_passes::opt_main(
+        std::env::args(),
+        "OCANNL optimizer driver\n",
+        concat!(
+            "ocannl-opt ",
+            env!("CARGO_PKG_VERSION"),
+            " (OCANNL: the ocannl_shape and ocannl_assign dialects and their passes)"
+        ),
+    );
     std::process::exit(code);
 }

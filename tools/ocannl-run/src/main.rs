@@ -23,6 +23,8 @@ use clap::Parser;
 use melior::ir::{attribute::StringAttribute, operation::OperationLike, Module, OperationRef};
 use ocannl_cpu::runtime::{self, CompileOptions, Elt, HostTensor, HostValue, Program, Slot};
 
+mod diagnostics;
+
 // The tools' allocator (see tools/ocannl-opt).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -30,7 +32,9 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[derive(Parser)]
 #[command(
     name = "ocannl-run",
-    about = "JIT-compile and run a function of an ocannl_shape module"
+    about = "JIT-compile and run a function of an ocannl_shape module",
+    // `--arg -1` is an index argument, not a flag.
+    allow_negative_numbers = true
 )]
 struct Cli {
     /// The module (`-` for stdin).
@@ -39,10 +43,12 @@ struct Cli {
     #[arg(long, short = 'e')]
     entry: String,
     /// One per argument, in order: a `.npy` file, `range`, `random:SEED`, or
-    /// an integer (for `index` arguments).
+    /// an integer (for `index` arguments; negative ones as `--arg -1` or
+    /// `--arg=-1`).
     #[arg(long = "arg")]
     args: Vec<String>,
-    /// Write the results as `result0.npy`, ... in this directory.
+    /// Write the results as `result0.npy`, ... in this directory (created,
+    /// with its parents, before the run).
     #[arg(long)]
     out_dir: Option<PathBuf>,
     /// Do not print the results.
@@ -54,9 +60,15 @@ struct Cli {
     /// Report the compile time of each pipeline stage.
     #[arg(long)]
     time_phases: bool,
-    /// LLVM optimization level of the JIT.
-    #[arg(long, default_value_t = 3)]
-    opt_level: usize,
+    /// LLVM optimization level of the JIT (0 to 3).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(0..=3))]
+    opt_level: u8,
+    /// The most memory the entry's buffers may take at once, in bytes
+    /// (suffixes K, M, G, T: powers of 1024), or `none`; by default the
+    /// machine's physical memory. A run that would need more stops before
+    /// it starts.
+    #[arg(long, value_parser = parse_memory_limit)]
+    memory_limit: Option<MemoryLimit>,
     /// Run the assignments with the reference interpreter instead of
     /// compiling them.
     #[arg(long)]
@@ -122,16 +134,56 @@ type Array = HostTensor;
 /// The stages up to the loops, each timed: (name, pipeline).
 fn stages() -> [(&'static str, String); 3] {
     [
-        (
-            "ocannl-infer-shapes",
-            "ocannl-verify,ocannl-infer-shapes".into(),
-        ),
+        ("ocannl-infer-shapes", "ocannl-infer-shapes".into()),
         ("ocannl-lower-to-assign", "ocannl-lower-to-assign".into()),
         (
             "ocannl-lower-to-loops",
             "ocannl-lower-to-loops,func.func(canonicalize,cse)".into(),
         ),
     ]
+}
+
+/// `--memory-limit`: bytes, or no limit.
+#[derive(Clone, Copy, Debug)]
+enum MemoryLimit {
+    Bytes(u64),
+    None,
+}
+
+fn parse_memory_limit(s: &str) -> Result<MemoryLimit, String> {
+    if s == "none" {
+        return Ok(MemoryLimit::None);
+    }
+    let (digits, scale) = match s.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let shift = match c.to_ascii_uppercase() {
+                'K' => 10,
+                'M' => 20,
+                'G' => 30,
+                'T' => 40,
+                _ => return Err(format!("unknown suffix '{c}' (K, M, G or T)")),
+            };
+            (&s[..i], 1u64 << shift)
+        }
+        _ => (s, 1),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .map(MemoryLimit::Bytes)
+        .ok_or_else(|| format!("expected a number of bytes (with K, M, G or T) or `none`, found {s:?}"))
+}
+
+impl Cli {
+    /// The memory limit in bytes (`None`: unlimited).
+    fn memory_limit(&self) -> Option<u64> {
+        match self.memory_limit {
+            Some(MemoryLimit::Bytes(b)) => Some(b),
+            Some(MemoryLimit::None) => None,
+            None => runtime::physical_memory(),
+        }
+    }
 }
 
 fn run(cli: &Cli) -> Result<(), String> {
@@ -163,44 +215,30 @@ fn run(cli: &Cli) -> Result<(), String> {
         }
     };
     let for_gpu = cli.device == Device::Cuda;
+    // The output directory exists before anything runs.
+    if let Some(dir) = &cli.out_dir {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("--out-dir: cannot create {}: {e}", dir.display()))?;
+    }
     let mut phases: Vec<(&str, Duration)> = vec![];
     let t = Instant::now();
     let context = ocannl_passes::new_context()?;
     melior::utility::register_all_llvm_translations(&context);
-    // Diagnostics as `FILE:LINE:COL: error: message`.
-    // `loc("f.mlir":3:5)` as `f.mlir:3:5`.
-    let place = |l: melior::ir::Location| {
-        let l = l.to_string();
-        l.strip_prefix("loc(")
-            .and_then(|l| l.strip_suffix(')'))
-            .unwrap_or(&l)
-            .replace('"', "")
-    };
-    context.attach_diagnostic_handler(move |d| {
-        eprintln!(
-            "{}: {}: {d}",
-            place(d.location()),
-            format!("{:?}", d.severity()).to_lowercase()
-        );
-        for i in 0..d.note_count() {
-            if let Ok(n) = d.note(i) {
-                eprintln!("{}: note: {n}", place(n.location()));
-            }
-        }
-        true
-    });
-    let path = if cli.file.as_os_str() == "-" {
+    // The input is read into memory (from stdin with `-`) and parsed under
+    // its name; diagnostics show the line they point at.
+    let (name, source) = if cli.file.as_os_str() == "-" {
         let mut src = String::new();
         std::io::Read::read_to_string(&mut std::io::stdin(), &mut src)
             .map_err(|e| format!("cannot read stdin: {e}"))?;
-        let tmp = std::env::temp_dir().join(format!("ocannl-run-{}.mlir", std::process::id()));
-        std::fs::write(&tmp, src).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-        tmp
+        ("<stdin>".to_string(), src)
     } else {
-        cli.file.clone()
+        let name = cli.file.to_string_lossy().into_owned();
+        let src = std::fs::read_to_string(&cli.file)
+            .map_err(|e| format!("cannot read {name}: {e}"))?;
+        (name, src)
     };
-    let name = path.to_string_lossy().into_owned();
-    let mut module = ocannl_mlir::ir::parse_file(&context, &name)
+    diagnostics::attach(&context, &name, source.clone());
+    let mut module = ocannl_passes::parse_module(&context, &source, &name)
         .ok_or_else(|| format!("{name}: cannot parse the module"))?;
     phases.push(("parse", t.elapsed()));
 
@@ -229,8 +267,9 @@ fn run(cli: &Cli) -> Result<(), String> {
         return run_gpu(cli, &context, &mut module, &name, gpu.as_ref(), phases);
     }
     let options = CompileOptions {
-        opt_level: cli.opt_level,
+        opt_level: cli.opt_level as usize,
         openmp: None,
+        memory_limit: cli.memory_limit(),
     };
     let program =
         Program::compile(&context, &mut module, &options).map_err(|e| format!("{name}: {e}"))?;
@@ -403,8 +442,6 @@ fn emit_result(cli: &Cli, k: usize, arr: &Array) -> Result<(), String> {
         println!("{}", format_array(arr));
     }
     if let Some(dir) = &cli.out_dir {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         write_npy(&dir.join(format!("result{k}.npy")), arr)?;
     }
     Ok(())
@@ -412,11 +449,17 @@ fn emit_result(cli: &Cli, k: usize, arr: &Array) -> Result<(), String> {
 
 /// The arguments from the command line.
 fn make_args(cli: &Cli, inputs: &[Slot]) -> Result<Vec<HostValue>, String> {
-    make_args_of(&cli.entry, &cli.args, inputs)
+    make_args_of(&cli.entry, &cli.args, inputs, cli.memory_limit())
 }
 
-/// The arguments of `entry` from `--arg` specs.
-fn make_args_of(entry: &str, specs: &[String], inputs: &[Slot]) -> Result<Vec<HostValue>, String> {
+/// The arguments of `entry` from `--arg` specs (generated tensors no larger
+/// than `limit` bytes).
+fn make_args_of(
+    entry: &str,
+    specs: &[String],
+    inputs: &[Slot],
+    limit: Option<u64>,
+) -> Result<Vec<HostValue>, String> {
     if specs.len() != inputs.len() {
         return Err(format!(
             "@{entry} takes {} argument(s) but {} --arg were given",
@@ -432,7 +475,9 @@ fn make_args_of(entry: &str, specs: &[String], inputs: &[Slot]) -> Result<Vec<Ho
             Slot::Index => spec.parse::<i64>().map(HostValue::Index).map_err(|_| {
                 format!("argument #{i} is an index: expected an integer, found {spec:?}")
             }),
-            Slot::MemRef { elt, dims } => make_arg(i, spec, *elt, dims).map(HostValue::Tensor),
+            Slot::MemRef { elt, dims } => {
+                make_arg(i, spec, *elt, dims, limit).map(HostValue::Tensor)
+            }
         })
         .collect()
 }
@@ -507,13 +552,31 @@ fn find_entry<'c, 'm>(module: &'m Module<'c>, entry: &str) -> Result<OperationRe
         .ok_or_else(|| format!("no function @{entry} in the module"))
 }
 
-fn make_arg(i: usize, spec: &str, elt: Elt, dims: &[u64]) -> Result<Array, String> {
-    let n: u64 = dims.iter().product();
+fn make_arg(
+    i: usize,
+    spec: &str,
+    elt: Elt,
+    dims: &[u64],
+    limit: Option<u64>,
+) -> Result<Array, String> {
+    // The host holds the values as f64: 8 bytes a cell.
+    let n = ocannl_assign::check_buffer(dims, 8).map_err(|e| format!("argument #{i}: {e}"))?;
+    if let Some(limit) = limit.filter(|&l| n.saturating_mul(8) > l) {
+        return Err(format!(
+            "argument #{i}: {n} values take {} bytes on the host, more than the memory limit of {limit} bytes (see --memory-limit)",
+            n.saturating_mul(8)
+        ));
+    }
+    let mut data =
+        ocannl_assign::size::zeros(n).map_err(|e| format!("argument #{i}: {e}"))?;
     if spec == "range" {
+        for (k, x) in data.iter_mut().enumerate() {
+            *x = k as f64;
+        }
         return Ok(Array {
             elt,
             dims: dims.to_vec(),
-            data: (0..n).map(|x| x as f64).collect(),
+            data,
         });
     }
     if let Some(seed) = spec.strip_prefix("random:") {
@@ -521,7 +584,9 @@ fn make_arg(i: usize, spec: &str, elt: Elt, dims: &[u64]) -> Result<Array, Strin
             format!("argument #{i}: expected random:SEED with an integer seed, found {spec:?}")
         })?;
         let mut rng = ocannl_ops::SplitMix64::new(seed);
-        let data = (0..n).map(|_| rng.next_f64()).collect();
+        for x in data.iter_mut() {
+            *x = rng.next_f64();
+        }
         return Ok(Array {
             elt,
             dims: dims.to_vec(),
@@ -551,9 +616,29 @@ fn make_arg(i: usize, spec: &str, elt: Elt, dims: &[u64]) -> Result<Array, Strin
 
 fn read_npy(path: &str) -> Result<Array, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
-    let npy =
-        npyz::NpyFile::new(&bytes[..]).map_err(|e| format!("{path} is not a .npy file: {e}"))?;
+    let mut data: &[u8] = &bytes;
+    let header = npyz::NpyHeader::from_reader(&mut data)
+        .map_err(|e| format!("{path} is not a .npy file: {e}"))?;
+    let npy = npyz::NpyFile::with_header(header, data);
     let dims = npy.shape().to_vec();
+    // The data is exactly what the header describes: no more, no less.
+    let elt_bytes = match npy.dtype().descr().trim_matches('\'') {
+        "<f4" => 4,
+        "<f8" => 8,
+        _ => 0,
+    };
+    if elt_bytes > 0 {
+        let need = ocannl_assign::check_buffer(&dims, elt_bytes)
+            .map_err(|e| format!("{path}: {e}"))?
+            * elt_bytes;
+        if data.len() as u64 != need {
+            return Err(format!(
+                "{path} has {} bytes of data but its header (shape {dims:?}, dtype {}) describes {need}",
+                data.len(),
+                npy.dtype().descr().trim_matches('\'')
+            ));
+        }
+    }
     if npy.order() != npyz::Order::C {
         return Err(format!(
             "{path} is in Fortran order; only C order is supported"
@@ -678,7 +763,7 @@ fn grad_check(
     let n_params = init.args.len();
     let n_data = sig.inputs.len() - n_params;
     // The data from the command line, the params from the module's init.
-    let data = make_args_of(entry, &cli.args, &sig.inputs[..n_data])?;
+    let data = make_args_of(entry, &cli.args, &sig.inputs[..n_data], cli.memory_limit())?;
     let mut params: Vec<ocannl_assign::Value> = init
         .args
         .iter()
@@ -751,8 +836,9 @@ fn grad_check(
         context,
         module,
         &CompileOptions {
-            opt_level: cli.opt_level,
+            opt_level: cli.opt_level as usize,
             openmp: None,
+            memory_limit: cli.memory_limit(),
         },
     )
     .map_err(|e| format!("{name}: {e}"))?;

@@ -1,7 +1,15 @@
-//! Differential testing: random programs of pointwise ops, compose, einsum
-//! reductions and transposes run through the whole compiler (JIT) and through
-//! the reference interpreter of the assignments; the results must agree
-//! within floating-point tolerance. The programs come from a fixed seed.
+//! Differential testing: random programs run through the whole compiler
+//! (JIT) and through the reference interpreter of the assignments; the
+//! results must agree within floating-point tolerance. The programs come
+//! from fixed seeds: small chains of pointwise ops, compose, reductions and
+//! transposes; large ones whose loops run in parallel; contractions in
+//! every layout; convolutions; and programs that use every op and option
+//! (`every_op`: every unary, binary and ternary op, every accumulation of
+//! compose and einsum reductions, einsum features, batch_slice of computed
+//! values, constants, literals and params). `OCANNL_DIFFERENTIAL_SEEDS=N`
+//! runs N programs of each kind instead of the default (a longer fuzzing
+//! run); a failure names the program, kept when
+//! `OCANNL_KEEP_DIFFERENTIAL` is set.
 //!
 //! The GPU tests run the same programs on an NVIDIA GPU (`--device cuda`)
 //! against the CPU's JIT. They need a GPU, so they are ignored by default
@@ -14,10 +22,6 @@ use std::{path::Path, process::Command};
 struct Rng(ocannl_ops::SplitMix64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0.next_u64()
-    }
-
     fn below(&mut self, n: u64) -> u64 {
         self.0.below(n)
     }
@@ -308,6 +312,27 @@ fn check(dir: &Path, tag: &str, seed: u64, text: &str, nargs: usize) {
 /// Runs program `text` in two modes (`jit`, `interp`, `cuda`) with the same
 /// generated arguments and checks that the results agree.
 fn check_modes(dir: &Path, tag: &str, seed: u64, text: &str, nargs: usize, modes: [&str; 2]) {
+    let args: Vec<String> = (0..nargs)
+        .map(|i| format!("random:{}", seed * 100 + i as u64))
+        .collect();
+    check_args_modes(dir, tag, seed, text, &args, modes);
+}
+
+/// As [`check`], with the arguments given (`random:SEED`, indices); every
+/// result is compared.
+fn check_args(dir: &Path, tag: &str, seed: u64, text: &str, args: &[String]) {
+    check_args_modes(dir, tag, seed, text, args, ["jit", "interp"]);
+}
+
+/// As [`check_modes`], with the arguments given; every result is compared.
+fn check_args_modes(
+    dir: &Path,
+    tag: &str,
+    seed: u64,
+    text: &str,
+    args: &[String],
+    modes: [&str; 2],
+) {
     let run = env!("CARGO_BIN_EXE_ocannl-run");
     let file = dir.join(format!("{tag}{seed}.mlir"));
     std::fs::write(&file, text).expect("write program");
@@ -318,9 +343,8 @@ fn check_modes(dir: &Path, tag: &str, seed: u64, text: &str, nargs: usize, modes
         cmd.arg(&file)
             .args(["--entry", "f", "--quiet", "--out-dir"])
             .arg(&out);
-        for i in 0..nargs {
-            cmd.arg("--arg")
-                .arg(format!("random:{}", seed * 100 + i as u64));
+        for a in args {
+            cmd.arg(format!("--arg={a}"));
         }
         match mode {
             "interp" => {
@@ -334,21 +358,40 @@ fn check_modes(dir: &Path, tag: &str, seed: u64, text: &str, nargs: usize, modes
         let o = cmd.output().expect("run ocannl-run");
         assert!(
             o.status.success(),
-            "{mode} failed on\n{text}\n{}",
+            "{mode} failed on {}\n{text}\n{}",
+            file.display(),
             String::from_utf8_lossy(&o.stderr)
         );
-        outs.push(read(&out.join("result0.npy")));
+        let results: Vec<_> = (0..)
+            .map(|k| out.join(format!("result{k}.npy")))
+            .take_while(|p| p.exists())
+            .map(|p| read(&p))
+            .collect();
+        assert!(!results.is_empty(), "{mode}: no result for\n{text}");
+        outs.push(results);
     }
-    let ((s1, d1), (s2, d2)) = (&outs[0], &outs[1]);
-    assert_eq!(s1, s2, "shapes differ on\n{text}");
-    for (i, (a, b)) in d1.iter().zip(d2).enumerate() {
-        assert!(
-            close(*a, *b),
-            "cell {i}: {} {a} vs {} {b} on\n{text}",
-            modes[0],
-            modes[1]
-        );
+    assert_eq!(outs[0].len(), outs[1].len(), "result counts differ on\n{text}");
+    for (k, ((s1, d1), (s2, d2))) in outs[0].iter().zip(&outs[1]).enumerate() {
+        assert_eq!(s1, s2, "result {k}: shapes differ on\n{text}");
+        for (i, (a, b)) in d1.iter().zip(d2).enumerate() {
+            assert!(
+                close(*a, *b),
+                "result {k}, cell {i}: {} {a} vs {} {b} on {}\n{text}",
+                modes[0],
+                modes[1],
+                file.display()
+            );
+        }
     }
+}
+
+/// How many programs of each kind to run: `OCANNL_DIFFERENTIAL_SEEDS`, or
+/// the default.
+fn seeds(default: u64) -> u64 {
+    std::env::var("OCANNL_DIFFERENTIAL_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
 }
 
 fn temp_dir(tag: &str) -> std::path::PathBuf {
@@ -367,7 +410,7 @@ fn clean(dir: &Path) {
 #[test]
 fn jit_agrees_with_the_interpreter() {
     let dir = temp_dir("programs");
-    for seed in 0..40u64 {
+    for seed in 0..seeds(40) {
         let (text, nargs) = program(1000 + seed, false);
         check(&dir, "p", seed, &text, nargs);
     }
@@ -377,7 +420,7 @@ fn jit_agrees_with_the_interpreter() {
 #[test]
 fn large_programs_agree_with_the_interpreter() {
     let dir = temp_dir("large");
-    for seed in 0..20u64 {
+    for seed in 0..seeds(20) {
         let (text, nargs) = program(3000 + seed, true);
         check(&dir, "l", seed, &text, nargs);
     }
@@ -387,7 +430,7 @@ fn large_programs_agree_with_the_interpreter() {
 #[test]
 fn contractions_agree_with_the_interpreter() {
     let dir = temp_dir("contractions");
-    for seed in 0..32u64 {
+    for seed in 0..seeds(32) {
         let (text, nargs) = contraction(5000 + seed);
         check(&dir, "c", seed, &text, nargs);
     }
@@ -397,7 +440,7 @@ fn contractions_agree_with_the_interpreter() {
 #[test]
 fn convolutions_agree_with_the_interpreter() {
     let dir = temp_dir("convolutions");
-    for seed in 0..24u64 {
+    for seed in 0..seeds(24) {
         let (text, nargs) = convolution(7000 + seed);
         check(&dir, "v", seed, &text, nargs);
     }
@@ -552,3 +595,238 @@ const TRAIN_MODEL: &str = r#"func.func @loss(%x: !ocannl_shape.tensor<"64|40", f
   return %l : !ocannl_shape.tensor<"?", f32>
 }
 "#;
+
+/// Every op and option, by name, for [`every_op`]: the generator cycles
+/// through each list so that a few programs cover them all.
+struct Menu {
+    next: [usize; 6],
+}
+
+const UNARY: &[&str] = &[
+    "identity", "relu", "satur01", "exp", "log", "exp2", "log2", "sin", "cos", "sqrt", "recip",
+    "recip_sqrt", "neg", "tanh", "not",
+];
+const BINARY: &[&str] = &[
+    "add", "sub", "mul", "div", "pow", "relu_gate", "satur01_gate", "max", "min", "mod", "lt", "eq",
+    "ne", "and", "or",
+];
+const TERNARY: &[&str] = &["where", "fma"];
+const REDUCING: &[&str] = &["add", "sub", "mul", "div", "max", "min"];
+/// Einsums of fresh arguments: (spec, operand types, result type), from
+/// the einsum features (rows with and without variables, a variable in the
+/// middle, fixed indices in the result and in operands, diagonals, axes
+/// swapped between rows, contractions of two operands, a placeholder).
+const EINSUMS: &[(&str, &[&str], &str)] = &[
+    ("i=>i0", &["4"], "4,1"),
+    ("i2=>i", &["4,3"], "4"),
+    ("ii=>i", &["3,3"], "3"),
+    ("a, ..r.., b => b, ..r.., a", &["2,3,4,5"], "5,3,4,2"),
+    ("b|i->o => o|b->i", &["2|3->4"], "4|2->3"),
+    ("ij;jk=>ik", &["3,5", "5,2"], "3,2"),
+    ("...|i->j; j->k => ...|i->k", &["2|3->4", "4->5"], "2|3->5"),
+    ("...|...->i => ...|...->i", &["2|3->4,5"], "2|3->5"),
+    ("_,i => i", &["3,4"], "4"),
+    ("...|...->... => ...->...", &["3|2->4"], "2->4"),
+];
+
+impl Menu {
+    fn take<'a>(&mut self, k: usize, xs: &'a [&'a str]) -> &'a str {
+        let x = xs[self.next[k] % xs.len()];
+        self.next[k] += 1;
+        x
+    }
+}
+
+/// A program that applies ops of every kind: strands, each from fresh
+/// arguments (or an einsum of them) through a few steps, each returned.
+/// Returns the text and the arguments (random data, slice indices).
+fn every_op(seed: u64, menu: &mut Menu) -> (String, Vec<String>) {
+    let mut r = Rng(ocannl_ops::SplitMix64::new(seed));
+    let mut params: Vec<String> = vec![];
+    let mut args: Vec<String> = vec![];
+    let mut body = String::new();
+    let mut results: Vec<T> = vec![];
+    let mut n = 0;
+    let tensor = |s: &str| format!("!ocannl_shape.tensor<\"{s}\", f32>");
+    // A fresh argument of a given type (`?`: inferred from its use).
+    let fresh_arg = |params: &mut Vec<String>, args: &mut Vec<String>, ty: String| {
+        let name = format!("%a{}", params.len());
+        params.push(format!("{name}: {ty}"));
+        args.push(format!("random:{}", seed * 100 + args.len() as u64));
+        name
+    };
+    for _ in 0..2 + r.below(2) {
+        // The strand's start: a fresh argument, or an einsum of fresh ones.
+        let mut cur = if r.below(2) == 0 {
+            let (spec, ops, result) = EINSUMS[menu.next[5] % EINSUMS.len()];
+            menu.next[5] += 1;
+            let names: Vec<String> = ops
+                .iter()
+                .map(|o| fresh_arg(&mut params, &mut args, tensor(o)))
+                .collect();
+            n += 1;
+            let t = parse_t(&format!("%v{n}"), result);
+            body += &format!(
+                "  {} = \"ocannl_shape.einsum\"({}) {{spec = \"{spec}\"}} : ({}) -> {}\n",
+                t.name,
+                names.join(", "),
+                ops.iter().map(|o| tensor(o)).collect::<Vec<_>>().join(", "),
+                ty(&t)
+            );
+            t
+        } else {
+            let mut output = dims(&mut r, 2, 4);
+            if output.is_empty() {
+                output.push(1 + r.below(4));
+            }
+            let t = T {
+                name: String::new(),
+                batch: dims(&mut r, 2, 3),
+                input: dims(&mut r, 1, 3),
+                output,
+            };
+            let name = fresh_arg(&mut params, &mut args, ty(&t));
+            T { name, ..t }
+        };
+        for _ in 0..1 + r.below(4) {
+            n += 1;
+            let name = format!("%v{n}");
+            // A broadcast operand of the current value: some axes 1, or
+            // no batch axes.
+            let broadcast = |r: &mut Rng, cur: &T| {
+                let mut b = cur.clone();
+                for d in b.output.iter_mut().chain(b.input.iter_mut()) {
+                    if r.below(3) == 0 {
+                        *d = 1;
+                    }
+                }
+                if r.below(2) == 0 {
+                    b.batch.clear();
+                }
+                b
+            };
+            let same = T { name: name.clone(), ..cur.clone() };
+            let (line, out) = match r.below(12) {
+                0 | 1 => {
+                    let op = menu.take(0, UNARY);
+                    (format!("{name} = \"ocannl_shape.pointwise_unary\"({}) {{op = \"{op}\"}} : ({}) -> {}", cur.name, ty(&cur), ty(&same)), same)
+                }
+                2..=4 => {
+                    let op = menu.take(1, BINARY);
+                    let b = broadcast(&mut r, &cur);
+                    let u = fresh_arg(&mut params, &mut args, ty(&b));
+                    let (x, y) = if r.below(2) == 0 { (cur.name.clone(), u) } else { (u, cur.name.clone()) };
+                    let (tx, tyy) = if x == cur.name { (ty(&cur), ty(&b)) } else { (ty(&b), ty(&cur)) };
+                    (format!("{name} = \"ocannl_shape.pointwise_binary\"({x}, {y}) {{op = \"{op}\"}} : ({tx}, {tyy}) -> {}", ty(&same)), same)
+                }
+                5 => {
+                    let op = menu.take(2, TERNARY);
+                    let (b1, b2) = (broadcast(&mut r, &cur), broadcast(&mut r, &cur));
+                    let (u1, u2) = (
+                        fresh_arg(&mut params, &mut args, ty(&b1)),
+                        fresh_arg(&mut params, &mut args, ty(&b2)),
+                    );
+                    (format!("{name} = \"ocannl_shape.pointwise_ternary\"({u1}, {}, {u2}) {{op = \"{op}\"}} : ({}, {}, {}) -> {}", cur.name, ty(&b1), ty(&cur), ty(&b2), ty(&same)), same)
+                }
+                6 => {
+                    // compose(w, cur) with an op and an accumulation.
+                    let accum = menu.take(3, REDUCING);
+                    let op = *r.pick(&["mul", "add", "max", "min", "sub"]);
+                    let k = 1 + r.below(3);
+                    let w = T { name: String::new(), batch: vec![], input: cur.output.clone(), output: vec![k] };
+                    let wn = fresh_arg(&mut params, &mut args, ty(&w));
+                    let out = T { name: name.clone(), batch: cur.batch.clone(), input: cur.input.clone(), output: vec![k] };
+                    (format!("{name} = \"ocannl_shape.compose\"({wn}, {}) {{op = \"{op}\", accum = \"{accum}\"}} : ({}, {}) -> {}", cur.name, ty(&w), ty(&cur), ty(&out)), out)
+                }
+                7 => {
+                    let accum = menu.take(4, REDUCING);
+                    let out = T { name: name.clone(), batch: vec![], input: vec![], output: vec![1] };
+                    (format!("{name} = \"ocannl_shape.einsum\"({}) {{spec = \"...|...->... => 0\", accum = \"{accum}\"}} : ({}) -> {}", cur.name, ty(&cur), ty(&out)), out)
+                }
+                8 if !cur.input.is_empty() => {
+                    let out = T { name: name.clone(), batch: cur.batch.clone(), input: cur.output.clone(), output: cur.input.clone() };
+                    (format!("{name} = \"ocannl_shape.transpose\"({}) : ({}) -> {}", cur.name, ty(&cur), ty(&out)), out)
+                }
+                9 if !cur.batch.is_empty() => {
+                    // A slice of the computed value at a valid index.
+                    params.push(format!("%i{n}: index"));
+                    args.push(r.below(cur.batch[0]).to_string());
+                    let out = T { name: name.clone(), batch: cur.batch[1..].to_vec(), ..cur.clone() };
+                    (format!("{name} = \"ocannl_shape.batch_slice\"({}, %i{n}) : ({}, index) -> {}", cur.name, ty(&cur), ty(&out)), out)
+                }
+                10 => {
+                    // A constant: a fill, or a literal along the last axis.
+                    let last = *cur.output.last().expect("an output axis");
+                    let (value, cty) = if r.below(2) == 0 {
+                        ("0.75 : f32".to_string(), tensor("1"))
+                    } else {
+                        let cells: Vec<String> = (0..last).map(|i| format!("{}.5", i)).collect();
+                        (format!("dense<[{}]> : tensor<{last}xf32>", cells.join(", ")), tensor(&last.to_string()))
+                    };
+                    let op = *r.pick(&["add", "mul"]);
+                    body += &format!("  %c{n} = \"ocannl_shape.constant\"() {{value = {value}}} : () -> {cty}\n");
+                    (format!("{name} = \"ocannl_shape.pointwise_binary\"({}, %c{n}) {{op = \"{op}\"}} : ({}, {cty}) -> {}", cur.name, ty(&cur), ty(&same)), same)
+                }
+                _ => {
+                    // A param: a bias of the value's output axes.
+                    let p = T { name: String::new(), batch: vec![], input: vec![], output: cur.output.clone() };
+                    body += &format!("  %p{n} = \"ocannl_shape.param\"() {{name = \"p{n}\"}} : () -> {}\n", ty(&p));
+                    (format!("{name} = \"ocannl_shape.pointwise_binary\"(%p{n}, {}) {{op = \"add\"}} : ({}, {}) -> {}", cur.name, ty(&p), ty(&cur), ty(&same)), same)
+                }
+            };
+            body += &format!("  {line}\n");
+            cur = out;
+        }
+        results.push(cur);
+    }
+    let text = format!(
+        "func.func @f({}) -> ({}) {{\n{body}  return {} : {}\n}}\n",
+        params.join(", "),
+        results.iter().map(ty).collect::<Vec<_>>().join(", "),
+        results.iter().map(|t| t.name.clone()).collect::<Vec<_>>().join(", "),
+        results.iter().map(ty).collect::<Vec<_>>().join(", ")
+    );
+    (text, args)
+}
+
+/// A value named `name` of the shape written `B|I->O`.
+fn parse_t(name: &str, s: &str) -> T {
+    let row = |x: &str| -> Vec<u64> {
+        x.split(',').filter(|d| !d.is_empty()).map(|d| d.trim().parse().expect("a size")).collect()
+    };
+    let (batch, rest) = match s.split_once('|') {
+        Some((b, r)) => (row(b), r),
+        None => (vec![], s),
+    };
+    let (input, output) = match rest.split_once("->") {
+        Some((i, o)) => (row(i), row(o)),
+        None => (vec![], row(rest)),
+    };
+    T { name: name.to_string(), batch, input, output }
+}
+
+#[test]
+fn every_op_agrees_with_the_interpreter() {
+    let dir = temp_dir("every-op");
+    let mut menu = Menu { next: [0; 6] };
+    let mut texts = String::new();
+    for seed in 0..seeds(24) {
+        let (text, args) = every_op(9000 + seed, &mut menu);
+        check_args(&dir, "e", seed, &text, &args);
+        texts += &text;
+    }
+    // Every op, accumulation and einsum form ran.
+    for op in UNARY.iter().chain(BINARY).chain(TERNARY) {
+        assert!(texts.contains(&format!("op = \"{op}\"")), "no program used {op}");
+    }
+    for a in REDUCING {
+        assert!(texts.contains(&format!("accum = \"{a}\"}} : (!")), "no reduction with accum {a}");
+    }
+    for (spec, _, _) in EINSUMS {
+        assert!(texts.contains(&format!("spec = \"{spec}\"")), "no einsum {spec}");
+    }
+    for what in ["batch_slice", "compose", "transpose", "constant", "param", "dense<"] {
+        assert!(texts.contains(what), "no program used {what}");
+    }
+    clean(&dir);
+}

@@ -75,6 +75,15 @@ pub fn display_partial(s: &Shape) -> String {
             parts.push("...".into());
         }
         parts.extend(r.end.iter().map(dim_partial));
+        // A row grown without bound (a rank cycle) is shown by its ends.
+        const SHOWN: usize = 16;
+        if parts.len() > SHOWN {
+            let n = parts.len();
+            let tail = parts.split_off(n - SHOWN / 2);
+            parts.truncate(SHOWN / 2);
+            parts.push(format!("<{} more axes>", n - SHOWN));
+            parts.extend(tail);
+        }
         parts.join(",")
     };
     let mut out = String::new();

@@ -81,7 +81,7 @@ impl std::fmt::Display for What {
             let name = if n == 1 {
                 "the operand".to_string()
             } else {
-                format!("operand #{}", i + 1)
+                format!("operand #{i}")
             };
             s = s.replace("{operand}", &name);
         }
@@ -227,6 +227,10 @@ pub struct Solver {
     steps: u64,
     /// Counts changes of the environment.
     epoch: u64,
+    /// For a row variable that is the tail of a solved variable's row: how
+    /// many axes that row has besides it (the longest chain of solutions
+    /// leading to it). Bounded by `rows::MAX_AXES`.
+    axes_around: VarMap<RowVar, usize>,
 }
 
 impl Fresh for Solver {

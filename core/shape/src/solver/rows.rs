@@ -7,6 +7,24 @@ use super::{
     *,
 };
 
+/// The most axes a row may have. Constraints that relate a row to itself
+/// with more axes (`v >= w >= v,n` through other variables) would grow it
+/// forever; the bound stops them with an error after a few steps.
+pub const MAX_AXES: usize = 1024;
+
+fn check_axes(a: &Row, b: &Row, o: &Origin) -> Res<()> {
+    if a.num_fixed().max(b.num_fixed()) > MAX_AXES {
+        return err(
+            o,
+            ShapeErrorKind::RankCycle,
+            format!(
+                "a row would need more than {MAX_AXES} axes: the shapes ask for an infinite number of axes (a row variable bounded by itself with more axes, through other tensors)"
+            ),
+        );
+    }
+    Ok(())
+}
+
 /// How an open row is related to a closed one.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Rel {
@@ -98,6 +116,7 @@ impl Solver {
         if a == b {
             return Ok(false);
         }
+        check_axes(&a, &b, o)?;
         match (a.var, b.var) {
             (None, None) => {
                 if a.end.len() != b.end.len() {
@@ -221,6 +240,15 @@ impl Solver {
             return err(o, ShapeErrorKind::Mismatch, message);
         }
         let off = n - open.end.len();
+        // An operand's left part is lined up with the result's left part,
+        // which assumes its variable takes the axes in between; once the
+        // variable is known (closing may give it fewer), the whole
+        // inequality is checked again.
+        let recheck = (rel == Rel::Ineq && !open.beg.is_empty() && off > open.beg.len())
+            .then(|| Constraint::RowIneq {
+                cur: closed.clone(),
+                subr: open.clone(),
+            });
         let pairs = open
             .end
             .iter()
@@ -248,6 +276,13 @@ impl Solver {
             Rel::Eq => self.solve_row(v, middle, o)?,
             Rel::Ineq => self.add_row_ub(v, middle, o)?,
         };
+        if let Some(c) = recheck {
+            if self.row_unsolved(v) {
+                self.defer(c, o)?;
+            } else {
+                self.push(c, o);
+            }
+        }
         Ok(changed)
     }
 
@@ -292,6 +327,21 @@ impl Solver {
         // Every row broadcasts the empty row, and only the empty row
         // broadcasts to it: closing a row to no axes (the common case when
         // closing) settles its links at once.
+        if let Some(w) = value.var {
+            // `w` has the axes around it in `value`, and those around `v`.
+            let around = self.axes_around.get(&v).copied().unwrap_or(0) + value.num_fixed();
+            if around > MAX_AXES {
+                return err(
+                    o,
+                    ShapeErrorKind::RankCycle,
+                    format!(
+                        "a row would need more than {MAX_AXES} axes: the shapes ask for an infinite number of axes (a row variable bounded by itself with more axes, through other tensors)"
+                    ),
+                );
+            }
+            let e = self.axes_around.get_or_insert_with(w, || 0);
+            *e = (*e).max(around);
+        }
         let empty = value.var.is_none() && value.end.is_empty();
         let inner = value.var;
         let bounds = match self.rows.insert(v, RowEntry::Solved(value)) {
@@ -356,6 +406,7 @@ impl Solver {
         if cur == subr {
             return Ok(false);
         }
+        check_axes(&cur, &subr, o)?;
         if cur.var.is_none() && subr.var.is_some() {
             return self.align_open_closed(subr, cur, Rel::Ineq, o);
         }
@@ -417,7 +468,19 @@ impl Solver {
                             ),
                         );
                     }
-                    return Ok(changed);
+                    if cur.beg.len() == subr.beg.len() {
+                        // The same variable at the same place: the left
+                        // parts face each other too.
+                        for (c, s) in cur.beg.iter().zip(&subr.beg) {
+                            changed |= self.dim_ineq(*c, *s, o)?;
+                        }
+                        return Ok(changed);
+                    }
+                    // The same variable at shifted places (`1,..v..` over
+                    // `..v..,2`): what faces what depends on the variable.
+                    return self
+                        .defer(Constraint::RowIneq { cur, subr }, o)
+                        .map(|_| changed);
                 }
                 if subr.beg.is_empty() && subr.end.len() <= cur.end.len() {
                     // `sv` faces the rest of `cur`.

@@ -16,12 +16,16 @@ use super::{
     target::LoopTarget,
 };
 
-/// `node`: a buffer, replacing the node's value.
-pub fn node<'c, 'a>(e: &Builder<'c>, at: At<'c, 'a>, op: &OperationRef<'c, 'a>) -> Result<(), String> {
+/// `node`: a buffer, replacing the node's value. Returns the buffer.
+pub fn node<'c, 'a>(
+    e: &Builder<'c>,
+    at: At<'c, 'a>,
+    op: &OperationRef<'c, 'a>,
+) -> Result<Value<'c, 'a>, String> {
     let old: Value = op.result(0).map_err(|e| e.to_string())?.into();
     let alloc = e.alloc(at, old.r#type(), None)?;
     ir::replace_all_uses(old, alloc);
-    Ok(())
+    Ok(alloc)
 }
 
 /// `fill`: every cell set to the attribute `value`.

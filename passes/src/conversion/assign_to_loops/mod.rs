@@ -9,10 +9,18 @@
 //! the seed and the cell's index, so the values depend on nothing else).
 //! Nodes that are not returned are freed after their last use.
 //!
+//! What can only fail at run time is checked by the compiled code
+//! ([`checks`]): every allocation, and every index that depends on index
+//! operands (a slice's); after a failure, recorded in the module's status
+//! global, the assignments that follow are skipped. A target whose host
+//! code is not compiled code (the GPU's, which its runtime carries out)
+//! asks for none ([`LoopTarget::runtime_checks`]).
+//!
 //! The conversion is target-neutral; the [`target::LoopTarget`] (the
 //! option `target=NAME`, or the tool's default) decides which loops run in
-//! parallel and how, and may compute an assignment with its own kernel. The result is plain upstream MLIR (scf, memref, arith,
-//! math, affine, vector) that stock `mlir-opt` processes and lowers to LLVM.
+//! parallel and how, and may compute an assignment with its own kernel. The
+//! result is plain upstream MLIR (scf, memref, arith, math, affine, vector)
+//! that stock `mlir-opt` processes and lowers to LLVM.
 //!
 //! - [`accum`]: accumulating assignments as loop nests.
 //! - [`init`]: nodes and initializations.
@@ -21,6 +29,7 @@
 //! - [`target`]: the target interface.
 
 pub mod accum;
+pub mod checks;
 pub mod dealloc;
 pub mod init;
 pub mod numeric;
@@ -67,22 +76,27 @@ fn run<'c, 'a>(module: OperationRef<'c, 'a>, options: &Options) -> PassResult<'c
     tracing::debug!(target = target.name(), "lowering to loops");
     let mut globals = 0usize;
     let mut lowered = Graveyard::new();
+    let ctx_ref = module.context();
+    let ctx = ir::context(&ctx_ref);
+    let mut checks = checks::Checks::new(module);
     for op in ops {
-        lower(module, &op, target, &mut globals).at(op.location())?;
+        lower(ctx, module, &op, target, &mut globals, &mut checks).at(op.location())?;
         lowered.bury(op);
     }
     lowered.erase_all().at(module.location())?;
+    checks.finish(ctx);
     Ok(())
 }
 
 fn lower<'c, 'a>(
+    ctx: &'c melior::Context,
     module: OperationRef<'c, 'a>,
     op: &OperationRef<'c, 'a>,
     target: &dyn LoopTarget,
     globals: &mut usize,
+    checks: &mut checks::Checks<'c, 'a>,
 ) -> Result<(), String> {
-    let ctx_ref = op.context();
-    let e = Builder::new(ir::context(&ctx_ref), op.location());
+    let e = Builder::new(ctx, op.location());
     let at = At::before(*op)?;
     let name = op.name();
     let name = name
@@ -91,12 +105,35 @@ fn lower<'c, 'a>(
         .map_err(|e| e.to_string())?
         .trim_start_matches("ocannl_assign.");
     match name {
-        "node" => init::node(&e, at, op),
-        "fill" => init::fill_op(&e, target, at, op),
-        "range" => init::cells(&e, target, module, at, op, init::Cells::Range, globals),
-        "literal" => init::cells(&e, target, module, at, op, init::Cells::Literal, globals),
-        "uniform" => init::cells(&e, target, module, at, op, init::Cells::Uniform, globals),
-        "accum_unop" | "accum_binop" | "accum_ternop" => accum::lower(&e, target, at, op),
+        "node" => {
+            let buf = init::node(&e, at, op)?;
+            if !target.runtime_checks() {
+                return Ok(());
+            }
+            checks.allocation(&e, at, op, buf)
+        }
+        "fill" | "range" | "literal" | "uniform" | "accum_unop" | "accum_binop"
+        | "accum_ternop" => {
+            let mut work = |inner: At<'c, 'a>| match name {
+                "fill" => init::fill_op(&e, target, inner, op),
+                "range" => init::cells(&e, target, module, inner, op, init::Cells::Range, globals),
+                "literal" => {
+                    init::cells(&e, target, module, inner, op, init::Cells::Literal, globals)
+                }
+                "uniform" => {
+                    init::cells(&e, target, module, inner, op, init::Cells::Uniform, globals)
+                }
+                _ => accum::lower(&e, target, inner, op),
+            };
+            if !target.runtime_checks() {
+                return work(at);
+            }
+            if name.starts_with("accum_") {
+                checks.indices(&e, at, op)?;
+            }
+            // The work runs only while every check so far passed.
+            checks.guard(&e, at, &mut work)
+        }
         other => Err(format!("cannot lower 'ocannl_assign.{other}'")),
     }
 }

@@ -55,6 +55,16 @@ pub trait LoopTarget: Send + Sync {
         false
     }
 
+    /// Whether the compiled code checks what can only fail at run time
+    /// (allocations, index operands) into the module's status global and
+    /// skips the work after a failure (see `checks`). By default it does;
+    /// a target whose host code is carried out by its own runtime rather
+    /// than compiled (the GPU's: allocations, launches and frees) checks
+    /// there instead and says no.
+    fn runtime_checks(&self) -> bool {
+        true
+    }
+
     /// Emits `a` with a target-specific kernel at `at` and returns `true`,
     /// or returns `false` (emitting nothing) when no kernel applies: the
     /// conversion then emits scalar loops.

@@ -1,6 +1,6 @@
 // RUN: ocannl-opt %s --ocannl-infer-shapes --split-input-file | FileCheck %s
 
-// compose contracts the input row of operand #1 with the output row of #2;
+// compose contracts the input row of operand #0 with the output row of #1;
 // batch axes broadcast into the result.
 
 // CHECK-LABEL: func.func @matvec
@@ -13,7 +13,7 @@ func.func @matvec(%w: !ocannl_shape.tensor<"3->4", f32>, %x: !ocannl_shape.tenso
 
 // -----
 
-// Input axes of operand #2 stay in the result: composition of linear maps.
+// Input axes of operand #1 stay in the result: composition of linear maps.
 // CHECK-LABEL: func.func @matmat
 // CHECK: "ocannl_shape.compose"{{.*}} -> !ocannl_shape.tensor<"5|7->4", f32>
 func.func @matmat(%a: !ocannl_shape.tensor<"3->4", f32>, %b: !ocannl_shape.tensor<"5|7->3", f32>) {

@@ -1,0 +1,287 @@
+//! Property-based fuzzing (proptest) of the reference interpreter: random
+//! routines (buffers, initializations, accumulating assignments with index
+//! expressions built from the iteration space, symbols, padded reads and
+//! every op and accumulation; now and then a malformed one) run to results
+//! or to an error with a message, never a panic.
+//!
+//! A routine is built from a list of random choices, so that proptest
+//! shrinks a failure to a short list (a small routine).
+//!
+//! `cargo test` runs a short fixed-seed version. To fuzz for long:
+//!
+//! ```text
+//! PROPTEST_CASES=200000 PROPTEST_RNG_SEED=$RANDOM cargo test -p ocannl-assign --test fuzz
+//! ```
+
+use ocannl_assign::{run, Accum, Affine, Arg, NumOp, Routine, Stmt, Value};
+use ocannl_ops::{BinaryOp, TernaryOp, UnaryOp};
+use proptest::{
+    prelude::*,
+    test_runner::{Config, RngSeed},
+};
+
+fn config(cases: u32) -> Config {
+    let d = Config::default();
+    Config {
+        cases: if std::env::var_os("PROPTEST_CASES").is_some() {
+            d.cases
+        } else {
+            cases
+        },
+        rng_seed: if std::env::var_os("PROPTEST_RNG_SEED").is_some() {
+            d.rng_seed
+        } else {
+            RngSeed::Fixed(0x0CA_442)
+        },
+        failure_persistence: None,
+        ..d
+    }
+}
+
+/// The choices a routine is built from (0 once they run out).
+struct Choices<'a>(std::slice::Iter<'a, u32>);
+
+impl Choices<'_> {
+    fn below(&mut self, n: usize) -> usize {
+        self.0.next().copied().unwrap_or(0) as usize % n.max(1)
+    }
+    fn one_in(&mut self, n: usize) -> bool {
+        self.below(n) == n - 1
+    }
+    fn pick<T: Clone>(&mut self, xs: &[T]) -> T {
+        xs[self.below(xs.len())].clone()
+    }
+}
+
+fn dims(c: &mut Choices) -> Vec<u64> {
+    (0..c.below(3))
+        .map(|_| {
+            if c.one_in(30) {
+                0
+            } else {
+                1 + c.below(3) as u64
+            }
+        })
+        .collect()
+}
+
+fn add(a: Affine, b: Affine) -> Affine {
+    Affine::Add(Box::new(a), Box::new(b))
+}
+
+/// A random expression (for the rare malformed or exotic index).
+fn wild(c: &mut Choices, depth: usize) -> Affine {
+    let k = if depth == 0 { c.below(3) } else { c.below(8) };
+    let sub = |c: &mut Choices| Box::new(wild(c, depth.saturating_sub(1)));
+    match k {
+        0 => Affine::Dim(c.below(5)),
+        1 => Affine::Sym(c.below(2)),
+        2 => Affine::Const(c.pick(&[0, 1, -1, 2, i64::MAX, i64::MIN])),
+        3 => Affine::Add(sub(c), sub(c)),
+        4 => Affine::Mul(sub(c), sub(c)),
+        5 => Affine::Mod(sub(c), sub(c)),
+        6 => Affine::FloorDiv(sub(c), sub(c)),
+        _ => Affine::CeilDiv(sub(c), sub(c)),
+    }
+}
+
+/// The index of an axis of size `d` over `space`: an iterator of that size,
+/// a fixed index, a padded convolution index, a symbol, or anything.
+fn index(c: &mut Choices, d: u64, space: &[u64], symbols: usize) -> Affine {
+    let same: Vec<usize> = (0..space.len()).filter(|&i| space[i] == d).collect();
+    match c.below(12) {
+        0 => Affine::Const(c.below(d as usize + 1) as i64),
+        1 if symbols > 0 => Affine::Sym(0),
+        2 if space.len() >= 2 => add(
+            add(
+                Affine::Dim(c.below(space.len())),
+                Affine::Dim(c.below(space.len())),
+            ),
+            Affine::Const(-1),
+        ),
+        3 if c.one_in(3) => wild(c, 2),
+        _ if !same.is_empty() => Affine::Dim(c.pick(&same)),
+        _ => Affine::Const(0),
+    }
+}
+
+fn num_op(c: &mut Choices, arity: usize) -> NumOp {
+    match arity {
+        1 => NumOp::Unary(c.pick(UnaryOp::ALL)),
+        2 => NumOp::Binary(c.pick(BinaryOp::ALL)),
+        _ => NumOp::Ternary(c.pick(TernaryOp::ALL)),
+    }
+}
+
+/// A routine and its arguments from `choices`.
+fn build(choices: &[u32]) -> (Routine, Vec<Value>) {
+    let c = &mut Choices(choices.iter());
+    let mut args = vec![];
+    let mut values = vec![];
+    // Buffers by number: their sizes (`None`: an index argument).
+    let mut bufs: Vec<Option<Vec<u64>>> = vec![];
+    let mut index_args = vec![];
+    for i in 0..c.below(4) {
+        if c.one_in(3) {
+            args.push(Arg::Index);
+            values.push(Value::Index(c.pick(&[-1, 0, 1, 2, 3, i64::MAX])));
+            bufs.push(None);
+            index_args.push(i);
+        } else {
+            let d = dims(c);
+            let n: u64 = d.iter().product();
+            args.push(Arg::Buffer { dims: d.clone() });
+            values.push(Value::Buffer {
+                dims: d.clone(),
+                data: (0..n).map(|x| x as f64 - 1.5).collect(),
+            });
+            bufs.push(Some(d));
+        }
+    }
+    let mut stmts = vec![];
+    for _ in 0..1 + c.below(6) {
+        let live: Vec<usize> = (0..bufs.len()).filter(|&b| bufs[b].is_some()).collect();
+        let target = if live.is_empty() || c.one_in(40) {
+            bufs.len()
+        } else {
+            c.pick(&live)
+        };
+        let size = |b: usize| bufs.get(b).cloned().flatten().unwrap_or_default();
+        match c.below(10) {
+            0..=2 => {
+                let d = dims(c);
+                stmts.push(Stmt::Alloc {
+                    buf: bufs.len(),
+                    dims: d.clone(),
+                });
+                bufs.push(Some(d));
+            }
+            3 => stmts.push(match c.below(4) {
+                0 => Stmt::Fill {
+                    buf: target,
+                    value: c.below(5) as f64 - 2.0,
+                },
+                1 => Stmt::Range { buf: target },
+                2 => Stmt::Uniform {
+                    buf: target,
+                    seed: c.below(1000) as u64,
+                    low: -1.0,
+                    high: 1.0,
+                },
+                _ => {
+                    let n = size(target).iter().product::<u64>() as usize;
+                    let n = if c.one_in(10) { n + 1 } else { n };
+                    Stmt::Literal {
+                        buf: target,
+                        values: (0..n).map(|x| x as f64).collect(),
+                    }
+                }
+            }),
+            _ => {
+                let lhs_dims = size(target);
+                let arity = 1 + c.below(3);
+                let rhs: Vec<usize> = (0..arity)
+                    .map(|_| if live.is_empty() { 0 } else { c.pick(&live) })
+                    .collect();
+                // Now and then an op of another arity than the operands'.
+                let op_arity = if c.one_in(20) { 1 + c.below(3) } else { arity };
+                let op = num_op(c, op_arity);
+                // The result's axes, then reduced ones.
+                let mut space = lhs_dims.clone();
+                for _ in 0..c.below(3) {
+                    space.push(1 + c.below(3) as u64);
+                }
+                let symbols: Vec<usize> = if !index_args.is_empty() && c.one_in(3) {
+                    vec![c.pick(&index_args)]
+                } else {
+                    vec![]
+                };
+                let mut maps = vec![(0..lhs_dims.len())
+                    .map(|i| {
+                        if c.one_in(12) {
+                            index(c, lhs_dims[i], &space, symbols.len())
+                        } else {
+                            Affine::Dim(i)
+                        }
+                    })
+                    .collect::<Vec<_>>()];
+                for &b in &rhs {
+                    let d = size(b);
+                    maps.push(
+                        d.iter()
+                            .map(|&n| index(c, n, &space, symbols.len()))
+                            .collect(),
+                    );
+                }
+                if c.one_in(30) {
+                    maps.pop();
+                }
+                stmts.push(Stmt::Accum {
+                    lhs: target,
+                    rhs,
+                    accum: c.pick(Accum::ALL),
+                    op,
+                    initialize_neutral: c.one_in(2),
+                    space,
+                    maps,
+                    symbols,
+                });
+            }
+        }
+    }
+    let live: Vec<usize> = (0..bufs.len()).filter(|&b| bufs[b].is_some()).collect();
+    let results = (0..c.below(3))
+        .map(|_| {
+            if live.is_empty() || c.one_in(30) {
+                bufs.len()
+            } else {
+                c.pick(&live)
+            }
+        })
+        .collect();
+    (
+        Routine {
+            args,
+            stmts,
+            results,
+        },
+        values,
+    )
+}
+
+proptest! {
+    #![proptest_config(config(4000))]
+
+    #[test]
+    fn interpreter_never_panics(choices in prop::collection::vec(any::<u32>(), 0..160)) {
+        let (routine, values) = build(&choices);
+        match run(&routine, &values) {
+            Ok(results) => prop_assert_eq!(results.len(), routine.results.len()),
+            Err(e) => prop_assert!(!e.0.is_empty()),
+        }
+    }
+}
+
+/// The generator reaches the interpreter's work: most routines with
+/// assignments run to results.
+#[test]
+fn routines_mostly_run() {
+    let mut rng = ocannl_ops::SplitMix64::new(7);
+    let (mut ran, mut with_accum) = (0, 0);
+    for _ in 0..2000 {
+        let choices: Vec<u32> = (0..160).map(|_| rng.next_u64() as u32).collect();
+        let (routine, values) = build(&choices);
+        if routine
+            .stmts
+            .iter()
+            .any(|s| matches!(s, Stmt::Accum { .. }))
+        {
+            with_accum += 1;
+            ran += run(&routine, &values).is_ok() as usize;
+        }
+    }
+    assert!(
+        with_accum > 1000 && ran * 3 > with_accum,
+        "{ran} of {with_accum} ran"
+    );
+}

@@ -1,0 +1,48 @@
+//! The cost model of extraction: what one evaluation of a node costs,
+//! roughly in cycles of a CPU core (a fused multiply-add costs one
+//! multiplication; transcendental functions cost tens).
+
+use egg::{CostFunction, Id, Language, RecExpr};
+
+use crate::lang::Scalar;
+
+/// The cost of one node, its operands excluded.
+pub fn node_cost(node: &Scalar) -> f64 {
+    match node {
+        Scalar::Num(_) | Scalar::Arg(_) | Scalar::Identity(_) => 0.0,
+        Scalar::Neg(_) | Scalar::Relu(_) | Scalar::Not(_) => 1.0,
+        Scalar::Add(_) | Scalar::Sub(_) | Scalar::Max(_) | Scalar::Min(_) => 1.0,
+        Scalar::Lt(_) | Scalar::Eq(_) | Scalar::Ne(_) | Scalar::And(_) | Scalar::Or(_) => 1.0,
+        Scalar::ReluGate(_) | Scalar::Satur01(_) | Scalar::Satur01Gate(_) | Scalar::Where(_) => 2.0,
+        Scalar::Mul(_) | Scalar::Fma(_) => 1.5,
+        Scalar::Div(_) | Scalar::Recip(_) | Scalar::Mod(_) => 5.0,
+        Scalar::Sqrt(_) | Scalar::RecipSqrt(_) => 6.0,
+        Scalar::Exp(_) | Scalar::Exp2(_) | Scalar::Log(_) | Scalar::Log2(_) => 20.0,
+        Scalar::Sin(_) | Scalar::Cos(_) | Scalar::Tanh(_) => 25.0,
+        Scalar::Pow(_) => 40.0,
+    }
+}
+
+/// Extraction's cost: the sum over the nodes of the tree.
+pub struct OpCost;
+
+impl CostFunction<Scalar> for OpCost {
+    type Cost = f64;
+    fn cost<C>(&mut self, enode: &Scalar, mut costs: C) -> f64
+    where
+        C: FnMut(Id) -> f64,
+    {
+        enode.fold(node_cost(enode), |sum, id| sum + costs(id))
+    }
+}
+
+/// The cost of an expression, each distinct node counted once (common
+/// subexpressions are computed once).
+pub fn cost_of(expr: &RecExpr<Scalar>) -> f64 {
+    let mut seen = std::collections::HashSet::new();
+    expr.as_ref()
+        .iter()
+        .filter(|n| seen.insert((*n).clone()))
+        .map(node_cost)
+        .sum()
+}

@@ -1,0 +1,395 @@
+//! The `ocannl_assign` dialect: tensor nodes as buffers and accumulating
+//! assignments.
+
+use ocannl_ops::{Accum, BinaryOp, TernaryOp, UnaryOp};
+
+use crate::{
+    Arity::*, AttrDef, AttrKind, Dialect, OpDef, Presence::*, Rule, ValueDef, ValueKind::*,
+};
+
+/// Memory modes of a tensor node.
+pub const MEMORY_MODES: &[&str] = &["undecided", "virtual", "local", "on_device", "materialized"];
+/// Kinds of tensor nodes.
+pub const NODE_KINDS: &[&str] = &["value", "grad"];
+
+fn memory_modes() -> &'static [&'static str] {
+    MEMORY_MODES
+}
+fn node_kinds() -> &'static [&'static str] {
+    NODE_KINDS
+}
+crate::name_set!(accums, Accum::ALL, Accum::name);
+crate::name_set!(unary, UnaryOp::ALL, UnaryOp::name);
+crate::name_set!(binary, BinaryOp::ALL, BinaryOp::assign_name);
+crate::name_set!(ternary, TernaryOp::ALL, TernaryOp::name);
+
+const ACCUM: AttrDef = AttrDef {
+    name: "accum",
+    kind: AttrKind::OneOf {
+        what: "accumulation",
+        values: accums,
+    },
+    presence: Required,
+    doc: "how a computed value combines with the cell's old value (`assign` overwrites)",
+};
+
+const SPACE: AttrDef = AttrDef {
+    name: "space",
+    kind: AttrKind::I64Array,
+    presence: Required,
+    doc: "the size of every iterator of the product space",
+};
+
+const MAPS: AttrDef = AttrDef {
+    name: "indexing_maps",
+    kind: AttrKind::AffineMapArray,
+    presence: Required,
+    doc: "one affine map per buffer operand, the result's first: iterators (and index operands, as symbols) to the cell read or written",
+};
+
+const INIT: AttrDef = AttrDef {
+    name: "initialize_neutral",
+    kind: AttrKind::Bool,
+    presence: Default("false"),
+    doc: "first set every cell of the result to the neutral element of `accum`",
+};
+
+const LHS: ValueDef = ValueDef {
+    name: "lhs",
+    kind: FloatMemref,
+    arity: Single,
+    doc: "the buffer written",
+};
+
+const SYMBOLS: ValueDef = ValueDef {
+    name: "symbols",
+    kind: Index,
+    arity: Variadic,
+    doc: "values of the maps' symbols (the position of a batch slice)",
+};
+
+const DEST: &[ValueDef] = &[ValueDef {
+    name: "dest",
+    kind: FloatMemref,
+    arity: Single,
+    doc: "the buffer written",
+}];
+
+const ACCUM_RULES: &[Rule] = &[
+    Rule {
+        requires: "one indexing map per buffer operand",
+        error: "indexing maps (one per buffer operand)",
+    },
+    Rule {
+        requires: "every map has one dim per iterator of `space`",
+        error: "dims but 'space' has",
+    },
+    Rule {
+        requires: "every map has one result per axis of its buffer",
+        error: "results but operand",
+    },
+    Rule {
+        requires: "every map has one symbol per index operand",
+        error: "symbols but the op has",
+    },
+    Rule {
+        requires: "every size in `space` is positive",
+        error: "every size in 'space' must be positive",
+    },
+];
+
+pub static DIALECT: Dialect = Dialect {
+    name: "ocannl_assign",
+    summary: "OCANNL's assignments: tensor nodes as buffers, accumulating assignments over projections",
+    description: "\
+A routine of this dialect is a `func.func` of tensor nodes (buffers, memrefs
+laid out batch axes, then output axes, then input axes), their
+initializations, and accumulating assignments `lhs =accum= op(rhs...)`. An
+assignment iterates over a product space (`space`) and reads and writes each
+buffer through an affine map of the iterators (`indexing_maps`, the
+projections). `ocannl-lower-to-loops` lowers routines to upstream loops.
+
+The ops have the generic syntax only.",
+    types: &[],
+    ops: &[
+        OpDef {
+            name: "node",
+            summary: "a tensor node: the value or gradient buffer of a named tensor",
+            description: "Its result is the buffer, a memref of the tensor's dims in memory order.",
+            operands: &[],
+            results: &[ValueDef {
+                name: "result",
+                kind: FloatMemref,
+                arity: Single,
+                doc: "the buffer",
+            }],
+            attrs: &[
+                AttrDef {
+                    name: "name",
+                    kind: AttrKind::String,
+                    presence: Required,
+                    doc: "the tensor's name",
+                },
+                AttrDef {
+                    name: "kind",
+                    kind: AttrKind::OneOf {
+                        what: "node kind",
+                        values: node_kinds,
+                    },
+                    presence: Required,
+                    doc: "whether the buffer holds the tensor's value or its gradient",
+                },
+                AttrDef {
+                    name: "memory",
+                    kind: AttrKind::OneOf {
+                        what: "memory mode",
+                        values: memory_modes,
+                    },
+                    presence: Required,
+                    doc: "OCANNL's memory mode of the node",
+                },
+                AttrDef {
+                    name: "shape",
+                    kind: AttrKind::String,
+                    presence: Required,
+                    doc: "the tensor's concrete shape, `batch|input->output`",
+                },
+            ],
+            rules: &[
+                Rule {
+                    requires: "`shape` parses as a shape",
+                    error: "invalid shape",
+                },
+                Rule {
+                    requires: "the buffer's dims are the shape's in memory order (batch, output, input)",
+                    error: "in memory order (batch, output, input) but the buffer has",
+                },
+            ],
+            example: r#"func.func @nodes() -> memref<3x2xf32> {
+  %w = "ocannl_assign.node"() {name = "w", kind = "value", memory = "materialized", shape = "2->3"} : () -> memref<3x2xf32>
+  "ocannl_assign.uniform"(%w) {seed = 7 : i64, low = -1.0 : f64, high = 1.0 : f64} : (memref<3x2xf32>) -> ()
+  return %w : memref<3x2xf32>
+}"#,
+        },
+        OpDef {
+            name: "accum_unop",
+            summary: "`lhs =accum= op(rhs)`",
+            description: "\
+For every point of the iteration space, the cell of `rhs` at its map gives a
+value, `op` of it combines with the cell of `lhs` at its map.",
+            operands: &[
+                LHS,
+                ValueDef {
+                    name: "rhs",
+                    kind: FloatMemref,
+                    arity: Single,
+                    doc: "the buffer read",
+                },
+                SYMBOLS,
+            ],
+            results: &[],
+            attrs: &[
+                ACCUM,
+                AttrDef {
+                    name: "op",
+                    kind: AttrKind::OneOf {
+                        what: "unary op",
+                        values: unary,
+                    },
+                    presence: Required,
+                    doc: "the numeric op",
+                },
+                SPACE,
+                MAPS,
+                INIT,
+            ],
+            rules: ACCUM_RULES,
+            example: r#"func.func @row_max(%x: memref<4x3xf32>, %y: memref<4xf32>) {
+  "ocannl_assign.accum_unop"(%y, %x) {accum = "max", op = "identity", initialize_neutral = true, space = array<i64: 4, 3>, indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>]} : (memref<4xf32>, memref<4x3xf32>) -> ()
+  return
+}"#,
+        },
+        OpDef {
+            name: "accum_binop",
+            summary: "`lhs =accum= rhs1 op rhs2`",
+            description: "As `accum_unop`, with two buffers read. A matrix-vector product is `y =+ w * x` over the space of (rows, columns).",
+            operands: &[
+                LHS,
+                ValueDef {
+                    name: "rhs1",
+                    kind: FloatMemref,
+                    arity: Single,
+                    doc: "the first buffer read",
+                },
+                ValueDef {
+                    name: "rhs2",
+                    kind: FloatMemref,
+                    arity: Single,
+                    doc: "the second buffer read",
+                },
+                SYMBOLS,
+            ],
+            results: &[],
+            attrs: &[
+                ACCUM,
+                AttrDef {
+                    name: "op",
+                    kind: AttrKind::OneOf {
+                        what: "binary op",
+                        values: binary,
+                    },
+                    presence: Required,
+                    doc: "the numeric op (OCANNL's assignment-level names: comparisons are `cmplt`, `cmpeq`, `cmpne`)",
+                },
+                SPACE,
+                MAPS,
+                INIT,
+            ],
+            rules: ACCUM_RULES,
+            example: r#"func.func @matvec(%w: memref<3x2xf32>, %x: memref<2xf32>, %y: memref<3xf32>) {
+  "ocannl_assign.accum_binop"(%y, %w, %x) {accum = "add", op = "mul", initialize_neutral = true, space = array<i64: 3, 2>, indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>]} : (memref<3xf32>, memref<3x2xf32>, memref<2xf32>) -> ()
+  return
+}"#,
+        },
+        OpDef {
+            name: "accum_ternop",
+            summary: "`lhs =accum= op(rhs1, rhs2, rhs3)`",
+            description: "As `accum_unop`, with three buffers read.",
+            operands: &[
+                LHS,
+                ValueDef {
+                    name: "rhs1",
+                    kind: FloatMemref,
+                    arity: Single,
+                    doc: "the first buffer read",
+                },
+                ValueDef {
+                    name: "rhs2",
+                    kind: FloatMemref,
+                    arity: Single,
+                    doc: "the second buffer read",
+                },
+                ValueDef {
+                    name: "rhs3",
+                    kind: FloatMemref,
+                    arity: Single,
+                    doc: "the third buffer read",
+                },
+                SYMBOLS,
+            ],
+            results: &[],
+            attrs: &[
+                ACCUM,
+                AttrDef {
+                    name: "op",
+                    kind: AttrKind::OneOf {
+                        what: "ternary op",
+                        values: ternary,
+                    },
+                    presence: Required,
+                    doc: "the numeric op",
+                },
+                SPACE,
+                MAPS,
+                INIT,
+            ],
+            rules: ACCUM_RULES,
+            example: r#"func.func @fma(%a: memref<4xf32>, %b: memref<4xf32>, %c: memref<4xf32>, %y: memref<4xf32>) {
+  "ocannl_assign.accum_ternop"(%y, %a, %b, %c) {accum = "assign", op = "fma", space = array<i64: 4>, indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> (i)>]} : (memref<4xf32>, memref<4xf32>, memref<4xf32>, memref<4xf32>) -> ()
+  return
+}"#,
+        },
+        OpDef {
+            name: "fill",
+            summary: "every cell set to one value",
+            description: "",
+            operands: DEST,
+            results: &[],
+            attrs: &[AttrDef {
+                name: "value",
+                kind: AttrKind::Float,
+                presence: Required,
+                doc: "the value, of the buffer's element type",
+            }],
+            rules: &[Rule {
+                requires: "`value` has the buffer's element type",
+                error: "differs from the buffer's element type",
+            }],
+            example: r#"func.func @zeros(%y: memref<2x3xf32>) {
+  "ocannl_assign.fill"(%y) {value = 0.0 : f32} : (memref<2x3xf32>) -> ()
+  return
+}"#,
+        },
+        OpDef {
+            name: "literal",
+            summary: "the cells set from a dense literal, in memory order",
+            description: "",
+            operands: DEST,
+            results: &[],
+            attrs: &[AttrDef {
+                name: "value",
+                kind: AttrKind::Dense,
+                presence: Required,
+                doc: "the cells' values in memory order",
+            }],
+            rules: &[Rule {
+                requires: "the literal has one element per cell",
+                error: "elements but the buffer has",
+            }],
+            example: r#"func.func @lit(%y: memref<3xf32>) {
+  "ocannl_assign.literal"(%y) {value = dense<[1.0, 2.0, 3.0]> : tensor<3xf32>} : (memref<3xf32>) -> ()
+  return
+}"#,
+        },
+        OpDef {
+            name: "range",
+            summary: "cell `i` (in memory order) set to `i`",
+            description: "",
+            operands: DEST,
+            results: &[],
+            attrs: &[],
+            rules: &[],
+            example: r#"func.func @iota(%y: memref<2x3xf32>) {
+  "ocannl_assign.range"(%y) : (memref<2x3xf32>) -> ()
+  return
+}"#,
+        },
+        OpDef {
+            name: "uniform",
+            summary: "pseudo-random cells, uniform in `[low, high)`",
+            description: "\
+A counter-based generator (SplitMix64 of the seed and the cell's index in
+memory order): the same seed gives the same values on every backend and in
+the reference interpreter.",
+            operands: DEST,
+            results: &[],
+            attrs: &[
+                AttrDef {
+                    name: "seed",
+                    kind: AttrKind::Integer,
+                    presence: Required,
+                    doc: "the generator's key",
+                },
+                AttrDef {
+                    name: "low",
+                    kind: AttrKind::Float,
+                    presence: Default("0.0"),
+                    doc: "the least value",
+                },
+                AttrDef {
+                    name: "high",
+                    kind: AttrKind::Float,
+                    presence: Default("1.0"),
+                    doc: "the bound of the values",
+                },
+            ],
+            rules: &[],
+            example: r#"func.func @init(%w: memref<4x4xf32>) {
+  "ocannl_assign.uniform"(%w) {seed = 42 : i64, low = -0.5 : f64, high = 0.5 : f64} : (memref<4x4xf32>) -> ()
+  return
+}"#,
+        },
+    ],
+    irdl_path: "dialects/assign/ocannl_assign.irdl.mlir",
+    source_path: "dialects/spec/src/assign.rs",
+};

@@ -1,0 +1,421 @@
+//! The `ocannl_shape` dialect: tensor expressions whose types carry OCANNL
+//! shapes.
+
+use ocannl_ops::{Accum, BinaryOp, TernaryOp, UnaryOp};
+
+use crate::{
+    Arity::*, AttrDef, AttrKind, Dialect, OpDef, Param, ParamKind, Presence::*, Rule, TypeDef,
+    ValueDef, ValueKind::*,
+};
+
+/// How a param may be initialized (its `init` attribute).
+pub const PARAM_INITS: &[&str] = &["uniform", "glorot", "he", "zeros"];
+
+fn param_inits() -> &'static [&'static str] {
+    PARAM_INITS
+}
+crate::name_set!(unary, UnaryOp::ALL, UnaryOp::name);
+crate::name_set!(binary, BinaryOp::ALL, BinaryOp::name);
+crate::name_set!(ternary, TernaryOp::ALL, TernaryOp::name);
+crate::name_set!(reducing, Accum::REDUCING, Accum::name);
+
+/// The names of the numeric ops of `arity` operands (1, 2 or 3).
+pub fn num_op_names(arity: usize) -> &'static [&'static str] {
+    match arity {
+        1 => unary(),
+        2 => binary(),
+        _ => ternary(),
+    }
+}
+
+const RESULT: &[ValueDef] = &[ValueDef {
+    name: "result",
+    kind: Tensor,
+    arity: Single,
+    doc: "the tensor computed",
+}];
+
+const ACCUM: AttrDef = AttrDef {
+    name: "accum",
+    kind: AttrKind::OneOf {
+        what: "accumulation",
+        values: reducing,
+    },
+    presence: Default("\"add\""),
+    doc: "how the products of one result cell are combined (a sum by default)",
+};
+
+pub static DIALECT: Dialect = Dialect {
+    name: "ocannl_shape",
+    summary: "tensor expressions whose types carry OCANNL shapes",
+    description: "\
+A value of this dialect is a tensor whose type carries an OCANNL shape: three
+rows of axes, `batch|input->output`, any of them partly unknown. The ops are
+OCANNL's tensor operations; `ocannl-infer-shapes` solves every shape, and
+`ocannl-lower-to-assign` lowers the ops to `ocannl_assign` routines.
+
+The ops have the generic syntax only (`\"ocannl_shape.einsum\"(%a, %b) {...} :
+(...) -> ...`). A result type may leave its shape unknown (`\"?\"`) for
+inference to fill in.",
+    types: &[TypeDef {
+        name: "tensor",
+        summary: "a tensor with an OCANNL shape",
+        syntax: "!ocannl_shape.tensor<\"SHAPE\", ELT>",
+        params: &[
+            Param {
+                name: "shape",
+                kind: ParamKind::String,
+                doc: "the shape in OCANNL's notation (see [Shapes](#shapes)), or `\"?\"` for unknown",
+            },
+            Param {
+                name: "elt",
+                kind: ParamKind::FloatType,
+                doc: "the element type",
+            },
+        ],
+        description: "\
+`!ocannl_shape.tensor<\"2|3->4\", f32>` has one batch axis of 2, one input axis
+of 3 and one output axis of 4. In memory (after lowering) a tensor is laid
+out batch axes first, then output axes, then input axes.",
+        rules: &[
+            Rule {
+                requires: "the shape parses as a shape (not an einsum slot: no `_`, no fixed indices, no convolution axes)",
+                error: "invalid shape",
+            },
+            Rule {
+                requires: "the element type is f16, bf16, f32 or f64",
+                error: "element type must be f16, bf16, f32 or f64",
+            },
+        ],
+    }],
+    ops: &[
+        OpDef {
+            name: "param",
+            summary: "a trainable tensor",
+            description: "\
+A parameter of the model. Its shape may be left partly unknown and is then
+inferred from its uses; what nothing determines is an error (\"You forgot to
+specify the hidden dimension(s)\"). After lowering, a param is initialized by
+`ocannl_assign.uniform` (or `fill`, for `init = \"zeros\"`).",
+            operands: &[],
+            results: RESULT,
+            attrs: &[
+                AttrDef {
+                    name: "name",
+                    kind: AttrKind::String,
+                    presence: Required,
+                    doc: "the param's name (non-empty)",
+                },
+                AttrDef {
+                    name: "init",
+                    kind: AttrKind::OneOf {
+                        what: "initialization",
+                        values: param_inits,
+                    },
+                    presence: Default("\"uniform\""),
+                    doc: "uniform in [-0.25, 0.25) (OCANNL's), Glorot or He uniform from the param's fans, or zeros",
+                },
+                AttrDef {
+                    name: "seed",
+                    kind: AttrKind::Integer,
+                    presence: Default("a hash of `name`"),
+                    doc: "the seed of the initialization",
+                },
+            ],
+            rules: &[
+                Rule {
+                    requires: "`name` is not empty",
+                    error: "requires a non-empty 'name'",
+                },
+                Rule {
+                    requires: "the result's shape has no batch axes",
+                    error: "a param never has batch axes",
+                },
+            ],
+            example: r#"func.func @params() -> !ocannl_shape.tensor<"?", f32> {
+  %w = "ocannl_shape.param"() {name = "w", init = "glorot", seed = 7 : i64} : () -> !ocannl_shape.tensor<"3->4", f32>
+  %b = "ocannl_shape.param"() {name = "b"} : () -> !ocannl_shape.tensor<"?", f32>
+  %y = "ocannl_shape.pointwise_binary"(%w, %b) {op = "add"} : (!ocannl_shape.tensor<"3->4", f32>, !ocannl_shape.tensor<"?", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return %y : !ocannl_shape.tensor<"?", f32>
+}"#,
+        },
+        OpDef {
+            name: "constant",
+            summary: "a constant tensor",
+            description: "\
+A float or integer fills the tensor (its shape then comes from the type, or
+from where the constant is used); a dense literal gives the cells in memory
+order, and its element count must match the shape.",
+            operands: &[],
+            results: RESULT,
+            attrs: &[AttrDef {
+                name: "value",
+                kind: AttrKind::Literal,
+                presence: Required,
+                doc: "the value of every cell, or the cells in memory order",
+            }],
+            rules: &[],
+            example: r#"func.func @constants() -> (!ocannl_shape.tensor<"1", f32>, !ocannl_shape.tensor<"rgb=3", f32>) {
+  %c = "ocannl_shape.constant"() {value = 2.5 : f32} : () -> !ocannl_shape.tensor<"1", f32>
+  %d = "ocannl_shape.constant"() {value = dense<[1.0, 2.0, 3.0]> : tensor<3xf32>} : () -> !ocannl_shape.tensor<"rgb=3", f32>
+  return %c, %d : !ocannl_shape.tensor<"1", f32>, !ocannl_shape.tensor<"rgb=3", f32>
+}"#,
+        },
+        OpDef {
+            name: "pointwise_unary",
+            summary: "a unary op on every cell",
+            description: "The result has the operand's shape.",
+            operands: &[ValueDef {
+                name: "x",
+                kind: Tensor,
+                arity: Single,
+                doc: "the operand",
+            }],
+            results: RESULT,
+            attrs: &[AttrDef {
+                name: "op",
+                kind: AttrKind::OneOf {
+                    what: "unary op",
+                    values: unary,
+                },
+                presence: Required,
+                doc: "the numeric op",
+            }],
+            rules: &[],
+            example: r#"func.func @relu(%x: !ocannl_shape.tensor<"2|3", f32>) -> !ocannl_shape.tensor<"?", f32> {
+  %r = "ocannl_shape.pointwise_unary"(%x) {op = "relu"} : (!ocannl_shape.tensor<"2|3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return %r : !ocannl_shape.tensor<"?", f32>
+}"#,
+        },
+        OpDef {
+            name: "pointwise_binary",
+            summary: "a binary op on every cell, broadcasting",
+            description: "\
+Each row of the result is at least as long as the operands' rows; the
+operands broadcast to it, rows aligned from the right (an axis of size 1, or
+a missing axis, repeats).",
+            operands: &[
+                ValueDef {
+                    name: "lhs",
+                    kind: Tensor,
+                    arity: Single,
+                    doc: "the first operand",
+                },
+                ValueDef {
+                    name: "rhs",
+                    kind: Tensor,
+                    arity: Single,
+                    doc: "the second operand",
+                },
+            ],
+            results: RESULT,
+            attrs: &[AttrDef {
+                name: "op",
+                kind: AttrKind::OneOf {
+                    what: "binary op",
+                    values: binary,
+                },
+                presence: Required,
+                doc: "the numeric op (comparisons and logic ops give 1.0 for true, 0.0 for false)",
+            }],
+            rules: &[],
+            example: r#"func.func @add_bias(%x: !ocannl_shape.tensor<"8|4", f32>, %b: !ocannl_shape.tensor<"4", f32>) -> !ocannl_shape.tensor<"?", f32> {
+  %y = "ocannl_shape.pointwise_binary"(%x, %b) {op = "add"} : (!ocannl_shape.tensor<"8|4", f32>, !ocannl_shape.tensor<"4", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return %y : !ocannl_shape.tensor<"?", f32>
+}"#,
+        },
+        OpDef {
+            name: "pointwise_ternary",
+            summary: "a ternary op on every cell, broadcasting",
+            description: "As `pointwise_binary`, with three operands.",
+            operands: &[
+                ValueDef {
+                    name: "a",
+                    kind: Tensor,
+                    arity: Single,
+                    doc: "the first operand (the condition of `where`)",
+                },
+                ValueDef {
+                    name: "b",
+                    kind: Tensor,
+                    arity: Single,
+                    doc: "the second operand",
+                },
+                ValueDef {
+                    name: "c",
+                    kind: Tensor,
+                    arity: Single,
+                    doc: "the third operand",
+                },
+            ],
+            results: RESULT,
+            attrs: &[AttrDef {
+                name: "op",
+                kind: AttrKind::OneOf {
+                    what: "ternary op",
+                    values: ternary,
+                },
+                presence: Required,
+                doc: "the numeric op",
+            }],
+            rules: &[],
+            example: r#"func.func @select(%c: !ocannl_shape.tensor<"4", f32>, %t: !ocannl_shape.tensor<"4", f32>, %e: !ocannl_shape.tensor<"1", f32>) -> !ocannl_shape.tensor<"?", f32> {
+  %r = "ocannl_shape.pointwise_ternary"(%c, %t, %e) {op = "where"} : (!ocannl_shape.tensor<"4", f32>, !ocannl_shape.tensor<"4", f32>, !ocannl_shape.tensor<"1", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return %r : !ocannl_shape.tensor<"?", f32>
+}"#,
+        },
+        OpDef {
+            name: "compose",
+            summary: "OCANNL's `*`: matrix product of the operands' rows",
+            description: "\
+Contracts the input row of `lhs` with the output row of `rhs`: the result has
+the batch axes of both (broadcast), the input row of `rhs` and the output row
+of `lhs`. With a `3->4` weight and a `10|3` batch of vectors the result is
+`10|4`.",
+            operands: &[
+                ValueDef {
+                    name: "lhs",
+                    kind: Tensor,
+                    arity: Single,
+                    doc: "the left factor (its input row is contracted)",
+                },
+                ValueDef {
+                    name: "rhs",
+                    kind: Tensor,
+                    arity: Single,
+                    doc: "the right factor (its output row is contracted)",
+                },
+            ],
+            results: RESULT,
+            attrs: &[
+                AttrDef {
+                    name: "op",
+                    kind: AttrKind::OneOf {
+                        what: "binary op",
+                        values: binary,
+                    },
+                    presence: Default("\"mul\""),
+                    doc: "the op applied to each pair of cells",
+                },
+                ACCUM,
+            ],
+            rules: &[],
+            example: r#"func.func @linear(%w: !ocannl_shape.tensor<"3->4", f32>, %x: !ocannl_shape.tensor<"10|3", f32>) -> !ocannl_shape.tensor<"?", f32> {
+  %y = "ocannl_shape.compose"(%w, %x) : (!ocannl_shape.tensor<"3->4", f32>, !ocannl_shape.tensor<"10|3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  %m = "ocannl_shape.compose"(%w, %x) {op = "add", accum = "max"} : (!ocannl_shape.tensor<"3->4", f32>, !ocannl_shape.tensor<"10|3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return %m : !ocannl_shape.tensor<"?", f32>
+}"#,
+        },
+        OpDef {
+            name: "einsum",
+            summary: "generalized einsum: reductions, contractions, rearrangements",
+            description: "\
+`spec` names the axes of each operand and of the result (see
+[Einsum specs](#einsum-specs)); axes named in the operands but not in the
+result are reduced with `accum`. An axis of the result that no operand has
+broadcasts (every cell along it gets the same value), as in OCANNL;
+`ocannl-infer-shapes{explain=true}` points such axes out.",
+            operands: &[
+                ValueDef {
+                    name: "lhs",
+                    kind: Tensor,
+                    arity: Single,
+                    doc: "the first operand",
+                },
+                ValueDef {
+                    name: "rhs",
+                    kind: Tensor,
+                    arity: Optional,
+                    doc: "the second operand, for a spec with two operand slots",
+                },
+            ],
+            results: RESULT,
+            attrs: &[
+                AttrDef {
+                    name: "spec",
+                    kind: AttrKind::String,
+                    presence: Required,
+                    doc: "`\"rhs => result\"` or `\"rhs1; rhs2 => result\"`",
+                },
+                AttrDef {
+                    name: "op",
+                    kind: AttrKind::NumOpByArity,
+                    presence: Default("`\"identity\"` (one operand), `\"mul\"` (two)"),
+                    doc: "the op applied to the operands' cells",
+                },
+                ACCUM,
+            ],
+            rules: &[
+                Rule {
+                    requires: "`spec` parses as an einsum spec",
+                    error: "invalid einsum spec",
+                },
+                Rule {
+                    requires: "`spec` has one operand slot per operand",
+                    error: "operand slot(s) before '=>' but the op has",
+                },
+                Rule {
+                    requires: "no name is both a dimension variable and a row variable",
+                    error: "is used as both a dimension variable and a row variable",
+                },
+                Rule {
+                    requires: "`op` is a unary op with one operand, a binary op with two",
+                    error: "attribute 'op' must be one of the unary ops",
+                },
+            ],
+            example: r#"func.func @einsums(%a: !ocannl_shape.tensor<"3->4", f32>, %b: !ocannl_shape.tensor<"10|3", f32>) -> (!ocannl_shape.tensor<"?", f32>, !ocannl_shape.tensor<"?", f32>) {
+  %mm = "ocannl_shape.einsum"(%a, %b) {spec = "i->j; b|i => b|j"} : (!ocannl_shape.tensor<"3->4", f32>, !ocannl_shape.tensor<"10|3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  %mx = "ocannl_shape.einsum"(%b) {spec = "b|i => b", accum = "max"} : (!ocannl_shape.tensor<"10|3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return %mm, %mx : !ocannl_shape.tensor<"?", f32>, !ocannl_shape.tensor<"?", f32>
+}"#,
+        },
+        OpDef {
+            name: "transpose",
+            summary: "swaps the input and output rows",
+            description: "Batch axes are kept.",
+            operands: &[ValueDef {
+                name: "x",
+                kind: Tensor,
+                arity: Single,
+                doc: "the operand",
+            }],
+            results: RESULT,
+            attrs: &[],
+            rules: &[],
+            example: r#"func.func @t(%a: !ocannl_shape.tensor<"7|3->4", f32>) -> !ocannl_shape.tensor<"?", f32> {
+  %t = "ocannl_shape.transpose"(%a) : (!ocannl_shape.tensor<"7|3->4", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return %t : !ocannl_shape.tensor<"?", f32>
+}"#,
+        },
+        OpDef {
+            name: "batch_slice",
+            summary: "one position of the leftmost batch axis",
+            description: "\
+Removes the operand's leftmost batch axis, selecting position `index` along
+it.",
+            operands: &[
+                ValueDef {
+                    name: "x",
+                    kind: Tensor,
+                    arity: Single,
+                    doc: "the sliced tensor",
+                },
+                ValueDef {
+                    name: "index",
+                    kind: Index,
+                    arity: Single,
+                    doc: "the position along the leftmost batch axis",
+                },
+            ],
+            results: RESULT,
+            attrs: &[],
+            rules: &[],
+            example: r#"func.func @slice(%a: !ocannl_shape.tensor<"7,2|3", f32>, %i: index) -> !ocannl_shape.tensor<"?", f32> {
+  %s = "ocannl_shape.batch_slice"(%a, %i) : (!ocannl_shape.tensor<"7,2|3", f32>, index) -> !ocannl_shape.tensor<"?", f32>
+  return %s : !ocannl_shape.tensor<"?", f32>
+}"#,
+        },
+    ],
+    irdl_path: "dialects/shape/ocannl_shape.irdl.mlir",
+    source_path: "dialects/spec/src/shape.rs",
+};

@@ -1,0 +1,425 @@
+//! Run-time checks of the compiled code, and how a caller reads their
+//! failures.
+//!
+//! Some failures can only be seen when the code runs: an allocation that
+//! fails, an index argument (a `batch_slice` index) outside its axis. The
+//! lowering checks each before the work that depends on it. The first
+//! failure is recorded in the module's status global [`STATUS`]
+//! (`memref<4xi64>`: what failed, the check's number, the value, the
+//! bound), and every assignment after it is skipped: each runs under
+//! `scf.if` on the status being clear. Nothing reads a buffer that was not
+//! allocated or an index outside its axis.
+//!
+//! The module attribute [`CHECKS_ATTR`] holds one message per check, by
+//! number: the location of the op and what is checked. A caller clears the
+//! status before a call, reads it after, and reports
+//! [`Failure::message`]; the results of a failed call are meaningless.
+//! (The CPU runtime does so; a C caller of an ahead-of-time build reads the
+//! global `__ocannl_status` the same way.)
+
+use melior::ir::{
+    attribute::{ArrayAttribute, StringAttribute, TypeAttribute},
+    block::{BlockArgument, BlockLike},
+    operation::{OperationBuilder, OperationLike},
+    Attribute, Identifier, Location, OperationRef, RegionLike, Type, Value, ValueLike,
+};
+use ocannl_mlir::{attr, ir, At, Builder};
+
+use super::accum::memref_info;
+
+/// The status global's symbol.
+pub const STATUS: &str = "__ocannl_status";
+/// The status words: [`Code`], the check's number, the value, the bound.
+pub const STATUS_WORDS: usize = 4;
+/// The module attribute listing the checks' messages.
+pub const CHECKS_ATTR: &str = "ocannl.runtime_checks";
+
+/// What failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Code {
+    /// A buffer could not be allocated.
+    Alloc = 1,
+    /// An index was outside its axis.
+    Index = 2,
+}
+
+/// A failure read from the status words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    pub code: i64,
+    pub check: i64,
+    pub value: i64,
+    pub bound: i64,
+}
+
+impl Failure {
+    /// The failure the status words record, if any.
+    pub fn from_status(words: &[i64]) -> Option<Failure> {
+        match words {
+            [0, ..] => None,
+            [code, check, value, bound, ..] => Some(Failure {
+                code: *code,
+                check: *check,
+                value: *value,
+                bound: *bound,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The message of the failure, from the module's checks.
+    pub fn message(&self, checks: &[String]) -> String {
+        let what = usize::try_from(self.check)
+            .ok()
+            .and_then(|k| checks.get(k))
+            .map_or("a run-time check", String::as_str);
+        match self.code {
+            c if c == Code::Alloc as i64 => format!(
+                "{what}: the allocation of {} bytes failed (out of memory)",
+                self.value
+            ),
+            c if c == Code::Index as i64 => format!(
+                "{what} is {}, outside the axis of {} cell(s) (valid indices: 0 to {})",
+                self.value,
+                self.bound,
+                self.bound - 1
+            ),
+            c => format!("{what} failed (code {c})"),
+        }
+    }
+}
+
+/// The checks' messages recorded in a module.
+pub fn descriptions(module: OperationRef) -> Vec<String> {
+    module
+        .attribute(CHECKS_ATTR)
+        .ok()
+        .and_then(|a| ArrayAttribute::try_from(a).ok())
+        .map(|a| {
+            (0..a.len())
+                .filter_map(|i| a.element(i).ok().and_then(attr::string_value))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Whether a module has the status global.
+pub fn has_status(module: OperationRef) -> bool {
+    find_status(module).is_some()
+}
+
+fn find_status<'c, 'a>(module: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    let body = module.region(0).ok()?.first_block()?;
+    let mut op = body.first_operation();
+    while let Some(o) = op {
+        if ir::name(&o) == "memref.global"
+            && o.attribute("sym_name")
+                .ok()
+                .and_then(attr::string_value)
+                .is_some_and(|n| n == STATUS)
+        {
+            return Some(o);
+        }
+        op = o.next_in_block();
+    }
+    None
+}
+
+/// `loc("f.mlir":3:5)` as `f.mlir:3:5`.
+pub fn place(l: Location) -> String {
+    let l = l.to_string();
+    l.strip_prefix("loc(")
+        .and_then(|l| l.strip_suffix(')'))
+        .unwrap_or(&l)
+        .replace('"', "")
+}
+
+/// The checks of a module being lowered.
+pub struct Checks<'c, 'a> {
+    module: OperationRef<'c, 'a>,
+    messages: Vec<String>,
+    made_global: bool,
+}
+
+impl<'c, 'a> Checks<'c, 'a> {
+    pub fn new(module: OperationRef<'c, 'a>) -> Self {
+        Checks {
+            messages: descriptions(module),
+            made_global: find_status(module).is_some(),
+            module,
+        }
+    }
+
+    /// Records the messages in the module.
+    pub fn finish(self, ctx: &'c melior::Context) {
+        if self.messages.is_empty() {
+            return;
+        }
+        let items: Vec<Attribute> = self
+            .messages
+            .iter()
+            .map(|m| StringAttribute::new(ctx, m).into())
+            .collect();
+        ir::set_attribute(
+            self.module,
+            CHECKS_ATTR,
+            ArrayAttribute::new(ctx, &items).into(),
+        );
+    }
+
+    fn status_type(e: &Builder<'c>) -> Result<Type<'c>, String> {
+        e.ty(&format!("memref<{STATUS_WORDS}xi64>"))
+    }
+
+    /// The status global as a value at `at` (the global is made once).
+    fn status(&mut self, e: &Builder<'c>, at: At<'c, 'a>) -> Result<Value<'c, 'a>, String> {
+        let ty = Self::status_type(e)?;
+        if !self.made_global {
+            let ctx = e.ctx;
+            let global = OperationBuilder::new("memref.global", e.loc)
+                .add_attributes(&[
+                    (
+                        Identifier::new(ctx, "sym_name"),
+                        StringAttribute::new(ctx, STATUS).into(),
+                    ),
+                    (Identifier::new(ctx, "type"), TypeAttribute::new(ty).into()),
+                    (
+                        Identifier::new(ctx, "initial_value"),
+                        e.attr(&format!("dense<0> : tensor<{STATUS_WORDS}xi64>"))?,
+                    ),
+                ])
+                .build()
+                .map_err(|er| er.to_string())?;
+            let body = self
+                .module
+                .region(0)
+                .map_err(|er| er.to_string())?
+                .first_block()
+                .ok_or("empty module")?;
+            body.insert_operation(0, global);
+            self.made_global = true;
+        }
+        Ok(e.op1(
+            at,
+            "memref.get_global",
+            &[],
+            ty,
+            &[("name", e.attr(&format!("@{STATUS}"))?)],
+        ))
+    }
+
+    /// Whether no check has failed so far (an `i1`).
+    fn clear(&mut self, e: &Builder<'c>, at: At<'c, 'a>) -> Result<Value<'c, 'a>, String> {
+        let g = self.status(e, at)?;
+        let zero = e.index(at, 0)?;
+        let code = e.op1(at, "memref.load", &[g, zero], e.ty("i64")?, &[]);
+        let none = e.constant(at, "0", "i64")?;
+        Ok(e.op1(
+            at,
+            "arith.cmpi",
+            &[code, none],
+            e.ty("i1")?,
+            &[("predicate", e.attr("0 : i64")?)],
+        ))
+    }
+
+    /// Runs `body` only while no check has failed.
+    pub fn guard(
+        &mut self,
+        e: &Builder<'c>,
+        at: At<'c, 'a>,
+        body: &mut dyn FnMut(At<'c, 'a>) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let ok = self.clear(e, at)?;
+        e.if_then(at, ok, body)
+    }
+
+    /// Records a failure of check `message` when `failed` holds and no
+    /// check failed before.
+    fn fail_if(
+        &mut self,
+        e: &Builder<'c>,
+        at: At<'c, 'a>,
+        failed: Value<'c, 'a>,
+        code: Code,
+        message: String,
+        value: Value<'c, 'a>,
+        bound: i64,
+    ) -> Result<(), String> {
+        let id = self.messages.len();
+        self.messages.push(message);
+        let first = self.clear(e, at)?;
+        let record = e.op1(at, "arith.andi", &[failed, first], e.ty("i1")?, &[]);
+        let i64t = e.ty("i64")?;
+        let value = if value.r#type() == i64t {
+            value
+        } else {
+            e.op1(at, "arith.index_cast", &[value], i64t, &[])
+        };
+        e.if_then(at, record, &mut |inner| {
+            let g = self.status(e, inner)?;
+            let words = [
+                e.constant(inner, &(code as i64).to_string(), "i64")?,
+                e.constant(inner, &id.to_string(), "i64")?,
+                value,
+                e.constant(inner, &bound.to_string(), "i64")?,
+            ];
+            for (k, w) in words.into_iter().enumerate() {
+                let k = e.index(inner, k as i64)?;
+                e.op0(inner, "memref.store", &[w, g, k]);
+            }
+            Ok(())
+        })
+    }
+
+    /// Checks that the allocation of node `op`'s buffer `buf` succeeded.
+    pub fn allocation(
+        &mut self,
+        e: &Builder<'c>,
+        at: At<'c, 'a>,
+        op: &OperationRef<'c, 'a>,
+        buf: Value<'c, 'a>,
+    ) -> Result<(), String> {
+        let (dims, elt) = memref_info(buf)?;
+        let bytes =
+            ocannl_assign::element_bytes(&elt).unwrap_or(8) as i64 * dims.iter().product::<i64>();
+        let name = ocannl_shape_dialect::string_attr(op, "name")?.unwrap_or_default();
+        let idx = Type::index(e.ctx);
+        let ptr = e.op1(
+            at,
+            "memref.extract_aligned_pointer_as_index",
+            &[buf],
+            idx,
+            &[],
+        );
+        let zero = e.index(at, 0)?;
+        let null = e.op1(
+            at,
+            "arith.cmpi",
+            &[ptr, zero],
+            e.ty("i1")?,
+            &[("predicate", e.attr("0 : i64")?)],
+        );
+        let size = e.constant(at, &bytes.to_string(), "i64")?;
+        let message = format!(
+            "{}: error: cannot allocate the buffer of node '{name}'",
+            place(op.location())
+        );
+        self.fail_if(e, at, null, Code::Alloc, message, size, 0)
+    }
+
+    /// Checks that the indices of an assignment that depend on index
+    /// operands (a slice's) stay inside their axes: each such index at the
+    /// first and the last point of the iteration space (exact for a plain
+    /// index operand and for indices that grow with the iterators).
+    pub fn indices(
+        &mut self,
+        e: &Builder<'c>,
+        at: At<'c, 'a>,
+        op: &OperationRef<'c, 'a>,
+    ) -> Result<(), String> {
+        let attrs = ocannl_assign_dialect::accum_attrs(op)?;
+        let operands: Vec<Value<'c, 'a>> = op.operands().collect();
+        let n = attrs.maps.len();
+        if n == 0 || operands.len() <= n {
+            return Ok(()); // No index operands.
+        }
+        let symbols = &operands[n..];
+        let exprs = attrs
+            .maps
+            .iter()
+            .map(|m| ocannl_mlir::affine::to_model(*m))
+            .collect::<Result<Vec<_>, _>>()?;
+        let idx = Type::index(e.ctx);
+        let i1 = e.ty("i1")?;
+        let corners: Vec<Vec<i64>> = vec![
+            vec![0; attrs.space.len()],
+            attrs.space.iter().map(|&d| d - 1).collect(),
+        ];
+        for (i, map) in attrs.maps.iter().enumerate() {
+            let (dims, _) = memref_info(operands[i])?;
+            for (r, ex) in exprs[i].iter().enumerate() {
+                if !ex.has_sym() {
+                    continue;
+                }
+                let what = match ex {
+                    ocannl_assign::Affine::Sym(k) => {
+                        format!("the slice index ({})", describe_index(symbols[*k]))
+                    }
+                    _ => format!(
+                        "the index of axis {r} of operand #{i}, which depends on index operands,"
+                    ),
+                };
+                let message = format!("{}: error: {what}", place(op.location()));
+                let dim_free = (0..attrs.space.len()).all(|d| !ex.mentions(d));
+                let points = if dim_free {
+                    &corners[..1]
+                } else {
+                    &corners[..]
+                };
+                let mut failed: Option<Value<'c, 'a>> = None;
+                let mut shown: Option<Value<'c, 'a>> = None;
+                for point in points {
+                    let mut args = point
+                        .iter()
+                        .map(|&p| e.index(at, p))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    args.extend_from_slice(symbols);
+                    let sub = map.sub_map(&[r]);
+                    let v = e.op1(
+                        at,
+                        "affine.apply",
+                        &args,
+                        idx,
+                        &[("map", attr::affine_map_attr(sub))],
+                    );
+                    let (zero, size) = (e.index(at, 0)?, e.index(at, dims[r])?);
+                    let below = e.op1(
+                        at,
+                        "arith.cmpi",
+                        &[v, zero],
+                        i1,
+                        &[("predicate", e.attr("2 : i64")?)],
+                    );
+                    let above = e.op1(
+                        at,
+                        "arith.cmpi",
+                        &[v, size],
+                        i1,
+                        &[("predicate", e.attr("5 : i64")?)],
+                    );
+                    let out = e.op1(at, "arith.ori", &[below, above], i1, &[]);
+                    // The value reported: the first one outside.
+                    shown = Some(match (shown, failed) {
+                        (Some(s), Some(f)) => e.op1(at, "arith.select", &[f, s, v], idx, &[]),
+                        _ => v,
+                    });
+                    failed = Some(match failed {
+                        Some(f) => e.op1(at, "arith.ori", &[f, out], i1, &[]),
+                        None => out,
+                    });
+                }
+                if let (Some(failed), Some(shown)) = (failed, shown) {
+                    self.fail_if(e, at, failed, Code::Index, message, shown, dims[r])?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An index operand, for messages: a function argument by its number.
+fn describe_index(v: Value) -> String {
+    if let Ok(arg) = BlockArgument::try_from(v) {
+        let func = arg.owner().parent_operation();
+        if let Some(f) = func.filter(|f| ir::name(f) == "func.func") {
+            let name = f
+                .attribute("sym_name")
+                .ok()
+                .and_then(attr::string_value)
+                .unwrap_or_default();
+            return format!("argument #{} of @{name}", arg.argument_number());
+        }
+    }
+    "an index operand".to_string()
+}
