@@ -33,10 +33,7 @@ pub enum Device {
 
 fn to_gpu(t: &HostTensor) -> ocannl_gpu_runtime::Value {
     ocannl_gpu_runtime::Value::Tensor(ocannl_gpu_runtime::Tensor {
-        elt: match t.elt {
-            Elt::F32 => ocannl_gpu_plan::Elt::F32,
-            Elt::F64 => ocannl_gpu_plan::Elt::F64,
-        },
+        elt: t.elt,
         dims: t.dims.clone(),
         data: t.data.clone(),
     })
@@ -46,10 +43,7 @@ fn from_gpu(v: ocannl_gpu_runtime::Value) -> HostValue {
     match v {
         ocannl_gpu_runtime::Value::Index(i) => HostValue::Index(i),
         ocannl_gpu_runtime::Value::Tensor(t) => HostValue::Tensor(HostTensor {
-            elt: match t.elt {
-                ocannl_gpu_plan::Elt::F32 => Elt::F32,
-                ocannl_gpu_plan::Elt::F64 => Elt::F64,
-            },
+            elt: t.elt,
             dims: t.dims,
             data: t.data,
         }),
@@ -60,10 +54,7 @@ fn gpu_slot(s: &ocannl_gpu_plan::Slot) -> Slot {
     match s {
         ocannl_gpu_plan::Slot::Index => Slot::Index,
         ocannl_gpu_plan::Slot::MemRef { elt, dims } => Slot::MemRef {
-            elt: match elt {
-                ocannl_gpu_plan::Elt::F32 => Elt::F32,
-                ocannl_gpu_plan::Elt::F64 => Elt::F64,
-            },
+            elt: *elt,
             dims: dims.clone(),
         },
     }
@@ -123,23 +114,8 @@ enum Forward {
     Gpu(Arc<ocannl_gpu_runtime::Loaded>),
 }
 
-/// SGD's options (OCANNL's `sgd_update`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Sgd {
-    pub momentum: f64,
-    pub weight_decay: f64,
-    pub nesterov: bool,
-}
-
-impl Default for Sgd {
-    fn default() -> Self {
-        Sgd {
-            momentum: 0.0,
-            weight_decay: 0.0,
-            nesterov: false,
-        }
-    }
-}
+/// SGD's options (OCANNL's `sgd_update`): the assignment model's own.
+pub use ocannl_assign::optim::Sgd;
 
 /// How long building the routines took.
 #[derive(Clone, Debug, Default)]

@@ -28,12 +28,7 @@ pub fn update_signature(func: OperationRef) {
     let returned: Option<Vec<Type>> = ir::ops_named(func, "func.return")
         .first()
         .map(|r| r.operands().map(|v| v.r#type()).collect());
-    let old = func
-        .attribute("function_type")
-        .ok()
-        .and_then(|a| TypeAttribute::try_from(a).ok())
-        .map(|t| t.value());
-    let results = match (returned, old.and_then(|t| FunctionType::try_from(t).ok())) {
+    let results = match (returned, ir::function_type(func)) {
         (Some(r), _) => r,
         (None, Some(ft)) => (0..ft.result_count())
             .filter_map(|i| ft.result(i).ok())

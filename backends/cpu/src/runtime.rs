@@ -27,9 +27,8 @@ use std::{
 
 use melior::{
     ir::{
-        attribute::{StringAttribute, TypeAttribute},
+        attribute::StringAttribute,
         operation::OperationLike,
-        r#type::FunctionType,
         Attribute, Module, OperationRef, Type, TypeLike, ValueLike,
     },
     pass::PassManager,
@@ -39,27 +38,7 @@ use ocannl_mlir::{ir, types};
 use ocannl_passes::conversion::assign_to_loops::checks;
 
 /// An element type the runtime exchanges.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Elt {
-    F32,
-    F64,
-}
-
-impl Elt {
-    pub fn name(self) -> &'static str {
-        match self {
-            Elt::F32 => "f32",
-            Elt::F64 => "f64",
-        }
-    }
-
-    fn size(self) -> usize {
-        match self {
-            Elt::F32 => 4,
-            Elt::F64 => 8,
-        }
-    }
-}
+pub use ocannl_assign::Elt;
 
 /// A buffer on the host: its element type, sizes (row-major) and values
 /// (held as f64 whatever the element type; f32 values are exact in f64).
@@ -94,15 +73,10 @@ impl Slot {
             return Err(format!("dynamic sizes are not supported in {t}"));
         }
         let elt = types::element_type(t).ok_or_else(|| format!("unsupported type {t}"))?;
-        let elt = match elt.to_string().as_str() {
-            "f32" => Elt::F32,
-            "f64" => Elt::F64,
-            other => {
-                return Err(format!(
-                    "unsupported element type {other} (f32 and f64 are supported)"
-                ))
-            }
-        };
+        let text = elt.to_string();
+        let elt = Elt::parse(&text).ok_or_else(|| {
+            format!("unsupported element type {text} (f32 and f64 are supported)")
+        })?;
         ocannl_assign::check_buffer(&dims, elt.size() as u64).map_err(|e| e.to_string())?;
         Ok(Slot::MemRef { elt, dims })
     }
@@ -235,13 +209,7 @@ fn functions<'c, 'm>(module: &'m Module<'c>) -> Vec<(String, OperationRef<'c, 'm
 
 /// The signature of a function at the loops stage.
 pub fn signature(func: OperationRef) -> Result<Signature, String> {
-    let ft = func
-        .attribute("function_type")
-        .ok()
-        .and_then(|a| TypeAttribute::try_from(a).ok())
-        .map(|t| t.value())
-        .ok_or("no function type")?;
-    let ft = FunctionType::try_from(ft).map_err(|_| "no function type")?;
+    let ft = ir::function_type(func).ok_or("no function type")?;
     let inputs = (0..ft.input_count())
         .map(|i| Slot::of(ft.input(i).map_err(|e| e.to_string())?))
         .collect::<Result<_, _>>()?;
@@ -432,7 +400,7 @@ impl Program {
                         ));
                     }
                     // u64 words keep the storage aligned for f32 and f64.
-                    let len = (t.data.len() * elt.size()).div_ceil(8);
+                    let len = (t.data.len() * elt.size() as usize).div_ceil(8);
                     let mut words: Vec<u64> = Vec::new();
                     words.try_reserve_exact(len).map_err(|_| {
                         format!("argument #{i}: cannot allocate {} bytes for its cells", len * 8)

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use melior::{
     ir::{
-        attribute::TypeAttribute, block::BlockLike, operation::OperationLike, r#type::FunctionType,
+        block::BlockLike, operation::OperationLike,
         Module, OperationRef, RegionLike, Type, TypeLike, Value, ValueLike,
     },
     pass::PassManager,
@@ -141,13 +141,7 @@ fn read_function(
     modules: &HashMap<String, usize>,
     globals: &HashMap<String, usize>,
 ) -> Result<Function, String> {
-    let ft = f
-        .attribute("function_type")
-        .ok()
-        .and_then(|a| TypeAttribute::try_from(a).ok())
-        .map(|t| t.value())
-        .ok_or("no function type")?;
-    let ft = FunctionType::try_from(ft).map_err(|_| "no function type")?;
+    let ft = ocannl_mlir::ir::function_type(f).ok_or("no function type")?;
     let inputs = (0..ft.input_count())
         .map(|i| slot(ft.input(i).map_err(|e| e.to_string())?))
         .collect::<Result<Vec<_>, _>>()?;

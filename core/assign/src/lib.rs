@@ -189,6 +189,39 @@ impl Affine {
     }
 }
 
+/// The element type of a buffer that runtimes exchange with the host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Elt {
+    F32,
+    F64,
+}
+
+impl Elt {
+    pub fn name(self) -> &'static str {
+        match self {
+            Elt::F32 => "f32",
+            Elt::F64 => "f64",
+        }
+    }
+
+    /// Bytes per cell.
+    pub fn size(self) -> u64 {
+        match self {
+            Elt::F32 => 4,
+            Elt::F64 => 8,
+        }
+    }
+
+    /// From an MLIR element type's text (`None` for other types).
+    pub fn parse(text: &str) -> Option<Elt> {
+        match text {
+            "f32" => Some(Elt::F32),
+            "f64" => Some(Elt::F64),
+            _ => None,
+        }
+    }
+}
+
 /// A statement of a routine. Buffers are numbered.
 #[derive(Clone, Debug)]
 pub enum Stmt {

@@ -212,3 +212,10 @@ pub fn remove_attribute(op: OperationRef, name: &str) {
     let mut m = unsafe { OperationRefMut::from_raw(op.to_raw()) };
     let _ = m.remove_attribute(name);
 }
+
+/// The type of a `func.func` (its `function_type` attribute).
+pub fn function_type<'c>(func: OperationRef<'c, '_>) -> Option<melior::ir::r#type::FunctionType<'c>> {
+    let attr = func.attribute("function_type").ok()?;
+    let ty = melior::ir::attribute::TypeAttribute::try_from(attr).ok()?.value();
+    melior::ir::r#type::FunctionType::try_from(ty).ok()
+}

@@ -217,12 +217,9 @@ fn lower_function<'c, 'a>(func: OperationRef<'c, 'a>, params_as_args: bool) -> P
 /// A function declaration has no body to lower: its signature must not
 /// have tensor types.
 fn check_declaration<'c: 'x, 'x>(func: OperationRef<'c, '_>, cache: &mut Cache<'x>) -> PassResult<'c> {
-    let ft = func
-        .attribute("function_type")
-        .ok()
-        .and_then(|a| melior::ir::attribute::TypeAttribute::try_from(a).ok())
-        .and_then(|t| melior::ir::r#type::FunctionType::try_from(t.value()).ok());
-    let Some(ft) = ft else { return Ok(()) };
+    let Some(ft) = ir::function_type(func) else {
+        return Ok(());
+    };
     let types = (0..ft.input_count())
         .filter_map(|i| ft.input(i).ok())
         .chain((0..ft.result_count()).filter_map(|i| ft.result(i).ok()));

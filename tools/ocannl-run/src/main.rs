@@ -359,16 +359,12 @@ fn run_gpu(
     phases.push(("load", t.elapsed()));
     let f = loaded.function(&cli.entry)?;
     // The CPU runtime's slots and values, to share the argument makers.
-    let to_cpu_elt = |e: ocannl_gpu_plan::Elt| match e {
-        ocannl_gpu_plan::Elt::F32 => Elt::F32,
-        ocannl_gpu_plan::Elt::F64 => Elt::F64,
-    };
     let slots: Vec<Slot> = f
         .inputs
         .iter()
         .map(|s| match s {
             GpuSlot::Index => Slot::Index,
-            GpuSlot::MemRef { elt, dims } => Slot::MemRef { elt: to_cpu_elt(*elt), dims: dims.clone() },
+            GpuSlot::MemRef { elt, dims } => Slot::MemRef { elt: *elt, dims: dims.clone() },
         })
         .collect();
     let args: Vec<Value> = make_args(cli, &slots)?
@@ -376,10 +372,7 @@ fn run_gpu(
         .map(|a| match a {
             HostValue::Index(i) => Value::Index(i),
             HostValue::Tensor(t) => Value::Tensor(Tensor {
-                elt: match t.elt {
-                    Elt::F32 => ocannl_gpu_plan::Elt::F32,
-                    Elt::F64 => ocannl_gpu_plan::Elt::F64,
-                },
+                elt: t.elt,
                 dims: t.dims,
                 data: t.data,
             }),
@@ -407,7 +400,7 @@ fn run_gpu(
                 cli,
                 k,
                 &Array {
-                    elt: to_cpu_elt(t.elt),
+                    elt: t.elt,
                     dims: t.dims,
                     data: t.data,
                 },

@@ -6,38 +6,7 @@
 
 use std::collections::HashMap;
 
-/// An element type the runtime exchanges.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Elt {
-    F32,
-    F64,
-}
-
-impl Elt {
-    pub fn name(self) -> &'static str {
-        match self {
-            Elt::F32 => "f32",
-            Elt::F64 => "f64",
-        }
-    }
-
-    /// Bytes per cell.
-    pub fn size(self) -> u64 {
-        match self {
-            Elt::F32 => 4,
-            Elt::F64 => 8,
-        }
-    }
-
-    /// From an MLIR element type's text.
-    pub fn parse(text: &str) -> Option<Elt> {
-        match text {
-            "f32" => Some(Elt::F32),
-            "f64" => Some(Elt::F64),
-            _ => None,
-        }
-    }
-}
+pub use ocannl_assign::Elt;
 
 /// The type of an argument or result.
 #[derive(Clone, Debug, PartialEq, Eq)]

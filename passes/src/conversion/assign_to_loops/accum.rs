@@ -404,19 +404,9 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
     ) -> Result<(), String> {
         let e = self.e;
         let space_len = self.space.len();
-        // Loop order: the innermost loop runs along the contiguous (last) axis
-        // of as many operands as possible, so that LLVM vectorizes it.
-        let mut score = vec![0usize; space_len];
-        for i in 0..self.tensors.len() {
-            if let Some(p) = self.last_axis_of(i) {
-                score[p] += 1;
-            }
-        }
-        let mut order: Vec<usize> = (0..space_len).collect();
-        if let Some(best) = (0..space_len).rev().max_by_key(|&p| (score[p], p)) {
-            order.retain(|&p| p != best);
-            order.push(best);
-        }
+        // The innermost loop runs along the contiguous axis, so that LLVM
+        // vectorizes it.
+        let order = self.loop_order();
         let loop_ranges: Vec<(i64, i64)> = order.iter().map(|&p| ranges[p]).collect();
         // Iterators in the original numbering from loop variables in loop
         // order; loops not entered yet (reduced ones, for the result's
