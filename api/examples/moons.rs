@@ -19,7 +19,6 @@ use ocannl::*;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-
 /// The two moons: `n` points of 2 features with noise, labels ±1.
 fn moons(n: usize, noise: f64, rng: &mut ocannl_ops::SplitMix64) -> (Vec<[f64; 2]>, Vec<f64>) {
     // Gaussian noise (Box-Muller).
@@ -33,7 +32,10 @@ fn moons(n: usize, noise: f64, rng: &mut ocannl_ops::SplitMix64) -> (Vec<[f64; 2
         let t = std::f64::consts::PI * i as f64 / (half - 1) as f64;
         xs.push([t.cos() + noise * gauss(), t.sin() + noise * gauss()]);
         ys.push(1.0);
-        xs.push([1.0 - t.cos() + noise * gauss(), 0.5 - t.sin() + noise * gauss()]);
+        xs.push([
+            1.0 - t.cos() + noise * gauss(),
+            0.5 - t.sin() + noise * gauss(),
+        ]);
         ys.push(-1.0);
     }
     (xs, ys)
@@ -61,7 +63,11 @@ fn save_data(dir: &std::path::Path, points: &[[f64; 2]], labels: &[f64]) -> Resu
         &[n, 2],
         points.iter().flat_map(|p| p.map(|x| x as f32)).collect(),
     )?;
-    write("labels.npy", &[n, 1], labels.iter().map(|&l| l as f32).collect())
+    write(
+        "labels.npy",
+        &[n, 1],
+        labels.iter().map(|&l| l as f32).collect(),
+    )
 }
 
 /// The predictions over the grid as a terminal plot, with the data on top.
@@ -93,7 +99,6 @@ fn draw(
         println!("|{}|", row.into_iter().collect::<String>());
     }
     println!("+{}+", "-".repeat(cols));
-
 }
 
 fn arg(name: &str, default: u64) -> u64 {
@@ -165,11 +170,12 @@ fn run() -> Result<(), Error> {
         return Ok(());
     }
     let t = Instant::now();
-    let device = if std::env::args().any(|a| a == "cuda") && std::env::args().any(|a| a == "--device") {
-        ocannl::Device::Cuda
-    } else {
-        ocannl::Device::Cpu
-    };
+    let device =
+        if std::env::args().any(|a| a == "cuda") && std::env::args().any(|a| a == "--device") {
+            ocannl::Device::Cuda
+        } else {
+            ocannl::Device::Cpu
+        };
     let mut trainer = Trainer::new_on(
         device,
         &loss,
@@ -213,7 +219,10 @@ fn run() -> Result<(), Error> {
                 vec![batch as u64, 2],
                 idx.iter().flat_map(|&i| points[i]).collect(),
             );
-            let yb = tensor(vec![batch as u64, 1], idx.iter().map(|&i| labels[i]).collect());
+            let yb = tensor(
+                vec![batch as u64, 1],
+                idx.iter().map(|&i| labels[i]).collect(),
+            );
             total += trainer.step(&[xb, yb], lr)?;
         }
         println!(
@@ -251,7 +260,14 @@ fn run() -> Result<(), Error> {
     }
     let pred = trainer.forward(&[tensor(vec![(rows * cols) as u64, 2], cells)])?;
     if plot {
-        draw(&pred.data, &points, &labels, rows, cols, (xmin, xmax, ymin, ymax));
+        draw(
+            &pred.data,
+            &points,
+            &labels,
+            rows,
+            cols,
+            (xmin, xmax, ymin, ymax),
+        );
     }
     // Training accuracy, with the same forward routine over all points.
     let mut correct = 0;

@@ -317,13 +317,25 @@ macro_rules! binop {
     };
 }
 
-binop!(Add, add, |a: &Tensor, b: &Tensor| binary(BinaryOp::Add, a, b));
-binop!(Sub, sub, |a: &Tensor, b: &Tensor| binary(BinaryOp::Sub, a, b));
+binop!(Add, add, |a: &Tensor, b: &Tensor| binary(
+    BinaryOp::Add,
+    a,
+    b
+));
+binop!(Sub, sub, |a: &Tensor, b: &Tensor| binary(
+    BinaryOp::Sub,
+    a,
+    b
+));
 // `*` is compose, as in OCANNL; with a number it scales pointwise.
-binop!(Mul, mul, |a: &Tensor, b: &Tensor| match (&*a.node, &*b.node) {
-    (Node::Number(_), _) | (_, Node::Number(_)) => pointmul(a, b),
-    _ => Tensor::new(Node::Compose(a.clone(), b.clone())),
-});
+binop!(
+    Mul,
+    mul,
+    |a: &Tensor, b: &Tensor| match (&*a.node, &*b.node) {
+        (Node::Number(_), _) | (_, Node::Number(_)) => pointmul(a, b),
+        _ => Tensor::new(Node::Compose(a.clone(), b.clone())),
+    }
+);
 
 impl Neg for &Tensor {
     type Output = Tensor;
@@ -412,7 +424,8 @@ impl Writer {
                     self.lines.push(format!(
                         "  {fresh} = \"ocannl_shape.param\"() {{{attrs}}} : () -> {typ}"
                     ));
-                    self.params.insert(name.clone(), (fresh.clone(), typ.clone()));
+                    self.params
+                        .insert(name.clone(), (fresh.clone(), typ.clone()));
                     (fresh, typ)
                 }
             }
@@ -424,11 +437,13 @@ impl Writer {
                 (fresh, unknown)
             }
             Node::Op(op, xs) => {
-                let ops: Vec<(String, String)> =
-                    xs.iter().map(|x| {
+                let ops: Vec<(String, String)> = xs
+                    .iter()
+                    .map(|x| {
                         self.value(x);
                         self.typed(x)
-                    }).collect();
+                    })
+                    .collect();
                 let fresh = self.fresh();
                 let kind = match op {
                     NumOp::Unary(_) => "pointwise_unary",
@@ -437,9 +452,15 @@ impl Writer {
                 };
                 self.lines.push(format!(
                     "  {fresh} = \"ocannl_shape.{kind}\"({}) {{op = \"{}\"}} : ({}) -> {unknown}",
-                    ops.iter().map(|o| o.0.clone()).collect::<Vec<_>>().join(", "),
+                    ops.iter()
+                        .map(|o| o.0.clone())
+                        .collect::<Vec<_>>()
+                        .join(", "),
                     op.name(),
-                    ops.iter().map(|o| o.1.clone()).collect::<Vec<_>>().join(", "),
+                    ops.iter()
+                        .map(|o| o.1.clone())
+                        .collect::<Vec<_>>()
+                        .join(", "),
                 ));
                 (fresh, unknown)
             }
@@ -515,6 +536,12 @@ impl Writer {
 /// A name usable as an SSA value name.
 fn sanitize(name: &str) -> String {
     name.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }

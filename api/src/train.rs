@@ -88,7 +88,9 @@ impl Routine {
         match (self, v) {
             (Routine::Cpu(c), v) => c.set(i, v),
             (Routine::Gpu(c), HostValue::Tensor(t)) => c.set(i, &to_gpu(t)),
-            (Routine::Gpu(c), HostValue::Index(x)) => c.set(i, &ocannl_gpu_runtime::Value::Index(*x)),
+            (Routine::Gpu(c), HostValue::Index(x)) => {
+                c.set(i, &ocannl_gpu_runtime::Value::Index(*x))
+            }
         }
     }
 
@@ -145,9 +147,10 @@ fn routine_work(r: &ocannl_assign::Routine) -> u64 {
     r.stmts
         .iter()
         .map(|s| match s {
-            ocannl_assign::Stmt::Accum { space, .. } => {
-                space.iter().try_fold(1u64, |a, &d| a.checked_mul(d)).unwrap_or(u64::MAX)
-            }
+            ocannl_assign::Stmt::Accum { space, .. } => space
+                .iter()
+                .try_fold(1u64, |a, &d| a.checked_mul(d))
+                .unwrap_or(u64::MAX),
             _ => 0,
         })
         .fold(0u64, u64::saturating_add)
@@ -232,7 +235,12 @@ impl Trainer {
     /// [`Trainer::new`] on a device. On [`Device::Cuda`] the routines are
     /// compiled to PTX and the params stay in device memory; without a GPU
     /// this fails with one line saying why.
-    pub fn new_on(device: Device, loss: &Tensor, forward: &Tensor, sgd: Sgd) -> Result<Trainer, Error> {
+    pub fn new_on(
+        device: Device,
+        loss: &Tensor,
+        forward: &Tensor,
+        sgd: Sgd,
+    ) -> Result<Trainer, Error> {
         ocannl_cpu::install();
         ocannl_gpu::register();
         let gpu = match device {
@@ -257,7 +265,8 @@ impl Trainer {
                 }
             },
         };
-        let mut module = Module::parse(&context, &text).ok_or_else(|| fail("the module does not parse"))?;
+        let mut module =
+            Module::parse(&context, &text).ok_or_else(|| fail("the module does not parse"))?;
         let t = Instant::now();
         let pipeline = format!(
             "ocannl-verify,ocannl-infer-shapes,ocannl-lower-to-assign{{params-as-arguments=true}},\
@@ -265,7 +274,8 @@ impl Trainer {
              ocannl-train-step{{momentum={} weight-decay={} nesterov={}}}",
             sgd.momentum, sgd.weight_decay, sgd.nesterov
         );
-        runtime::run_pipeline(&context, &mut module, &pipeline).map_err(|_| fail("compiling failed"))?;
+        runtime::run_pipeline(&context, &mut module, &pipeline)
+            .map_err(|_| fail("compiling failed"))?;
         // The work of one train step (iterations of its assignments) picks
         // the optimization level.
         let work = ocannl_mlir::ir::ops_named(module.as_operation(), "func.func")
@@ -283,7 +293,8 @@ impl Trainer {
             Device::Cpu => "ocannl-lower-to-loops,func.func(canonicalize,cse)",
             Device::Cuda => "ocannl-lower-to-loops{target=gpu},func.func(canonicalize,cse)",
         };
-        runtime::run_pipeline(&context, &mut module, to_loops).map_err(|_| fail("compiling failed"))?;
+        runtime::run_pipeline(&context, &mut module, to_loops)
+            .map_err(|_| fail("compiling failed"))?;
         let passes = t.elapsed();
         let opt_level = opt_level(work);
         // Arguments: read before compiling (the names are attributes).
@@ -299,7 +310,9 @@ impl Trainer {
             else {
                 return vec![];
             };
-            let n = runtime::signature(func).map(|s| s.inputs.len()).unwrap_or(0);
+            let n = runtime::signature(func)
+                .map(|s| s.inputs.len())
+                .unwrap_or(0);
             (0..n)
                 .map(|i| ocannl_mlir::ir::arg_string_attr(func, i, attr))
                 .collect()
@@ -333,13 +346,26 @@ impl Trainer {
         // The init routine and the train step, prepared with zeros.
         let (mut init, mut step, llvm) = match &gpu {
             None => {
-                let program = Program::compile(&context, &mut train, &CompileOptions { opt_level, ..CompileOptions::default() })
-                    .map_err(|e| Error { messages: vec![e] })?;
+                let program = Program::compile(
+                    &context,
+                    &mut train,
+                    &CompileOptions {
+                        opt_level,
+                        ..CompileOptions::default()
+                    },
+                )
+                .map_err(|e| Error { messages: vec![e] })?;
                 let llvm = t.elapsed();
                 let sig = program.signature("loss_train_step")?.clone();
                 let init_sig = program.signature("loss_init")?.clone();
-                let init = program.prepare("loss_init", &init_sig.inputs.iter().map(zeros).collect::<Vec<_>>())?;
-                let step = program.prepare("loss_train_step", &sig.inputs.iter().map(zeros).collect::<Vec<_>>())?;
+                let init = program.prepare(
+                    "loss_init",
+                    &init_sig.inputs.iter().map(zeros).collect::<Vec<_>>(),
+                )?;
+                let step = program.prepare(
+                    "loss_train_step",
+                    &sig.inputs.iter().map(zeros).collect::<Vec<_>>(),
+                )?;
                 (Routine::Cpu(init), Routine::Cpu(step), llvm)
             }
             Some(d) => {
@@ -441,8 +467,10 @@ impl Trainer {
         }
         if self.forward_program.borrow().is_none() {
             let t = Instant::now();
-            let mut module = Module::parse(&self._context, &self.forward_text)
-                .ok_or_else(|| Error::from("internal error: the forward module does not parse".to_string()))?;
+            let mut module =
+                Module::parse(&self._context, &self.forward_text).ok_or_else(|| {
+                    Error::from("internal error: the forward module does not parse".to_string())
+                })?;
             let compiled = match &self.gpu {
                 None => Forward::Cpu(Program::compile(
                     &self._context,
@@ -453,7 +481,8 @@ impl Trainer {
                     },
                 )?),
                 Some(d) => {
-                    let program = ocannl_gpu::program::compile(&self._context, &mut module, &gpu_options(d))?;
+                    let program =
+                        ocannl_gpu::program::compile(&self._context, &mut module, &gpu_options(d))?;
                     Forward::Gpu(d.load(&program)?)
                 }
             };
@@ -471,7 +500,10 @@ impl Trainer {
                         HostValue::Index(x) => ocannl_gpu_runtime::Value::Index(*x),
                     })
                     .collect();
-                l.call("forward", &args)?.into_iter().map(from_gpu).collect()
+                l.call("forward", &args)?
+                    .into_iter()
+                    .map(from_gpu)
+                    .collect()
             }
         };
         match results.into_iter().next() {
@@ -515,13 +547,15 @@ impl Trainer {
             .iter()
             .position(|p| p == name)
             .ok_or_else(|| format!("no param '{name}'"))?;
-        self.step.set(self.n_data + k, &HostValue::Tensor(value.clone()))?;
+        self.step
+            .set(self.n_data + k, &HostValue::Tensor(value.clone()))?;
         Ok(())
     }
 
     /// Writes every param as `DIR/NAME.npy`.
     pub fn save(&self, dir: &Path) -> Result<(), Error> {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         for name in &self.params {
             let t = self.param(name)?;
             write_npy(&dir.join(format!("{name}.npy")), &t)?;

@@ -106,30 +106,31 @@ pub fn emit<'c, 'a>(
                         .iter()
                         .map(|ops| e.op1(at4, "vector.load", ops, vt, &[]))
                         .collect::<Vec<_>>();
-                    let done = e.for_loop(at4, (zero, steps, one), &start, &mut |at5, kk, acc| {
-                        let mut ivs = ivs.clone();
-                        ivs[plan.k] = addi(at5, k0, kk);
-                        let b: Vec<Value<'c, 'a>> = lanes_at
-                            .iter()
-                            .map(|&l| e.op1(at5, "vector.load", &[packed, jt, kk, l], vt, &[]))
-                            .collect();
-                        let mut next = Vec::with_capacity(acc.len());
-                        for (r, &row) in rows.iter().enumerate() {
-                            ivs[plan.i] = row;
-                            let av = a.load(at5, &ivs, plan.a)?;
-                            let av = e.op1(at5, "vector.broadcast", &[av], vt, &[]);
-                            for (v, &bv) in b.iter().enumerate() {
-                                next.push(e.op1(
-                                    at5,
-                                    "vector.fma",
-                                    &[av, bv, acc[r * b.len() + v]],
-                                    vt,
-                                    &[],
-                                ));
+                    let done =
+                        e.for_loop(at4, (zero, steps, one), &start, &mut |at5, kk, acc| {
+                            let mut ivs = ivs.clone();
+                            ivs[plan.k] = addi(at5, k0, kk);
+                            let b: Vec<Value<'c, 'a>> = lanes_at
+                                .iter()
+                                .map(|&l| e.op1(at5, "vector.load", &[packed, jt, kk, l], vt, &[]))
+                                .collect();
+                            let mut next = Vec::with_capacity(acc.len());
+                            for (r, &row) in rows.iter().enumerate() {
+                                ivs[plan.i] = row;
+                                let av = a.load(at5, &ivs, plan.a)?;
+                                let av = e.op1(at5, "vector.broadcast", &[av], vt, &[]);
+                                for (v, &bv) in b.iter().enumerate() {
+                                    next.push(e.op1(
+                                        at5,
+                                        "vector.fma",
+                                        &[av, bv, acc[r * b.len() + v]],
+                                        vt,
+                                        &[],
+                                    ));
+                                }
                             }
-                        }
-                        Ok(next)
-                    })?;
+                            Ok(next)
+                        })?;
                     for (value, ops) in done.into_iter().zip(cells) {
                         let mut ops2 = vec![value];
                         ops2.extend(ops);

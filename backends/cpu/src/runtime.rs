@@ -27,9 +27,8 @@ use std::{
 
 use melior::{
     ir::{
-        attribute::StringAttribute,
-        operation::OperationLike,
-        Attribute, Module, OperationRef, Type, TypeLike, ValueLike,
+        attribute::StringAttribute, operation::OperationLike, Attribute, Module, OperationRef,
+        Type, TypeLike, ValueLike,
     },
     pass::PassManager,
     Context, ExecutionEngine,
@@ -142,7 +141,9 @@ fn memref_bytes(t: Type) -> u64 {
     let Some(dims) = types::memref_dims(t) else {
         return 0;
     };
-    let elt = types::element_type(t).map(|e| e.to_string()).unwrap_or_default();
+    let elt = types::element_type(t)
+        .map(|e| e.to_string())
+        .unwrap_or_default();
     let bytes = ocannl_assign::element_bytes(&elt).unwrap_or(8);
     ocannl_assign::check_buffer(&dims, bytes).map_or(u64::MAX, |n| n * bytes)
 }
@@ -179,7 +180,8 @@ pub fn run_pipeline(context: &Context, module: &mut Module, pipeline: &str) -> R
         &format!("builtin.module({pipeline})"),
     )
     .map_err(|e| format!("internal error: bad pipeline {pipeline}: {e}"))?;
-    pm.run(module).map_err(|_| "the pipeline failed".to_string())
+    pm.run(module)
+        .map_err(|_| "the pipeline failed".to_string())
 }
 
 /// The public functions of a module.
@@ -191,9 +193,8 @@ fn functions<'c, 'm>(module: &'m Module<'c>) -> Vec<(String, OperationRef<'c, 'm
                 .ok()
                 .and_then(ocannl_mlir::attr::string_value)
                 .is_none_or(|v| v != "private")
-                && f.region(0).is_ok_and(|r| {
-                    melior::ir::RegionLike::first_block(&r).is_some()
-                })
+                && f.region(0)
+                    .is_ok_and(|r| melior::ir::RegionLike::first_block(&r).is_some())
         })
         .filter_map(|f| {
             let name = f
@@ -403,7 +404,10 @@ impl Program {
                     let len = (t.data.len() * elt.size() as usize).div_ceil(8);
                     let mut words: Vec<u64> = Vec::new();
                     words.try_reserve_exact(len).map_err(|_| {
-                        format!("argument #{i}: cannot allocate {} bytes for its cells", len * 8)
+                        format!(
+                            "argument #{i}: cannot allocate {} bytes for its cells",
+                            len * 8
+                        )
                     })?;
                     words.resize(len, 0);
                     write_cells(&mut words, *elt, &t.data);
@@ -470,7 +474,9 @@ impl Call {
         match (slot, value) {
             (Slot::Index, HostValue::Index(v)) => self.values[i][0] = *v,
             (Slot::MemRef { elt, dims }, HostValue::Tensor(t))
-                if t.elt == *elt && t.dims == *dims && t.data.len() as u64 == dims.iter().product::<u64>() =>
+                if t.elt == *elt
+                    && t.dims == *dims
+                    && t.data.len() as u64 == dims.iter().product::<u64>() =>
             {
                 write_cells(&mut self.storage[i], *elt, &t.data)
             }
@@ -546,7 +552,9 @@ impl Call {
         for slot in &sig.outputs {
             if let Slot::MemRef { .. } = slot {
                 let allocated = result[off];
-                if allocated != 0 && !arg_storage.contains(&allocated) && !owned.contains(&allocated)
+                if allocated != 0
+                    && !arg_storage.contains(&allocated)
+                    && !owned.contains(&allocated)
                 {
                     owned.push(allocated);
                 }
@@ -560,8 +568,9 @@ impl Call {
         };
         if let Some(status) = self.program.status {
             // SAFETY: as above; the call has returned.
-            let words: Vec<i64> =
-                (0..checks::STATUS_WORDS).map(|k| unsafe { *status.add(k) }).collect();
+            let words: Vec<i64> = (0..checks::STATUS_WORDS)
+                .map(|k| unsafe { *status.add(k) })
+                .collect();
             if let Some(failure) = checks::Failure::from_status(&words) {
                 // The results are dropped (freed) with the error.
                 drop(outputs);

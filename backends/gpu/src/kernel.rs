@@ -10,7 +10,9 @@ use melior::ir::{
 use ocannl_assign::Affine;
 use ocannl_gpu_plan::{launch, Launch};
 use ocannl_mlir::{At, Builder};
-use ocannl_passes::conversion::assign_to_loops::{accum::memref_info, target::NestBody, Assignment};
+use ocannl_passes::conversion::assign_to_loops::{
+    accum::memref_info, target::NestBody, Assignment,
+};
 
 /// The ids a kernel's body reads.
 pub struct Ids<'c, 'a> {
@@ -60,12 +62,17 @@ pub fn launch<'c, 'a>(
     let region = op.region(0).map_err(|er| er.to_string())?;
     let block = region.append_block(Block::new(&args));
     let arg = |k: usize| -> Result<Value<'c, 'a>, String> {
-        block.argument(k).map(Value::from).map_err(|er| er.to_string())
+        block
+            .argument(k)
+            .map(Value::from)
+            .map_err(|er| er.to_string())
     };
     let ids = Ids {
         block: [arg(0)?, arg(1)?, arg(2)?],
         thread: [arg(3)?, arg(4)?, arg(5)?],
-        workgroup: (0..workgroup.len()).map(|k| arg(12 + k)).collect::<Result<_, _>>()?,
+        workgroup: (0..workgroup.len())
+            .map(|k| arg(12 + k))
+            .collect::<Result<_, _>>()?,
     };
     body(At::end(block), &ids)?;
     block.append_operation(
@@ -87,7 +94,8 @@ impl<'c, 'a> Idx<'_, 'c, 'a> {
         self.e.index(self.at, v)
     }
     fn bin(&self, name: &str, x: Value<'c, 'a>, y: Value<'c, 'a>) -> Value<'c, 'a> {
-        self.e.op1(self.at, name, &[x, y], Type::index(self.e.ctx), &[])
+        self.e
+            .op1(self.at, name, &[x, y], Type::index(self.e.ctx), &[])
     }
     pub fn add(&self, x: Value<'c, 'a>, y: Value<'c, 'a>) -> Value<'c, 'a> {
         self.bin("arith.addi", x, y)
@@ -116,17 +124,27 @@ impl<'c, 'a> Idx<'_, 'c, 'a> {
     pub fn lt_c(&self, x: Value<'c, 'a>, k: i64) -> Result<Value<'c, 'a>, String> {
         let i1 = self.e.ty("i1")?;
         let k = self.c(k)?;
-        Ok(self
-            .e
-            .op1(self.at, "arith.cmpi", &[x, k], i1, &[("predicate", self.e.attr("6 : i64")?)]))
+        Ok(self.e.op1(
+            self.at,
+            "arith.cmpi",
+            &[x, k],
+            i1,
+            &[("predicate", self.e.attr("6 : i64")?)],
+        ))
     }
     pub fn and(&self, x: Value<'c, 'a>, y: Value<'c, 'a>) -> Result<Value<'c, 'a>, String> {
-        Ok(self.e.op1(self.at, "arith.andi", &[x, y], self.e.ty("i1")?, &[]))
+        Ok(self
+            .e
+            .op1(self.at, "arith.andi", &[x, y], self.e.ty("i1")?, &[]))
     }
 
     /// The row-major coordinates of linear index `lin` in `sizes`
     /// (`lin` below their product).
-    pub fn delinearize(&self, lin: Value<'c, 'a>, sizes: &[i64]) -> Result<Vec<Value<'c, 'a>>, String> {
+    pub fn delinearize(
+        &self,
+        lin: Value<'c, 'a>,
+        sizes: &[i64],
+    ) -> Result<Vec<Value<'c, 'a>>, String> {
         let mut out = vec![lin; sizes.len()];
         let mut rest = lin;
         for d in (0..sizes.len()).rev() {

@@ -16,7 +16,11 @@ use ocannl_passes::conversion::assign_to_loops::Assignment;
 use crate::kernel::{launch, Idx};
 
 /// Emits the tiled kernel of `a` planned by `plan`.
-pub fn emit<'c, 'a>(a: &Assignment<'_, 'c, 'a>, at: At<'c, 'a>, plan: &Matmul) -> Result<(), String> {
+pub fn emit<'c, 'a>(
+    a: &Assignment<'_, 'c, 'a>,
+    at: At<'c, 'a>,
+    plan: &Matmul,
+) -> Result<(), String> {
     let e = a.e;
     let t: Tile = TILE;
     let (m, n, depth) = (a.space[plan.i], a.space[plan.j], a.space[plan.k]);
@@ -25,10 +29,19 @@ pub fn emit<'c, 'a>(a: &Assignment<'_, 'c, 'a>, at: At<'c, 'a>, plan: &Matmul) -
     let batch_sizes: Vec<i64> = plan.batch.iter().map(|&d| a.space[d]).collect();
     let batches: i64 = batch_sizes.iter().product();
     let l = Launch {
-        grid: [(n as u64).div_ceil(bn as u64), (m as u64).div_ceil(bm as u64), batches as u64],
+        grid: [
+            (n as u64).div_ceil(bn as u64),
+            (m as u64).div_ceil(bm as u64),
+            batches as u64,
+        ],
         block: [t.tx, t.ty, 1],
     };
-    let shared = |rows: i64, cols: i64| e.ty(&format!("memref<{rows}x{cols}x{}, #gpu.address_space<workgroup>>", a.elt));
+    let shared = |rows: i64, cols: i64| {
+        e.ty(&format!(
+            "memref<{rows}x{cols}x{}, #gpu.address_space<workgroup>>",
+            a.elt
+        ))
+    };
     // a's tile as [k][i], b's as [k][j].
     let wg = [shared(bk, bm)?, shared(bk, bn)?];
     let ragged_k = depth % bk != 0;
@@ -66,11 +79,11 @@ pub fn emit<'c, 'a>(a: &Assignment<'_, 'c, 'a>, at: At<'c, 'a>, plan: &Matmul) -
             // Each operand's tile: `rows x bk` cells loaded by all threads,
             // consecutive threads along the operand's contiguous axis.
             let load_tile = |operand: usize,
-                                 outer: usize,
-                                 rows: i64,
-                                 base: Value<'c, 'a>,
-                                 limit: i64,
-                                 dest: Value<'c, 'a>|
+                             outer: usize,
+                             rows: i64,
+                             base: Value<'c, 'a>,
+                             limit: i64,
+                             dest: Value<'c, 'a>|
              -> Result<(), String> {
                 let along_rows = a.exprs[operand].last() == Some(&Affine::Dim(outer));
                 let ragged_rows = limit % rows != 0;
@@ -126,7 +139,13 @@ pub fn emit<'c, 'a>(a: &Assignment<'_, 'c, 'a>, at: At<'c, 'a>, plan: &Matmul) -
                 let mut out = Vec::with_capacity(acc.len());
                 for (r, av) in rows.iter().enumerate() {
                     for (c, bv) in cols.iter().enumerate() {
-                        let p = e.op1(at3, "arith.mulf", &[*av, *bv], elt, &[("fastmath", contract)]);
+                        let p = e.op1(
+                            at3,
+                            "arith.mulf",
+                            &[*av, *bv],
+                            elt,
+                            &[("fastmath", contract)],
+                        );
                         let s = acc[r * tn as usize + c];
                         out.push(e.op1(at3, "arith.addf", &[s, p], elt, &[("fastmath", contract)]));
                     }

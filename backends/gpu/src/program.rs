@@ -9,8 +9,8 @@ use std::collections::HashMap;
 
 use melior::{
     ir::{
-        block::BlockLike, operation::OperationLike,
-        Module, OperationRef, RegionLike, Type, TypeLike, Value, ValueLike,
+        block::BlockLike, operation::OperationLike, Module, OperationRef, RegionLike, Type,
+        TypeLike, Value, ValueLike,
     },
     pass::PassManager,
     Context,
@@ -49,14 +49,22 @@ fn run_pipeline(context: &Context, module: &mut Module, pipeline: &str) -> Resul
         &format!("builtin.module({pipeline})"),
     )
     .map_err(|e| format!("internal error: bad pipeline {pipeline}: {e}"))?;
-    pm.run(module).map_err(|_| "the pipeline failed".to_string())
+    pm.run(module)
+        .map_err(|_| "the pipeline failed".to_string())
 }
 
 /// Compiles a module at the loops stage (`ocannl-lower-to-loops{target=gpu}`)
 /// to PTX and reads it into a [`Program`].
-pub fn compile(context: &Context, module: &mut Module, options: &CompileOptions) -> Result<Program, String> {
+pub fn compile(
+    context: &Context,
+    module: &mut Module,
+    options: &CompileOptions,
+) -> Result<Program, String> {
     if options.opt_level > 3 {
-        return Err(format!("the optimization level must be 0 to 3, not {}", options.opt_level));
+        return Err(format!(
+            "the optimization level must be 0 to 3, not {}",
+            options.opt_level
+        ));
     }
     let pipeline = crate::pipeline::loops_to_nvvm(&options.chip, options.ptx, options.opt_level);
     run_pipeline(context, module, &pipeline).map_err(|e| format!("lowering to PTX: {e}"))?;
@@ -92,10 +100,16 @@ pub fn read(module: &Module) -> Result<Program, String> {
             .and_then(attr::gpu_objects)
             .ok_or_else(|| format!("gpu.binary @{name} has no objects"))?;
         let [ptx] = &objects[..] else {
-            return Err(format!("gpu.binary @{name} has {} objects; one (PTX) is expected", objects.len()));
+            return Err(format!(
+                "gpu.binary @{name} has {} objects; one (PTX) is expected",
+                objects.len()
+            ));
         };
         module_index.insert(name.clone(), program.modules.len());
-        program.modules.push(PtxModule { name, ptx: ptx.clone() });
+        program.modules.push(PtxModule {
+            name,
+            ptx: ptx.clone(),
+        });
     }
     let mut global_index = HashMap::new();
     for op in ir::ops_named(root, "memref.global") {
@@ -104,7 +118,9 @@ pub fn read(module: &Module) -> Result<Program, String> {
             .attribute("initial_value")
             .ok()
             .and_then(attr::dense_raw_bytes)
-            .ok_or_else(|| format!("memref.global @{name}: only dense f32/f64 constants are supported"))?;
+            .ok_or_else(|| {
+                format!("memref.global @{name}: only dense f32/f64 constants are supported")
+            })?;
         global_index.insert(name.clone(), program.globals.len());
         program.globals.push(Global { name, bytes });
     }
@@ -132,7 +148,11 @@ pub fn read(module: &Module) -> Result<Program, String> {
 enum Known {
     Buffer(Buffer),
     IndexArg(usize),
-    Bits { bits: u64, bytes: u8, int: Option<i64> },
+    Bits {
+        bits: u64,
+        bytes: u8,
+        int: Option<i64>,
+    },
 }
 
 fn read_function(

@@ -30,13 +30,20 @@ mod print_def {
         "ocannl-print-ptx",
         "OcannlPrintPtx",
         "Write the PTX of every gpu.binary (format=isa) to stdout or a file",
-        [("file", STRING, "-", "Where to write the PTX ('-' for stdout)")]
+        [(
+            "file",
+            STRING,
+            "-",
+            "Where to write the PTX ('-' for stdout)"
+        )]
     );
 }
 pub use print_def::PRINT;
 
 /// The PTX texts of a module's `gpu.binary` ops, with the ops.
-fn binaries<'c, 'a>(module: OperationRef<'c, 'a>) -> Result<Vec<(OperationRef<'c, 'a>, String, Vec<String>)>, String> {
+fn binaries<'c, 'a>(
+    module: OperationRef<'c, 'a>,
+) -> Result<Vec<(OperationRef<'c, 'a>, String, Vec<String>)>, String> {
     let mut out = vec![];
     for op in ir::ops_named(module, "gpu.binary") {
         let name = op
@@ -65,7 +72,9 @@ pub fn unresolved(ptx: &str) -> Vec<String> {
         // `.extern .func (.param ...) name(` or `.extern .func name(`.
         let rest = rest.trim_start();
         let rest = if rest.starts_with('(') {
-            rest.find(')').map(|i| rest[i + 1..].trim_start()).unwrap_or("")
+            rest.find(')')
+                .map(|i| rest[i + 1..].trim_start())
+                .unwrap_or("")
         } else {
             rest
         };
@@ -96,7 +105,10 @@ fn check<'c, 'a>(module: OperationRef<'c, 'a>, _: &Options) -> PassResult<'c> {
                 missing.join(", ")
             )
         } else {
-            format!("the kernels of @{name} call undefined functions: {}", missing.join(", "))
+            format!(
+                "the kernels of @{name} call undefined functions: {}",
+                missing.join(", ")
+            )
         };
         errors.push(ocannl_passes::diag::Diagnostic::error(op.location(), msg));
     }

@@ -359,9 +359,7 @@ impl Builder {
                     UnaryOp::Identity => self.add_to(f, sign, &gx, One),
                     UnaryOp::Neg => self.add_to(f, -sign, &gx, One),
                     UnaryOp::Relu => self.add_to(f, sign, &gx, Gate(BinaryOp::ReluGate, x)),
-                    UnaryOp::Satur01 => {
-                        self.add_to(f, sign, &gx, Gate(BinaryOp::Satur01Gate, x))
-                    }
+                    UnaryOp::Satur01 => self.add_to(f, sign, &gx, Gate(BinaryOp::Satur01Gate, x)),
                     UnaryOp::Exp => {
                         let t = self.temp(f, un(UnaryOp::Exp), vec![x]);
                         self.add_to(f, sign, &gx, Times(t))
@@ -472,7 +470,10 @@ impl Builder {
                         )
                     }
                     // Comparisons and logic: piecewise constant.
-                    (BinaryOp::Lt | BinaryOp::Eq | BinaryOp::Ne | BinaryOp::And | BinaryOp::Or, _) => {}
+                    (
+                        BinaryOp::Lt | BinaryOp::Eq | BinaryOp::Ne | BinaryOp::And | BinaryOp::Or,
+                        _,
+                    ) => {}
                 }
             }
             NumOp::Ternary(t) => match (t, i) {

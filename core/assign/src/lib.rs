@@ -44,10 +44,12 @@ impl Affine {
             Affine::Sym(i) => *syms.get(*i)?,
             Affine::Add(a, b) => a.eval(dims, syms)?.checked_add(b.eval(dims, syms)?)?,
             Affine::Mul(a, b) => a.eval(dims, syms)?.checked_mul(b.eval(dims, syms)?)?,
-            Affine::Mod(a, b) => a.eval(dims, syms)?.checked_rem_euclid(b.eval(dims, syms)?)?,
-            Affine::FloorDiv(a, b) => {
-                a.eval(dims, syms)?.checked_div_euclid(b.eval(dims, syms)?)?
-            }
+            Affine::Mod(a, b) => a
+                .eval(dims, syms)?
+                .checked_rem_euclid(b.eval(dims, syms)?)?,
+            Affine::FloorDiv(a, b) => a
+                .eval(dims, syms)?
+                .checked_div_euclid(b.eval(dims, syms)?)?,
             Affine::CeilDiv(a, b) => {
                 let (x, y) = (a.eval(dims, syms)?, b.eval(dims, syms)?);
                 x.checked_neg()?.checked_div_euclid(y)?.checked_neg()?
@@ -93,7 +95,10 @@ impl Affine {
         if coeff == 1 {
             Affine::Dim(d)
         } else {
-            Affine::Mul(Box::new(Affine::Dim(d)), Box::new(Affine::Const(coeff as i64)))
+            Affine::Mul(
+                Box::new(Affine::Dim(d)),
+                Box::new(Affine::Const(coeff as i64)),
+            )
         }
     }
 
@@ -398,7 +403,9 @@ fn check_stmt(s: &Stmt, bufs: &[Option<Buffer>], args: &[Arg]) -> Result<(), Run
     }
     for (k, &a) in symbols.iter().enumerate() {
         if args.get(a) != Some(&Arg::Index) {
-            return fail(format!("symbol s{k} is bound to argument {a}, which is not an index"));
+            return fail(format!(
+                "symbol s{k} is bound to argument {a}, which is not an index"
+            ));
         }
     }
     for (m, b) in maps.iter().zip(std::iter::once(lhs).chain(rhs)) {
@@ -447,8 +454,7 @@ pub fn run_mut(r: &Routine, args: &mut [Value]) -> Result<Vec<Value>, RunError> 
     for (a, v) in r.args.iter().zip(args.iter()) {
         match (a, v) {
             (Arg::Buffer { dims }, Value::Buffer { dims: d, data })
-                if dims == d
-                    && check_buffer(dims, 8).is_ok_and(|n| data.len() as u64 == n) =>
+                if dims == d && check_buffer(dims, 8).is_ok_and(|n| data.len() as u64 == n) =>
             {
                 bufs.push(Some(Buffer::new(dims.clone(), data.clone())));
                 scalars.push(0);

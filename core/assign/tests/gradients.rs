@@ -3,9 +3,7 @@
 //! broadcast), contractions, fixed indices, subtracting accumulations and
 //! convolution-like sums, on random inputs from a fixed seed.
 
-use ocannl_assign::{
-    autodiff::backprop, run, Affine, Arg, Routine, Stmt, Value,
-};
+use ocannl_assign::{autodiff::backprop, run, Affine, Arg, Routine, Stmt, Value};
 use ocannl_ops::{Accum, BinaryOp, NumOp, SplitMix64, TernaryOp, UnaryOp};
 
 /// The loss: the sum of every cell of the routine's first result.
@@ -133,7 +131,10 @@ fn pointwise(op: NumOp, broadcast: bool, seed: u64) {
                     .collect(),
                 symbols: vec![],
             },
-            Stmt::Alloc { buf: l, dims: vec![] },
+            Stmt::Alloc {
+                buf: l,
+                dims: vec![],
+            },
             Stmt::Accum {
                 lhs: l,
                 rhs: vec![t, n],
@@ -154,7 +155,10 @@ fn pointwise(op: NumOp, broadcast: bool, seed: u64) {
             buffer(&dd, values(&mut rng, cells, op, i))
         })
         .collect();
-    vals.push(buffer(&[2, 3], (0..6).map(|_| rng.next_f64() - 0.5).collect()));
+    vals.push(buffer(
+        &[2, 3],
+        (0..6).map(|_| rng.next_f64() - 0.5).collect(),
+    ));
     // The divisor of `mod` has no gradient: it is data.
     let params: Vec<usize> = match op {
         NumOp::Binary(BinaryOp::Mod) => vec![0],
@@ -208,7 +212,10 @@ fn contraction_fixed_index_and_subtraction() {
                 maps: vec![vec![d(0), d(1)], vec![d(0), d(2)], vec![d(2), d(1)]],
                 symbols: vec![],
             },
-            Stmt::Alloc { buf: e, dims: vec![2] },
+            Stmt::Alloc {
+                buf: e,
+                dims: vec![2],
+            },
             Stmt::Accum {
                 lhs: e,
                 rhs: vec![c],
@@ -219,7 +226,10 @@ fn contraction_fixed_index_and_subtraction() {
                 maps: vec![vec![d(0)], vec![d(0), Affine::Const(1)]],
                 symbols: vec![],
             },
-            Stmt::Alloc { buf: l, dims: vec![] },
+            Stmt::Alloc {
+                buf: l,
+                dims: vec![],
+            },
             Stmt::Accum {
                 lhs: l,
                 rhs: vec![e],
@@ -249,7 +259,10 @@ fn convolution() {
     let r = Routine {
         args: vec![Arg::Buffer { dims: vec![6] }, Arg::Buffer { dims: vec![3] }],
         stmts: vec![
-            Stmt::Alloc { buf: y, dims: vec![4] },
+            Stmt::Alloc {
+                buf: y,
+                dims: vec![4],
+            },
             Stmt::Accum {
                 lhs: y,
                 rhs: vec![x, w],
@@ -260,7 +273,10 @@ fn convolution() {
                 maps: vec![vec![d(0)], vec![conv], vec![d(1)]],
                 symbols: vec![],
             },
-            Stmt::Alloc { buf: sq, dims: vec![4] },
+            Stmt::Alloc {
+                buf: sq,
+                dims: vec![4],
+            },
             Stmt::Accum {
                 lhs: sq,
                 rhs: vec![y, y],
@@ -271,7 +287,10 @@ fn convolution() {
                 maps: vec![vec![d(0)], vec![d(0)], vec![d(0)]],
                 symbols: vec![],
             },
-            Stmt::Alloc { buf: l, dims: vec![] },
+            Stmt::Alloc {
+                buf: l,
+                dims: vec![],
+            },
             Stmt::Accum {
                 lhs: l,
                 rhs: vec![sq],
@@ -298,7 +317,10 @@ fn refusals() {
     let r = Routine {
         args: vec![Arg::Buffer { dims: vec![3] }],
         stmts: vec![
-            Stmt::Alloc { buf: 1, dims: vec![] },
+            Stmt::Alloc {
+                buf: 1,
+                dims: vec![],
+            },
             Stmt::Accum {
                 lhs: 1,
                 rhs: vec![0],

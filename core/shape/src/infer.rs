@@ -272,8 +272,8 @@ pub(crate) fn check_solution(
             .count(),
     );
     let mut solved = false;
-    let resolve = cfg!(debug_assertions)
-        || std::env::var_os("OCANNL_CHECK_SHAPES").is_some_and(|v| v == "1");
+    let resolve =
+        cfg!(debug_assertions) || std::env::var_os("OCANNL_CHECK_SHAPES").is_some_and(|v| v == "1");
     for (i, n) in nodes.iter().enumerate() {
         let r = &shapes[i];
         if !r.is_concrete() {

@@ -332,7 +332,9 @@ impl<'a> Parser<'a> {
                 if n >= MAX_SIZE {
                     return Err(self.err(
                         pos,
-                        format!("the fixed index {n} is beyond the largest axis ({MAX_SIZE} cells)"),
+                        format!(
+                            "the fixed index {n} is beyond the largest axis ({MAX_SIZE} cells)"
+                        ),
                     ));
                 }
                 Ok(AxisSpec::Fixed(n))

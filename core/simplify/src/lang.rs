@@ -95,7 +95,8 @@ pub fn covers_vocabulary() -> bool {
         Scalar::from_op(o.name(), ids1.to_vec()).is_ok_and(|n| num_op(&n) == Some(NumOp::Unary(*o)))
     });
     let binary = BinaryOp::ALL.iter().all(|o| {
-        Scalar::from_op(o.name(), ids2.to_vec()).is_ok_and(|n| num_op(&n) == Some(NumOp::Binary(*o)))
+        Scalar::from_op(o.name(), ids2.to_vec())
+            .is_ok_and(|n| num_op(&n) == Some(NumOp::Binary(*o)))
     });
     let ternary = TernaryOp::ALL.iter().all(|o| {
         Scalar::from_op(o.name(), ids3.to_vec())

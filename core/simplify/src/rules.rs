@@ -29,8 +29,16 @@ pub const RULES: &[(&str, &str, &str)] = &[
     ("neg-neg", "(neg (neg ?x))", "?x"),
     ("mul-neg-1", "(mul ?x -1)", "(neg ?x)"),
     // Constants moved together (the corrected OCANNL rules among them).
-    ("sub-of-add", "(sub ?c1 (add ?c2 ?x))", "(sub (sub ?c1 ?c2) ?x)"),
-    ("add-of-sub", "(add (sub ?x ?c1) ?c2)", "(add ?x (sub ?c2 ?c1))"),
+    (
+        "sub-of-add",
+        "(sub ?c1 (add ?c2 ?x))",
+        "(sub (sub ?c1 ?c2) ?x)",
+    ),
+    (
+        "add-of-sub",
+        "(add (sub ?x ?c1) ?c2)",
+        "(add ?x (sub ?c2 ?c1))",
+    ),
     ("div-of-div", "(div (div ?a ?b) ?c)", "(div ?a (mul ?b ?c))"),
     ("mul-of-div", "(mul (div ?a ?b) ?c)", "(div (mul ?a ?c) ?b)"),
     // Small integer powers as products.

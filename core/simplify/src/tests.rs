@@ -49,7 +49,11 @@ fn common_subexpressions_are_shared() {
     let s = simplify(&e, Limits::default());
     // exp is computed once.
     assert_eq!(
-        s.expr.as_ref().iter().filter(|n| matches!(n, lang::Scalar::Exp(_))).count(),
+        s.expr
+            .as_ref()
+            .iter()
+            .filter(|n| matches!(n, lang::Scalar::Exp(_)))
+            .count(),
         1
     );
     assert!(s.cost_after <= cost_of(&e));
@@ -58,7 +62,10 @@ fn common_subexpressions_are_shared() {
 #[test]
 fn runs_report_why_they_stopped() {
     let e: RecExpr<lang::Scalar> = "(add x0 0)".parse().unwrap();
-    assert!(matches!(simplify(&e, Limits::default()).stop, StopReason::Saturated));
+    assert!(matches!(
+        simplify(&e, Limits::default()).stop,
+        StopReason::Saturated
+    ));
     // A long sum under a tiny node limit stops at the limit, still correct.
     let mut s = "x0".to_string();
     for k in 1..12 {

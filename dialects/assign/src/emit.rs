@@ -86,8 +86,13 @@ impl<'c, 'a> Emitter<'c, 'a> {
             Stmt::Fill { buf, value } => {
                 let v = self.value(*buf)?;
                 let a = FloatAttribute::new(ctx, self.elt, *value);
-                self.b
-                    .op(self.at, "ocannl_assign.fill", &[v], &[], &[("value", a.into())]);
+                self.b.op(
+                    self.at,
+                    "ocannl_assign.fill",
+                    &[v],
+                    &[],
+                    &[("value", a.into())],
+                );
             }
             Stmt::Accum {
                 lhs,
@@ -121,7 +126,8 @@ impl<'c, 'a> Emitter<'c, 'a> {
                 let space_attr = if space.is_empty() {
                     self.b.attr("array<i64>")?
                 } else {
-                    self.b.attr(&format!("array<i64: {}>", space_text.join(", ")))?
+                    self.b
+                        .attr(&format!("array<i64: {}>", space_text.join(", ")))?
                 };
                 let name = match op {
                     NumOp::Unary(_) => "ocannl_assign.accum_unop",

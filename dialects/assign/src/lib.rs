@@ -56,9 +56,8 @@ pub fn arity(op_name: &str) -> Option<usize> {
 pub fn accum_attrs<'c>(op: &OperationRef<'c, '_>) -> Result<AccumAttrs<'c>, String> {
     let initialize_neutral = match op.attribute("initialize_neutral") {
         Err(_) => false,
-        Ok(a) => attr::bool_value(a).ok_or_else(|| {
-            format!("attribute 'initialize_neutral' must be a bool, found {a}")
-        })?,
+        Ok(a) => attr::bool_value(a)
+            .ok_or_else(|| format!("attribute 'initialize_neutral' must be a bool, found {a}"))?,
     };
     let space: Attribute = op
         .attribute("space")
@@ -76,7 +75,8 @@ pub fn accum_attrs<'c>(op: &OperationRef<'c, '_>) -> Result<AccumAttrs<'c>, Stri
     let maps = (0..maps.len())
         .map(|i| {
             let m = maps.element(i).map_err(|e| e.to_string())?;
-            attr::affine_map(m).ok_or_else(|| format!("indexing map #{i} is not an affine map: {m}"))
+            attr::affine_map(m)
+                .ok_or_else(|| format!("indexing map #{i} is not an affine map: {m}"))
         })
         .collect::<Result<_, _>>()?;
     let name = op.name();
@@ -119,13 +119,16 @@ pub fn check_memref(t: MemRefType) -> Result<(), String> {
     let ty: melior::ir::Type = t.into();
     let dims = ocannl_mlir::types::static_dims(ty).unwrap_or_default();
     if dims.iter().any(|&d| d < 0) {
-        return Err(format!("the buffer type {ty} has dynamic sizes; buffers have static sizes"));
+        return Err(format!(
+            "the buffer type {ty} has dynamic sizes; buffers have static sizes"
+        ));
     }
     let elt = ocannl_mlir::types::element_type(ty)
         .map(|e| e.to_string())
         .unwrap_or_default();
-    let bytes = ocannl_assign::element_bytes(&elt)
-        .ok_or_else(|| format!("the buffer type {ty} has element type {elt}; f16, bf16, f32 and f64 are supported"))?;
+    let bytes = ocannl_assign::element_bytes(&elt).ok_or_else(|| {
+        format!("the buffer type {ty} has element type {elt}; f16, bf16, f32 and f64 are supported")
+    })?;
     let dims: Vec<u64> = dims.iter().map(|&d| d as u64).collect();
     ocannl_assign::check_buffer(&dims, bytes).map_err(|e| format!("{ty}: {e}"))?;
     Ok(())

@@ -5,7 +5,9 @@
 //! types into `ocannl_shape` data, checks what IRDL cannot express, and
 //! formats solved shapes back into types. Inference lives in `ocannl-shape`.
 
-use melior::ir::{attribute::AttributeLike, operation::OperationLike, OperationRef, Type, ValueLike};
+use melior::ir::{
+    attribute::AttributeLike, operation::OperationLike, OperationRef, Type, ValueLike,
+};
 use ocannl_ops::{Accum, BinaryOp, NumOp, TernaryOp, UnaryOp};
 use ocannl_shape::{notation::EinsumSpec, parse_einsum, SpecError};
 use rustc_hash::FxHashMap;
@@ -571,6 +573,5 @@ pub fn explain_spec(text: &str, spec: &EinsumSpec) -> Vec<String> {
 fn looks_like_word(w: &str) -> bool {
     let b = w.as_bytes();
     let repeated = b.iter().enumerate().any(|(i, c)| b[i + 1..].contains(c));
-    b.len() >= 3
-        && (repeated || b.len() >= 5 || b.iter().any(|c| b"aeouAEOU".contains(c)))
+    b.len() >= 3 && (repeated || b.len() >= 5 || b.iter().any(|c| b"aeouAEOU".contains(c)))
 }

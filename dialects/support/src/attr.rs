@@ -170,7 +170,11 @@ pub fn dense_raw_bytes(attr: Attribute) -> Option<Vec<u8>> {
         let stored = if splat { 1 } else { n as usize };
         let p = mlir_sys::mlirDenseElementsAttrGetRawData(attr.to_raw()) as *const u8;
         let raw = std::slice::from_raw_parts(p, stored * width);
-        Some(if splat { raw.repeat(n as usize) } else { raw.to_vec() })
+        Some(if splat {
+            raw.repeat(n as usize)
+        } else {
+            raw.to_vec()
+        })
     }
 }
 

@@ -57,7 +57,8 @@ pub type NestFn<'f, 'c, 'a> = dyn FnMut(At<'c, 'a>, &[Value<'c, 'a>]) -> Result<
 
 /// Fills an `scf.for` body given the induction variable and the carried
 /// values, and returns the next carried values.
-pub type ForFn<'f, 'c, 'a> = dyn FnMut(At<'c, 'a>, Value<'c, 'a>, &[Value<'c, 'a>]) -> Built<'c, 'a> + 'f;
+pub type ForFn<'f, 'c, 'a> =
+    dyn FnMut(At<'c, 'a>, Value<'c, 'a>, &[Value<'c, 'a>]) -> Built<'c, 'a> + 'f;
 
 /// Fills a reduction nest's body given the induction variables and the
 /// carried values, and returns the next carried values.
@@ -85,7 +86,8 @@ impl<'c> Builder<'c> {
 
     /// A type from its text.
     pub fn ty(&self, text: &str) -> Result<Type<'c>, String> {
-        Type::parse(self.ctx, text).ok_or_else(|| format!("internal error: cannot parse type {text}"))
+        Type::parse(self.ctx, text)
+            .ok_or_else(|| format!("internal error: cannot parse type {text}"))
     }
 
     /// An attribute from its text.
@@ -190,7 +192,12 @@ impl<'c> Builder<'c> {
         let region = op.region(0).map_err(|e| e.to_string())?;
         let block = region.append_block(Block::new(&args));
         let block_args: Vec<Value<'c, 'a>> = (0..args.len())
-            .map(|k| block.argument(k).map(Value::from).map_err(|e| e.to_string()))
+            .map(|k| {
+                block
+                    .argument(k)
+                    .map(Value::from)
+                    .map_err(|e| e.to_string())
+            })
             .collect::<Result<_, _>>()?;
         let next = body(At::end(block), &block_args)?;
         block.append_operation(
@@ -257,8 +264,10 @@ impl<'c> Builder<'c> {
         if parallel {
             self.parallel_loop(at, b, body)
         } else {
-            self.for_loop(at, b, &[], &mut |inner, iv, _| body(inner, iv).map(|()| vec![]))
-                .map(|_| ())
+            self.for_loop(at, b, &[], &mut |inner, iv, _| {
+                body(inner, iv).map(|()| vec![])
+            })
+            .map(|_| ())
         }
     }
 
@@ -270,7 +279,11 @@ impl<'c> Builder<'c> {
         hi: i64,
         step: i64,
     ) -> Result<Bounds<'c, 'a>, String> {
-        Ok((self.index(at, lo)?, self.index(at, hi)?, self.index(at, step)?))
+        Ok((
+            self.index(at, lo)?,
+            self.index(at, hi)?,
+            self.index(at, step)?,
+        ))
     }
 
     /// `scf.for` nests over the half-open `ranges`; `body` gets the

@@ -198,12 +198,21 @@ pub fn set_arg_string_attrs<'c>(
         .map(|a| {
             let elts: Vec<(Identifier, Attribute)> = a
                 .iter()
-                .map(|(n, v)| (Identifier::new(context, n), StringAttribute::new(context, v).into()))
+                .map(|(n, v)| {
+                    (
+                        Identifier::new(context, n),
+                        StringAttribute::new(context, v).into(),
+                    )
+                })
                 .collect();
             DictionaryAttribute::new(context, &elts).into()
         })
         .collect();
-    set_attribute(func, "arg_attrs", ArrayAttribute::new(context, &dicts).into());
+    set_attribute(
+        func,
+        "arg_attrs",
+        ArrayAttribute::new(context, &dicts).into(),
+    );
 }
 
 /// Removes an attribute of an op (nothing if it has none of that name).
@@ -214,8 +223,12 @@ pub fn remove_attribute(op: OperationRef, name: &str) {
 }
 
 /// The type of a `func.func` (its `function_type` attribute).
-pub fn function_type<'c>(func: OperationRef<'c, '_>) -> Option<melior::ir::r#type::FunctionType<'c>> {
+pub fn function_type<'c>(
+    func: OperationRef<'c, '_>,
+) -> Option<melior::ir::r#type::FunctionType<'c>> {
     let attr = func.attribute("function_type").ok()?;
-    let ty = melior::ir::attribute::TypeAttribute::try_from(attr).ok()?.value();
+    let ty = melior::ir::attribute::TypeAttribute::try_from(attr)
+        .ok()?
+        .value();
     melior::ir::r#type::FunctionType::try_from(ty).ok()
 }

@@ -117,8 +117,12 @@ fn memref_text(info: &TensorInfo) -> Result<String, String> {
         .ok_or("internal error: shape not concrete")?;
     let elt_bytes = ocannl_assign::element_bytes(&info.elt)
         .ok_or_else(|| format!("unsupported element type {}", info.elt))?;
-    ocannl_assign::check_buffer(&dims, elt_bytes)
-        .map_err(|e| format!("the tensor of shape \"{}\" cannot be a buffer: {e}", info.shape))?;
+    ocannl_assign::check_buffer(&dims, elt_bytes).map_err(|e| {
+        format!(
+            "the tensor of shape \"{}\" cannot be a buffer: {e}",
+            info.shape
+        )
+    })?;
     let mut s = String::from("memref<");
     for d in dims {
         s += &format!("{d}x");
@@ -216,7 +220,10 @@ fn lower_function<'c, 'a>(func: OperationRef<'c, 'a>, params_as_args: bool) -> P
 
 /// A function declaration has no body to lower: its signature must not
 /// have tensor types.
-fn check_declaration<'c: 'x, 'x>(func: OperationRef<'c, '_>, cache: &mut Cache<'x>) -> PassResult<'c> {
+fn check_declaration<'c: 'x, 'x>(
+    func: OperationRef<'c, '_>,
+    cache: &mut Cache<'x>,
+) -> PassResult<'c> {
     let Some(ft) = ir::function_type(func) else {
         return Ok(());
     };
@@ -496,7 +503,8 @@ fn lower_op<'c, 'a>(
                                 ),
                                 (
                                     Identifier::new(ctx, "low"),
-                                    melior::ir::attribute::FloatAttribute::new(ctx, elt, low).into(),
+                                    melior::ir::attribute::FloatAttribute::new(ctx, elt, low)
+                                        .into(),
                                 ),
                                 (
                                     Identifier::new(ctx, "high"),

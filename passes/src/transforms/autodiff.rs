@@ -98,7 +98,10 @@ fn differentiate<'c, 'a>(func: OperationRef<'c, 'a>) -> PassResult<'c> {
         ));
     }
     // The gradient routine starts as a copy of the forward one.
-    let block = func.block().ok_or("a function outside a module".to_string()).at(loc)?;
+    let block = func
+        .block()
+        .ok_or("a function outside a module".to_string())
+        .at(loc)?;
     let grad_fn = block.insert_operation_after(func, ir::clone(func));
     ir::set_attribute(
         grad_fn,
@@ -106,7 +109,11 @@ fn differentiate<'c, 'a>(func: OperationRef<'c, 'a>) -> PassResult<'c> {
         StringAttribute::new(ctx, &format!("{name}_grad")).into(),
     );
     // Marks the routine for optimizers (`ocannl-train-step`).
-    ir::set_attribute(grad_fn, "ocannl.grad_of", StringAttribute::new(ctx, &name).into());
+    ir::set_attribute(
+        grad_fn,
+        "ocannl.grad_of",
+        StringAttribute::new(ctx, &name).into(),
+    );
     let (routine, values) = ocannl_assign_dialect::to_routine_with_values(grad_fn).at(loc)?;
     let Some(&loss) = routine.results.first() else {
         return Err(PassError::at(
@@ -176,7 +183,10 @@ fn differentiate<'c, 'a>(func: OperationRef<'c, 'a>) -> PassResult<'c> {
     // Return the loss and the gradients.
     let mut results: Vec<Value> = vec![loss_value];
     for (_, g) in &bp.grads {
-        results.push(em.values[*g].ok_or_else(|| PassError::at(loc, "internal error: a gradient was not made"))?);
+        results.push(
+            em.values[*g]
+                .ok_or_else(|| PassError::at(loc, "internal error: a gradient was not made"))?,
+        );
     }
     Builder::new(ctx, ret.location()).op(at, "func.return", &results, &[], &[]);
     let mut gone = Graveyard::new();

@@ -78,7 +78,11 @@ fn train_step<'c, 'a>(grad_fn: OperationRef<'c, 'a>, of: &str, opts: &Sgd) -> Pa
         StringAttribute::new(ctx, &format!("{of}_train_step")).into(),
     );
     ir::remove_attribute(step, "ocannl.grad_of");
-    ir::set_attribute(step, "ocannl.train_step_of", StringAttribute::new(ctx, of).into());
+    ir::set_attribute(
+        step,
+        "ocannl.train_step_of",
+        StringAttribute::new(ctx, of).into(),
+    );
     let (routine, values) = ocannl_assign_dialect::to_routine_with_values(step).at(loc)?;
     let entry = step
         .region(0)
@@ -103,7 +107,9 @@ fn train_step<'c, 'a>(grad_fn: OperationRef<'c, 'a>, of: &str, opts: &Sgd) -> Pa
     let elt = types::element_type(loss.r#type())
         .ok_or_else(|| PassError::at(loc, "the loss is not a buffer"))?;
     let mut arg_attrs: Vec<Option<(String, String)>> = (0..n_args)
-        .map(|i| ir::arg_string_attr(step, i, "ocannl.param").map(|n| ("ocannl.param".to_string(), n)))
+        .map(|i| {
+            ir::arg_string_attr(step, i, "ocannl.param").map(|n| ("ocannl.param".to_string(), n))
+        })
         .collect();
     let mut all: Vec<Option<Value>> = values.iter().map(|v| Some(*v)).collect();
     let mut updates = vec![];

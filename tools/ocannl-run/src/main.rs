@@ -172,7 +172,9 @@ fn parse_memory_limit(s: &str) -> Result<MemoryLimit, String> {
         .ok()
         .and_then(|n| n.checked_mul(scale))
         .map(MemoryLimit::Bytes)
-        .ok_or_else(|| format!("expected a number of bytes (with K, M, G or T) or `none`, found {s:?}"))
+        .ok_or_else(|| {
+            format!("expected a number of bytes (with K, M, G or T) or `none`, found {s:?}")
+        })
 }
 
 impl Cli {
@@ -200,7 +202,9 @@ fn run(cli: &Cli) -> Result<(), String> {
         }
         Device::Cuda => {
             if cli.grad_check || cli.interpret {
-                return Err("--grad-check and --interpret run on the CPU: drop --device cuda".into());
+                return Err(
+                    "--grad-check and --interpret run on the CPU: drop --device cuda".into(),
+                );
             }
             if cli.print_schedule {
                 None
@@ -233,8 +237,8 @@ fn run(cli: &Cli) -> Result<(), String> {
         ("<stdin>".to_string(), src)
     } else {
         let name = cli.file.to_string_lossy().into_owned();
-        let src = std::fs::read_to_string(&cli.file)
-            .map_err(|e| format!("cannot read {name}: {e}"))?;
+        let src =
+            std::fs::read_to_string(&cli.file).map_err(|e| format!("cannot read {name}: {e}"))?;
         (name, src)
     };
     diagnostics::attach(&context, &name, source.clone());
@@ -253,7 +257,8 @@ fn run(cli: &Cli) -> Result<(), String> {
             pipeline = "ocannl-lower-to-assign{params-as-arguments=true},ocannl-autodiff,ocannl-train-step".into();
         }
         if for_gpu && stage == "ocannl-lower-to-loops" {
-            pipeline = pipeline.replace("ocannl-lower-to-loops", "ocannl-lower-to-loops{target=gpu}");
+            pipeline =
+                pipeline.replace("ocannl-lower-to-loops", "ocannl-lower-to-loops{target=gpu}");
         }
         let t = Instant::now();
         runtime::run_pipeline(&context, &mut module, &pipeline)
@@ -340,11 +345,14 @@ fn run_gpu(
         .or_else(|| device.and_then(|d| d.chip()))
         .unwrap_or_else(|| "sm_90".into());
     let options = ocannl_gpu::program::CompileOptions {
-        ptx: cli.ptx.unwrap_or_else(|| ocannl_gpu_plan::launch::ptx_version(&chip)),
+        ptx: cli
+            .ptx
+            .unwrap_or_else(|| ocannl_gpu_plan::launch::ptx_version(&chip)),
         chip,
         opt_level: cli.opt_level.min(3) as u32,
     };
-    let program = ocannl_gpu::program::compile(context, module, &options).map_err(|e| format!("{name}: {e}"))?;
+    let program = ocannl_gpu::program::compile(context, module, &options)
+        .map_err(|e| format!("{name}: {e}"))?;
     phases.push(("to-ptx", t.elapsed()));
     let Some(device) = device else {
         let f = program
@@ -364,7 +372,10 @@ fn run_gpu(
         .iter()
         .map(|s| match s {
             GpuSlot::Index => Slot::Index,
-            GpuSlot::MemRef { elt, dims } => Slot::MemRef { elt: *elt, dims: dims.clone() },
+            GpuSlot::MemRef { elt, dims } => Slot::MemRef {
+                elt: *elt,
+                dims: dims.clone(),
+            },
         })
         .collect();
     let args: Vec<Value> = make_args(cli, &slots)?
@@ -427,11 +438,7 @@ fn run_gpu(
 /// Prints a result and writes it to the output directory.
 fn emit_result(cli: &Cli, k: usize, arr: &Array) -> Result<(), String> {
     if !cli.quiet {
-        println!(
-            "result{k}: shape {:?} dtype {}",
-            arr.dims,
-            arr.elt.name()
-        );
+        println!("result{k}: shape {:?} dtype {}", arr.dims, arr.elt.name());
         println!("{}", format_array(arr));
     }
     if let Some(dir) = &cli.out_dir {
@@ -560,8 +567,7 @@ fn make_arg(
             n.saturating_mul(8)
         ));
     }
-    let mut data =
-        ocannl_assign::size::zeros(n).map_err(|e| format!("argument #{i}: {e}"))?;
+    let mut data = ocannl_assign::size::zeros(n).map_err(|e| format!("argument #{i}: {e}"))?;
     if spec == "range" {
         for (k, x) in data.iter_mut().enumerate() {
             *x = k as f64;
@@ -747,8 +753,9 @@ fn grad_check(
     }
     let entry = &cli.entry;
     let forward_fn = find_entry(module, entry)?;
-    let grad_fn = find_entry(module, &format!("{entry}_grad"))
-        .map_err(|_| format!("{name}: @{entry} has no params: there is nothing to differentiate"))?;
+    let grad_fn = find_entry(module, &format!("{entry}_grad")).map_err(|_| {
+        format!("{name}: @{entry} has no params: there is nothing to differentiate")
+    })?;
     let forward = ocannl_assign_dialect::to_routine(forward_fn)?;
     let backward = ocannl_assign_dialect::to_routine(grad_fn)?;
     let init = ocannl_assign_dialect::to_routine(find_entry(module, &format!("{entry}_init"))?)?;
@@ -786,8 +793,7 @@ fn grad_check(
         let out = ocannl_assign::run(&forward, a).map_err(|e| format!("interpreter: {e}"))?;
         Ok(cells(&out[0]).iter().sum())
     };
-    let analytic =
-        ocannl_assign::run(&backward, &args).map_err(|e| format!("interpreter: {e}"))?;
+    let analytic = ocannl_assign::run(&backward, &args).map_err(|e| format!("interpreter: {e}"))?;
     let loss = cells(&analytic[0]).iter().sum::<f64>();
     // Central differences, in f64.
     let h = 1e-5;
@@ -874,7 +880,9 @@ fn grad_check(
         return Err(format!("grad-check failed: {worst_at}"));
     }
     if !jit_ok {
-        return Err("grad-check failed: the compiled backprop differs from the interpreted one".into());
+        return Err(
+            "grad-check failed: the compiled backprop differs from the interpreted one".into(),
+        );
     }
     Ok(())
 }

@@ -370,7 +370,11 @@ fn check_args_modes(
         assert!(!results.is_empty(), "{mode}: no result for\n{text}");
         outs.push(results);
     }
-    assert_eq!(outs[0].len(), outs[1].len(), "result counts differ on\n{text}");
+    assert_eq!(
+        outs[0].len(),
+        outs[1].len(),
+        "result counts differ on\n{text}"
+    );
     for (k, ((s1, d1), (s2, d2))) in outs[0].iter().zip(&outs[1]).enumerate() {
         assert_eq!(s1, s2, "result {k}: shapes differ on\n{text}");
         for (i, (a, b)) in d1.iter().zip(d2).enumerate() {
@@ -481,7 +485,10 @@ fn cuda_without_a_gpu_is_one_line() {
             let err = String::from_utf8_lossy(&o.stderr);
             assert_eq!(o.status.code(), Some(1), "{err}");
             assert_eq!(err.lines().count(), 1, "{err}");
-            assert!(err.starts_with("no CUDA") || err.starts_with("the CUDA driver"), "{err}");
+            assert!(
+                err.starts_with("no CUDA") || err.starts_with("the CUDA driver"),
+                "{err}"
+            );
             assert!(o.stdout.is_empty());
         }
         Ok(_) => check_modes(&dir, "g", 0, &text, nargs, ["jit", "cuda"]),
@@ -566,7 +573,17 @@ fn gpu_train_steps_agree_with_the_cpu() {
         let out = dir.join(device);
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_ocannl-run"));
         cmd.arg(&model)
-            .args(["--entry", "loss_train_step", "--train", "--repeat", "5", "--quiet", "--device", device, "--out-dir"])
+            .args([
+                "--entry",
+                "loss_train_step",
+                "--train",
+                "--repeat",
+                "5",
+                "--quiet",
+                "--device",
+                device,
+                "--out-dir",
+            ])
             .arg(&out);
         // The data and the params (w, b), generated; the learning rate.
         for i in 0..3 {
@@ -574,12 +591,21 @@ fn gpu_train_steps_agree_with_the_cpu() {
         }
         cmd.arg("--arg").arg(&lr);
         let o = cmd.output().expect("run ocannl-run");
-        assert!(o.status.success(), "{device}: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "{device}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         losses.push(read(&out.join("result0.npy")).1);
     }
     assert_eq!(losses[0].len(), 1);
     assert!(losses[0][0] > 1.0, "the loss vanished: {}", losses[0][0]);
-    assert!(close(losses[0][0], losses[1][0]), "loss after 5 steps: cpu {} vs cuda {}", losses[0][0], losses[1][0]);
+    assert!(
+        close(losses[0][0], losses[1][0]),
+        "loss after 5 steps: cpu {} vs cuda {}",
+        losses[0][0],
+        losses[1][0]
+    );
     clean(&dir);
 }
 
@@ -603,12 +629,38 @@ struct Menu {
 }
 
 const UNARY: &[&str] = &[
-    "identity", "relu", "satur01", "exp", "log", "exp2", "log2", "sin", "cos", "sqrt", "recip",
-    "recip_sqrt", "neg", "tanh", "not",
+    "identity",
+    "relu",
+    "satur01",
+    "exp",
+    "log",
+    "exp2",
+    "log2",
+    "sin",
+    "cos",
+    "sqrt",
+    "recip",
+    "recip_sqrt",
+    "neg",
+    "tanh",
+    "not",
 ];
 const BINARY: &[&str] = &[
-    "add", "sub", "mul", "div", "pow", "relu_gate", "satur01_gate", "max", "min", "mod", "lt", "eq",
-    "ne", "and", "or",
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "pow",
+    "relu_gate",
+    "satur01_gate",
+    "max",
+    "min",
+    "mod",
+    "lt",
+    "eq",
+    "ne",
+    "and",
+    "or",
 ];
 const TERNARY: &[&str] = &["where", "fma"];
 const REDUCING: &[&str] = &["add", "sub", "mul", "div", "max", "min"];
@@ -705,7 +757,10 @@ fn every_op(seed: u64, menu: &mut Menu) -> (String, Vec<String>) {
                 }
                 b
             };
-            let same = T { name: name.clone(), ..cur.clone() };
+            let same = T {
+                name: name.clone(),
+                ..cur.clone()
+            };
             let (line, out) = match r.below(12) {
                 0 | 1 => {
                     let op = menu.take(0, UNARY);
@@ -715,8 +770,16 @@ fn every_op(seed: u64, menu: &mut Menu) -> (String, Vec<String>) {
                     let op = menu.take(1, BINARY);
                     let b = broadcast(&mut r, &cur);
                     let u = fresh_arg(&mut params, &mut args, ty(&b));
-                    let (x, y) = if r.below(2) == 0 { (cur.name.clone(), u) } else { (u, cur.name.clone()) };
-                    let (tx, tyy) = if x == cur.name { (ty(&cur), ty(&b)) } else { (ty(&b), ty(&cur)) };
+                    let (x, y) = if r.below(2) == 0 {
+                        (cur.name.clone(), u)
+                    } else {
+                        (u, cur.name.clone())
+                    };
+                    let (tx, tyy) = if x == cur.name {
+                        (ty(&cur), ty(&b))
+                    } else {
+                        (ty(&b), ty(&cur))
+                    };
                     (format!("{name} = \"ocannl_shape.pointwise_binary\"({x}, {y}) {{op = \"{op}\"}} : ({tx}, {tyy}) -> {}", ty(&same)), same)
                 }
                 5 => {
@@ -733,26 +796,66 @@ fn every_op(seed: u64, menu: &mut Menu) -> (String, Vec<String>) {
                     let accum = menu.take(3, REDUCING);
                     let op = *r.pick(&["mul", "add", "max", "min", "sub"]);
                     let k = 1 + r.below(3);
-                    let w = T { name: String::new(), batch: vec![], input: cur.output.clone(), output: vec![k] };
+                    let w = T {
+                        name: String::new(),
+                        batch: vec![],
+                        input: cur.output.clone(),
+                        output: vec![k],
+                    };
                     let wn = fresh_arg(&mut params, &mut args, ty(&w));
-                    let out = T { name: name.clone(), batch: cur.batch.clone(), input: cur.input.clone(), output: vec![k] };
+                    let out = T {
+                        name: name.clone(),
+                        batch: cur.batch.clone(),
+                        input: cur.input.clone(),
+                        output: vec![k],
+                    };
                     (format!("{name} = \"ocannl_shape.compose\"({wn}, {}) {{op = \"{op}\", accum = \"{accum}\"}} : ({}, {}) -> {}", cur.name, ty(&w), ty(&cur), ty(&out)), out)
                 }
                 7 => {
                     let accum = menu.take(4, REDUCING);
-                    let out = T { name: name.clone(), batch: vec![], input: vec![], output: vec![1] };
+                    let out = T {
+                        name: name.clone(),
+                        batch: vec![],
+                        input: vec![],
+                        output: vec![1],
+                    };
                     (format!("{name} = \"ocannl_shape.einsum\"({}) {{spec = \"...|...->... => 0\", accum = \"{accum}\"}} : ({}) -> {}", cur.name, ty(&cur), ty(&out)), out)
                 }
                 8 if !cur.input.is_empty() => {
-                    let out = T { name: name.clone(), batch: cur.batch.clone(), input: cur.output.clone(), output: cur.input.clone() };
-                    (format!("{name} = \"ocannl_shape.transpose\"({}) : ({}) -> {}", cur.name, ty(&cur), ty(&out)), out)
+                    let out = T {
+                        name: name.clone(),
+                        batch: cur.batch.clone(),
+                        input: cur.output.clone(),
+                        output: cur.input.clone(),
+                    };
+                    (
+                        format!(
+                            "{name} = \"ocannl_shape.transpose\"({}) : ({}) -> {}",
+                            cur.name,
+                            ty(&cur),
+                            ty(&out)
+                        ),
+                        out,
+                    )
                 }
                 9 if !cur.batch.is_empty() => {
                     // A slice of the computed value at a valid index.
                     params.push(format!("%i{n}: index"));
                     args.push(r.below(cur.batch[0]).to_string());
-                    let out = T { name: name.clone(), batch: cur.batch[1..].to_vec(), ..cur.clone() };
-                    (format!("{name} = \"ocannl_shape.batch_slice\"({}, %i{n}) : ({}, index) -> {}", cur.name, ty(&cur), ty(&out)), out)
+                    let out = T {
+                        name: name.clone(),
+                        batch: cur.batch[1..].to_vec(),
+                        ..cur.clone()
+                    };
+                    (
+                        format!(
+                            "{name} = \"ocannl_shape.batch_slice\"({}, %i{n}) : ({}, index) -> {}",
+                            cur.name,
+                            ty(&cur),
+                            ty(&out)
+                        ),
+                        out,
+                    )
                 }
                 10 => {
                     // A constant: a fill, or a literal along the last axis.
@@ -761,16 +864,29 @@ fn every_op(seed: u64, menu: &mut Menu) -> (String, Vec<String>) {
                         ("0.75 : f32".to_string(), tensor("1"))
                     } else {
                         let cells: Vec<String> = (0..last).map(|i| format!("{}.5", i)).collect();
-                        (format!("dense<[{}]> : tensor<{last}xf32>", cells.join(", ")), tensor(&last.to_string()))
+                        (
+                            format!("dense<[{}]> : tensor<{last}xf32>", cells.join(", ")),
+                            tensor(&last.to_string()),
+                        )
                     };
                     let op = *r.pick(&["add", "mul"]);
-                    body += &format!("  %c{n} = \"ocannl_shape.constant\"() {{value = {value}}} : () -> {cty}\n");
+                    body += &format!(
+                        "  %c{n} = \"ocannl_shape.constant\"() {{value = {value}}} : () -> {cty}\n"
+                    );
                     (format!("{name} = \"ocannl_shape.pointwise_binary\"({}, %c{n}) {{op = \"{op}\"}} : ({}, {cty}) -> {}", cur.name, ty(&cur), ty(&same)), same)
                 }
                 _ => {
                     // A param: a bias of the value's output axes.
-                    let p = T { name: String::new(), batch: vec![], input: vec![], output: cur.output.clone() };
-                    body += &format!("  %p{n} = \"ocannl_shape.param\"() {{name = \"p{n}\"}} : () -> {}\n", ty(&p));
+                    let p = T {
+                        name: String::new(),
+                        batch: vec![],
+                        input: vec![],
+                        output: cur.output.clone(),
+                    };
+                    body += &format!(
+                        "  %p{n} = \"ocannl_shape.param\"() {{name = \"p{n}\"}} : () -> {}\n",
+                        ty(&p)
+                    );
                     (format!("{name} = \"ocannl_shape.pointwise_binary\"(%p{n}, {}) {{op = \"add\"}} : ({}, {}) -> {}", cur.name, ty(&p), ty(&cur), ty(&same)), same)
                 }
             };
@@ -783,7 +899,11 @@ fn every_op(seed: u64, menu: &mut Menu) -> (String, Vec<String>) {
         "func.func @f({}) -> ({}) {{\n{body}  return {} : {}\n}}\n",
         params.join(", "),
         results.iter().map(ty).collect::<Vec<_>>().join(", "),
-        results.iter().map(|t| t.name.clone()).collect::<Vec<_>>().join(", "),
+        results
+            .iter()
+            .map(|t| t.name.clone())
+            .collect::<Vec<_>>()
+            .join(", "),
         results.iter().map(ty).collect::<Vec<_>>().join(", ")
     );
     (text, args)
@@ -792,7 +912,10 @@ fn every_op(seed: u64, menu: &mut Menu) -> (String, Vec<String>) {
 /// A value named `name` of the shape written `B|I->O`.
 fn parse_t(name: &str, s: &str) -> T {
     let row = |x: &str| -> Vec<u64> {
-        x.split(',').filter(|d| !d.is_empty()).map(|d| d.trim().parse().expect("a size")).collect()
+        x.split(',')
+            .filter(|d| !d.is_empty())
+            .map(|d| d.trim().parse().expect("a size"))
+            .collect()
     };
     let (batch, rest) = match s.split_once('|') {
         Some((b, r)) => (row(b), r),
@@ -802,7 +925,12 @@ fn parse_t(name: &str, s: &str) -> T {
         Some((i, o)) => (row(i), row(o)),
         None => (vec![], row(rest)),
     };
-    T { name: name.to_string(), batch, input, output }
+    T {
+        name: name.to_string(),
+        batch,
+        input,
+        output,
+    }
 }
 
 #[test]
@@ -817,15 +945,31 @@ fn every_op_agrees_with_the_interpreter() {
     }
     // Every op, accumulation and einsum form ran.
     for op in UNARY.iter().chain(BINARY).chain(TERNARY) {
-        assert!(texts.contains(&format!("op = \"{op}\"")), "no program used {op}");
+        assert!(
+            texts.contains(&format!("op = \"{op}\"")),
+            "no program used {op}"
+        );
     }
     for a in REDUCING {
-        assert!(texts.contains(&format!("accum = \"{a}\"}} : (!")), "no reduction with accum {a}");
+        assert!(
+            texts.contains(&format!("accum = \"{a}\"}} : (!")),
+            "no reduction with accum {a}"
+        );
     }
     for (spec, _, _) in EINSUMS {
-        assert!(texts.contains(&format!("spec = \"{spec}\"")), "no einsum {spec}");
+        assert!(
+            texts.contains(&format!("spec = \"{spec}\"")),
+            "no einsum {spec}"
+        );
     }
-    for what in ["batch_slice", "compose", "transpose", "constant", "param", "dense<"] {
+    for what in [
+        "batch_slice",
+        "compose",
+        "transpose",
+        "constant",
+        "param",
+        "dense<",
+    ] {
         assert!(texts.contains(what), "no program used {what}");
     }
     clean(&dir);

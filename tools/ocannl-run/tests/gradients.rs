@@ -89,7 +89,13 @@ impl Prog {
 
     /// Applies `op` to `v`, with params as the other operands.
     fn apply(&mut self, r: &mut SplitMix64, op: NumOp, v: &str, h: u64) -> String {
-        let small = |r: &mut SplitMix64| if r.below(2) == 0 { h.to_string() } else { "1".into() };
+        let small = |r: &mut SplitMix64| {
+            if r.below(2) == 0 {
+                h.to_string()
+            } else {
+                "1".into()
+            }
+        };
         match op {
             NumOp::Unary(u) => match u {
                 UnaryOp::Log

@@ -246,7 +246,15 @@ mod tests {
             vec![Dim(2), Dim(1)],
         ];
         assert!(plan_contraction(Accum::Max, MUL, &[64, 64, 64], &maps, 4, 32).is_none());
-        assert!(plan_contraction(Accum::Add, NumOp::Binary(BinaryOp::Add), &[64, 64, 64], &maps, 4, 32).is_none());
+        assert!(plan_contraction(
+            Accum::Add,
+            NumOp::Binary(BinaryOp::Add),
+            &[64, 64, 64],
+            &maps,
+            4,
+            32
+        )
+        .is_none());
         assert!(plan_contraction(Accum::Add, MUL, &[64, 64, 64], &maps, 4, 32).is_some());
     }
 }

@@ -86,7 +86,11 @@ mod tests {
             (1 << 20, 4096, 256),
         ] {
             let l = per_cell(cells).unwrap();
-            assert_eq!((l.grid, l.block), ([grid, 1, 1], [block, 1, 1]), "{cells} cells");
+            assert_eq!(
+                (l.grid, l.block),
+                ([grid, 1, 1], [block, 1, 1]),
+                "{cells} cells"
+            );
             assert!(l.threads() >= cells && l.threads() - cells < l.block[0]);
         }
         assert!(exact(&per_cell(512).unwrap(), 512));

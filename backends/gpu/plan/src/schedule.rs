@@ -133,7 +133,11 @@ impl Function {
             if ok {
                 Ok(())
             } else {
-                Err(format!("@{}: {} is used where it does not exist", self.name, what(b)))
+                Err(format!(
+                    "@{}: {} is used where it does not exist",
+                    self.name,
+                    what(b)
+                ))
             }
         };
         for step in &self.steps {
@@ -145,11 +149,19 @@ impl Function {
                 }
                 Step::Free { id } => {
                     if locals.get(id) != Some(&State::Live) {
-                        return Err(format!("@{}: buffer #{id} is freed while not allocated", self.name));
+                        return Err(format!(
+                            "@{}: buffer #{id} is freed while not allocated",
+                            self.name
+                        ));
                     }
                     locals.insert(*id, State::Freed);
                 }
-                Step::Launch { args, kernel, module, .. } => {
+                Step::Launch {
+                    args,
+                    kernel,
+                    module,
+                    ..
+                } => {
                     if *module >= modules {
                         return Err(format!("@{}: kernel {kernel} is in no module", self.name));
                     }
@@ -171,14 +183,22 @@ impl Function {
             }
         }
         if self.results.len() != self.outputs.len() {
-            return Err(format!("@{}: {} results for {} outputs", self.name, self.results.len(), self.outputs.len()));
+            return Err(format!(
+                "@{}: {} results for {} outputs",
+                self.name,
+                self.results.len(),
+                self.outputs.len()
+            ));
         }
         for r in &self.results {
             match r {
                 Output::Buffer(b) => usable(b, &locals)?,
                 Output::IndexArg(i) => {
                     if self.inputs.get(*i) != Some(&Slot::Index) {
-                        return Err(format!("@{}: result reads argument #{i} as an index", self.name));
+                        return Err(format!(
+                            "@{}: result reads argument #{i} as an index",
+                            self.name
+                        ));
                     }
                 }
                 Output::Index(_) => {}
@@ -203,13 +223,19 @@ pub fn describe(f: &Function, program: &Program) -> String {
         Slot::MemRef { elt, dims } => format!(
             "{}[{}]",
             elt.name(),
-            dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(",")
+            dims.iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
         ),
     };
     let buffer = |b: &Buffer| match b {
         Buffer::Arg(i) => format!("arg{i}"),
         Buffer::Local(i) => format!("%{i}"),
-        Buffer::Global(i) => format!("@{}", program.globals.get(*i).map_or("?", |g| g.name.as_str())),
+        Buffer::Global(i) => format!(
+            "@{}",
+            program.globals.get(*i).map_or("?", |g| g.name.as_str())
+        ),
     };
     let list = |v: Vec<String>| v.join(", ");
     let mut out = format!(
@@ -222,7 +248,14 @@ pub fn describe(f: &Function, program: &Program) -> String {
         let line = match s {
             Step::Alloc { id, bytes } => format!("alloc %{id} {bytes} bytes"),
             Step::Free { id } => format!("free %{id}"),
-            Step::Launch { module, kernel, grid, block, shared_bytes, args } => {
+            Step::Launch {
+                module,
+                kernel,
+                grid,
+                block,
+                shared_bytes,
+                args,
+            } => {
                 let args = args
                     .iter()
                     .map(|a| match a {
@@ -232,11 +265,24 @@ pub fn describe(f: &Function, program: &Program) -> String {
                         Arg::Bits { bits, .. } => format!("b64 {bits:#018x}"),
                     })
                     .collect();
-                let m = program.modules.get(*module).map_or("?", |m| m.name.as_str());
-                let shared = if *shared_bytes > 0 { format!(" shared {shared_bytes}") } else { String::new() };
+                let m = program
+                    .modules
+                    .get(*module)
+                    .map_or("?", |m| m.name.as_str());
+                let shared = if *shared_bytes > 0 {
+                    format!(" shared {shared_bytes}")
+                } else {
+                    String::new()
+                };
                 format!(
                     "launch {m}::{kernel} grid {}x{}x{} block {}x{}x{}{shared} ({})",
-                    grid[0], grid[1], grid[2], block[0], block[1], block[2], list(args)
+                    grid[0],
+                    grid[1],
+                    grid[2],
+                    block[0],
+                    block[1],
+                    block[2],
+                    list(args)
                 )
             }
         };
@@ -268,8 +314,20 @@ mod tests {
     fn f(steps: Vec<Step>, results: Vec<Output>) -> Function {
         Function {
             name: "f".into(),
-            inputs: vec![Slot::MemRef { elt: Elt::F32, dims: vec![4] }, Slot::Index],
-            outputs: results.iter().map(|_| Slot::MemRef { elt: Elt::F32, dims: vec![4] }).collect(),
+            inputs: vec![
+                Slot::MemRef {
+                    elt: Elt::F32,
+                    dims: vec![4],
+                },
+                Slot::Index,
+            ],
+            outputs: results
+                .iter()
+                .map(|_| Slot::MemRef {
+                    elt: Elt::F32,
+                    dims: vec![4],
+                })
+                .collect(),
             steps,
             results,
         }
@@ -292,8 +350,16 @@ mod tests {
             vec![
                 Step::Alloc { id: 0, bytes: 16 },
                 Step::Alloc { id: 1, bytes: 16 },
-                launch(vec![Arg::Buffer(Buffer::Arg(0)), Arg::Buffer(Buffer::Local(0)), Arg::IndexArg(1)]),
-                launch(vec![Arg::Buffer(Buffer::Local(0)), Arg::Buffer(Buffer::Local(1)), Arg::Buffer(Buffer::Global(0))]),
+                launch(vec![
+                    Arg::Buffer(Buffer::Arg(0)),
+                    Arg::Buffer(Buffer::Local(0)),
+                    Arg::IndexArg(1),
+                ]),
+                launch(vec![
+                    Arg::Buffer(Buffer::Local(0)),
+                    Arg::Buffer(Buffer::Local(1)),
+                    Arg::Buffer(Buffer::Global(0)),
+                ]),
                 Step::Free { id: 0 },
             ],
             vec![Output::Buffer(Buffer::Local(1))],
@@ -305,30 +371,68 @@ mod tests {
         assert!(ok.check(1, 0).unwrap_err().contains("in no module"));
         // Used after its free.
         let late = f(
-            vec![Step::Alloc { id: 0, bytes: 16 }, Step::Free { id: 0 }, launch(vec![Arg::Buffer(Buffer::Local(0))])],
+            vec![
+                Step::Alloc { id: 0, bytes: 16 },
+                Step::Free { id: 0 },
+                launch(vec![Arg::Buffer(Buffer::Local(0))]),
+            ],
             vec![],
         );
         assert!(late.check(0, 1).unwrap_err().contains("buffer #0 is used"));
         // Freed twice, allocated twice, returned after its free.
-        let twice = f(vec![Step::Alloc { id: 0, bytes: 16 }, Step::Free { id: 0 }, Step::Free { id: 0 }], vec![]);
-        assert!(twice.check(0, 1).unwrap_err().contains("freed while not allocated"));
-        let alloc2 = f(vec![Step::Alloc { id: 0, bytes: 16 }, Step::Alloc { id: 0, bytes: 16 }], vec![]);
+        let twice = f(
+            vec![
+                Step::Alloc { id: 0, bytes: 16 },
+                Step::Free { id: 0 },
+                Step::Free { id: 0 },
+            ],
+            vec![],
+        );
+        assert!(twice
+            .check(0, 1)
+            .unwrap_err()
+            .contains("freed while not allocated"));
+        let alloc2 = f(
+            vec![
+                Step::Alloc { id: 0, bytes: 16 },
+                Step::Alloc { id: 0, bytes: 16 },
+            ],
+            vec![],
+        );
         assert!(alloc2.check(0, 1).unwrap_err().contains("allocated twice"));
-        let ret = f(vec![Step::Alloc { id: 0, bytes: 16 }, Step::Free { id: 0 }], vec![Output::Buffer(Buffer::Local(0))]);
+        let ret = f(
+            vec![Step::Alloc { id: 0, bytes: 16 }, Step::Free { id: 0 }],
+            vec![Output::Buffer(Buffer::Local(0))],
+        );
         assert!(ret.check(0, 1).is_err());
         // An index argument read as a buffer, a buffer argument as an index.
-        assert!(f(vec![launch(vec![Arg::Buffer(Buffer::Arg(1))])], vec![]).check(0, 1).is_err());
-        assert!(f(vec![launch(vec![Arg::IndexArg(0)])], vec![]).check(0, 1).is_err());
+        assert!(f(vec![launch(vec![Arg::Buffer(Buffer::Arg(1))])], vec![])
+            .check(0, 1)
+            .is_err());
+        assert!(f(vec![launch(vec![Arg::IndexArg(0)])], vec![])
+            .check(0, 1)
+            .is_err());
     }
 
     #[test]
     fn describes_steps() {
         let mut p = Program::default();
-        p.modules.push(PtxModule { name: "m".into(), ptx: String::new() });
+        p.modules.push(PtxModule {
+            name: "m".into(),
+            ptx: String::new(),
+        });
         let f = f(
             vec![
                 Step::Alloc { id: 0, bytes: 16 },
-                launch(vec![Arg::Buffer(Buffer::Arg(0)), Arg::Buffer(Buffer::Local(0)), Arg::IndexArg(1), Arg::Bits { bits: 0x3f80_0000, bytes: 4 }]),
+                launch(vec![
+                    Arg::Buffer(Buffer::Arg(0)),
+                    Arg::Buffer(Buffer::Local(0)),
+                    Arg::IndexArg(1),
+                    Arg::Bits {
+                        bits: 0x3f80_0000,
+                        bytes: 4,
+                    },
+                ]),
             ],
             vec![Output::Buffer(Buffer::Local(0))],
         );
@@ -340,7 +444,14 @@ mod tests {
 
     #[test]
     fn slot_bytes() {
-        assert_eq!(Slot::MemRef { elt: Elt::F64, dims: vec![3, 5] }.bytes(), 120);
+        assert_eq!(
+            Slot::MemRef {
+                elt: Elt::F64,
+                dims: vec![3, 5]
+            }
+            .bytes(),
+            120
+        );
         assert_eq!(Slot::Index.bytes(), 0);
         assert_eq!(Elt::parse("f32"), Some(Elt::F32));
         assert_eq!(Elt::parse("bf16"), None);

@@ -90,7 +90,10 @@ pub fn plan_matmul(accum: Accum, op: NumOp, space: &[u64], maps: &[Vec<Affine>])
         return None;
     }
     let lhs = &maps[0];
-    if !lhs.iter().all(|e| matches!(e, Affine::Dim(_) | Affine::Const(_))) {
+    if !lhs
+        .iter()
+        .all(|e| matches!(e, Affine::Dim(_) | Affine::Const(_)))
+    {
         return None;
     }
     let in_lhs = |d: usize| lhs.contains(&Affine::Dim(d));
@@ -127,7 +130,14 @@ pub fn plan_matmul(accum: Accum, op: NumOp, space: &[u64], maps: &[Vec<Affine>])
         }
     }
     let batches: u64 = batch.iter().map(|&d| space[d]).product();
-    (batches <= MAX_GRID_YZ).then_some(Matmul { j, i, k, a, b, batch })
+    (batches <= MAX_GRID_YZ).then_some(Matmul {
+        j,
+        i,
+        k,
+        a,
+        b,
+        batch,
+    })
 }
 
 #[cfg(test)]
@@ -143,14 +153,22 @@ mod tests {
 
     #[test]
     fn plans() {
-        let mm = vec![vec![Dim(0), Dim(1)], vec![Dim(0), Dim(2)], vec![Dim(2), Dim(1)]];
+        let mm = vec![
+            vec![Dim(0), Dim(1)],
+            vec![Dim(0), Dim(2)],
+            vec![Dim(2), Dim(1)],
+        ];
         // C[i,j] += A[i,k] * B[k,j]
         assert_eq!(plan(&[64, 64, 64], &mm), Some((1, 0, 2, 1, 2)));
         // Operands swapped.
         let swapped = vec![mm[0].clone(), mm[2].clone(), mm[1].clone()];
         assert_eq!(plan(&[64, 64, 64], &swapped), Some((1, 0, 2, 2, 1)));
         // C = X W^T: b read along k.
-        let xwt = vec![vec![Dim(0), Dim(1)], vec![Dim(0), Dim(2)], vec![Dim(1), Dim(2)]];
+        let xwt = vec![
+            vec![Dim(0), Dim(1)],
+            vec![Dim(0), Dim(2)],
+            vec![Dim(1), Dim(2)],
+        ];
         assert_eq!(plan(&[64, 64, 64], &xwt), Some((1, 0, 2, 1, 2)));
         // Too small for a tile.
         assert_eq!(plan(&[16, 64, 64], &mm), None);
@@ -170,7 +188,11 @@ mod tests {
 
     #[test]
     fn rejects() {
-        let mm = vec![vec![Dim(0), Dim(1)], vec![Dim(0), Dim(2)], vec![Dim(2), Dim(1)]];
+        let mm = vec![
+            vec![Dim(0), Dim(1)],
+            vec![Dim(0), Dim(2)],
+            vec![Dim(2), Dim(1)],
+        ];
         // Not a sum of products.
         assert_eq!(plan_matmul(Accum::Max, MUL, &[64, 64, 64], &mm), None);
         assert_eq!(
@@ -192,10 +214,18 @@ mod tests {
         ];
         assert_eq!(plan(&[64, 64, 64], &conv), None);
         // Both operands read j: no shared tile of a.
-        let both = vec![vec![Dim(0), Dim(1)], vec![Dim(0), Dim(1), Dim(2)], vec![Dim(2), Dim(1)]];
+        let both = vec![
+            vec![Dim(0), Dim(1)],
+            vec![Dim(0), Dim(1), Dim(2)],
+            vec![Dim(2), Dim(1)],
+        ];
         assert_eq!(plan(&[64, 64, 64], &both), None);
         // A pointwise product reduces nothing.
-        let pw = vec![vec![Dim(0), Dim(1)], vec![Dim(0), Dim(1)], vec![Dim(0), Dim(1)]];
+        let pw = vec![
+            vec![Dim(0), Dim(1)],
+            vec![Dim(0), Dim(1)],
+            vec![Dim(0), Dim(1)],
+        ];
         assert_eq!(plan(&[64, 64], &pw), None);
     }
 }

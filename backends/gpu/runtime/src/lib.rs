@@ -19,7 +19,9 @@
 use std::{collections::HashMap, sync::Arc};
 
 use cudarc::{
-    driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg},
+    driver::{
+        CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg,
+    },
     nvrtc::Ptx,
 };
 use ocannl_gpu_plan::{
@@ -78,7 +80,9 @@ impl Device {
         }
         let count = CudaContext::device_count().map_err(driver("cannot count the CUDA devices"))?;
         if ordinal >= count.max(0) as usize {
-            return Err(format!("no CUDA device #{ordinal} (the driver found {count})"));
+            return Err(format!(
+                "no CUDA device #{ordinal} (the driver found {count})"
+            ));
         }
         let ctx = CudaContext::new(ordinal).map_err(driver("cannot open the CUDA device"))?;
         let stream = ctx.default_stream();
@@ -87,7 +91,9 @@ impl Device {
 
     /// The device's name.
     pub fn name(&self) -> String {
-        self.ctx.name().unwrap_or_else(|e| format!("(unnamed: {e})"))
+        self.ctx
+            .name()
+            .unwrap_or_else(|e| format!("(unnamed: {e})"))
     }
 
     /// The device's architecture as PTX names it (`sm_90`), if the driver
@@ -109,7 +115,10 @@ impl Device {
             .map(|m| {
                 self.ctx
                     .load_module(Ptx::from_src(m.ptx.clone()))
-                    .map_err(driver(&format!("the CUDA driver cannot load the PTX of {}", m.name)))
+                    .map_err(driver(&format!(
+                        "the CUDA driver cannot load the PTX of {}",
+                        m.name
+                    )))
             })
             .collect::<Result<Vec<_>, _>>()?;
         let mut kernels = HashMap::new();
@@ -120,9 +129,12 @@ impl Device {
                     if kernels.contains_key(&key) {
                         continue;
                     }
-                    let k = modules[*module]
-                        .load_function(kernel)
-                        .map_err(|e| format!("no kernel {kernel} in {}: {e}", program.modules[*module].name))?;
+                    let k = modules[*module].load_function(kernel).map_err(|e| {
+                        format!(
+                            "no kernel {kernel} in {}: {e}",
+                            program.modules[*module].name
+                        )
+                    })?;
                     kernels.insert(key, k);
                 }
             }
@@ -296,7 +308,12 @@ impl Call {
                 .stream
                 .memcpy_htod(&to_bytes(t.elt, &t.data), b)
                 .map_err(driver(&format!("cannot upload argument #{i}")))?,
-            _ => return Err(format!("argument #{i} of @{}: mismatched value", self.f.name)),
+            _ => {
+                return Err(format!(
+                    "argument #{i} of @{}: mismatched value",
+                    self.f.name
+                ))
+            }
         }
         Ok(())
     }
@@ -304,18 +321,20 @@ impl Call {
     /// The current value of argument `i` (kernels may have updated it).
     pub fn get(&self, i: usize) -> Result<Value, String> {
         match (self.f.inputs.get(i), self.held.get(i)) {
-            (Some(Slot::MemRef { elt, dims }), Some(Held::Buffer(b))) => Ok(Value::Tensor(Tensor {
-                elt: *elt,
-                dims: dims.clone(),
-                data: from_bytes(
-                    *elt,
-                    &self
-                        .loaded
-                        .stream
-                        .clone_dtoh(b)
-                        .map_err(driver(&format!("cannot read argument #{i}")))?,
-                ),
-            })),
+            (Some(Slot::MemRef { elt, dims }), Some(Held::Buffer(b))) => {
+                Ok(Value::Tensor(Tensor {
+                    elt: *elt,
+                    dims: dims.clone(),
+                    data: from_bytes(
+                        *elt,
+                        &self
+                            .loaded
+                            .stream
+                            .clone_dtoh(b)
+                            .map_err(driver(&format!("cannot read argument #{i}")))?,
+                    ),
+                }))
+            }
             (Some(Slot::Index), Some(Held::Index(x))) => Ok(Value::Index(*x)),
             _ => Err(format!("@{} has no argument #{i}", self.f.name)),
         }
@@ -377,12 +396,14 @@ impl Call {
                                     Buffer::Arg(i) => match &self.held[*i] {
                                         Held::Buffer(s) => s,
                                         Held::Index(_) => {
-                                            return Err(format!("@{name}: argument #{i} is not a buffer"))
+                                            return Err(format!(
+                                                "@{name}: argument #{i} is not a buffer"
+                                            ))
                                         }
                                     },
-                                    Buffer::Local(i) => locals
-                                        .get(i)
-                                        .ok_or_else(|| format!("@{name}: buffer #{i} is not allocated"))?,
+                                    Buffer::Local(i) => locals.get(i).ok_or_else(|| {
+                                        format!("@{name}: buffer #{i} is not allocated")
+                                    })?,
                                     Buffer::Global(i) => loaded
                                         .globals
                                         .get(*i)
@@ -421,13 +442,15 @@ impl Call {
                 Output::Index(x) => Result_::Index(*x),
                 Output::IndexArg(i) => match &self.held[*i] {
                     Held::Index(x) => Result_::Index(*x),
-                    Held::Buffer(_) => return Err(format!("@{name}: argument #{i} is not an index")),
+                    Held::Buffer(_) => {
+                        return Err(format!("@{name}: argument #{i} is not an index"))
+                    }
                 },
-                Output::Buffer(Buffer::Local(i)) => Result_::Local(
-                    locals
-                        .remove(i)
-                        .ok_or_else(|| format!("@{name}: buffer #{i} is not allocated (or returned twice)"))?,
-                ),
+                Output::Buffer(Buffer::Local(i)) => {
+                    Result_::Local(locals.remove(i).ok_or_else(|| {
+                        format!("@{name}: buffer #{i} is not allocated (or returned twice)")
+                    })?)
+                }
                 Output::Buffer(b) => Result_::Shared(*b),
             });
         }
@@ -469,10 +492,14 @@ impl Outputs<'_> {
                 Result_::Local(s) => s,
                 Result_::Shared(Buffer::Arg(i)) => match &call.held[*i] {
                     Held::Buffer(s) => s,
-                    Held::Index(_) => return Err(format!("@{name}: argument #{i} is not a buffer")),
+                    Held::Index(_) => {
+                        return Err(format!("@{name}: argument #{i} is not a buffer"))
+                    }
                 },
                 Result_::Shared(Buffer::Global(i)) => &call.loaded.globals[*i],
-                Result_::Shared(Buffer::Local(_)) => return Err(format!("@{name}: internal error: a local result")),
+                Result_::Shared(Buffer::Local(_)) => {
+                    return Err(format!("@{name}: internal error: a local result"))
+                }
             };
             let Slot::MemRef { elt, dims } = slot else {
                 return Err(format!("@{name}: a buffer returned as an index"));
@@ -499,7 +526,10 @@ mod tests {
         let data = vec![0.5, -2.0, 3.25, 1e-3];
         let b = to_bytes(Elt::F32, &data);
         assert_eq!(b.len(), 16);
-        assert_eq!(from_bytes(Elt::F32, &b), data.iter().map(|&x| x as f32 as f64).collect::<Vec<_>>());
+        assert_eq!(
+            from_bytes(Elt::F32, &b),
+            data.iter().map(|&x| x as f32 as f64).collect::<Vec<_>>()
+        );
         let b = to_bytes(Elt::F64, &data);
         assert_eq!(b.len(), 32);
         assert_eq!(from_bytes(Elt::F64, &b), data);
@@ -507,11 +537,23 @@ mod tests {
 
     #[test]
     fn arguments_are_checked_against_slots() {
-        let slot = Slot::MemRef { elt: Elt::F32, dims: vec![2, 2] };
-        let t = |elt, dims: Vec<u64>, n| Value::Tensor(Tensor { elt, dims, data: vec![0.0; n] });
+        let slot = Slot::MemRef {
+            elt: Elt::F32,
+            dims: vec![2, 2],
+        };
+        let t = |elt, dims: Vec<u64>, n| {
+            Value::Tensor(Tensor {
+                elt,
+                dims,
+                data: vec![0.0; n],
+            })
+        };
         assert!(check_value("f", 0, &t(Elt::F32, vec![2, 2], 4), &slot).is_ok());
         let e = check_value("f", 0, &t(Elt::F64, vec![2, 2], 4), &slot).unwrap_err();
-        assert_eq!(e, "argument #0: a f64 tensor of shape [2, 2] where @f takes a f32 tensor of shape [2, 2]");
+        assert_eq!(
+            e,
+            "argument #0: a f64 tensor of shape [2, 2] where @f takes a f32 tensor of shape [2, 2]"
+        );
         assert!(check_value("f", 0, &t(Elt::F32, vec![2, 2], 3), &slot).is_err());
         assert!(check_value("f", 1, &Value::Index(3), &slot).is_err());
         assert!(check_value("f", 1, &Value::Index(3), &Slot::Index).is_ok());
@@ -525,7 +567,10 @@ mod tests {
             Ok(d) => assert!(!d.name().is_empty()),
             Err(e) => {
                 assert!(!e.contains('\n'), "{e}");
-                assert!(unavailable().is_some(), "opening failed on a machine with a GPU: {e}");
+                assert!(
+                    unavailable().is_some(),
+                    "opening failed on a machine with a GPU: {e}"
+                );
             }
         }
     }

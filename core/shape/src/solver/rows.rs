@@ -244,10 +244,12 @@ impl Solver {
         // which assumes its variable takes the axes in between; once the
         // variable is known (closing may give it fewer), the whole
         // inequality is checked again.
-        let recheck = (rel == Rel::Ineq && !open.beg.is_empty() && off > open.beg.len())
-            .then(|| Constraint::RowIneq {
-                cur: closed.clone(),
-                subr: open.clone(),
+        let recheck =
+            (rel == Rel::Ineq && !open.beg.is_empty() && off > open.beg.len()).then(|| {
+                Constraint::RowIneq {
+                    cur: closed.clone(),
+                    subr: open.clone(),
+                }
             });
         let pairs = open
             .end

@@ -3,8 +3,7 @@
 //! padded reads, and the loop order.
 
 use melior::ir::{
-    operation::OperationLike, r#type::MemRefType, AffineMap, OperationRef, Type, Value,
-    ValueLike,
+    operation::OperationLike, r#type::MemRefType, AffineMap, OperationRef, Type, Value, ValueLike,
 };
 use ocannl_assign::Affine;
 use ocannl_mlir::{attr, types, At, Builder};
@@ -61,12 +60,18 @@ pub fn fill<'c, 'a>(
     value: Value<'c, 'a>,
 ) -> Result<(), String> {
     let ranges: Vec<(i64, i64)> = dims.iter().map(|&d| (0, d)).collect();
-    target.independent_nest(e, at, &ranges, target.parallel(&ranges), &mut |inner, ivs| {
-        let mut ops = vec![value, buf];
-        ops.extend_from_slice(ivs);
-        e.op0(inner, "memref.store", &ops);
-        Ok(())
-    })
+    target.independent_nest(
+        e,
+        at,
+        &ranges,
+        target.parallel(&ranges),
+        &mut |inner, ivs| {
+            let mut ops = vec![value, buf];
+            ops.extend_from_slice(ivs);
+            e.op0(inner, "memref.store", &ops);
+            Ok(())
+        },
+    )
 }
 
 /// Lowers an `accum_unop|binop|ternop` op before itself.
@@ -237,8 +242,20 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
             }
             let (zero, last) = (e.index(at, 0)?, e.index(at, d - 1)?);
             let i1 = e.ty("i1")?;
-            let ge = e.op1(at, "arith.cmpi", &[idx[r], zero], i1, &[("predicate", e.attr("5 : i64")?)]);
-            let le = e.op1(at, "arith.cmpi", &[idx[r], last], i1, &[("predicate", e.attr("3 : i64")?)]);
+            let ge = e.op1(
+                at,
+                "arith.cmpi",
+                &[idx[r], zero],
+                i1,
+                &[("predicate", e.attr("5 : i64")?)],
+            );
+            let le = e.op1(
+                at,
+                "arith.cmpi",
+                &[idx[r], last],
+                i1,
+                &[("predicate", e.attr("3 : i64")?)],
+            );
             let ok = e.op1(at, "arith.andi", &[ge, le], i1, &[]);
             inside = Some(match inside {
                 Some(prev) => e.op1(at, "arith.andi", &[prev, ok], i1, &[]),
@@ -378,10 +395,16 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
                         e.op1(inner, "memref.load", &ops, self.eltt, &[])
                     };
                     let mut all_ivs = outer_ivs.to_vec();
-                    e.reduce_nest(inner, inner_ranges, &[old], &mut all_ivs, &mut |at2, ivs2, acc| {
-                        let v = self.value(at2, &merge(ivs2, filler))?;
-                        Ok(vec![self.combine(at2, acc[0], v)?])
-                    })?[0]
+                    e.reduce_nest(
+                        inner,
+                        inner_ranges,
+                        &[old],
+                        &mut all_ivs,
+                        &mut |at2, ivs2, acc| {
+                            let v = self.value(at2, &merge(ivs2, filler))?;
+                            Ok(vec![self.combine(at2, acc[0], v)?])
+                        },
+                    )?[0]
                 };
                 let mut ops = vec![result, lhs];
                 ops.extend(lhs_idx.iter().copied());
@@ -435,8 +458,7 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
         // Distinct iterations of the outermost loop write distinct cells when
         // the result has an axis indexed by its plain iterator.
         let plain_in_lhs = |p: usize| self.exprs[0].contains(&Affine::Dim(p));
-        let parallel =
-            !outer.is_empty() && plain_in_lhs(order[0]) && target.parallel(&loop_ranges);
+        let parallel = !outer.is_empty() && plain_in_lhs(order[0]) && target.parallel(&loop_ranges);
         e.nest_parallel(at, outer, parallel, &mut |inner, outer_ivs| {
             let filler = match outer_ivs.first() {
                 Some(v) => *v,

@@ -11,14 +11,12 @@ use ocannl_mlir::ir;
 /// that uses it, unless the block's terminator (`return`) uses it.
 pub fn free_after_last_use(node: &OperationRef) -> Result<(), String> {
     let value: Value = node.result(0).map_err(|e| e.to_string())?.into();
-    let block = node
-        .block()
-        .ok_or("internal error: node without a block")?;
+    let block = node.block().ok_or("internal error: node without a block")?;
     let mut last = *node;
     for user in ir::users(value) {
         // The user's ancestor in the node's block.
-        let user = ir::ancestor_in(block, user)
-            .ok_or("internal error: a node used outside its block")?;
+        let user =
+            ir::ancestor_in(block, user).ok_or("internal error: a node used outside its block")?;
         if user.next_in_block().is_none() {
             return Ok(()); // Returned: the caller owns it.
         }

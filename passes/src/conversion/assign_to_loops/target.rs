@@ -18,8 +18,7 @@ use super::accum::Assignment;
 
 /// The body of a loop nest: gets the insertion point inside and the
 /// induction variables (outermost first).
-pub type NestBody<'f, 'c, 'a> =
-    dyn FnMut(At<'c, 'a>, &[Value<'c, 'a>]) -> Result<(), String> + 'f;
+pub type NestBody<'f, 'c, 'a> = dyn FnMut(At<'c, 'a>, &[Value<'c, 'a>]) -> Result<(), String> + 'f;
 
 /// A target's loop policy and kernels.
 pub trait LoopTarget: Send + Sync {
