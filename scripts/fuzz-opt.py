@@ -45,6 +45,8 @@ PIPELINES = [
     # The GPU target's loops and the pipeline to PTX.
     ["--pass-pipeline=builtin.module(ocannl-lower-to-loops{target=gpu},canonicalize)"],
     ["--ocannl-to-nvvm"],
+    # Training: params as arguments, backprop, an SGD step, down to loops.
+    ["--pass-pipeline=builtin.module(ocannl-infer-shapes,ocannl-lower-to-assign{params-as-arguments=true},ocannl-autodiff,ocannl-train-step{momentum=0.9 weight-decay=0.01 nesterov=true},ocannl-lower-to-loops)"],
 ]
 # Runs: each mutant is parsed first (no passes), then, if it parses, goes
 # through every pipeline.
