@@ -172,6 +172,14 @@ pub fn backprop(r: &Routine, loss: usize, params: &[usize]) -> Result<Backprop, 
                 })
             }
         };
+        let Some(op) = op.as_op() else {
+            return Err(AutodiffError {
+                stmt: Some(k),
+                message: format!(
+                    "cannot differentiate the body {op} (backprop runs on one-op assignments: differentiate before `ocannl-virtualize`)"
+                ),
+            });
+        };
         let fwd = Fwd {
             lhs,
             space,
@@ -184,7 +192,7 @@ pub fn backprop(r: &Routine, loss: usize, params: &[usize]) -> Result<Backprop, 
             if !needs[x] {
                 continue;
             }
-            b.contribute(&fwd, *op, i, sign, (x, maps[i + 1].clone()))
+            b.contribute(&fwd, op, i, sign, (x, maps[i + 1].clone()))
                 .map_err(|message| AutodiffError {
                     stmt: Some(k),
                     message,
@@ -276,7 +284,7 @@ impl Builder {
             lhs: lhs.0,
             rhs,
             accum,
-            op,
+            op: op.into(),
             initialize_neutral: false,
             space: f.space.to_vec(),
             maps,

@@ -12,7 +12,11 @@
 //! `ocannl_assign` dialect into this model.
 
 pub mod autodiff;
+pub mod body;
 pub mod optim;
+pub mod virtualize;
+
+pub use body::{Body, CmpPred, Instr};
 
 use std::fmt;
 
@@ -255,7 +259,9 @@ pub enum Stmt {
         lhs: usize,
         rhs: Vec<usize>,
         accum: Accum,
-        op: NumOp,
+        /// What each point computes from the elements it reads (a one-op
+        /// body for `accum_unop|binop|ternop`).
+        op: Body,
         initialize_neutral: bool,
         space: Vec<u64>,
         /// One per operand (lhs first): the index expressions of its axes.
@@ -384,10 +390,13 @@ fn check_stmt(s: &Stmt, bufs: &[Option<Buffer>], args: &[Arg]) -> Result<(), Run
         return Ok(());
     };
     let fail = |m: String| Err(RunError(m));
-    if op.arity() != rhs.len() {
+    if let Err(m) = op.check() {
+        return fail(format!("an invalid body: {m}"));
+    }
+    if op.operand_count() > rhs.len() {
         return fail(format!(
-            "the {} op '{op}' applied to {} operand(s)",
-            op.arity(),
+            "a body reading {} operand(s) applied to {} operand(s)",
+            op.operand_count(),
             rhs.len()
         ));
     }
@@ -563,6 +572,7 @@ pub fn run_mut(r: &Routine, args: &mut [Value]) -> Result<Vec<Value>, RunError> 
                     .map(|&k| get(&bufs, k))
                     .collect::<Result<_, _>>()?;
                 let mut vals = vec![0.0; rs.len()];
+                let mut scratch = vec![];
                 let mut idx = vec![];
                 for_each(space, |it| {
                     for (k, &rb) in rs.iter().enumerate() {
@@ -582,12 +592,8 @@ pub fn run_mut(r: &Routine, args: &mut [Value]) -> Result<Vec<Value>, RunError> 
                             b.data[b.offset(&idx)?]
                         };
                     }
-                    let v = op.eval(&vals).ok_or_else(|| {
-                        RunError(format!(
-                            "the {} op '{op}' applied to {} operand(s)",
-                            op.arity(),
-                            vals.len()
-                        ))
+                    let v = op.eval_with(&vals, &mut scratch).ok_or_else(|| {
+                        RunError(format!("the body {op} cannot be evaluated on {vals:?}"))
                     })?;
                     idx.clear();
                     for e in &maps[0] {
@@ -657,7 +663,7 @@ mod tests {
                     lhs: 2,
                     rhs: vec![0, 1],
                     accum: Accum::Add,
-                    op: NumOp::parse(2, "mul").unwrap(),
+                    op: NumOp::parse(2, "mul").unwrap().into(),
                     initialize_neutral: true,
                     space: vec![2, 2, 3],
                     maps: vec![vec![d(0), d(1)], vec![d(0), d(2)], vec![d(2), d(1)]],
@@ -671,7 +677,7 @@ mod tests {
                     lhs: 3,
                     rhs: vec![2],
                     accum: Accum::Max,
-                    op: NumOp::parse(1, "identity").unwrap(),
+                    op: NumOp::parse(1, "identity").unwrap().into(),
                     initialize_neutral: true,
                     space: vec![2, 2],
                     maps: vec![vec![Affine::Const(0)], vec![d(0), d(1)]],
@@ -719,7 +725,7 @@ mod tests {
                     lhs: 2,
                     rhs: vec![0],
                     accum: Accum::Assign,
-                    op: NumOp::parse(1, "identity").unwrap(),
+                    op: NumOp::parse(1, "identity").unwrap().into(),
                     initialize_neutral: false,
                     space: vec![2],
                     maps: vec![vec![d(0)], vec![Affine::Sym(0), d(0)]],
@@ -788,7 +794,7 @@ mod tests {
         let stmt = |lhs, accum, op: &str, rhs: Vec<usize>, maps| Stmt::Accum {
             lhs,
             accum,
-            op: NumOp::parse_assign(rhs.len(), op).unwrap(),
+            op: NumOp::parse_assign(rhs.len(), op).unwrap().into(),
             rhs,
             initialize_neutral: true,
             space: vec![4, 3],

@@ -75,7 +75,7 @@ pub fn sgd_step(opts: &Sgd, params: &[ParamUpdate], lr: usize, next: &mut usize)
                 lhs,
                 rhs: rhs.iter().map(|&(b, _)| b).collect(),
                 accum,
-                op,
+                op: op.into(),
                 initialize_neutral: false,
                 space: space.clone(),
                 maps,

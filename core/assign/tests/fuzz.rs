@@ -220,7 +220,7 @@ fn build(choices: &[u32]) -> (Routine, Vec<Value>) {
                     lhs: target,
                     rhs,
                     accum: c.pick(Accum::ALL),
-                    op,
+                    op: op.into(),
                     initialize_neutral: c.one_in(2),
                     space,
                     maps,

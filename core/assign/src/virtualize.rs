@@ -1,0 +1,746 @@
+//! Virtualization: OCANNL's memory modes for tensor nodes, and the inlining
+//! of virtual nodes into the assignments that read them.
+//!
+//! A node is *virtual* when it gets no buffer: its one defining computation
+//! is substituted, through the projections, into every assignment that
+//! reads it, so each reader computes the cell it needs where it reads it.
+//! A node that cannot be virtual keeps a buffer: *local* (it lives within
+//! one routine), unless it is returned (*materialized*) or its mode was
+//! pinned by the user. The decision and its reason are data
+//! ([`Decision`]), which the `ocannl-virtualize` pass writes on each node.
+//!
+//! OCANNL's refusals, as implemented here (each a [`Refusal`]):
+//! - the node is returned, pinned, or a param's gradient;
+//! - it is never written, written by more than one computation, written
+//!   from data (`range`, `uniform`, a literal), or read before it is
+//!   written;
+//! - its computation reduces (an iterator that does not index the node),
+//!   writes part of it (a fixed index), writes a diagonal or a padded
+//!   index (inconsistent index patterns), or reads itself;
+//! - a reader reads it at a padded index, or pads differently;
+//! - a cell would be computed more often than the visit budget
+//!   (OCANNL's `max_visits`, 1 by default): reads that broadcast it, or
+//!   several readers. Constants and copies are exempt, as OCANNL exempts
+//!   simple tensors.
+//!
+//! Architecture invariant: plain Rust over the assignment model.
+
+use std::fmt;
+
+use crate::{Affine, Routine, Stmt};
+
+/// A node's memory mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Memory {
+    /// No buffer: computed where it is read.
+    Virtual,
+    /// A buffer within one routine.
+    Local,
+    /// A buffer that persists across calls on the device.
+    OnDevice,
+    /// A buffer readable from the host (results).
+    Materialized,
+}
+
+impl Memory {
+    pub const ALL: [Memory; 4] = [
+        Memory::Virtual,
+        Memory::Local,
+        Memory::OnDevice,
+        Memory::Materialized,
+    ];
+
+    /// The name of the `memory` attribute.
+    pub fn name(self) -> &'static str {
+        match self {
+            Memory::Virtual => "virtual",
+            Memory::Local => "local",
+            Memory::OnDevice => "on_device",
+            Memory::Materialized => "materialized",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Memory> {
+        Self::ALL.into_iter().find(|m| m.name() == s)
+    }
+}
+
+/// Why a node is not virtual.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Refusal {
+    Returned,
+    Pinned(Memory),
+    /// Given by the caller (a param's gradient, optimizer state).
+    Never(String),
+    NeverWritten,
+    Writers(usize),
+    FromData,
+    ReadBeforeWritten,
+    Reduction {
+        iterator: usize,
+        size: u64,
+    },
+    PartialWrite {
+        axis: usize,
+    },
+    IndexPattern {
+        axis: usize,
+        index: String,
+    },
+    ReadsItself,
+    PaddedRead {
+        index: String,
+    },
+    Padding {
+        reader: f64,
+        writer: f64,
+    },
+    Visits {
+        visits: u64,
+        budget: u64,
+    },
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refusal::Returned => write!(f, "returned by the routine"),
+            Refusal::Pinned(m) => write!(f, "pinned {}", m.name()),
+            Refusal::Never(why) => write!(f, "{why}"),
+            Refusal::NeverWritten => write!(f, "read but never written"),
+            Refusal::Writers(n) => write!(f, "written by {n} computations"),
+            Refusal::FromData => write!(f, "initialized from data"),
+            Refusal::ReadBeforeWritten => write!(f, "read before it is written"),
+            Refusal::Reduction { iterator, size } => write!(
+                f,
+                "its computation reduces over iterator d{iterator} of size {size}, which would be recomputed per cell read"
+            ),
+            Refusal::PartialWrite { axis } => {
+                write!(f, "its computation writes only part of axis {axis}")
+            }
+            Refusal::IndexPattern { axis, index } => {
+                write!(f, "inconsistent index pattern: axis {axis} is written at {index}")
+            }
+            Refusal::ReadsItself => write!(f, "its computation reads the node itself"),
+            Refusal::PaddedRead { index } => write!(f, "read at the padded index {index}"),
+            Refusal::Padding { reader, writer } => write!(
+                f,
+                "its computation pads with {writer} but a reader pads with {reader}"
+            ),
+            Refusal::Visits { visits, budget } => write!(
+                f,
+                "each cell would be computed {visits} times (budget: {budget})"
+            ),
+        }
+    }
+}
+
+/// The decision for one node (an allocated buffer of the routine).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decision {
+    pub buf: usize,
+    pub memory: Memory,
+    /// Why (`None` for a virtual node, which needs none beyond its mode).
+    pub refusal: Option<Refusal>,
+    /// For a virtual node: how many assignments it was inlined into.
+    pub inlined_into: usize,
+}
+
+impl Decision {
+    /// The reason as the pass writes it on the node.
+    pub fn reason(&self) -> String {
+        match &self.refusal {
+            Some(r) => r.to_string(),
+            None => format!(
+                "inlined into {} assignment{}",
+                self.inlined_into,
+                if self.inlined_into == 1 { "" } else { "s" }
+            ),
+        }
+    }
+}
+
+/// What the caller knows of a node.
+#[derive(Clone, Debug, Default)]
+pub struct NodeInfo {
+    /// The mode the user gave (`None`: to decide).
+    pub pinned: Option<Memory>,
+    /// Why it must not be virtual, if it must not.
+    pub never_virtual: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// The most times one cell of a virtual node may be computed.
+    pub max_visits: u64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { max_visits: 1 }
+    }
+}
+
+/// The outcome: one decision per allocated node, and the statements
+/// changed (by index into the routine's statements: `Some` replaced,
+/// `None` removed).
+#[derive(Clone, Debug, Default)]
+pub struct Plan {
+    pub decisions: Vec<Decision>,
+    pub changes: Vec<(usize, Option<Stmt>)>,
+}
+
+/// The one computation defining a node: its statement and the body of a
+/// cell's value.
+struct Producer {
+    /// Statements writing the node (removed when it is virtual).
+    writers: Vec<usize>,
+    /// The defining assignment (`None` for a constant fill).
+    stmt: Option<Stmt>,
+    /// A cell's value: the assignment's body accumulated onto the initial
+    /// value, or the constant.
+    body: crate::Body,
+}
+
+/// Decides every node's mode and inlines the virtual ones. `nodes` gives
+/// what the caller knows of each allocated buffer (by buffer number; others
+/// get the default).
+pub fn virtualize(r: &Routine, nodes: &dyn Fn(usize) -> NodeInfo, opts: Options) -> Plan {
+    let mut stmts: Vec<Option<Stmt>> = r.stmts.iter().cloned().map(Some).collect();
+    let mut changed = vec![false; stmts.len()];
+    let mut decisions = vec![];
+    let allocs: Vec<(usize, usize)> = r
+        .stmts
+        .iter()
+        .enumerate()
+        .filter_map(|(k, s)| match s {
+            Stmt::Alloc { buf, .. } => Some((k, *buf)),
+            _ => None,
+        })
+        .collect();
+    for &(_, v) in &allocs {
+        let info = nodes(v);
+        let refusal = if r.results.contains(&v) {
+            Err(Refusal::Returned)
+        } else if let Some(m) = info.pinned.filter(|m| *m != Memory::Virtual) {
+            Err(Refusal::Pinned(m))
+        } else if let Some(why) = info.never_virtual.clone() {
+            Err(Refusal::Never(why))
+        } else {
+            check(&stmts, v, opts)
+        };
+        match refusal {
+            Ok((p, readers)) => {
+                for &w in &p.writers {
+                    stmts[w] = None;
+                    changed[w] = true;
+                }
+                let mut into = 0;
+                for c in readers {
+                    let Some(Stmt::Accum { .. }) = &stmts[c] else {
+                        continue;
+                    };
+                    while let Some(new) = inline_once(stmts[c].as_ref().expect("reader"), v, &p) {
+                        stmts[c] = Some(new);
+                    }
+                    changed[c] = true;
+                    into += 1;
+                }
+                decisions.push(Decision {
+                    buf: v,
+                    memory: Memory::Virtual,
+                    refusal: None,
+                    inlined_into: into,
+                });
+            }
+            Err(why) => {
+                let memory = match &why {
+                    Refusal::Returned => Memory::Materialized,
+                    Refusal::Pinned(m) => *m,
+                    _ => Memory::Local,
+                };
+                decisions.push(Decision {
+                    buf: v,
+                    memory,
+                    refusal: Some(why),
+                    inlined_into: 0,
+                });
+            }
+        }
+    }
+    let changes = changed
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| **c)
+        .map(|(k, _)| (k, stmts[k].clone()))
+        .collect();
+    Plan { decisions, changes }
+}
+
+fn reads(s: &Stmt, v: usize) -> bool {
+    matches!(s, Stmt::Accum { rhs, .. } if rhs.contains(&v))
+}
+
+fn writes(s: &Stmt, v: usize) -> bool {
+    match s {
+        Stmt::Fill { buf, .. }
+        | Stmt::Range { buf }
+        | Stmt::Uniform { buf, .. }
+        | Stmt::Literal { buf, .. } => *buf == v,
+        Stmt::Accum { lhs, .. } => *lhs == v,
+        Stmt::Alloc { .. } => false,
+    }
+}
+
+/// The iterators of an accumulating assignment's space that index no axis
+/// of its result.
+fn unbound_iterators(space: &[u64], lhs_map: &[Affine]) -> Vec<usize> {
+    (0..space.len())
+        .filter(|&d| !lhs_map.iter().any(|e| e.mentions(d)))
+        .collect()
+}
+
+/// Whether node `v` can be virtual: its producer and readers, or why not.
+fn check(
+    stmts: &[Option<Stmt>],
+    v: usize,
+    opts: Options,
+) -> Result<(Producer, Vec<usize>), Refusal> {
+    let writers: Vec<usize> = (0..stmts.len())
+        .filter(|&k| stmts[k].as_ref().is_some_and(|s| writes(s, v)))
+        .collect();
+    let readers: Vec<usize> = (0..stmts.len())
+        .filter(|&k| stmts[k].as_ref().is_some_and(|s| reads(s, v)))
+        .collect();
+    if writers.is_empty() {
+        return Err(Refusal::NeverWritten);
+    }
+    let last_writer = *writers.last().expect("writers");
+    if readers.iter().any(|&c| c <= last_writer) {
+        return Err(if readers.contains(&last_writer) {
+            Refusal::ReadsItself
+        } else {
+            Refusal::ReadBeforeWritten
+        });
+    }
+    let get = |k: usize| stmts[k].as_ref().expect("live statement");
+    // The defining computation: a constant fill, one assignment that
+    // overwrites or starts from the neutral element, or a fill followed by
+    // one accumulation.
+    let (initial, stmt) = match writers.as_slice() {
+        [w] => match get(*w) {
+            Stmt::Fill { value, .. } => (Some(*value), None),
+            Stmt::Accum { .. } => (None, Some(*w)),
+            _ => return Err(Refusal::FromData),
+        },
+        [f, w] => match (get(*f), get(*w)) {
+            (Stmt::Fill { value, .. }, Stmt::Accum { .. }) => (Some(*value), Some(*w)),
+            (Stmt::Fill { .. } | Stmt::Accum { .. }, Stmt::Fill { .. } | Stmt::Accum { .. }) => {
+                return Err(Refusal::Writers(2))
+            }
+            _ => return Err(Refusal::FromData),
+        },
+        many => {
+            if many.iter().any(|&w| {
+                matches!(
+                    get(w),
+                    Stmt::Range { .. } | Stmt::Uniform { .. } | Stmt::Literal { .. }
+                )
+            }) {
+                return Err(Refusal::FromData);
+            }
+            return Err(Refusal::Writers(many.len()));
+        }
+    };
+    let body = match stmt.map(get) {
+        None => crate::Body::constant(initial.unwrap_or(0.0)),
+        Some(Stmt::Accum {
+            accum,
+            op,
+            initialize_neutral,
+            space,
+            maps,
+            ..
+        }) => {
+            // The result is indexed by plain iterators, each once; fixed
+            // indices only on axes of one cell.
+            let dims = alloc_dims(stmts, v).unwrap_or_default();
+            let mut seen = vec![false; space.len()];
+            for (a, e) in maps[0].iter().enumerate() {
+                match e {
+                    Affine::Dim(d) if !seen[*d] => seen[*d] = true,
+                    Affine::Const(_) if dims.get(a) == Some(&1) => {}
+                    Affine::Const(_) => return Err(Refusal::PartialWrite { axis: a }),
+                    other => {
+                        return Err(Refusal::IndexPattern {
+                            axis: a,
+                            index: other.to_string(),
+                        })
+                    }
+                }
+            }
+            if let Some(&d) = unbound_iterators(space, &maps[0])
+                .iter()
+                .find(|&&d| space[d] > 1)
+            {
+                return Err(Refusal::Reduction {
+                    iterator: d,
+                    size: space[d],
+                });
+            }
+            let start = if *initialize_neutral {
+                Some(accum.neutral())
+            } else {
+                initial
+            };
+            match (accum.combiner(), start) {
+                (None, _) => op.clone(),
+                (Some(c), Some(old)) => op.accumulated_onto(old, c),
+                // Accumulating onto whatever the buffer held.
+                (Some(_), None) => return Err(Refusal::NeverWritten),
+            }
+        }
+        Some(_) => return Err(Refusal::FromData),
+    };
+    // The producer's padded reads pad with its accumulation's neutral
+    // element; a reader must pad the same way.
+    let writer_padding = stmt.and_then(|k| match get(k) {
+        Stmt::Accum { accum, maps, .. } if maps[1..].iter().flatten().any(Affine::is_padded) => {
+            Some(accum.neutral())
+        }
+        _ => None,
+    });
+    let mut visits = 0u64;
+    for &c in &readers {
+        let Stmt::Accum {
+            accum,
+            rhs,
+            space,
+            maps,
+            ..
+        } = get(c)
+        else {
+            continue;
+        };
+        if let Some(w) = writer_padding {
+            let reader = accum.neutral();
+            if reader.to_bits() != w.to_bits() {
+                return Err(Refusal::Padding { reader, writer: w });
+            }
+        }
+        for (k, _) in rhs.iter().enumerate().filter(|(_, &b)| b == v) {
+            let m = &maps[k + 1];
+            if let Some(e) = m.iter().find(|e| e.is_padded()) {
+                return Err(Refusal::PaddedRead {
+                    index: e.to_string(),
+                });
+            }
+            let per_cell: u64 = (0..space.len())
+                .filter(|&d| !m.iter().any(|e| e.mentions(d)))
+                .map(|d| space[d])
+                .fold(1u64, |a, b| a.saturating_mul(b));
+            visits = visits.saturating_add(per_cell);
+        }
+    }
+    if !body.is_trivial() && visits > opts.max_visits {
+        return Err(Refusal::Visits {
+            visits,
+            budget: opts.max_visits,
+        });
+    }
+    Ok((
+        Producer {
+            writers,
+            stmt: stmt.map(|k| get(k).clone()),
+            body,
+        },
+        readers,
+    ))
+}
+
+fn alloc_dims(stmts: &[Option<Stmt>], v: usize) -> Option<Vec<u64>> {
+    stmts.iter().flatten().find_map(|s| match s {
+        Stmt::Alloc { buf, dims } if *buf == v => Some(dims.clone()),
+        _ => None,
+    })
+}
+
+/// Replaces the iterators and symbols of an index expression.
+fn substitute(e: &Affine, dim: &dyn Fn(usize) -> Affine, sym: &dyn Fn(usize) -> Affine) -> Affine {
+    let b = |x: &Affine| Box::new(substitute(x, dim, sym));
+    match e {
+        Affine::Const(_) => e.clone(),
+        Affine::Dim(d) => dim(*d),
+        Affine::Sym(s) => sym(*s),
+        Affine::Add(x, y) => Affine::Add(b(x), b(y)),
+        Affine::Mul(x, y) => Affine::Mul(b(x), b(y)),
+        Affine::Mod(x, y) => Affine::Mod(b(x), b(y)),
+        Affine::FloorDiv(x, y) => Affine::FloorDiv(b(x), b(y)),
+        Affine::CeilDiv(x, y) => Affine::CeilDiv(b(x), b(y)),
+    }
+}
+
+/// The reader with its first read of `v` replaced by the producer's
+/// computation (`None` when it does not read `v`).
+fn inline_once(c: &Stmt, v: usize, p: &Producer) -> Option<Stmt> {
+    let Stmt::Accum {
+        lhs,
+        rhs,
+        accum,
+        op,
+        initialize_neutral,
+        space,
+        maps,
+        symbols,
+    } = c
+    else {
+        return None;
+    };
+    let k = rhs.iter().position(|&b| b == v)?;
+    let read = &maps[k + 1];
+    let mut new_rhs: Vec<usize> = rhs.clone();
+    new_rhs.remove(k);
+    let mut new_maps: Vec<Vec<Affine>> = maps.clone();
+    new_maps.remove(k + 1);
+    let mut new_symbols = symbols.clone();
+    let first = new_rhs.len();
+    let renumber = |i: usize| if i < k { i } else { i - 1 };
+    if let Some(Stmt::Accum {
+        rhs: p_rhs,
+        maps: p_maps,
+        symbols: p_symbols,
+        ..
+    }) = &p.stmt
+    {
+        {
+            // Producer iterator d is the reader's index of the axis it
+            // writes; iterators of one cell are 0.
+            let bind = |d: usize| -> Affine {
+                p_maps[0]
+                    .iter()
+                    .position(|e| *e == Affine::Dim(d))
+                    .map(|a| read[a].clone())
+                    .unwrap_or(Affine::Const(0))
+            };
+            let sym_of: Vec<usize> = p_symbols
+                .iter()
+                .map(|&arg| match new_symbols.iter().position(|&s| s == arg) {
+                    Some(i) => i,
+                    None => {
+                        new_symbols.push(arg);
+                        new_symbols.len() - 1
+                    }
+                })
+                .collect();
+            for (j, &b) in p_rhs.iter().enumerate() {
+                new_rhs.push(b);
+                new_maps.push(
+                    p_maps[j + 1]
+                        .iter()
+                        .map(|e| substitute(e, &bind, &|s| Affine::Sym(sym_of[s])))
+                        .collect(),
+                );
+            }
+        }
+    }
+    let body = op.substitute(k, &p.body, renumber, first);
+    Some(Stmt::Accum {
+        lhs: *lhs,
+        rhs: new_rhs,
+        accum: *accum,
+        op: body,
+        initialize_neutral: *initialize_neutral,
+        space: space.clone(),
+        maps: new_maps,
+        symbols: new_symbols,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{run, Arg, Value};
+    use ocannl_ops::{Accum, NumOp};
+
+    fn d(i: usize) -> Affine {
+        Affine::Dim(i)
+    }
+
+    fn accum(
+        lhs: usize,
+        rhs: Vec<usize>,
+        accum: Accum,
+        op: &str,
+        space: Vec<u64>,
+        maps: Vec<Vec<Affine>>,
+    ) -> Stmt {
+        Stmt::Accum {
+            lhs,
+            op: NumOp::parse_assign(rhs.len(), op).unwrap().into(),
+            rhs,
+            accum,
+            initialize_neutral: accum != Accum::Assign,
+            space,
+            maps,
+            symbols: vec![],
+        }
+    }
+
+    /// x[3,2] -> a = relu(x) -> b = a * 2 (a fill read as a constant)
+    /// -> s[3] = sum_j b[i,j] -> y = s + s (two reads).
+    fn chain() -> Routine {
+        let ij = vec![d(0), d(1)];
+        Routine {
+            args: vec![Arg::Buffer { dims: vec![3, 2] }],
+            stmts: vec![
+                Stmt::Alloc {
+                    buf: 1,
+                    dims: vec![3, 2],
+                },
+                accum(
+                    1,
+                    vec![0],
+                    Accum::Assign,
+                    "relu",
+                    vec![3, 2],
+                    vec![ij.clone(), ij.clone()],
+                ),
+                Stmt::Alloc {
+                    buf: 2,
+                    dims: vec![1],
+                },
+                Stmt::Fill { buf: 2, value: 2.0 },
+                Stmt::Alloc {
+                    buf: 3,
+                    dims: vec![3, 2],
+                },
+                accum(
+                    3,
+                    vec![1, 2],
+                    Accum::Assign,
+                    "mul",
+                    vec![3, 2],
+                    vec![ij.clone(), ij.clone(), vec![Affine::Const(0)]],
+                ),
+                Stmt::Alloc {
+                    buf: 4,
+                    dims: vec![3],
+                },
+                accum(
+                    4,
+                    vec![3],
+                    Accum::Add,
+                    "identity",
+                    vec![3, 2],
+                    vec![vec![d(0)], ij.clone()],
+                ),
+                Stmt::Alloc {
+                    buf: 5,
+                    dims: vec![3],
+                },
+                accum(
+                    5,
+                    vec![4, 4],
+                    Accum::Assign,
+                    "add",
+                    vec![3],
+                    vec![vec![d(0)], vec![d(0)], vec![d(0)]],
+                ),
+            ],
+            results: vec![5],
+        }
+    }
+
+    fn apply(r: &Routine, plan: &Plan) -> Routine {
+        let mut out = r.clone();
+        let mut stmts: Vec<Option<Stmt>> = r.stmts.iter().cloned().map(Some).collect();
+        for (k, s) in &plan.changes {
+            stmts[*k] = s.clone();
+        }
+        out.stmts = stmts.into_iter().flatten().collect();
+        out
+    }
+
+    #[test]
+    fn inlines_pointwise_chains_and_keeps_reductions() {
+        let r = chain();
+        let plan = virtualize(&r, &|_| NodeInfo::default(), Options::default());
+        let mode = |b: usize| plan.decisions.iter().find(|x| x.buf == b).unwrap().clone();
+        assert_eq!(mode(1).memory, Memory::Virtual);
+        assert_eq!(mode(2).memory, Memory::Virtual);
+        assert_eq!(mode(3).memory, Memory::Virtual, "{:?}", mode(3));
+        // s reduces.
+        assert_eq!(
+            mode(4).refusal,
+            Some(Refusal::Reduction {
+                iterator: 1,
+                size: 2
+            })
+        );
+        assert_eq!(mode(5).refusal, Some(Refusal::Returned));
+        let v = apply(&r, &plan);
+        let x = Value::Buffer {
+            dims: vec![3, 2],
+            data: vec![1., -2., 3., 4., -5., -6.],
+        };
+        assert_eq!(run(&r, &[x.clone()]).unwrap(), run(&v, &[x]).unwrap());
+        // The reduction now reads x directly: relu(x) * 2.
+        let Some(Stmt::Accum { rhs, op, .. }) = v
+            .stmts
+            .iter()
+            .find(|s| matches!(s, Stmt::Accum { lhs: 4, .. }))
+        else {
+            panic!()
+        };
+        assert_eq!(rhs, &vec![0]);
+        assert_eq!(op.cost(), 3, "{op}");
+    }
+
+    #[test]
+    fn refusals() {
+        let r = chain();
+        // A cell read twice is over the default budget, within a larger one.
+        let mut r2 = r.clone();
+        r2.stmts[7] = accum(
+            4,
+            vec![3],
+            Accum::Assign,
+            "neg",
+            vec![3],
+            vec![vec![d(0)], vec![d(0), Affine::Const(1)]],
+        );
+        let plan = virtualize(&r2, &|_| NodeInfo::default(), Options::default());
+        let d4 = plan.decisions.iter().find(|x| x.buf == 4).unwrap();
+        assert_eq!(
+            d4.refusal,
+            Some(Refusal::Visits {
+                visits: 2,
+                budget: 1
+            })
+        );
+        let plan = virtualize(&r2, &|_| NodeInfo::default(), Options { max_visits: 2 });
+        let d4 = plan.decisions.iter().find(|x| x.buf == 4).unwrap();
+        assert_eq!(d4.memory, Memory::Virtual);
+        let x = Value::Buffer {
+            dims: vec![3, 2],
+            data: vec![1., -2., 3., 4., -5., -6.],
+        };
+        assert_eq!(
+            run(&r2, &[x.clone()]).unwrap(),
+            run(&apply(&r2, &plan), &[x]).unwrap()
+        );
+        // Pinned nodes keep their mode.
+        let plan = virtualize(
+            &r,
+            &|b| NodeInfo {
+                pinned: (b == 1).then_some(Memory::Materialized),
+                never_virtual: None,
+            },
+            Options::default(),
+        );
+        assert_eq!(
+            plan.decisions[0].refusal,
+            Some(Refusal::Pinned(Memory::Materialized))
+        );
+    }
+}
