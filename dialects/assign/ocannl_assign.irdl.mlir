@@ -7,6 +7,7 @@
 irdl.dialect @ocannl_assign {
 
   // A tensor node: the value or gradient buffer of a named tensor.
+  // Optional attributes: memory_reason (default none).
   irdl.operation @node {
     %name = irdl.base "#builtin.string"
     %kind_value = irdl.is "value"
@@ -120,6 +121,29 @@ irdl.dialect @ocannl_assign {
     %rhs3 = irdl.base "!builtin.memref"
     %symbols = irdl.is index
     irdl.operands(lhs: %lhs, rhs1: %rhs1, rhs2: %rhs2, rhs3: %rhs3, symbols: variadic %symbols)
+  }
+
+  // `lhs =accum= body(rhs...)`: an assignment computing a scalar program.
+  // Optional attributes: initialize_neutral (default false).
+  irdl.operation @accum {
+    %accum_assign = irdl.is "assign"
+    %accum_add = irdl.is "add"
+    %accum_sub = irdl.is "sub"
+    %accum_mul = irdl.is "mul"
+    %accum_div = irdl.is "div"
+    %accum_max = irdl.is "max"
+    %accum_min = irdl.is "min"
+    %accum = irdl.any_of(%accum_assign, %accum_add, %accum_sub, %accum_mul, %accum_div, %accum_max, %accum_min)
+    %space = irdl.base "#builtin.dense_array"
+    %indexing_maps = irdl.base "#builtin.array"
+    irdl.attributes {"accum" = %accum, "space" = %space, "indexing_maps" = %indexing_maps}
+    %lhs = irdl.base "!builtin.memref"
+    %inputs_memref = irdl.base "!builtin.memref"
+    %inputs_index = irdl.is index
+    %inputs = irdl.any_of(%inputs_memref, %inputs_index)
+    irdl.operands(lhs: %lhs, inputs: variadic %inputs)
+    %body = irdl.region with size 1
+    irdl.regions(body: %body)
   }
 
   // Every cell set to one value.

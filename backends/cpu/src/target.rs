@@ -51,7 +51,7 @@ fn contraction(a: &Assignment) -> Option<(tiling::Contraction, Tile)> {
     let space: Vec<u64> = a.space.iter().map(|&d| d as u64).collect();
     tiling::plan_contraction(
         a.accum,
-        a.op,
+        a.op?,
         &space,
         &a.exprs,
         tile.mr as u64,

@@ -56,7 +56,7 @@ impl LoopTarget for Gpu {
     ) -> Result<bool, String> {
         let space: Vec<u64> = a.space.iter().map(|&d| d as u64).collect();
         let tiled = matches!(a.elt.as_str(), "f32" | "f64")
-            .then(|| tiling::plan_matmul(a.accum, a.op, &space, &a.exprs))
+            .then(|| tiling::plan_matmul(a.accum, a.op?, &space, &a.exprs))
             .flatten();
         match tiled {
             Some(plan) => crate::matmul::emit(a, at, &plan)?,

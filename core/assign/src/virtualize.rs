@@ -312,6 +312,17 @@ fn check(
     let readers: Vec<usize> = (0..stmts.len())
         .filter(|&k| stmts[k].as_ref().is_some_and(|s| reads(s, v)))
         .collect();
+    if writers.is_empty() && readers.is_empty() {
+        // Unused: no buffer is needed.
+        return Ok((
+            Producer {
+                writers,
+                stmt: None,
+                body: crate::Body::constant(0.0),
+            },
+            readers,
+        ));
+    }
     if writers.is_empty() {
         return Err(Refusal::NeverWritten);
     }

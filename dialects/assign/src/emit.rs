@@ -6,7 +6,7 @@ use melior::{
     ir::{
         attribute::{ArrayAttribute, FloatAttribute, StringAttribute},
         operation::OperationLike,
-        Attribute, Location, Type, Value,
+        Attribute, Location, Type, Value, ValueLike,
     },
     Context,
 };
@@ -129,21 +129,31 @@ impl<'c, 'a> Emitter<'c, 'a> {
                     self.b
                         .attr(&format!("array<i64: {}>", space_text.join(", ")))?
                 };
-                let name = match op {
-                    NumOp::Unary(_) => "ocannl_assign.accum_unop",
-                    NumOp::Binary(_) => "ocannl_assign.accum_binop",
-                    NumOp::Ternary(_) => "ocannl_assign.accum_ternop",
-                };
                 let mut attrs = vec![
                     ("accum", StringAttribute::new(ctx, accum.name()).into()),
-                    ("op", StringAttribute::new(ctx, op.assign_name()).into()),
                     ("space", space_attr),
                     ("indexing_maps", ArrayAttribute::new(ctx, &map_attrs).into()),
                 ];
                 if *initialize_neutral {
                     attrs.push(("initialize_neutral", self.b.attr("true")?));
                 }
-                self.b.op(self.at, name, &operands, &[], &attrs);
+                match op.as_op() {
+                    Some(num_op) => {
+                        let name = match num_op {
+                            NumOp::Unary(_) => "ocannl_assign.accum_unop",
+                            NumOp::Binary(_) => "ocannl_assign.accum_binop",
+                            NumOp::Ternary(_) => "ocannl_assign.accum_ternop",
+                        };
+                        attrs.push(("op", StringAttribute::new(ctx, num_op.assign_name()).into()));
+                        self.b.op(self.at, name, &operands, &[], &attrs);
+                    }
+                    None => {
+                        let lhs_t = operands[0].r#type();
+                        let elt = ocannl_mlir::types::element_type(lhs_t)
+                            .ok_or("internal error: the result is not a memref")?;
+                        accum_op(&self.b, self.at, &operands, &attrs, rhs.len(), op, elt)?;
+                    }
+                }
             }
             other => {
                 return Err(format!(
@@ -153,6 +163,31 @@ impl<'c, 'a> Emitter<'c, 'a> {
         }
         Ok(())
     }
+}
+
+/// An `ocannl_assign.accum` op: `operands` (the result, `reads` buffers
+/// read, index operands), `attrs`, and a body computing `body` on scalars
+/// of type `elt`.
+pub fn accum_op<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    operands: &[Value<'c, 'a>],
+    attrs: &[(&str, Attribute<'c>)],
+    reads: usize,
+    body: &ocannl_assign::Body,
+    elt: Type<'c>,
+) -> Result<melior::ir::OperationRef<'c, 'a>, String> {
+    let args = vec![elt; reads];
+    b.region_op(
+        at,
+        "ocannl_assign.accum",
+        operands,
+        attrs,
+        &[],
+        &args,
+        "vector.yield",
+        &mut |inner, xs| Ok(vec![crate::numeric::body(b, inner, body, xs, elt)?]),
+    )
 }
 
 /// The op a value is defined by, if any (for reading its attributes).

@@ -11,6 +11,7 @@ use melior::ir::{
     r#type::MemRefType,
     AffineMap, Attribute, OperationRef, ShapedTypeLike, ValueLike,
 };
+use ocannl_assign::Body;
 use ocannl_mlir::attr;
 use ocannl_ops::{Accum, NumOp};
 
@@ -20,6 +21,8 @@ pub const IRDL: &str = include_str!("../ocannl_assign.irdl.mlir");
 pub const DIALECT: &str = "ocannl_assign";
 
 pub mod emit;
+pub mod numeric;
+pub mod region;
 
 /// The definitions of the dialect's ops (`dialects/spec`).
 pub use ocannl_dialect_spec::assign::{DIALECT as SPEC, MEMORY_MODES, NODE_KINDS};
@@ -30,10 +33,13 @@ pub fn string_attr(op: &OperationRef, name: &str) -> Result<String, String> {
         .ok_or_else(|| format!("attribute '{name}' is required"))
 }
 
-/// The attributes of an accumulating assignment (`accum_unop|binop|ternop`).
+/// The attributes of an accumulating assignment (`accum_unop|binop|ternop`
+/// or `accum`).
 pub struct AccumAttrs<'c> {
     pub accum: Accum,
-    pub op: NumOp,
+    /// What a point computes: the numeric op of a one-op form, or the
+    /// `accum` op's body.
+    pub body: Body,
     pub initialize_neutral: bool,
     pub space: Vec<i64>,
     /// One affine map per memref operand, the result first.
@@ -49,6 +55,19 @@ pub fn arity(op_name: &str) -> Option<usize> {
         "accum_ternop" => Some(3),
         _ => None,
     }
+}
+
+/// Whether an op is an accumulating assignment (a one-op form or `accum`).
+pub fn is_assignment(op_name: &str) -> bool {
+    arity(op_name).is_some() || op_name == "ocannl_assign.accum"
+}
+
+/// The number of buffer operands (the result and the buffers read): the
+/// leading memref operands.
+pub fn buffer_count(op: &OperationRef) -> usize {
+    op.operands()
+        .take_while(|v| MemRefType::try_from(v.r#type()).is_ok())
+        .count()
 }
 
 /// Reads the attributes of an accumulating assignment, checking their kinds
@@ -80,13 +99,29 @@ pub fn accum_attrs<'c>(op: &OperationRef<'c, '_>) -> Result<AccumAttrs<'c>, Stri
         })
         .collect::<Result<_, _>>()?;
     let name = op.name();
-    let n = arity(name.as_string_ref().as_str().unwrap_or(""))
-        .ok_or("internal error: not an accumulating assignment")?;
-    let op_name = string_attr(op, "op")?;
-    let num_op = NumOp::parse_assign(n, &op_name).ok_or_else(|| {
-        let (_, names) = NumOp::assign_names(n);
-        format!("invalid 'op' value '{op_name}'; expected one of: {names}")
-    })?;
+    let name = name.as_string_ref().as_str().unwrap_or("").to_string();
+    let body = match arity(&name) {
+        Some(n) => {
+            let op_name = string_attr(op, "op")?;
+            let num_op = NumOp::parse_assign(n, &op_name).ok_or_else(|| {
+                let (_, names) = NumOp::assign_names(n);
+                format!("invalid 'op' value '{op_name}'; expected one of: {names}")
+            })?;
+            Body::from(num_op)
+        }
+        None if name == "ocannl_assign.accum" => {
+            let buffers = buffer_count(op);
+            if op.operands().skip(buffers).any(|v| MemRefType::try_from(v.r#type()).is_ok()) {
+                return Err("buffer operands must come before the index operands".into());
+            }
+            let lhs = op.operand(0).map_err(|e| e.to_string())?.r#type();
+            let elt = ocannl_mlir::types::element_type(lhs)
+                .map(|t| t.to_string())
+                .unwrap_or_default();
+            region::read_body(op, buffers.saturating_sub(1), &elt)?
+        }
+        None => return Err("internal error: not an accumulating assignment".into()),
+    };
     let accum_name = string_attr(op, "accum")?;
     let accum = Accum::parse(&accum_name).ok_or_else(|| {
         format!(
@@ -96,7 +131,7 @@ pub fn accum_attrs<'c>(op: &OperationRef<'c, '_>) -> Result<AccumAttrs<'c>, Stri
     })?;
     Ok(AccumAttrs {
         accum,
-        op: num_op,
+        body,
         initialize_neutral,
         space,
         maps,
@@ -183,7 +218,7 @@ pub fn verify_op(op: &OperationRef) -> Result<(), String> {
             }
             Ok(())
         }
-        "accum_unop" | "accum_binop" | "accum_ternop" => {
+        "accum_unop" | "accum_binop" | "accum_ternop" | "accum" => {
             let attrs = accum_attrs(op)?;
             verify_projections(op, &attrs)
         }
@@ -408,7 +443,8 @@ pub fn to_routine_with_values<'c, 'a>(
             }
             "ocannl_assign.accum_unop"
             | "ocannl_assign.accum_binop"
-            | "ocannl_assign.accum_ternop" => {
+            | "ocannl_assign.accum_ternop"
+            | "ocannl_assign.accum" => {
                 let attrs = accum_attrs(&o).map_err(&fail)?;
                 let accum = attrs.accum;
                 let space: Vec<u64> = attrs.space.iter().map(|&d| d as u64).collect();
@@ -431,7 +467,7 @@ pub fn to_routine_with_values<'c, 'a>(
                     lhs,
                     rhs,
                     accum,
-                    op: attrs.op,
+                    op: attrs.body,
                     initialize_neutral: attrs.initialize_neutral,
                     space,
                     maps,

@@ -4,7 +4,8 @@
 use ocannl_ops::{Accum, BinaryOp, TernaryOp, UnaryOp};
 
 use crate::{
-    Arity::*, AttrDef, AttrKind, Dialect, OpDef, Presence::*, Rule, ValueDef, ValueKind::*,
+    Arity::*, AttrDef, AttrKind, Dialect, OpDef, Presence::*, RegionDef, Rule, ValueDef,
+    ValueKind::*,
 };
 
 /// Memory modes of a tensor node.
@@ -113,6 +114,7 @@ The ops have the generic syntax only.",
     types: &[],
     ops: &[
         OpDef {
+            regions: &[],
             name: "node",
             summary: "a tensor node: the value or gradient buffer of a named tensor",
             description: "Its result is the buffer, a memref of the tensor's dims in memory order.",
@@ -154,6 +156,12 @@ The ops have the generic syntax only.",
                     presence: Required,
                     doc: "the tensor's concrete shape, `batch|input->output`",
                 },
+                AttrDef {
+                    name: "memory_reason",
+                    kind: AttrKind::String,
+                    presence: Default("none"),
+                    doc: "why `ocannl-virtualize` chose the mode (what was inlined where, or why the node is not virtual)",
+                },
             ],
             rules: &[
                 Rule {
@@ -172,6 +180,7 @@ The ops have the generic syntax only.",
 }"#,
         },
         OpDef {
+            regions: &[],
             name: "accum_unop",
             summary: "`lhs =accum= op(rhs)`",
             description: "\
@@ -210,6 +219,7 @@ value, `op` of it combines with the cell of `lhs` at its map.",
 }"#,
         },
         OpDef {
+            regions: &[],
             name: "accum_binop",
             summary: "`lhs =accum= rhs1 op rhs2`",
             description: "As `accum_unop`, with two buffers read. A matrix-vector product is `y =+ w * x` over the space of (rows, columns).",
@@ -252,6 +262,7 @@ value, `op` of it combines with the cell of `lhs` at its map.",
 }"#,
         },
         OpDef {
+            regions: &[],
             name: "accum_ternop",
             summary: "`lhs =accum= op(rhs1, rhs2, rhs3)`",
             description: "As `accum_unop`, with three buffers read.",
@@ -300,6 +311,73 @@ value, `op` of it combines with the cell of `lhs` at its map.",
 }"#,
         },
         OpDef {
+            regions: &[RegionDef {
+                name: "body",
+                doc: "one block: an argument per buffer read (its element, of the buffers' element type), scalar `arith`/`math` ops, and `vector.yield` of the value to accumulate",
+            }],
+            name: "accum",
+            summary: "`lhs =accum= body(rhs...)`: an assignment computing a scalar program",
+            description: "\
+The general form of an accumulating assignment, as `linalg.generic` is for
+linalg: for every point of the iteration space, the cells of the buffers read
+(at their maps) are the body's block arguments, the body computes a value
+with `arith` and `math` ops, and `vector.yield` gives it to combine with the
+result's cell. A read outside a buffer at a padded index gives the neutral
+element of `accum`, as in the one-op forms. The one-op forms
+(`accum_unop|binop|ternop`) are this op with a body of one op;
+`ocannl-virtualize` makes this form when it inlines a computation into its
+readers, and `ocannl-simplify` simplifies bodies.
+
+The body ends with the upstream `vector.yield` (an IRDL-defined op cannot
+be a terminator, and this one has no parent constraint), so stock
+`mlir-opt --irdl-file=...` parses the op, and upstream passes (`cse`,
+`canonicalize`) work inside it.",
+            operands: &[
+                LHS,
+                ValueDef {
+                    name: "inputs",
+                    kind: FloatMemrefOrIndex,
+                    arity: Variadic,
+                    doc: "the buffers read, then the index operands bound to the maps' symbols",
+                },
+            ],
+            results: &[],
+            attrs: &[ACCUM, SPACE, MAPS, INIT],
+            rules: &[
+                Rule {
+                    requires: "one indexing map per buffer operand",
+                    error: "indexing maps (one per buffer operand)",
+                },
+                Rule {
+                    requires: "the buffers come before the index operands",
+                    error: "buffer operands must come before the index operands",
+                },
+                Rule {
+                    requires: "the body has one block with one argument per buffer read, of the element type",
+                    error: "block argument",
+                },
+                Rule {
+                    requires: "the body ends with `vector.yield` of one value of the element type",
+                    error: "the body must end with",
+                },
+                Rule {
+                    requires: "the body's ops are scalar `arith`/`math` ops of numeric ops (see `ocannl_assign.accum_*`), constants, `arith.cmpf`, `arith.select`, `arith.andi`/`ori`",
+                    error: "is not supported in an assignment body",
+                },
+            ],
+            example: r#"func.func @fused(%x: memref<4x3xf32>, %b: memref<3xf32>, %y: memref<4xf32>) {
+  "ocannl_assign.accum"(%y, %x, %b) ({
+  ^bb0(%xv: f32, %bv: f32):
+    %s = arith.addf %xv, %bv : f32
+    %zero = arith.constant 0.0 : f32
+    %r = arith.maximumf %s, %zero : f32
+    vector.yield %r : f32
+  }) {accum = "add", initialize_neutral = true, space = array<i64: 4, 3>, indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>]} : (memref<4xf32>, memref<4x3xf32>, memref<3xf32>) -> ()
+  return
+}"#,
+        },
+        OpDef {
+            regions: &[],
             name: "fill",
             summary: "every cell set to one value",
             description: "",
@@ -321,6 +399,7 @@ value, `op` of it combines with the cell of `lhs` at its map.",
 }"#,
         },
         OpDef {
+            regions: &[],
             name: "literal",
             summary: "the cells set from a dense literal, in memory order",
             description: "",
@@ -342,6 +421,7 @@ value, `op` of it combines with the cell of `lhs` at its map.",
 }"#,
         },
         OpDef {
+            regions: &[],
             name: "range",
             summary: "cell `i` (in memory order) set to `i`",
             description: "",
@@ -355,6 +435,7 @@ value, `op` of it combines with the cell of `lhs` at its map.",
 }"#,
         },
         OpDef {
+            regions: &[],
             name: "uniform",
             summary: "pseudo-random cells, uniform in `[low, high)`",
             description: "\

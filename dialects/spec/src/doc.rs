@@ -154,6 +154,16 @@ fn operation(s: &mut String, d: &Dialect, op: &OpDef) {
     let _ = writeln!(s, "```");
     values(s, "Operands", op.operands);
     values(s, "Results", op.results);
+    if !op.regions.is_empty() {
+        let _ = writeln!(s);
+        let _ = writeln!(s, "Regions:");
+        let _ = writeln!(s);
+        let _ = writeln!(s, "| name | |");
+        let _ = writeln!(s, "|---|---|");
+        for r in op.regions {
+            let _ = writeln!(s, "| `{}` | {} |", r.name, cell(r.doc));
+        }
+    }
     if !op.attrs.is_empty() {
         let _ = writeln!(s);
         let _ = writeln!(s, "Attributes:");
@@ -241,6 +251,8 @@ fn syntax(d: &Dialect, op: &OpDef) -> String {
             crate::ValueKind::Tensor => "!ocannl_shape.tensor<\"SHAPE\", ELT>",
             crate::ValueKind::FloatMemref => "memref<...xELT>",
             crate::ValueKind::Index => "index",
+            crate::ValueKind::FloatMemrefOrIndex => "memref<...xELT> | index",
+            crate::ValueKind::Float => "ELT",
         };
         match v.arity {
             crate::Arity::Single => t.to_string(),
@@ -262,6 +274,9 @@ fn syntax(d: &Dialect, op: &OpDef) -> String {
     }
     let ops: Vec<String> = op.operands.iter().map(operand).collect();
     s += &format!("\"{}.{}\"({})", d.name, op.name, ops.join(", "));
+    for r in op.regions {
+        s += &format!(" ({{ ^{}(...): ... vector.yield ... }})", r.name);
+    }
     if !op.attrs.is_empty() {
         let a: Vec<String> = op
             .attrs

@@ -88,6 +88,14 @@ pub fn generate(d: &Dialect) -> String {
         }
         values(&mut s, d, "operands", op.operands);
         values(&mut s, d, "results", op.results);
+        if !op.regions.is_empty() {
+            let mut list = vec![];
+            for r in op.regions {
+                let _ = writeln!(s, "    %{} = irdl.region with size 1", r.name);
+                list.push(format!("{0}: %{0}", r.name));
+            }
+            let _ = writeln!(s, "    irdl.regions({})", list.join(", "));
+        }
         let _ = writeln!(s, "  }}");
     }
     let _ = writeln!(s, "}}");
@@ -139,6 +147,21 @@ fn values(s: &mut String, d: &Dialect, what: &str, vals: &[ValueDef]) {
             ValueKind::Tensor => format!("irdl.base @{}::@tensor", crate::shape::DIALECT.name),
             ValueKind::FloatMemref => "irdl.base \"!builtin.memref\"".into(),
             ValueKind::Index => "irdl.is index".into(),
+            ValueKind::FloatMemrefOrIndex => {
+                let _ = writeln!(s, "    %{}_memref = irdl.base \"!builtin.memref\"", v.name);
+                let _ = writeln!(s, "    %{}_index = irdl.is index", v.name);
+                format!("irdl.any_of(%{0}_memref, %{0}_index)", v.name)
+            }
+            ValueKind::Float => {
+                let alts: Vec<String> = crate::FLOAT_TYPES
+                    .iter()
+                    .map(|t| {
+                        let _ = writeln!(s, "    %{}_{t} = irdl.is {t}", v.name);
+                        format!("%{}_{t}", v.name)
+                    })
+                    .collect();
+                format!("irdl.any_of({})", alts.join(", "))
+            }
         };
         // Each value has its own constraint: IRDL makes the values sharing
         // one constraint equal.

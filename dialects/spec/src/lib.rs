@@ -98,6 +98,8 @@ pub struct OpDef {
     pub description: &'static str,
     pub operands: &'static [ValueDef],
     pub results: &'static [ValueDef],
+    /// The op's regions (each of one block).
+    pub regions: &'static [RegionDef],
     pub attrs: &'static [AttrDef],
     /// What the verifier checks beyond the kinds of operands, results and
     /// attributes.
@@ -132,6 +134,12 @@ fn counts(values: &[ValueDef]) -> (usize, Option<usize>) {
     (min, max)
 }
 
+/// A region of an op.
+pub struct RegionDef {
+    pub name: &'static str,
+    pub doc: &'static str,
+}
+
 /// An operand or result.
 pub struct ValueDef {
     pub name: &'static str,
@@ -148,6 +156,10 @@ pub enum ValueKind {
     FloatMemref,
     /// `index`.
     Index,
+    /// A memref of one of [`FLOAT_TYPES`], or `index`.
+    FloatMemrefOrIndex,
+    /// A scalar of one of [`FLOAT_TYPES`].
+    Float,
 }
 
 impl ValueKind {
@@ -157,6 +169,10 @@ impl ValueKind {
             ValueKind::Tensor => "an !ocannl_shape.tensor".into(),
             ValueKind::FloatMemref => format!("a memref of {}", float_types_text()),
             ValueKind::Index => "index".into(),
+            ValueKind::FloatMemrefOrIndex => {
+                format!("a memref of {} or index", float_types_text())
+            }
+            ValueKind::Float => float_types_text(),
         }
     }
 }

@@ -90,6 +90,7 @@ out batch axes first, then output axes, then input axes.",
     }],
     ops: &[
         OpDef {
+            regions: &[],
             name: "param",
             summary: "a trainable tensor",
             description: "\
@@ -140,6 +141,7 @@ specify the hidden dimension(s)\"). After lowering, a param is initialized by
 }"#,
         },
         OpDef {
+            regions: &[],
             name: "constant",
             summary: "a constant tensor",
             description: "\
@@ -162,6 +164,7 @@ order, and its element count must match the shape.",
 }"#,
         },
         OpDef {
+            regions: &[],
             name: "pointwise_unary",
             summary: "a unary op on every cell",
             description: "The result has the operand's shape.",
@@ -188,6 +191,7 @@ order, and its element count must match the shape.",
 }"#,
         },
         OpDef {
+            regions: &[],
             name: "pointwise_binary",
             summary: "a binary op on every cell, broadcasting",
             description: "\
@@ -225,6 +229,7 @@ a missing axis, repeats).",
 }"#,
         },
         OpDef {
+            regions: &[],
             name: "pointwise_ternary",
             summary: "a ternary op on every cell, broadcasting",
             description: "As `pointwise_binary`, with three operands.",
@@ -265,6 +270,7 @@ a missing axis, repeats).",
 }"#,
         },
         OpDef {
+            regions: &[],
             name: "compose",
             summary: "OCANNL's `*`: matrix product of the operands' rows",
             description: "\
@@ -307,6 +313,7 @@ of `lhs`. With a `3->4` weight and a `10|3` batch of vectors the result is
 }"#,
         },
         OpDef {
+            regions: &[],
             name: "einsum",
             summary: "generalized einsum: reductions, contractions, rearrangements",
             description: "\
@@ -370,6 +377,7 @@ broadcasts (every cell along it gets the same value), as in OCANNL;
 }"#,
         },
         OpDef {
+            regions: &[],
             name: "transpose",
             summary: "swaps the input and output rows",
             description: "Batch axes are kept.",
@@ -388,6 +396,7 @@ broadcasts (every cell along it gets the same value), as in OCANNL;
 }"#,
         },
         OpDef {
+            regions: &[],
             name: "batch_slice",
             summary: "one position of the leftmost batch axis",
             description: "\

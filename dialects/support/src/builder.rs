@@ -179,16 +179,37 @@ impl<'c> Builder<'c> {
         terminator: &str,
         body: &mut BodyFn<'_, 'c, 'a>,
     ) -> Built<'c, 'a> {
+        let mut args = vec![Type::index(self.ctx)];
+        args.extend_from_slice(carried);
+        let op = self.region_op(at, name, operands, attrs, carried, &args, terminator, body)?;
+        Ok(op.results().map(Value::from).collect())
+    }
+
+    /// An op `name` with one single-block region whose block takes
+    /// arguments of types `block_args`; `body` fills the block and returns
+    /// the operands of its `terminator`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn region_op<'a>(
+        &self,
+        at: At<'c, 'a>,
+        name: &str,
+        operands: &[Value<'c, 'a>],
+        attrs: &[(&str, Attribute<'c>)],
+        results: &[Type<'c>],
+        block_args: &[Type<'c>],
+        terminator: &str,
+        body: &mut BodyFn<'_, 'c, 'a>,
+    ) -> Result<OperationRef<'c, 'a>, String> {
         let op = OperationBuilder::new(name, self.loc)
             .add_operands(operands)
             .add_attributes(&self.attrs(attrs))
             .add_regions([Region::new()])
-            .add_results(carried)
+            .add_results(results)
             .build()
             .map_err(|e| e.to_string())?;
         let op = self.place(at, op);
-        let mut args = vec![(Type::index(self.ctx), self.loc)];
-        args.extend(carried.iter().map(|t| (*t, self.loc)));
+        let args: Vec<(Type<'c>, Location<'c>)> =
+            block_args.iter().map(|t| (*t, self.loc)).collect();
         let region = op.region(0).map_err(|e| e.to_string())?;
         let block = region.append_block(Block::new(&args));
         let block_args: Vec<Value<'c, 'a>> = (0..args.len())
@@ -206,7 +227,7 @@ impl<'c> Builder<'c> {
                 .build()
                 .map_err(|e| e.to_string())?,
         );
-        Ok(op.results().map(Value::from).collect())
+        Ok(op)
     }
 
     /// One `scf.for` carrying `inits` (`iter_args`): `body` gets the

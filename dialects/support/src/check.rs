@@ -16,6 +16,13 @@ pub fn check_op(op: &OperationRef, def: &OpDef) -> Result<(), String> {
     check_values("operand", def.operands, &operands)?;
     let results: Vec<Type> = op.results().map(|v| v.r#type()).collect();
     check_values("result", def.results, &results)?;
+    if op.region_count() != def.regions.len() {
+        return Err(format!(
+            "expected {}, but found {}",
+            plural(def.regions.len(), "region"),
+            op.region_count()
+        ));
+    }
     check_attributes(op, def, operands.len())
 }
 
@@ -95,6 +102,12 @@ fn check_kind(kind: ValueKind, ty: Type) -> Result<(), String> {
                 Err(String::new())
             }
         }
+        ValueKind::FloatMemrefOrIndex => check_kind(ValueKind::FloatMemref, ty)
+            .or_else(|_| check_kind(ValueKind::Index, ty)),
+        ValueKind::Float => match crate::types::float_name(ty) {
+            Some(_) => Ok(()),
+            None => Err(String::new()),
+        },
     }
 }
 

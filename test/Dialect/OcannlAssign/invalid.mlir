@@ -208,3 +208,73 @@ func.func @fixed_index_beyond_operand(%x: memref<4xf32>, %y: memref<1xf32>) {
   "ocannl_assign.accum_unop"(%y, %x) {accum = "assign", op = "identity", space = array<i64: 1>, indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (4)>]} : (memref<1xf32>, memref<4xf32>) -> ()
   return
 }
+
+// -----
+
+func.func @accum_index_before_buffer(%x: memref<4xf32>, %y: memref<4xf32>, %i: index) {
+  // expected-error@+1 {{'ocannl_assign.accum' op buffer operands must come before the index operands}}
+  "ocannl_assign.accum"(%y, %i, %x) ({
+  ^bb0(%a: f32):
+    vector.yield %a : f32
+  }) {accum = "assign", space = array<i64: 4>, indexing_maps = [affine_map<(i)[s] -> (i)>, affine_map<(i)[s] -> (i)>]} : (memref<4xf32>, index, memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @accum_block_arguments(%x: memref<4xf32>, %y: memref<4xf32>) {
+  // expected-error@+1 {{'ocannl_assign.accum' op the body has 2 block argument(s) but the op reads 1 buffer(s)}}
+  "ocannl_assign.accum"(%y, %x) ({
+  ^bb0(%a: f32, %b: f32):
+    vector.yield %a : f32
+  }) {accum = "assign", space = array<i64: 4>, indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>]} : (memref<4xf32>, memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @accum_block_argument_type(%x: memref<4xf32>, %y: memref<4xf32>) {
+  // expected-error@+1 {{'ocannl_assign.accum' op block argument #0 has type f64 but the buffers' element type is f32}}
+  "ocannl_assign.accum"(%y, %x) ({
+  ^bb0(%a: f64):
+    %t = arith.truncf %a : f64 to f32
+    vector.yield %t : f32
+  }) {accum = "assign", space = array<i64: 4>, indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>]} : (memref<4xf32>, memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @accum_yields_two(%x: memref<4xf32>, %y: memref<4xf32>) {
+  // expected-error@+1 {{'ocannl_assign.accum' op the body must end with 'vector.yield' of one value, found 2 values}}
+  "ocannl_assign.accum"(%y, %x) ({
+  ^bb0(%a: f32):
+    vector.yield %a, %a : f32, f32
+  }) {accum = "assign", space = array<i64: 4>, indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>]} : (memref<4xf32>, memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @accum_unsupported_op(%x: memref<4xf32>, %y: memref<4xf32>) {
+  // expected-error@+1 {{'ocannl_assign.accum' op 'math.atan' is not supported in an assignment body}}
+  "ocannl_assign.accum"(%y, %x) ({
+  ^bb0(%a: f32):
+    %t = math.atan %a : f32
+    vector.yield %t : f32
+  }) {accum = "assign", space = array<i64: 4>, indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>]} : (memref<4xf32>, memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @accum_uses_outer_value(%x: memref<4xf32>, %y: memref<4xf32>) {
+  %c = arith.constant 2.0 : f32
+  // expected-error@+1 {{'ocannl_assign.accum' op an op of the body uses a value defined outside it}}
+  "ocannl_assign.accum"(%y, %x) ({
+  ^bb0(%a: f32):
+    %t = arith.mulf %a, %c : f32
+    vector.yield %t : f32
+  }) {accum = "assign", space = array<i64: 4>, indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>]} : (memref<4xf32>, memref<4xf32>) -> ()
+  return
+}

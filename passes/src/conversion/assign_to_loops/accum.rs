@@ -5,7 +5,7 @@
 use melior::ir::{
     operation::OperationLike, r#type::MemRefType, AffineMap, OperationRef, Type, Value, ValueLike,
 };
-use ocannl_assign::Affine;
+use ocannl_assign::{Affine, Body};
 use ocannl_mlir::{attr, types, At, Builder};
 use ocannl_ops::{Accum, NumOp};
 
@@ -16,7 +16,11 @@ use super::{numeric, target::LoopTarget};
 pub struct Assignment<'e, 'c, 'a> {
     pub e: &'e Builder<'c>,
     pub accum: Accum,
-    pub op: NumOp,
+    /// The numeric op when the assignment computes one op of its operands
+    /// in order (what kernels recognize), else `None`.
+    pub op: Option<NumOp>,
+    /// What each point computes.
+    pub body: Body,
     /// Whether the result starts at the accumulation's neutral element.
     pub initialize_neutral: bool,
     /// The iteration space.
@@ -74,7 +78,7 @@ pub fn fill<'c, 'a>(
     )
 }
 
-/// Lowers an `accum_unop|binop|ternop` op before itself.
+/// Lowers an `accum_unop|binop|ternop` or `accum` op before itself.
 pub fn lower<'c, 'a>(
     e: &Builder<'c>,
     target: &dyn LoopTarget,
@@ -83,7 +87,7 @@ pub fn lower<'c, 'a>(
 ) -> Result<(), String> {
     let ocannl_assign_dialect::AccumAttrs {
         accum,
-        op: num_op,
+        body,
         initialize_neutral: init,
         space,
         maps,
@@ -109,7 +113,8 @@ pub fn lower<'c, 'a>(
         eltt,
         elt,
         accum,
-        op: num_op,
+        op: body.as_op(),
+        body,
         initialize_neutral: init,
         space,
         maps,
@@ -270,7 +275,10 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
         let args = (1..self.tensors.len())
             .map(|i| self.load(at, ivs, i))
             .collect::<Result<Vec<_>, _>>()?;
-        numeric::numeric(self.e, at, self.op, &args, self.eltt)
+        match self.op {
+            Some(op) => numeric::numeric(self.e, at, op, &args, self.eltt),
+            None => numeric::body(self.e, at, &self.body, &args, self.eltt),
+        }
     }
 
     /// `old accum v`.

@@ -17,6 +17,11 @@ use super::{
 };
 
 /// `node`: a buffer, replacing the node's value. Returns the buffer.
+/// Whether a node's memory mode is `virtual` (it gets no buffer).
+pub fn is_virtual(op: &OperationRef) -> bool {
+    ocannl_assign_dialect::string_attr(op, "memory").is_ok_and(|m| m == "virtual")
+}
+
 pub fn node<'c, 'a>(
     e: &Builder<'c>,
     at: At<'c, 'a>,

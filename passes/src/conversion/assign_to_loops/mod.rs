@@ -24,15 +24,16 @@
 //!
 //! - [`accum`]: accumulating assignments as loop nests.
 //! - [`init`]: nodes and initializations.
-//! - [`numeric`]: numeric ops as `arith`/`math` ops.
+//! - [`numeric`] (in the dialect crate): numeric ops and bodies as
+//!   `arith`/`math` ops.
 //! - [`dealloc`]: buffer lifetimes.
 //! - [`target`]: the target interface.
 
 pub mod accum;
 pub mod checks;
 pub mod dealloc;
+pub use ocannl_assign_dialect::numeric;
 pub mod init;
-pub mod numeric;
 pub mod target;
 
 use melior::ir::{operation::OperationLike, OperationRef};
@@ -69,7 +70,8 @@ fn run<'c, 'a>(module: OperationRef<'c, 'a>, options: &Options) -> PassResult<'c
             .is_ok_and(|n| n.starts_with("ocannl_assign."))
     });
     for op in &ops {
-        if op.name().as_string_ref().as_str() == Ok("ocannl_assign.node") {
+        if op.name().as_string_ref().as_str() == Ok("ocannl_assign.node") && !init::is_virtual(op)
+        {
             dealloc::free_after_last_use(op).at(op.location())?;
         }
     }
@@ -105,6 +107,17 @@ fn lower<'c, 'a>(
         .map_err(|e| e.to_string())?
         .trim_start_matches("ocannl_assign.");
     match name {
+        "node" if init::is_virtual(op) => {
+            let v: melior::ir::Value = op.result(0).map_err(|e| e.to_string())?.into();
+            match ir::users(v).first() {
+                // A virtual node has no buffer: nothing to lower.
+                None => Ok(()),
+                Some(_) => Err(format!(
+                    "node '{}' is virtual but still read or written; run ocannl-virtualize to inline it, or give it a buffer (memory = \"local\")",
+                    ocannl_assign_dialect::string_attr(op, "name").unwrap_or_default()
+                )),
+            }
+        }
         "node" => {
             let buf = init::node(&e, at, op)?;
             if !target.runtime_checks() {
@@ -113,7 +126,7 @@ fn lower<'c, 'a>(
             checks.allocation(&e, at, op, buf)
         }
         "fill" | "range" | "literal" | "uniform" | "accum_unop" | "accum_binop"
-        | "accum_ternop" => {
+        | "accum_ternop" | "accum" => {
             let mut work = |inner: At<'c, 'a>| match name {
                 "fill" => init::fill_op(&e, target, inner, op),
                 "range" => init::cells(&e, target, module, inner, op, init::Cells::Range, globals),
@@ -128,7 +141,7 @@ fn lower<'c, 'a>(
             if !target.runtime_checks() {
                 return work(at);
             }
-            if name.starts_with("accum_") {
+            if name.starts_with("accum") {
                 checks.indices(&e, at, op)?;
             }
             // The work runs only while every check so far passed.

@@ -1,6 +1,8 @@
-//! The scalar computation of each numeric op in `arith` and `math` ops.
+//! The scalar computation of each numeric op, and of assignment bodies, in
+//! `arith` and `math` ops.
 
 use melior::ir::{Type, Value};
+use ocannl_assign::{Body, Instr};
 use ocannl_mlir::{At, Builder};
 use ocannl_ops::{BinaryOp, NumOp, TernaryOp, UnaryOp};
 
@@ -118,5 +120,75 @@ pub fn combiner(op: BinaryOp) -> Result<&'static str, String> {
         BinaryOp::Max => "arith.maximumf",
         BinaryOp::Min => "arith.minimumf",
         other => return Err(format!("internal error: '{other}' is not an accumulation")),
+    })
+}
+
+/// A body (see `ocannl_assign::Body`) on scalars of type `t`, its operands
+/// bound to `args`: numeric ops as [`numeric`] writes them, the `arith`
+/// primitives as themselves.
+pub fn body<'c, 'a>(
+    e: &Builder<'c>,
+    at: At<'c, 'a>,
+    b: &Body,
+    args: &[Value<'c, 'a>],
+    t: Type<'c>,
+) -> Result<Value<'c, 'a>, String> {
+    b.check().map_err(|m| format!("internal error: {m}"))?;
+    let i1 = e.ty("i1")?;
+    let mut vals: Vec<Value<'c, 'a>> = Vec::with_capacity(b.instrs.len());
+    for ins in &b.instrs {
+        let v = match ins {
+            Instr::Arg(k) => *args.get(*k).ok_or_else(|| {
+                format!(
+                    "internal error: a body reads operand {k} of {}",
+                    args.len()
+                )
+            })?,
+            Instr::Const(c) => e.float(at, *c, t),
+            Instr::Op(op, a) => {
+                let xs: Vec<Value<'c, 'a>> = a.iter().map(|&i| vals[i]).collect();
+                numeric(e, at, *op, &xs, t)?
+            }
+            Instr::Cmp(p, x, y) => {
+                let code = e.attr(&format!("{} : i64", p.0))?;
+                e.op1(at, "arith.cmpf", &[vals[*x], vals[*y]], i1, &[("predicate", code)])
+            }
+            Instr::Select(c, x, y) => {
+                e.op1(at, "arith.select", &[vals[*c], vals[*x], vals[*y]], t, &[])
+            }
+            Instr::And(x, y) => e.op1(at, "arith.andi", &[vals[*x], vals[*y]], i1, &[]),
+            Instr::Or(x, y) => e.op1(at, "arith.ori", &[vals[*x], vals[*y]], i1, &[]),
+        };
+        vals.push(v);
+    }
+    Ok(vals[b.result])
+}
+
+/// The numeric op of a scalar `arith`/`math` op of float operands that is
+/// one op of the vocabulary, by name.
+pub fn op_of_name(name: &str, arity: usize) -> Option<NumOp> {
+    use BinaryOp as B;
+    use UnaryOp as U;
+    Some(match (name, arity) {
+        ("arith.negf", 1) => NumOp::Unary(U::Neg),
+        ("math.exp", 1) => NumOp::Unary(U::Exp),
+        ("math.log", 1) => NumOp::Unary(U::Log),
+        ("math.exp2", 1) => NumOp::Unary(U::Exp2),
+        ("math.log2", 1) => NumOp::Unary(U::Log2),
+        ("math.sin", 1) => NumOp::Unary(U::Sin),
+        ("math.cos", 1) => NumOp::Unary(U::Cos),
+        ("math.sqrt", 1) => NumOp::Unary(U::Sqrt),
+        ("math.rsqrt", 1) => NumOp::Unary(U::RecipSqrt),
+        ("math.tanh", 1) => NumOp::Unary(U::Tanh),
+        ("arith.addf", 2) => NumOp::Binary(B::Add),
+        ("arith.subf", 2) => NumOp::Binary(B::Sub),
+        ("arith.mulf", 2) => NumOp::Binary(B::Mul),
+        ("arith.divf", 2) => NumOp::Binary(B::Div),
+        ("math.powf", 2) => NumOp::Binary(B::Pow),
+        ("arith.maximumf", 2) => NumOp::Binary(B::Max),
+        ("arith.minimumf", 2) => NumOp::Binary(B::Min),
+        ("arith.remf", 2) => NumOp::Binary(B::Mod),
+        ("math.fma", 3) => NumOp::Ternary(TernaryOp::Fma),
+        _ => return None,
     })
 }
