@@ -271,8 +271,11 @@ impl Trainer {
         let pipeline = format!(
             "ocannl-verify,ocannl-infer-shapes,ocannl-lower-to-assign{{params-as-arguments=true}},\
              ocannl-autodiff{{functions=loss}},\
-             ocannl-train-step{{momentum={} weight-decay={} nesterov={}}}",
-            sgd.momentum, sgd.weight_decay, sgd.nesterov
+             ocannl-train-step{{momentum={} weight-decay={} nesterov={}}},{}",
+            sgd.momentum,
+            sgd.weight_decay,
+            sgd.nesterov,
+            ocannl_passes::OPTIMIZE
         );
         runtime::run_pipeline(&context, &mut module, &pipeline)
             .map_err(|_| fail("compiling failed"))?;

@@ -26,5 +26,5 @@ mod util;
 pub use driver::{new_context, opt_main, parse_module};
 pub use registry::{
     register_all, register_pass, register_pipeline, register_pipeline_with_options, to_loops_for,
-    TO_LOOPS,
+    OPTIMIZE, TO_LOOPS,
 };

@@ -15,21 +15,25 @@ use std::{
 use crate::ffi;
 
 /// Every pass of the project, in pipeline order.
-pub fn all_passes() -> [&'static ffi::PassDef; 6] {
+pub fn all_passes() -> [&'static ffi::PassDef; 7] {
     [
         &crate::transforms::verify::DEF,
         &crate::transforms::infer_shapes::DEF,
         &crate::conversion::shape_to_assign::DEF,
         &crate::transforms::autodiff::DEF,
         &crate::transforms::train_step::DEF,
+        &crate::transforms::virtualize::DEF,
         &crate::conversion::assign_to_loops::DEF,
     ]
 }
 
+/// The optimizations of `ocannl_assign` routines: virtualization (inlining)
+/// of tensor nodes.
+pub const OPTIMIZE: &str = "ocannl-virtualize";
+
 /// The target-neutral front of every lowering: from `ocannl_shape` to loops
-/// on memrefs (upstream scf/memref/arith/math/vector), simplified.
-pub const TO_LOOPS: &str =
-    "ocannl-infer-shapes,ocannl-lower-to-assign,ocannl-lower-to-loops,func.func(canonicalize,cse)";
+/// on memrefs (upstream scf/memref/arith/math/vector), optimized.
+pub const TO_LOOPS: &str = "ocannl-infer-shapes,ocannl-lower-to-assign,ocannl-virtualize,ocannl-lower-to-loops,func.func(canonicalize,cse)";
 
 /// [`TO_LOOPS`] with the loops lowered for the target named `target`
 /// (`ocannl-lower-to-loops{target=...}`).

@@ -9,8 +9,8 @@
 // RUN: ocannl-opt %t.assign.mlir --split-input-file --ocannl-lower-to-loops -o /dev/null
 // RUN: mlir-opt --irdl-file=%assign_irdl %t.assign.mlir --split-input-file -o /dev/null
 
-// One example per op (9 and 8 ops, split by 8 and 7 markers):
+// One example per op (9 and 9 ops, split by 8 and 8 markers):
 // SHAPE-COUNT-8: // -----
 // SHAPE-NOT: // -----
-// ASSIGN-COUNT-7: // -----
+// ASSIGN-COUNT-8: // -----
 // ASSIGN-NOT: // -----

@@ -329,9 +329,12 @@ element of `accum`, as in the one-op forms. The one-op forms
 readers, and `ocannl-simplify` simplifies bodies.
 
 The body ends with the upstream `vector.yield` (an IRDL-defined op cannot
-be a terminator, and this one has no parent constraint), so stock
-`mlir-opt --irdl-file=...` parses the op, and upstream passes (`cse`,
-`canonicalize`) work inside it.",
+be a terminator, and this one has no parent constraint), so stock MLIR tools
+parse the op, and upstream passes (`cse`, `canonicalize`, `ocannl-simplify`)
+work inside it. One limit of IRDL: it binds every value of a variadic group
+to one type, so stock `mlir-opt --irdl-file=...` accepts this op only when
+its inputs all have one type; with the plugin (see README.md), stock
+`mlir-opt` checks the op fully.",
             operands: &[
                 LHS,
                 ValueDef {
@@ -365,14 +368,14 @@ be a terminator, and this one has no parent constraint), so stock
                     error: "is not supported in an assignment body",
                 },
             ],
-            example: r#"func.func @fused(%x: memref<4x3xf32>, %b: memref<3xf32>, %y: memref<4xf32>) {
+            example: r#"func.func @fused(%x: memref<4x3xf32>, %b: memref<4x3xf32>, %y: memref<4xf32>) {
   "ocannl_assign.accum"(%y, %x, %b) ({
   ^bb0(%xv: f32, %bv: f32):
     %s = arith.addf %xv, %bv : f32
     %zero = arith.constant 0.0 : f32
     %r = arith.maximumf %s, %zero : f32
     vector.yield %r : f32
-  }) {accum = "add", initialize_neutral = true, space = array<i64: 4, 3>, indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>]} : (memref<4xf32>, memref<4x3xf32>, memref<3xf32>) -> ()
+  }) {accum = "add", initialize_neutral = true, space = array<i64: 4, 3>, indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>]} : (memref<4xf32>, memref<4x3xf32>, memref<4x3xf32>) -> ()
   return
 }"#,
         },

@@ -8,7 +8,7 @@
 // RUN: %if libdevice %{ ocannl-opt %s --ocannl-to-nvvm --ocannl-print-ptx -o /dev/null | FileCheck %s --check-prefix=LINKED %}
 
 // MISSING: error: LibDevice path: {{.*}}libdevice.10.bc does not exist or is not a file.
-// MISSING: libdevice.mlir:[[# @LINE + 7]]:8: error: the kernels of @f_kernel call libdevice functions (__nv_expf, __nv_tanhf) but libdevice was not linked: set CUDA_ROOT to a CUDA toolkit
+// MISSING: libdevice.mlir:[[# @LINE + 8]]:8: error: the kernels of @f_kernel call libdevice functions (__nv_expf, __nv_tanhf) but libdevice was not linked: set CUDA_ROOT to a CUDA toolkit
 // LINKED-NOT: .extern
 // LINKED: .visible .entry f_kernel(
 // LINKED: ex2.approx

@@ -73,6 +73,10 @@ struct Cli {
     /// compiling them.
     #[arg(long)]
     interpret: bool,
+    /// Do not optimize the assignments (no `ocannl-virtualize`): every
+    /// tensor node gets a buffer.
+    #[arg(long)]
+    no_optimize: bool,
     /// Lower for training: params as arguments, backprop and SGD
     /// (`ocannl-autodiff`, `ocannl-train-step`), so that `--entry F_train_step`
     /// runs a train step of `F` (params and learning rate are its last
@@ -132,10 +136,11 @@ fn main() {
 type Array = HostTensor;
 
 /// The stages up to the loops, each timed: (name, pipeline).
-fn stages() -> [(&'static str, String); 3] {
+fn stages(cli: &Cli) -> [(&'static str, String); 4] {
     [
         ("ocannl-infer-shapes", "ocannl-infer-shapes".into()),
         ("ocannl-lower-to-assign", "ocannl-lower-to-assign".into()),
+        ("optimize", cli.optimize().into()),
         (
             "ocannl-lower-to-loops",
             "ocannl-lower-to-loops,func.func(canonicalize,cse)".into(),
@@ -178,6 +183,15 @@ fn parse_memory_limit(s: &str) -> Result<MemoryLimit, String> {
 }
 
 impl Cli {
+    /// The optimizations of the assignments, as a pipeline.
+    fn optimize(&self) -> &'static str {
+        if self.no_optimize {
+            ""
+        } else {
+            ocannl_passes::OPTIMIZE
+        }
+    }
+
     /// The memory limit in bytes (`None`: unlimited).
     fn memory_limit(&self) -> Option<u64> {
         match self.memory_limit {
@@ -249,7 +263,10 @@ fn run(cli: &Cli) -> Result<(), String> {
     if cli.grad_check {
         return grad_check(cli, &context, &mut module, &name);
     }
-    for (stage, mut pipeline) in stages() {
+    for (stage, mut pipeline) in stages(cli) {
+        if pipeline.is_empty() {
+            continue;
+        }
         if cli.interpret && stage == "ocannl-lower-to-loops" {
             return interpret(cli, &module, &phases);
         }
@@ -824,12 +841,12 @@ fn grad_check(
         "backprop vs finite differences: max relative error {worst:.3e}{}",
         if fd_ok { "" } else { "  FAILED" }
     );
-    // The compiled backprop against the interpreted one.
-    runtime::run_pipeline(
-        context,
-        module,
-        "ocannl-lower-to-loops,func.func(canonicalize,cse)",
-    )
+    // The compiled (and optimized) backprop against the interpreted one.
+    let to_loops = match cli.optimize() {
+        "" => "ocannl-lower-to-loops,func.func(canonicalize,cse)".to_string(),
+        o => format!("{o},ocannl-lower-to-loops,func.func(canonicalize,cse)"),
+    };
+    runtime::run_pipeline(context, module, &to_loops)
     .map_err(|_| format!("{name}: ocannl-lower-to-loops failed"))?;
     let program = Program::compile(
         context,

@@ -1,0 +1,231 @@
+//! `ocannl-virtualize{max-visits=1 explain=false}`: decides every tensor
+//! node's memory mode, as OCANNL does, and inlines the virtual nodes.
+//!
+//! A node whose `memory` is `"undecided"` becomes `"virtual"` when its one
+//! computation can be substituted into each assignment that reads it
+//! (through the projections; the readers become `ocannl_assign.accum` ops
+//! whose bodies compute the node's cell where they read it), else
+//! `"local"`. The reason is written on the node (`memory_reason`), and
+//! with `explain` reported as a remark at the node. Any other mode is the
+//! user's (or the lowering's, for params and results) and is kept; a node
+//! pinned `"virtual"` that cannot be inlined is an error. Results, params,
+//! their gradients and optimizer state are never virtual. A virtual node
+//! keeps its op (without uses) as the record of the decision;
+//! `ocannl-lower-to-loops` gives it no buffer.
+//!
+//! The decisions and the inlining are `ocannl_assign::virtualize`, on the
+//! assignment model; this pass reads each routine into the model and writes
+//! the changed assignments back.
+
+use melior::ir::{
+    attribute::StringAttribute, block::BlockLike, operation::OperationLike, OperationRef,
+    RegionLike, ValueLike,
+};
+use ocannl_assign::{
+    virtualize::{virtualize, Decision, Memory, NodeInfo, Options as VOptions},
+    Stmt,
+};
+use ocannl_assign_dialect::{
+    emit::{Emitter, NodeInfo as EmitInfo},
+    string_attr,
+};
+use ocannl_mlir::{
+    attr,
+    ir::{self, Graveyard},
+    At,
+};
+
+use crate::{
+    diag::Diagnostic,
+    framework::{Locate, Options, PassError, PassResult},
+};
+
+crate::define_pass!(
+    DEF,
+    run,
+    "ocannl-virtualize",
+    "OcannlVirtualize",
+    "Decide every tensor node's memory mode (virtual, local; pinned modes kept) as OCANNL does, and inline virtual nodes into the assignments that read them",
+    [
+        (
+            "max-visits",
+            STRING,
+            "1",
+            "The most times one cell of a virtual node may be computed (OCANNL's max_visits); constants and copies are exempt"
+        ),
+        (
+            "explain",
+            BOOL,
+            "false",
+            "Report each node's mode and its reason as a remark at the node"
+        ),
+    ]
+);
+
+fn run<'c>(module: OperationRef<'c, '_>, options: &Options) -> PassResult<'c> {
+    let text = options.get("max-visits").unwrap_or("1");
+    let max_visits: u64 = text
+        .parse()
+        .map_err(|_| format!("option 'max-visits' must be a non-negative integer, not '{text}'"))
+        .at(module.location())?;
+    let opts = VOptions { max_visits };
+    for func in ir::ops_named(module, "func.func") {
+        routine(func, opts, options.flag("explain"))?;
+    }
+    Ok(())
+}
+
+/// The names of the params of a routine: arguments marked
+/// `{ocannl.param = NAME}`, and nodes initialized by `uniform`.
+fn param_names(func: OperationRef, ops: &[OperationRef]) -> Vec<String> {
+    let mut names = vec![];
+    if let Ok(region) = func.region(0) {
+        if let Some(entry) = region.first_block() {
+            for i in 0..entry.argument_count() {
+                if let Some(n) = ir::arg_string_attr(func, i, "ocannl.param") {
+                    names.push(n);
+                }
+            }
+        }
+    }
+    for op in ops {
+        if ir::name(op) == "ocannl_assign.uniform" {
+            if let Some(n) = op
+                .operand(0)
+                .ok()
+                .and_then(ocannl_assign_dialect::emit::defining_name)
+            {
+                names.push(n);
+            }
+        }
+    }
+    names
+}
+
+fn routine<'c, 'a>(func: OperationRef<'c, 'a>, opts: VOptions, explain: bool) -> PassResult<'c> {
+    let Some(entry) = func.region(0).ok().and_then(|r| r.first_block()) else {
+        return Ok(());
+    };
+    let mut ops: Vec<OperationRef<'c, 'a>> = vec![];
+    let mut cur = entry.first_operation();
+    while let Some(o) = cur {
+        cur = o.next_in_block();
+        if cur.is_some() {
+            ops.push(o);
+        }
+    }
+    if !ops.iter().any(|o| ir::name(o) == "ocannl_assign.node") {
+        return Ok(());
+    }
+    // Routines of other ops than the dialect's are left as they are.
+    let (r, values) = match ocannl_assign_dialect::to_routine_with_values(func) {
+        Ok(x) => x,
+        Err(why) => {
+            tracing::debug!(%why, "ocannl-virtualize: routine skipped");
+            return Ok(());
+        }
+    };
+    if r.stmts.len() != ops.len() {
+        return Err("internal error: statements and ops differ in number".to_string())
+            .at(func.location());
+    }
+    let params = param_names(func, &ops);
+    // The node op of each allocated buffer.
+    let node_of = |buf: usize| -> Option<OperationRef<'c, 'a>> {
+        r.stmts.iter().zip(&ops).find_map(|(s, o)| match s {
+            Stmt::Alloc { buf: b, .. } if *b == buf => Some(*o),
+            _ => None,
+        })
+    };
+    let info = |buf: usize| -> NodeInfo {
+        let Some(op) = node_of(buf) else {
+            return NodeInfo::default();
+        };
+        let memory = string_attr(&op, "memory").unwrap_or_default();
+        let name = string_attr(&op, "name").unwrap_or_default();
+        let kind = string_attr(&op, "kind").unwrap_or_default();
+        let never_virtual = match name.strip_suffix(".grad") {
+            Some(p) if kind == "grad" && params.iter().any(|n| n == p) => {
+                Some(format!("the gradient of param '{p}'"))
+            }
+            _ => None,
+        };
+        NodeInfo {
+            pinned: Memory::parse(&memory),
+            never_virtual,
+        }
+    };
+    let plan = virtualize(&r, &info, opts);
+    let ctx_ref = func.context();
+    let ctx = ir::context(&ctx_ref);
+    // Pinned virtual nodes that cannot be.
+    let mut errors = vec![];
+    for d in &plan.decisions {
+        let op = node_of(d.buf).expect("a decision per node");
+        if info(d.buf).pinned == Some(Memory::Virtual) && d.memory != Memory::Virtual {
+            errors.push(Diagnostic::error(
+                op.location(),
+                format!(
+                    "node '{}' is pinned virtual but cannot be inlined: {}; give it a buffer (memory = \"local\") or change how it is computed",
+                    string_attr(&op, "name").unwrap_or_default(),
+                    d.reason()
+                ),
+            ));
+        }
+    }
+    if !errors.is_empty() {
+        return Err(PassError::all(errors));
+    }
+    // Changed statements are written before their op, which goes.
+    let mut dead = Graveyard::new();
+    let vals: Vec<_> = values.iter().copied().map(Some).collect();
+    for (k, stmt) in &plan.changes {
+        let op = ops[*k];
+        if let Some(s) = stmt {
+            let elt = ocannl_mlir::types::element_type(
+                op.operand(0).map_err(|e| e.to_string()).at(op.location())?.r#type(),
+            )
+            .ok_or("an assignment's result must be a memref".to_string())
+            .at(op.location())?;
+            let mut em = Emitter::new(
+                ctx,
+                op.location(),
+                At::before(op).at(op.location())?,
+                vals.clone(),
+                elt,
+            );
+            em.stmt(s, &|_| EmitInfo {
+                name: String::new(),
+                kind: "value",
+            })
+            .at(op.location())?;
+        }
+        dead.bury(op);
+    }
+    dead.erase_all().at(func.location())?;
+    for d in &plan.decisions {
+        let op = node_of(d.buf).expect("a decision per node");
+        record(ctx, op, d, explain);
+    }
+    Ok(())
+}
+
+/// Writes a decision on its node (and reports it with `explain`).
+fn record<'c>(ctx: &'c melior::Context, op: OperationRef<'c, '_>, d: &Decision, explain: bool) {
+    let reason = d.reason();
+    let s = |v: &str| StringAttribute::new(ctx, v).into();
+    ir::set_attribute(op, "memory", s(d.memory.name()));
+    ir::set_attribute(op, "memory_reason", s(&reason));
+    if explain {
+        let name = op
+            .attribute("name")
+            .ok()
+            .and_then(attr::string_value)
+            .unwrap_or_default();
+        Diagnostic::remark(
+            op.location(),
+            format!("node '{name}' is {}: {reason}", d.memory.name()),
+        )
+        .emit();
+    }
+}
