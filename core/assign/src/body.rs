@@ -344,6 +344,42 @@ impl Body {
         }
     }
 
+    /// The same computation without identity ops, repeated operand reads
+    /// and instructions the result does not depend on.
+    pub fn cleaned(&self) -> Body {
+        let live = self.live();
+        let mut out: Vec<Instr> = vec![];
+        let mut at: Vec<usize> = Vec::with_capacity(self.instrs.len());
+        let mut args: Vec<(usize, usize)> = vec![];
+        for (i, ins) in self.instrs.iter().enumerate() {
+            if !live[i] {
+                at.push(usize::MAX);
+                continue;
+            }
+            let new = match ins {
+                Instr::Op(NumOp::Unary(UnaryOp::Identity), a) => {
+                    at.push(at[a[0]]);
+                    continue;
+                }
+                Instr::Arg(k) => {
+                    if let Some(&(_, j)) = args.iter().find(|(kk, _)| kk == k) {
+                        at.push(j);
+                        continue;
+                    }
+                    args.push((*k, out.len()));
+                    Instr::Arg(*k)
+                }
+                other => other.map_operands(|o| at[o]),
+            };
+            at.push(out.len());
+            out.push(new);
+        }
+        Body {
+            result: at[self.result],
+            instrs: out,
+        }
+    }
+
     /// `old accum v` as a body reading `v` from this one: the value a cell
     /// holds after one accumulation into `old`.
     pub fn accumulated_onto(&self, old: f64, combiner: BinaryOp) -> Body {
@@ -460,6 +496,29 @@ mod tests {
             result: 1,
         };
         assert!(bad.check().is_err());
+    }
+
+    #[test]
+    fn cleaning_drops_identities_and_dead_code() {
+        // tanh(identity(x0)) with a dead exp: the one-op form again.
+        let b = Body {
+            instrs: vec![
+                Instr::Arg(0),
+                Instr::Op(op(1, "exp"), vec![0]),
+                Instr::Op(op(1, "identity"), vec![0]),
+                Instr::Op(op(1, "tanh"), vec![2]),
+            ],
+            result: 3,
+        };
+        assert_eq!(b.cleaned().as_op(), Some(op(1, "tanh")));
+        // Two reads of one operand become one.
+        let sq = Body {
+            instrs: vec![Instr::Arg(0), Instr::Arg(0), Instr::Op(op(2, "mul"), vec![0, 1])],
+            result: 2,
+        };
+        let c = sq.cleaned();
+        assert_eq!(c.instrs.len(), 2);
+        assert_eq!(c.eval(&[3.0]), Some(9.0));
     }
 
     #[test]

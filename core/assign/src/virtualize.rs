@@ -554,7 +554,7 @@ fn inline_once(c: &Stmt, v: usize, p: &Producer) -> Option<Stmt> {
             }
         }
     }
-    let body = op.substitute(k, &p.body, renumber, first);
+    let body = op.substitute(k, &p.body, renumber, first).cleaned();
     Some(Stmt::Accum {
         lhs: *lhs,
         rhs: new_rhs,
@@ -704,7 +704,7 @@ mod tests {
             panic!()
         };
         assert_eq!(rhs, &vec![0]);
-        assert_eq!(op.cost(), 3, "{op}");
+        assert_eq!(op.cost(), 2, "{op}");
     }
 
     #[test]
