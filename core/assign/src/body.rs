@@ -513,7 +513,11 @@ mod tests {
         assert_eq!(b.cleaned().as_op(), Some(op(1, "tanh")));
         // Two reads of one operand become one.
         let sq = Body {
-            instrs: vec![Instr::Arg(0), Instr::Arg(0), Instr::Op(op(2, "mul"), vec![0, 1])],
+            instrs: vec![
+                Instr::Arg(0),
+                Instr::Arg(0),
+                Instr::Op(op(2, "mul"), vec![0, 1]),
+            ],
             result: 2,
         };
         let c = sq.cleaned();

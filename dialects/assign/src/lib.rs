@@ -111,7 +111,11 @@ pub fn accum_attrs<'c>(op: &OperationRef<'c, '_>) -> Result<AccumAttrs<'c>, Stri
         }
         None if name == "ocannl_assign.accum" => {
             let buffers = buffer_count(op);
-            if op.operands().skip(buffers).any(|v| MemRefType::try_from(v.r#type()).is_ok()) {
+            if op
+                .operands()
+                .skip(buffers)
+                .any(|v| MemRefType::try_from(v.r#type()).is_ok())
+            {
                 return Err("buffer operands must come before the index operands".into());
             }
             let lhs = op.operand(0).map_err(|e| e.to_string())?.r#type();

@@ -139,10 +139,7 @@ pub fn body<'c, 'a>(
     for ins in &b.instrs {
         let v = match ins {
             Instr::Arg(k) => *args.get(*k).ok_or_else(|| {
-                format!(
-                    "internal error: a body reads operand {k} of {}",
-                    args.len()
-                )
+                format!("internal error: a body reads operand {k} of {}", args.len())
             })?,
             Instr::Const(c) => e.float(at, *c, t),
             Instr::Op(op, a) => {
@@ -151,7 +148,13 @@ pub fn body<'c, 'a>(
             }
             Instr::Cmp(p, x, y) => {
                 let code = e.attr(&format!("{} : i64", p.0))?;
-                e.op1(at, "arith.cmpf", &[vals[*x], vals[*y]], i1, &[("predicate", code)])
+                e.op1(
+                    at,
+                    "arith.cmpf",
+                    &[vals[*x], vals[*y]],
+                    i1,
+                    &[("predicate", code)],
+                )
             }
             Instr::Select(c, x, y) => {
                 e.op1(at, "arith.select", &[vals[*c], vals[*x], vals[*y]], t, &[])

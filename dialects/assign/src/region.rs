@@ -20,7 +20,9 @@ pub fn read_body(op: &OperationRef, reads: usize, elt: &str) -> Result<Body, Str
         .first_block()
         .ok_or("the body must end with 'vector.yield' of one value: the body is empty")?;
     if block.next_in_region().is_some() {
-        return Err("the body has one block, found several (a block argument per buffer read)".into());
+        return Err(
+            "the body has one block, found several (a block argument per buffer read)".into(),
+        );
     }
     if block.argument_count() != reads {
         return Err(format!(

@@ -102,8 +102,9 @@ fn check_kind(kind: ValueKind, ty: Type) -> Result<(), String> {
                 Err(String::new())
             }
         }
-        ValueKind::FloatMemrefOrIndex => check_kind(ValueKind::FloatMemref, ty)
-            .or_else(|_| check_kind(ValueKind::Index, ty)),
+        ValueKind::FloatMemrefOrIndex => {
+            check_kind(ValueKind::FloatMemref, ty).or_else(|_| check_kind(ValueKind::Index, ty))
+        }
         ValueKind::Float => match crate::types::float_name(ty) {
             Some(_) => Ok(()),
             None => Err(String::new()),

@@ -183,7 +183,10 @@ fn routine<'c, 'a>(func: OperationRef<'c, 'a>, opts: VOptions, explain: bool) ->
         let op = ops[*k];
         if let Some(s) = stmt {
             let elt = ocannl_mlir::types::element_type(
-                op.operand(0).map_err(|e| e.to_string()).at(op.location())?.r#type(),
+                op.operand(0)
+                    .map_err(|e| e.to_string())
+                    .at(op.location())?
+                    .r#type(),
             )
             .ok_or("an assignment's result must be a memref".to_string())
             .at(op.location())?;

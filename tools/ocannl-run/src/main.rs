@@ -505,7 +505,7 @@ fn interpret(cli: &Cli, module: &Module, phases: &[(&str, Duration)]) -> Result<
     let sig = runtime::signature(func)?;
     let routine = ocannl_assign_dialect::to_routine(func)?;
     let args = make_args(cli, &sig.inputs)?;
-    let values: Vec<ocannl_assign::Value> = args
+    let mut values: Vec<ocannl_assign::Value> = args
         .into_iter()
         .map(|a| match a {
             HostValue::Tensor(t) => ocannl_assign::Value::Buffer {
@@ -519,7 +519,10 @@ fn interpret(cli: &Cli, module: &Module, phases: &[(&str, Duration)]) -> Result<
     let mut times = vec![];
     for _ in 0..cli.repeat.max(1) {
         let t = Instant::now();
-        results = ocannl_assign::run(&routine, &values).map_err(|e| format!("interpreter: {e}"))?;
+        // Buffers updated in place (a train step's params) carry over to
+        // the next run, as in the compiled code.
+        results = ocannl_assign::run_mut(&routine, &mut values)
+            .map_err(|e| format!("interpreter: {e}"))?;
         times.push(t.elapsed());
     }
     for (k, (r, slot)) in results.into_iter().zip(&sig.outputs).enumerate() {
@@ -847,7 +850,7 @@ fn grad_check(
         o => format!("{o},ocannl-lower-to-loops,func.func(canonicalize,cse)"),
     };
     runtime::run_pipeline(context, module, &to_loops)
-    .map_err(|_| format!("{name}: ocannl-lower-to-loops failed"))?;
+        .map_err(|_| format!("{name}: ocannl-lower-to-loops failed"))?;
     let program = Program::compile(
         context,
         module,

@@ -303,14 +303,17 @@ fn convolution(seed: u64) -> (String, usize) {
     (text, 2)
 }
 
-/// Runs program `text` through the JIT and the interpreter with the same
-/// generated arguments and checks that the results agree.
+/// Runs program `text` through the JIT and the interpreter, optimized
+/// (virtualized), and through the interpreter without optimizations, with
+/// the same generated arguments, and checks that the results agree.
 fn check(dir: &Path, tag: &str, seed: u64, text: &str, nargs: usize) {
-    check_modes(dir, tag, seed, text, nargs, ["jit", "interp"]);
+    check_modes(dir, tag, seed, text, nargs, ["jit", "plain"]);
+    check_modes(dir, tag, seed, text, nargs, ["interp", "plain"]);
 }
 
-/// Runs program `text` in two modes (`jit`, `interp`, `cuda`) with the same
-/// generated arguments and checks that the results agree.
+/// Runs program `text` in two modes (`jit`, `interp`, `plain`: the
+/// interpreter without optimizations, `cuda`) with the same generated
+/// arguments and checks that the results agree.
 fn check_modes(dir: &Path, tag: &str, seed: u64, text: &str, nargs: usize, modes: [&str; 2]) {
     let args: Vec<String> = (0..nargs)
         .map(|i| format!("random:{}", seed * 100 + i as u64))
@@ -321,7 +324,8 @@ fn check_modes(dir: &Path, tag: &str, seed: u64, text: &str, nargs: usize, modes
 /// As [`check`], with the arguments given (`random:SEED`, indices); every
 /// result is compared.
 fn check_args(dir: &Path, tag: &str, seed: u64, text: &str, args: &[String]) {
-    check_args_modes(dir, tag, seed, text, args, ["jit", "interp"]);
+    check_args_modes(dir, tag, seed, text, args, ["jit", "plain"]);
+    check_args_modes(dir, tag, seed, text, args, ["interp", "plain"]);
 }
 
 /// As [`check_modes`], with the arguments given; every result is compared.
@@ -349,6 +353,9 @@ fn check_args_modes(
         match mode {
             "interp" => {
                 cmd.arg("--interpret");
+            }
+            "plain" => {
+                cmd.args(["--interpret", "--no-optimize"]);
             }
             "cuda" => {
                 cmd.args(["--device", "cuda"]);

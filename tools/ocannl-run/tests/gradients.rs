@@ -150,7 +150,7 @@ impl Prog {
 /// A random program built around `op`: `x : B|I` data, `h = w * x`, a few
 /// random steps (including `op`), optionally a batch slice, and the loss as
 /// the sum of everything.
-fn program(seed: u64, op: NumOp) -> (String, Option<u64>) {
+fn program(seed: u64, op: NumOp) -> (String, Option<u64>, usize) {
     let mut r = SplitMix64::new(seed);
     let (b, i, mut h) = (1 + r.below(3), 1 + r.below(3), 1 + r.below(3));
     let slice = r.below(3) == 0;
@@ -229,7 +229,7 @@ fn program(seed: u64, op: NumOp) -> (String, Option<u64>) {
         p.lines.join("\n"),
         ty("?")
     );
-    (text, slice.then_some(b - 1))
+    (text, slice.then_some(b - 1), p.params)
 }
 
 #[test]
@@ -247,7 +247,7 @@ fn random_programs_have_exact_gradients() {
     for (k, &op) in ops.iter().enumerate() {
         for rep in 0..2u64 {
             let seed = 1000 + 10 * k as u64 + rep;
-            let (text, slice) = program(seed, op);
+            let (text, slice, _) = program(seed, op);
             let file = dir.join(format!("g{seed}.mlir"));
             std::fs::write(&file, &text).unwrap();
             let mut cmd = Command::new(bin);
@@ -268,4 +268,96 @@ fn random_programs_have_exact_gradients() {
         }
     }
     assert_eq!(checked, 2 * ops.len());
+}
+
+fn read(path: &Path) -> Vec<f32> {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let npy = npyz::NpyFile::new(&bytes[..]).expect("npy");
+    npy.into_vec::<f32>().expect("f32 data")
+}
+
+/// Writes a 0-d f32 `.npy` file.
+fn scalar_npy(path: &Path, x: f32) {
+    use npyz::WriterBuilder;
+    let f = std::io::BufWriter::new(std::fs::File::create(path).expect("create npy"));
+    let mut w = npyz::WriteOptions::<f32>::new()
+        .default_dtype()
+        .shape(&[])
+        .writer(f)
+        .begin_nd()
+        .expect("npy header");
+    w.push(&x).expect("npy data");
+    w.finish().expect("npy end");
+}
+
+/// Train steps of the same random programs (params updated by SGD, three
+/// steps in a row) compute the same losses compiled with the optimizations
+/// (virtualization of forward and backprop nodes) and interpreted without
+/// them, and interpreted with them.
+#[test]
+fn optimized_train_steps_agree_with_plain_ones() {
+    let bin = env!("CARGO_BIN_EXE_ocannl-run");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("train-steps");
+    std::fs::create_dir_all(&dir).unwrap();
+    let lr = dir.join("lr.npy");
+    scalar_npy(&lr, 0.01);
+    let ops: Vec<NumOp> = UnaryOp::ALL
+        .iter()
+        .map(|&o| NumOp::Unary(o))
+        .chain(BinaryOp::ALL.iter().map(|&o| NumOp::Binary(o)))
+        .chain(TernaryOp::ALL.iter().map(|&o| NumOp::Ternary(o)))
+        .collect();
+    for (k, &op) in ops.iter().enumerate() {
+        let seed = 5000 + k as u64;
+        let (text, slice, params) = program(seed, op);
+        let file = dir.join(format!("t{seed}.mlir"));
+        std::fs::write(&file, &text).unwrap();
+        let mut losses = vec![];
+        for (mode, flags) in [
+            ("jit", &[][..]),
+            ("plain", &["--interpret", "--no-optimize"][..]),
+            ("interp", &["--interpret"][..]),
+        ] {
+            let out = dir.join(format!("t{seed}-{mode}"));
+            let mut cmd = Command::new(bin);
+            cmd.arg(&file)
+                .args([
+                    "--entry",
+                    "f_train_step",
+                    "--train",
+                    "--repeat",
+                    "3",
+                    "--quiet",
+                ])
+                .args(flags)
+                .arg("--out-dir")
+                .arg(&out)
+                .arg(format!("--arg=random:{seed}"));
+            if let Some(index) = slice {
+                cmd.arg(format!("--arg={index}"));
+            }
+            for p in 0..params {
+                cmd.arg(format!("--arg=random:{}", seed * 10 + p as u64));
+            }
+            cmd.arg("--arg").arg(&lr);
+            let o = cmd.output().unwrap();
+            assert!(
+                o.status.success(),
+                "{mode}, {op} (seed {seed}):\n{text}\n{}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            losses.push((mode, read(&out.join("result0.npy"))));
+        }
+        let (_, base) = &losses[1];
+        for (mode, l) in &losses {
+            for (a, b) in l.iter().zip(base) {
+                let close = (a.is_nan() && b.is_nan())
+                    || (a - b).abs() <= 1e-3 * a.abs().max(b.abs()) + 1e-4;
+                assert!(
+                    close,
+                    "{op} (seed {seed}): loss {a} ({mode}) vs {b} (plain)\n{text}"
+                );
+            }
+        }
+    }
 }

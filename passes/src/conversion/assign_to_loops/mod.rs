@@ -70,8 +70,7 @@ fn run<'c, 'a>(module: OperationRef<'c, 'a>, options: &Options) -> PassResult<'c
             .is_ok_and(|n| n.starts_with("ocannl_assign."))
     });
     for op in &ops {
-        if op.name().as_string_ref().as_str() == Ok("ocannl_assign.node") && !init::is_virtual(op)
-        {
+        if op.name().as_string_ref().as_str() == Ok("ocannl_assign.node") && !init::is_virtual(op) {
             dealloc::free_after_last_use(op).at(op.location())?;
         }
     }
