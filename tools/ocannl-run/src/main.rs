@@ -77,6 +77,11 @@ struct Cli {
     /// tensor node gets a buffer.
     #[arg(long)]
     no_optimize: bool,
+    /// Report, on stderr, what the entry's lowered code holds: buffers
+    /// (`memref.alloc`), loop nests, and the most bytes its buffers take at
+    /// once.
+    #[arg(long)]
+    stats: bool,
     /// Lower for training: params as arguments, backprop and SGD
     /// (`ocannl-autodiff`, `ocannl-train-step`), so that `--entry F_train_step`
     /// runs a train step of `F` (params and learning rate are its last
@@ -136,16 +141,53 @@ fn main() {
 type Array = HostTensor;
 
 /// The stages up to the loops, each timed: (name, pipeline).
-fn stages(cli: &Cli) -> [(&'static str, String); 4] {
-    [
-        ("ocannl-infer-shapes", "ocannl-infer-shapes".into()),
-        ("ocannl-lower-to-assign", "ocannl-lower-to-assign".into()),
-        ("optimize", cli.optimize().into()),
+fn stages(cli: &Cli) -> Vec<(String, String)> {
+    let mut s = vec![
         (
-            "ocannl-lower-to-loops",
-            "ocannl-lower-to-loops,func.func(canonicalize,cse)".into(),
+            "ocannl-infer-shapes".to_string(),
+            "ocannl-infer-shapes".to_string(),
         ),
-    ]
+        (
+            "ocannl-lower-to-assign".into(),
+            "ocannl-lower-to-assign".into(),
+        ),
+    ];
+    // Each optimization is a stage of its own (timed apart).
+    for pass in cli.optimize().split(',').filter(|p| !p.is_empty()) {
+        let name = pass.split('{').next().unwrap_or(pass).to_string();
+        s.push((name, pass.to_string()));
+    }
+    s.push((
+        "ocannl-lower-to-loops".into(),
+        "ocannl-lower-to-loops,func.func(canonicalize,cse)".into(),
+    ));
+    s
+}
+
+/// `--stats`: the buffers, loop nests and peak buffer bytes of a lowered
+/// function.
+fn print_stats(func: OperationRef) {
+    use ocannl_mlir::ir;
+    let is_loop = |n: &str| matches!(n, "scf.for" | "scf.parallel" | "scf.forall");
+    let buffers = ir::collect(func, |o| ir::name(o) == "memref.alloc").len();
+    // Loops with no loop around them.
+    let nests = ir::collect(func, |o| is_loop(&ir::name(o)))
+        .into_iter()
+        .filter(|o| {
+            let mut p = o.parent_operation();
+            while let Some(q) = p {
+                if is_loop(&ir::name(&q)) {
+                    return false;
+                }
+                p = q.parent_operation();
+            }
+            true
+        })
+        .count();
+    eprintln!(
+        "stats: {buffers} buffers, {nests} loop nests, {} peak buffer bytes",
+        runtime::peak_bytes(func)
+    );
 }
 
 /// `--memory-limit`: bytes, or no limit.
@@ -264,9 +306,8 @@ fn run(cli: &Cli) -> Result<(), String> {
         return grad_check(cli, &context, &mut module, &name);
     }
     for (stage, mut pipeline) in stages(cli) {
-        if pipeline.is_empty() {
-            continue;
-        }
+        // Stage names live as long as the run (the phases report them).
+        let stage: &'static str = Box::leak(stage.into_boxed_str());
         if cli.interpret && stage == "ocannl-lower-to-loops" {
             return interpret(cli, &module, &phases);
         }
@@ -284,7 +325,10 @@ fn run(cli: &Cli) -> Result<(), String> {
     }
 
     // The entry must exist before compiling.
-    find_entry(&module, &cli.entry)?;
+    let entry_fn = find_entry(&module, &cli.entry)?;
+    if cli.stats {
+        print_stats(entry_fn);
+    }
     if for_gpu {
         return run_gpu(cli, &context, &mut module, &name, gpu.as_ref(), phases);
     }
