@@ -5,6 +5,9 @@
 //! iteration space and affine maps.
 //!
 //! - function arguments become memref arguments (data fed in);
+//! - a node's memory mode is `materialized` for params and returned values,
+//!   the mode pinned by the op's `{ocannl.memory = MODE}`, else `undecided`
+//!   (for `ocannl-virtualize`);
 //! - params become `materialized` nodes initialized by `uniform` (seeded by
 //!   the param's name, in [-0.25, 0.25) as OCANNL's default init);
 //! - constants become nodes set by `fill` or `literal`;
@@ -437,16 +440,30 @@ fn lower_op<'c, 'a>(
         *n += 1;
         format!("{base}_{n}")
     };
+    // A mode the user pins with `{ocannl.memory = MODE}` on the op is kept
+    // by `ocannl-virtualize`.
+    let pinned = match op.attribute("ocannl.memory") {
+        Err(_) => None,
+        Ok(a) => {
+            let m = attr::string_value(a).unwrap_or_default();
+            if !ocannl_assign_dialect::MEMORY_MODES.contains(&m.as_str()) || m == "undecided" {
+                return Err(format!(
+                    "attribute 'ocannl.memory' must be one of virtual, local, on_device, materialized, but got {a}"
+                ));
+            }
+            Some(m)
+        }
+    };
     let memory = if kind == OpKind::Param || returned.contains(&key(result.into())) {
-        "materialized"
+        "materialized".to_string()
     } else {
-        "undecided"
+        pinned.unwrap_or_else(|| "undecided".to_string())
     };
     let node = OperationBuilder::new("ocannl_assign.node", loc)
         .add_attributes(&[
             str_attr(ctx, "name", &name),
             str_attr(ctx, "kind", "value"),
-            str_attr(ctx, "memory", memory),
+            str_attr(ctx, "memory", &memory),
             str_attr(ctx, "shape", &info.shape.to_string()),
         ])
         .add_results(&[memref])
