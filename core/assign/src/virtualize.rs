@@ -88,6 +88,13 @@ pub enum Refusal {
         index: String,
     },
     ReadsItself,
+    /// A buffer its computation reads is written between the computation
+    /// and a reader (or by the reader): inlined, the read would see the new
+    /// value.
+    InputOverwritten,
+    /// A statement reading or writing it is malformed (the interpreter and
+    /// the verifier say how).
+    Malformed,
     PaddedRead {
         index: String,
     },
@@ -122,6 +129,10 @@ impl fmt::Display for Refusal {
                 write!(f, "inconsistent index pattern: axis {axis} is written at {index}")
             }
             Refusal::ReadsItself => write!(f, "its computation reads the node itself"),
+            Refusal::InputOverwritten => write!(
+                f,
+                "a buffer its computation reads is written before a reader reads the node"
+            ),
             Refusal::PaddedRead { index } => write!(f, "read at the padded index {index}"),
             Refusal::Padding { reader, writer } => write!(
                 f,
@@ -131,6 +142,7 @@ impl fmt::Display for Refusal {
                 f,
                 "each cell would be computed {visits} times (budget: {budget})"
             ),
+            Refusal::Malformed => write!(f, "an assignment reading or writing it is malformed"),
         }
     }
 }
@@ -312,6 +324,13 @@ fn check(
     let readers: Vec<usize> = (0..stmts.len())
         .filter(|&k| stmts[k].as_ref().is_some_and(|s| reads(s, v)))
         .collect();
+    if writers
+        .iter()
+        .chain(&readers)
+        .any(|&k| !well_formed(stmts[k].as_ref().expect("live statement")))
+    {
+        return Err(Refusal::Malformed);
+    }
     if writers.is_empty() && readers.is_empty() {
         // Unused: no buffer is needed.
         return Ok((
@@ -413,6 +432,21 @@ fn check(
         }
         Some(_) => return Err(Refusal::FromData),
     };
+    // What the computation reads must hold the same values where the
+    // readers read the node.
+    if let Some(Stmt::Accum { rhs: inputs, .. }) = stmt.map(get) {
+        let p = stmt.expect("a computation");
+        for &c in &readers {
+            let overwritten = (p + 1..=c).any(|k| {
+                stmts[k]
+                    .as_ref()
+                    .is_some_and(|s| inputs.iter().any(|&b| writes(s, b)))
+            });
+            if overwritten {
+                return Err(Refusal::InputOverwritten);
+            }
+        }
+    }
     // The producer's padded reads pad with its accumulation's neutral
     // element; a reader must pad the same way.
     let writer_padding = stmt.and_then(|k| match get(k) {
@@ -467,6 +501,42 @@ fn check(
         },
         readers,
     ))
+}
+
+/// Whether an assignment's parts fit together: one map per buffer, indices
+/// of iterators and symbols that exist, a body that checks and reads no
+/// more operands than there are.
+fn well_formed(s: &Stmt) -> bool {
+    let Stmt::Accum {
+        rhs,
+        op,
+        space,
+        maps,
+        symbols,
+        ..
+    } = s
+    else {
+        return true;
+    };
+    let leaf_ok = |e: &Affine| match e {
+        Affine::Dim(d) => *d < space.len(),
+        Affine::Sym(k) => *k < symbols.len(),
+        _ => true,
+    };
+    fn all(e: &Affine, ok: &dyn Fn(&Affine) -> bool) -> bool {
+        match e {
+            Affine::Const(_) | Affine::Dim(_) | Affine::Sym(_) => ok(e),
+            Affine::Add(a, b)
+            | Affine::Mul(a, b)
+            | Affine::Mod(a, b)
+            | Affine::FloorDiv(a, b)
+            | Affine::CeilDiv(a, b) => all(a, ok) && all(b, ok),
+        }
+    }
+    maps.len() == rhs.len() + 1
+        && maps.iter().flatten().all(|e| all(e, &leaf_ok))
+        && op.check().is_ok()
+        && op.operand_count() <= rhs.len()
 }
 
 fn alloc_dims(stmts: &[Option<Stmt>], v: usize) -> Option<Vec<u64>> {

@@ -285,3 +285,207 @@ fn routines_mostly_run() {
         "{ran} of {with_accum} ran"
     );
 }
+
+/// The routine with a virtualization plan applied.
+fn virtualized(r: &Routine, max_visits: u64) -> Routine {
+    use ocannl_assign::virtualize::{virtualize, NodeInfo, Options};
+    let plan = virtualize(r, &|_| NodeInfo::default(), Options { max_visits });
+    let mut stmts: Vec<Option<Stmt>> = r.stmts.iter().cloned().map(Some).collect();
+    for (k, s) in plan.changes {
+        stmts[k] = s;
+    }
+    Routine {
+        args: r.args.clone(),
+        stmts: stmts.into_iter().flatten().collect(),
+        results: r.results.clone(),
+    }
+}
+
+fn same(a: &[Value], b: &[Value]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| match (x, y) {
+            (Value::Buffer { dims: d1, data: x1 }, Value::Buffer { dims: d2, data: x2 }) => {
+                d1 == d2
+                    && x1
+                        .iter()
+                        .zip(x2)
+                        .all(|(p, q)| p == q || (p.is_nan() && q.is_nan()))
+            }
+            (p, q) => p == q,
+        })
+}
+
+proptest! {
+    #![proptest_config(config(4000))]
+
+    /// Virtualization never panics, and a routine that runs computes the
+    /// same values with its virtual nodes inlined (f64, the same operations
+    /// in the same order: exactly).
+    #[test]
+    fn virtualization_keeps_values(choices in prop::collection::vec(any::<u32>(), 0..160), budget in 1u64..4) {
+        let (routine, values) = build(&choices);
+        let v = virtualized(&routine, budget);
+        if let Ok(want) = run(&routine, &values) {
+            let got = run(&v, &values);
+            prop_assert!(got.is_ok(), "{:?}\n{:?}", got, v);
+            prop_assert!(same(&want, &got.unwrap()), "{:?}\nbecame\n{:?}", routine, v);
+        }
+    }
+}
+
+/// Routines shaped for virtualization: chains of well-formed assignments
+/// (pointwise, transposed, broadcast, fixed-index and sliced reads,
+/// reductions, fills, fills followed by an accumulation), several readers
+/// per node, results among them.
+fn build_chain(choices: &[u32]) -> (Routine, Vec<Value>) {
+    let c = &mut Choices(choices.iter());
+    let mut args = vec![
+        Arg::Buffer { dims: vec![2, 3] },
+        Arg::Buffer { dims: vec![3] },
+        Arg::Index,
+    ];
+    let mut values = vec![
+        Value::Buffer {
+            dims: vec![2, 3],
+            data: (0..6).map(|x| x as f64 * 0.7 - 1.9).collect(),
+        },
+        Value::Buffer {
+            dims: vec![3],
+            data: vec![0.5, -1.25, 2.0],
+        },
+        Value::Index(1),
+    ];
+    let mut bufs: Vec<Option<Vec<u64>>> = vec![Some(vec![2, 3]), Some(vec![3]), None];
+    if c.one_in(2) {
+        args.push(Arg::Buffer { dims: vec![1] });
+        values.push(Value::Buffer {
+            dims: vec![1],
+            data: vec![3.0],
+        });
+        bufs.push(Some(vec![1]));
+    }
+    let mut stmts = vec![];
+    let pool: [&[u64]; 6] = [&[2, 3], &[3, 2], &[3], &[2], &[1], &[2, 3, 2]];
+    for _ in 0..2 + c.below(7) {
+        let d: Vec<u64> = c.pick(&pool).to_vec();
+        let v = bufs.len();
+        stmts.push(Stmt::Alloc {
+            buf: v,
+            dims: d.clone(),
+        });
+        bufs.push(Some(d.clone()));
+        let live: Vec<usize> = (0..v).filter(|&b| bufs[b].is_some()).collect();
+        let kind = c.below(10);
+        if kind == 0 {
+            stmts.push(Stmt::Fill {
+                buf: v,
+                value: c.below(5) as f64 - 2.0,
+            });
+            continue;
+        }
+        let fill_first = kind == 1;
+        if fill_first {
+            stmts.push(Stmt::Fill {
+                buf: v,
+                value: c.below(3) as f64,
+            });
+        }
+        // The result's iterators, then maybe a reduced one.
+        let mut space = d.clone();
+        let reduce = !fill_first && c.one_in(4);
+        if reduce {
+            space.push(1 + c.below(3) as u64);
+        }
+        let accum = if fill_first {
+            c.pick(&[Accum::Add, Accum::Sub, Accum::Max])
+        } else if reduce {
+            c.pick(&[Accum::Add, Accum::Max])
+        } else {
+            Accum::Assign
+        };
+        let arity = 1 + c.below(3);
+        let mut rhs = vec![];
+        let mut maps = vec![(0..d.len()).map(Affine::Dim).collect::<Vec<_>>()];
+        let mut symbols = vec![];
+        for _ in 0..arity {
+            let b = c.pick(&live);
+            let bd = bufs[b].clone().unwrap_or_default();
+            let mut m = vec![];
+            for (a, &n) in bd.iter().enumerate() {
+                let fits: Vec<usize> = (0..space.len()).filter(|&i| space[i] == n).collect();
+                m.push(if a == 0 && n == 2 && b == 0 && c.one_in(5) {
+                    // A slice by the index argument (1, within the axis).
+                    if symbols.is_empty() {
+                        symbols.push(2);
+                    }
+                    Affine::Sym(0)
+                } else if !fits.is_empty() && !c.one_in(6) {
+                    Affine::Dim(c.pick(&fits))
+                } else {
+                    Affine::Const(c.below(n as usize) as i64)
+                });
+            }
+            rhs.push(b);
+            maps.push(m);
+        }
+        stmts.push(Stmt::Accum {
+            lhs: v,
+            rhs,
+            accum,
+            op: num_op(c, arity).into(),
+            initialize_neutral: reduce,
+            space,
+            maps,
+            symbols,
+        });
+    }
+    let nodes: Vec<usize> = (3..bufs.len()).filter(|&b| bufs[b].is_some()).collect();
+    let mut results = vec![*nodes.last().expect("a node")];
+    if c.one_in(3) {
+        results.push(c.pick(&nodes));
+    }
+    (
+        Routine {
+            args,
+            stmts,
+            results,
+        },
+        values,
+    )
+}
+
+proptest! {
+    #![proptest_config(config(4000))]
+
+    #[test]
+    fn virtualizing_chains_keeps_values(choices in prop::collection::vec(any::<u32>(), 0..200), budget in 1u64..4) {
+        let (routine, values) = build_chain(&choices);
+        let v = virtualized(&routine, budget);
+        if let Ok(want) = run(&routine, &values) {
+            let got = run(&v, &values);
+            prop_assert!(got.is_ok(), "{:?}\n{:?}", got, v);
+            prop_assert!(same(&want, &got.unwrap()), "{:?}\nbecame\n{:?}", routine, v);
+        }
+    }
+}
+
+/// The generator reaches virtualization: some random routines get virtual
+/// nodes.
+#[test]
+fn routines_get_virtual_nodes() {
+    use ocannl_assign::virtualize::{virtualize, Memory, NodeInfo, Options};
+    let mut rng = ocannl_ops::SplitMix64::new(11);
+    let mut inlined = 0;
+    for _ in 0..2000 {
+        let choices: Vec<u32> = (0..160).map(|_| rng.next_u64() as u32).collect();
+        let (routine, values) = build_chain(&choices);
+        assert!(run(&routine, &values).is_ok(), "{routine:?}");
+        let plan = virtualize(&routine, &|_| NodeInfo::default(), Options::default());
+        inlined += plan
+            .decisions
+            .iter()
+            .filter(|d| d.memory == Memory::Virtual && d.inlined_into > 0)
+            .count();
+    }
+    assert!(inlined > 1000, "{inlined} nodes inlined");
+}

@@ -198,3 +198,18 @@ func.func @unused() {
   %u = "ocannl_assign.node"() {name = "u", kind = "value", memory = "undecided", shape = "4"} : () -> memref<4xf32>
   return
 }
+
+// -----
+
+#id = affine_map<(i) -> (i)>
+func.func @input_overwritten(%x: memref<4xf32>) -> memref<4xf32> {
+  // expected-remark@+1 {{node 'h' is local: a buffer its computation reads is written before a reader reads the node}}
+  %h = "ocannl_assign.node"() {name = "h", kind = "value", memory = "undecided", shape = "4"} : () -> memref<4xf32>
+  "ocannl_assign.accum_unop"(%h, %x) {accum = "assign", op = "exp", space = array<i64: 4>, indexing_maps = [#id, #id]} : (memref<4xf32>, memref<4xf32>) -> ()
+  // x changes after h is computed: h must keep the old values.
+  "ocannl_assign.fill"(%x) {value = 0.0 : f32} : (memref<4xf32>) -> ()
+  // expected-remark@+1 {{node 'y' is materialized}}
+  %y = "ocannl_assign.node"() {name = "y", kind = "value", memory = "undecided", shape = "4"} : () -> memref<4xf32>
+  "ocannl_assign.accum_binop"(%y, %h, %x) {accum = "assign", op = "add", space = array<i64: 4>, indexing_maps = [#id, #id, #id]} : (memref<4xf32>, memref<4xf32>, memref<4xf32>) -> ()
+  return %y : memref<4xf32>
+}
