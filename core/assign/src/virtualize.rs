@@ -17,6 +17,9 @@
 //! - its computation reduces (an iterator that does not index the node),
 //!   writes part of it (a fixed index), writes a diagonal or a padded
 //!   index (inconsistent index patterns), or reads itself;
+//! - a buffer its computation reads is written before a reader reads the
+//!   node (inlined, the reader would see the new values);
+//! - a statement reading or writing it is malformed;
 //! - a reader reads it at a padded index, or pads differently;
 //! - a cell would be computed more often than the visit budget
 //!   (OCANNL's `max_visits`, 1 by default): reads that broadcast it, or
