@@ -15,7 +15,7 @@ use std::{
 use crate::ffi;
 
 /// Every pass of the project, in pipeline order.
-pub fn all_passes() -> [&'static ffi::PassDef; 6] {
+pub fn all_passes() -> [&'static ffi::PassDef; 7] {
     [
         &crate::transforms::verify::DEF,
         &crate::transforms::infer_shapes::DEF,
@@ -23,6 +23,7 @@ pub fn all_passes() -> [&'static ffi::PassDef; 6] {
         &crate::transforms::autodiff::DEF,
         &crate::transforms::train_step::DEF,
         &crate::conversion::assign_to_loops::DEF,
+        &crate::transforms::simplify::DEF,
     ]
 }
 

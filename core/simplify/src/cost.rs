@@ -46,3 +46,30 @@ pub fn cost_of(expr: &RecExpr<Scalar>) -> f64 {
         .map(node_cost)
         .sum()
 }
+
+/// Extraction's cost with ties broken towards given nodes (the input's, so
+/// that what no rewrite improves is extracted as written): the cost, then
+/// how many nodes of the tree are not given. `given` holds nodes with
+/// canonical children.
+pub struct PreferGiven<'a, N: egg::Analysis<Scalar>> {
+    pub egraph: &'a egg::EGraph<Scalar, N>,
+    pub given: &'a std::collections::HashSet<Scalar>,
+}
+
+impl<N: egg::Analysis<Scalar>> CostFunction<Scalar> for PreferGiven<'_, N> {
+    type Cost = (f64, usize);
+    fn cost<C>(&mut self, enode: &Scalar, mut costs: C) -> (f64, usize)
+    where
+        C: FnMut(Id) -> (f64, usize),
+    {
+        let canonical = enode.clone().map_children(|c| self.egraph.find(c));
+        let own = (
+            node_cost(enode),
+            usize::from(!self.given.contains(&canonical)),
+        );
+        enode.fold(own, |(cost, new), id| {
+            let (c, n) = costs(id);
+            (cost + c, new + n)
+        })
+    }
+}

@@ -200,7 +200,17 @@ impl Analysis<Scalar> for ConstFold {
                 if exact && !precision.folds_exactly(op) {
                     return None;
                 }
-                let v = precision.round(op.eval(&xs?)?);
+                let xs = xs?;
+                // `max`/`min` of zeros of both signs: IEEE's maximum is +0 and
+                // minimum -0, the vocabulary's either.
+                if exact
+                    && matches!(op, NumOp::Binary(BinaryOp::Max | BinaryOp::Min))
+                    && xs.iter().all(|x| *x == 0.0)
+                    && xs[0].to_bits() != xs[1].to_bits()
+                {
+                    return None;
+                }
+                let v = precision.round(op.eval(&xs)?);
                 // Folding keeps only finite results: an infinity or a NaN
                 // from constants is left as written.
                 v.is_finite().then(|| Constant::new(v))

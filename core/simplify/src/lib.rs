@@ -30,10 +30,11 @@ pub mod rules;
 
 use std::time::Duration;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use egg::{EGraph, Extractor, Id, Language, RecExpr, Runner, StopReason};
+use egg::{EGraph, Extractor, Runner};
 
+pub use egg::{FromOp, Id, Language, RecExpr, StopReason, Symbol};
 pub use lang::{Constant, Precision, Scalar};
 pub use rules::{Needs, Rule, RULES};
 
@@ -152,7 +153,12 @@ pub fn simplify_roots(dag: &RecExpr<Scalar>, roots: &[Id], options: &Options) ->
         .run(&rules::rules_for(options.fast_math));
     let stop = runner.stop_reason.clone().unwrap_or(StopReason::Saturated);
     let egraph = &runner.egraph;
-    let extractor = Extractor::new(egraph, cost::OpCost);
+    // Ties go to the input's own nodes.
+    let given: HashSet<Scalar> = nodes
+        .iter()
+        .map(|n| n.clone().map_children(|c| egraph.find(ids[usize::from(c)])))
+        .collect();
+    let extractor = Extractor::new(egraph, cost::PreferGiven { egraph, given: &given });
 
     // Each class's best node once, children first.
     let mut expr = RecExpr::default();
