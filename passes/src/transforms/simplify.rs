@@ -213,6 +213,8 @@ struct Group<'c, 'a> {
     /// constants by bits, with their positions.
     by_node: FxHashMap<(String, Vec<usize>), Vec<(usize, Value<'c, 'a>)>>,
     by_constant: FxHashMap<u64, Vec<(usize, Value<'c, 'a>)>>,
+    /// Constants of enclosing regions the DAG uses.
+    outer_constants: Vec<Value<'c, 'a>>,
 }
 
 impl<'c, 'a> Group<'c, 'a> {
@@ -251,6 +253,7 @@ fn read_group<'c, 'a>(block: BlockRef<'c, 'a>, float: &str) -> Option<Group<'c, 
         leaves: vec![],
         by_node: FxHashMap::default(),
         by_constant: FxHashMap::default(),
+        outer_constants: vec![],
     };
     let mut leaf_ids: FxHashMap<usize, Id> = FxHashMap::default();
     let mut any_op = false;
@@ -283,6 +286,18 @@ fn read_group<'c, 'a>(block: BlockRef<'c, 'a>, float: &str) -> Option<Group<'c, 
                     let id = match g.member(v) {
                         Some(m) => g.members[m].1,
                         None => *leaf_ids.entry(key(v)).or_insert_with(|| {
+                            // A constant of an enclosing region is a
+                            // constant (available everywhere in the block).
+                            let outer = OperationResult::try_from(v)
+                                .ok()
+                                .map(|r| r.owner())
+                                .filter(|o| def.is_none() && o.block() != Some(block))
+                                .and_then(|o| member_kind(&o));
+                            if let Some((Kind::Constant(c), _)) = outer {
+                                g.by_constant.entry(c.to_bits()).or_default().push((0, v));
+                                g.outer_constants.push(v);
+                                return g.dag.add(Scalar::Num(Constant::new(c)));
+                            }
                             let k = g.leaves.len();
                             g.leaves.push(Leaf { value: v, pos: def });
                             g.dag.add(Scalar::Arg(Symbol::from(format!("v{k}"))))
@@ -325,6 +340,8 @@ struct Planner<'g, 'c, 'a> {
     /// planned in block order).
     avail: FxHashMap<Id, Ref<'c, 'a>>,
     new_ops: Vec<NewOp<'c, 'a>>,
+    /// The constants to emit, by bits.
+    new_constants: FxHashMap<u64, Ref<'c, 'a>>,
 }
 
 impl<'g, 'c, 'a> Planner<'g, 'c, 'a> {
@@ -358,12 +375,7 @@ impl<'g, 'c, 'a> Planner<'g, 'c, 'a> {
                     }
                     Ref::Old(leaf.value)
                 }
-                Scalar::Num(c) => {
-                    match Self::old_at(self.g.by_constant.get(&c.value().to_bits()), p) {
-                        Some(v) => Ref::Old(v),
-                        None => self.push(node.clone(), vec![], p),
-                    }
-                }
+                Scalar::Num(c) => self.constant(c.value(), p),
                 _ if !expanded => {
                     stack.push((id, true));
                     for &c in node.children() {
@@ -376,8 +388,14 @@ impl<'g, 'c, 'a> Planner<'g, 'c, 'a> {
                         failed.insert(id);
                         continue;
                     }
-                    let operands: Vec<Ref> =
+                    let mut operands: Vec<Ref> =
                         node.children().iter().map(|c| self.avail[c]).collect();
+                    let mut node = node.clone();
+                    if let Scalar::Recip([x]) = node {
+                        // 1 / x.
+                        operands.insert(0, self.constant(1.0, p));
+                        node = Scalar::Div([x, x]);
+                    }
                     if let Scalar::Identity(_) = node {
                         operands[0]
                     } else {
@@ -401,6 +419,19 @@ impl<'g, 'c, 'a> Planner<'g, 'c, 'a> {
             self.avail.insert(id, r);
         }
         self.avail.get(&top).copied()
+    }
+
+    /// The constant `c`: the block's, or one to emit (once).
+    fn constant(&mut self, c: f64, p: usize) -> Ref<'c, 'a> {
+        if let Some(v) = Self::old_at(self.g.by_constant.get(&c.to_bits()), p) {
+            return Ref::Old(v);
+        }
+        if let Some(r) = self.new_constants.get(&c.to_bits()) {
+            return *r;
+        }
+        let r = self.push(Scalar::Num(Constant::new(c)), vec![], p);
+        self.new_constants.insert(c.to_bits(), r);
+        r
     }
 
     fn push(&mut self, node: Scalar, operands: Vec<Ref<'c, 'a>>, before: usize) -> Ref<'c, 'a> {
@@ -523,6 +554,7 @@ fn simplify_group(block: BlockRef, float: &str, settings: &Settings) -> Result<(
         out: &s.expr,
         avail: FxHashMap::default(),
         new_ops: vec![],
+        new_constants: FxHashMap::default(),
     };
     let mut replaced: Vec<(usize, Ref)> = vec![];
     for (k, &m) in roots.iter().enumerate() {
@@ -605,7 +637,6 @@ fn simplify_group(block: BlockRef, float: &str, settings: &Settings) -> Result<(
             .collect();
         let mlir = match &n.node {
             Scalar::Num(_) => "arith.constant",
-            Scalar::Recip(_) => "arith.divf",
             node => {
                 let name = node.to_string();
                 OPS.iter()
@@ -625,10 +656,6 @@ fn simplify_group(block: BlockRef, float: &str, settings: &Settings) -> Result<(
         let attrs: Vec<(&str, Attribute)> = fastmath.iter().map(|a| ("fastmath", *a)).collect();
         let v = match &n.node {
             Scalar::Num(c) => b.float(at, c.value(), ty),
-            Scalar::Recip(_) => {
-                let one = b.float(at, 1.0, ty);
-                b.op1(at, mlir, &[one, operands[0]], ty, &attrs)
-            }
             _ => b.op1(at, mlir, &operands, ty, &attrs),
         };
         made[i] = Some(v);
@@ -657,6 +684,20 @@ fn simplify_group(block: BlockRef, float: &str, settings: &Settings) -> Result<(
         }
     }
     let mut graveyard = ir::Graveyard::new();
+    // Constants of enclosing regions that only dead ops used (buried
+    // first: the graveyard erases users first).
+    for &v in &g.outer_constants {
+        let users = ir::users(v);
+        if !users.is_empty()
+            && users
+                .iter()
+                .all(|u| dead_ops.contains(&(u.to_raw().ptr as usize)))
+        {
+            if let Ok(r) = OperationResult::try_from(v) {
+                graveyard.bury(r.owner());
+            }
+        }
+    }
     for m in (0..g.members.len()).filter(|&m| dead[m]) {
         graveyard.bury(g.ops[g.members[m].0]);
     }
@@ -667,10 +708,10 @@ fn simplify_group(block: BlockRef, float: &str, settings: &Settings) -> Result<(
             Diagnostic::remark(
                 owner.location(),
                 format!(
-                    "ocannl-simplify: {float} computations of a '{}' block: cost {} -> {}; e-graph of {} nodes after {} iterations, stopped: {}",
+                    "ocannl-simplify: {float} computations of a '{}' block: cost {} -> {} (e-graph: {} nodes, {} iterations, stopped: {})",
                     ir::name(&owner),
-                    s.cost_before,
-                    cost_after,
+                    show(s.cost_before),
+                    show(cost_after),
                     s.nodes,
                     s.iterations,
                     stop_name(&s.stop)
@@ -680,4 +721,9 @@ fn simplify_group(block: BlockRef, float: &str, settings: &Settings) -> Result<(
         }
     }
     Ok(())
+}
+
+/// A cost as the remarks show it (no negative zero).
+fn show(cost: f64) -> String {
+    format!("{}", cost + 0.0)
 }
