@@ -1,12 +1,13 @@
 //! Simplification of scalar computations with an e-graph (`egg`).
 //!
-//! The computation of one cell of an assignment (after inlining, a tree of
-//! numeric ops over the operands' elements) is simplified by equality
-//! saturation: OCANNL's algebraic rewrites, as a table of named rules
+//! Scalar computations (the `arith`/`math` code of a block, for the
+//! `ocannl-simplify` pass; the computation of one cell of an assignment)
+//! are simplified by equality saturation: OCANNL's algebraic rewrites, as a table of named rules
 //! ([`rules::rules`]), constant folding through the one op vocabulary's f64
 //! semantics ([`lang::ConstFold`]), shared subexpressions (the e-graph
 //! keeps one class per value), and extraction of the cheapest equivalent
-//! ([`cost::OpCost`]). Every run has explicit node, iteration and time
+//! ([`cost::OpCost`], ties broken towards the input's own nodes by
+//! [`cost::PreferGiven`]). Every run has explicit node, iteration and time
 //! limits and reports why it stopped ([`Simplified::stop`]).
 //!
 //! - [`lang`]: the language (`define_language!` over `core/ops`' names).
@@ -158,7 +159,13 @@ pub fn simplify_roots(dag: &RecExpr<Scalar>, roots: &[Id], options: &Options) ->
         .iter()
         .map(|n| n.clone().map_children(|c| egraph.find(ids[usize::from(c)])))
         .collect();
-    let extractor = Extractor::new(egraph, cost::PreferGiven { egraph, given: &given });
+    let extractor = Extractor::new(
+        egraph,
+        cost::PreferGiven {
+            egraph,
+            given: &given,
+        },
+    );
 
     // Each class's best node once, children first.
     let mut expr = RecExpr::default();

@@ -151,7 +151,11 @@ fn member_kind(op: &OperationRef) -> Option<(Kind, &'static str)> {
     let name = name.as_string_ref().as_str().ok()?;
     if name == "arith.constant" {
         let a = op.attribute("value").ok()?;
-        return a.is_float().then(|| attr::number_value(a)).flatten().map(|v| (Kind::Constant(v), float));
+        return a
+            .is_float()
+            .then(|| attr::number_value(a))
+            .flatten()
+            .map(|v| (Kind::Constant(v), float));
     }
     let (_, lang) = OPS.iter().find(|(n, _)| *n == name)?;
     op.operands()
@@ -199,6 +203,9 @@ struct NewOp<'c, 'a> {
     before: usize,
 }
 
+/// Values of the block with the positions of their ops.
+type Defs<'c, 'a> = Vec<(usize, Value<'c, 'a>)>;
+
 /// The block's ops of one float type and what the run made of them.
 struct Group<'c, 'a> {
     /// Every op of the block, in order.
@@ -211,8 +218,8 @@ struct Group<'c, 'a> {
     leaves: Vec<Leaf<'c, 'a>>,
     /// The block's ops by what they compute: (language name, operands) and
     /// constants by bits, with their positions.
-    by_node: FxHashMap<(String, Vec<usize>), Vec<(usize, Value<'c, 'a>)>>,
-    by_constant: FxHashMap<u64, Vec<(usize, Value<'c, 'a>)>>,
+    by_node: FxHashMap<(String, Vec<usize>), Defs<'c, 'a>>,
+    by_constant: FxHashMap<u64, Defs<'c, 'a>>,
     /// Constants of enclosing regions the DAG uses.
     outer_constants: Vec<Value<'c, 'a>>,
 }
@@ -346,7 +353,7 @@ struct Planner<'g, 'c, 'a> {
 
 impl<'g, 'c, 'a> Planner<'g, 'c, 'a> {
     /// The block's value with position at most `p` in `list`.
-    fn old_at(list: Option<&Vec<(usize, Value<'c, 'a>)>>, p: usize) -> Option<Value<'c, 'a>> {
+    fn old_at(list: Option<&Defs<'c, 'a>>, p: usize) -> Option<Value<'c, 'a>> {
         list?.iter().find(|(q, _)| *q <= p).map(|(_, v)| *v)
     }
 
@@ -461,7 +468,11 @@ fn fastmath_attr<'c>(
         .map(|&m| g.ops[g.members[m].0])
         .filter(|op| ir::name(op) != "arith.constant")
         .collect();
-    let same: Vec<OperationRef> = ops.iter().copied().filter(|op| ir::name(op) == name).collect();
+    let same: Vec<OperationRef> = ops
+        .iter()
+        .copied()
+        .filter(|op| ir::name(op) == name)
+        .collect();
     let from = if same.is_empty() { ops } else { same };
     let mut common: Vec<&'static str> = FLAGS.to_vec();
     for op in from {
@@ -588,7 +599,10 @@ fn simplify_group(block: BlockRef, float: &str, settings: &Settings) -> Result<(
     }
     // The cost after: emitted ops, and the members still used.
     let replaced_members: FxHashSet<usize> = replaced.iter().map(|(m, _)| *m).collect();
-    let kept_roots = roots.iter().copied().filter(|m| !replaced_members.contains(m));
+    let kept_roots = roots
+        .iter()
+        .copied()
+        .filter(|m| !replaced_members.contains(m));
     let live = reachable(
         &g,
         kept_roots.chain(olds_used.iter().filter_map(|v| g.member(*v))),
