@@ -47,6 +47,9 @@ PIPELINES = [
     ["--ocannl-to-nvvm"],
     # Training: params as arguments, backprop, an SGD step, down to loops.
     ["--pass-pipeline=builtin.module(ocannl-infer-shapes,ocannl-lower-to-assign{params-as-arguments=true},ocannl-autodiff,ocannl-train-step{momentum=0.9 weight-decay=0.01 nesterov=true},ocannl-lower-to-loops)"],
+    # The e-graph simplifier, on the input and on the lowered loops.
+    ["--ocannl-simplify"],
+    ["--pass-pipeline=builtin.module(ocannl-infer-shapes,ocannl-lower-to-assign,ocannl-lower-to-loops,ocannl-simplify{fast-math=true remarks=true})"],
 ]
 # Runs: each mutant is parsed first (no passes), then, if it parses, goes
 # through every pipeline.
