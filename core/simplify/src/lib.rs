@@ -33,7 +33,7 @@ use std::time::Duration;
 
 use std::collections::{HashMap, HashSet};
 
-use egg::{EGraph, Extractor, Runner};
+use egg::{EGraph, Runner};
 
 pub use egg::{FromOp, Id, Language, RecExpr, StopReason, Symbol};
 pub use lang::{Constant, Precision, Scalar};
@@ -159,13 +159,7 @@ pub fn simplify_roots(dag: &RecExpr<Scalar>, roots: &[Id], options: &Options) ->
         .iter()
         .map(|n| n.clone().map_children(|c| egraph.find(ids[usize::from(c)])))
         .collect();
-    let extractor = Extractor::new(
-        egraph,
-        cost::PreferGiven {
-            egraph,
-            given: &given,
-        },
-    );
+    let best = cost::best_nodes(egraph, &given);
 
     // Each class's best node once, children first.
     let mut expr = RecExpr::default();
@@ -178,7 +172,7 @@ pub fn simplify_roots(dag: &RecExpr<Scalar>, roots: &[Id], options: &Options) ->
             if made.contains_key(&class) {
                 continue;
             }
-            let node = extractor.find_best_node(class);
+            let node = &best[&class];
             if expanded {
                 let n = node.clone().map_children(|c| made[&egraph.find(c)]);
                 made.insert(class, expr.add(n));
