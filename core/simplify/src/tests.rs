@@ -426,3 +426,26 @@ fn exact_rules_are_the_ones_without_fast_math() {
     assert_eq!(find("sub-of-add").rhs, "(sub (sub ?c1 ?c2) ?x)");
     assert_eq!(find("div-of-div").rhs, "(div ?a (mul ?b ?c))");
 }
+
+/// A long chain (one root, thousands of nodes) simplifies to the same
+/// values; extraction is linear in it.
+#[test]
+fn long_chains_simplify() {
+    let mut dag: RecExpr<lang::Scalar> = RecExpr::default();
+    let x = dag.add(lang::Scalar::Arg("x0".into()));
+    let y = dag.add(lang::Scalar::Arg("x1".into()));
+    let one = dag.add(lang::Scalar::Num(lang::Constant::new(1.0)));
+    let mut prev = x;
+    for i in 0..3000 {
+        prev = dag.add(match i % 3 {
+            0 => lang::Scalar::Add([prev, y]),
+            1 => lang::Scalar::Mul([prev, one]),
+            _ => lang::Scalar::Sub([prev, x]),
+        });
+    }
+    let s = simplify_roots(&dag, &[prev], &Options::default());
+    assert_eq!(s.cost_before, 3500.0);
+    assert_eq!(s.cost_after, 2000.0);
+    let args = [0.75, -1.25];
+    assert_eq!(eval(&s.expr, &args), eval(&dag, &args));
+}
