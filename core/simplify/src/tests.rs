@@ -449,3 +449,15 @@ fn long_chains_simplify() {
     let args = [0.75, -1.25];
     assert_eq!(eval(&s.expr, &args), eval(&dag, &args));
 }
+
+/// The `ocannl-simplify` pass declares these as its options' defaults
+/// (`node-limit`, `iter-limit`, `time-limit-ms`), and README.md shows them:
+/// change them together.
+#[test]
+fn default_limits_are_the_pass_options_defaults() {
+    let d = Limits::default();
+    assert_eq!(
+        (d.nodes, d.iterations, d.time),
+        (10_000, 30, std::time::Duration::from_millis(50))
+    );
+}

@@ -46,6 +46,8 @@ use crate::{
     framework::{Locate, Options, PassResult},
 };
 
+// The limits' defaults are `ocannl_simplify::Limits::default()` (a test of
+// that crate keeps them equal).
 crate::define_pass!(
     DEF,
     run,
