@@ -330,7 +330,8 @@ fn read_group<'c, 'a>(block: BlockRef<'c, 'a>, float: &str) -> Option<Group<'c, 
     any_op.then_some(g)
 }
 
-/// The language's node as MLIR: `None` for nodes the pass cannot emit.
+/// Whether the pass can emit the node as MLIR (a constant, an operand, or
+/// an op of [`OPS`]; `recip` as a division, `identity` as its operand).
 fn emittable(node: &Scalar) -> bool {
     match node {
         Scalar::Num(_) | Scalar::Arg(_) | Scalar::Recip(_) | Scalar::Identity(_) => true,
