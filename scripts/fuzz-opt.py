@@ -50,6 +50,9 @@ PIPELINES = [
     # The optimizations, on their own and in the training pipeline.
     ["--ocannl-virtualize=explain=true", "--ocannl-lower-to-loops"],
     ["--pass-pipeline=builtin.module(ocannl-infer-shapes,ocannl-lower-to-assign{params-as-arguments=true},ocannl-autodiff,ocannl-train-step,ocannl-virtualize{max-visits=4},ocannl-lower-to-loops)"],
+    # The e-graph simplifier, on the input and on the lowered loops.
+    ["--ocannl-simplify"],
+    ["--pass-pipeline=builtin.module(ocannl-infer-shapes,ocannl-lower-to-assign,ocannl-lower-to-loops,ocannl-simplify{fast-math=true remarks=true})"],
 ]
 # Runs: each mutant is parsed first (no passes), then, if it parses, goes
 # through every pipeline.

@@ -15,7 +15,7 @@ use std::{
 use crate::ffi;
 
 /// Every pass of the project, in pipeline order.
-pub fn all_passes() -> [&'static ffi::PassDef; 7] {
+pub fn all_passes() -> [&'static ffi::PassDef; 8] {
     [
         &crate::transforms::verify::DEF,
         &crate::transforms::infer_shapes::DEF,
@@ -24,6 +24,7 @@ pub fn all_passes() -> [&'static ffi::PassDef; 7] {
         &crate::transforms::train_step::DEF,
         &crate::transforms::virtualize::DEF,
         &crate::conversion::assign_to_loops::DEF,
+        &crate::transforms::simplify::DEF,
     ]
 }
 

@@ -12,6 +12,11 @@
 // RUN: diff %t.stock %t.ours
 // RUN: FileCheck %s --check-prefix=LLVM < %t.stock
 // RUN: mlir-opt --load-dialect-plugin=%plugin --load-pass-plugin=%plugin %S/../Dialect/OcannlShape/InferShapes/explain.mlir --pass-pipeline='builtin.module(ocannl-infer-shapes{explain=true})' --verify-diagnostics -o /dev/null
+// The e-graph simplifier, on upstream code:
+// RUN: mlir-opt --load-pass-plugin=%plugin %S/../Transforms/Simplify/reassociate.mlir --pass-pipeline='builtin.module(ocannl-simplify{fast-math=true})' > %t.stock
+// RUN: ocannl-opt %S/../Transforms/Simplify/reassociate.mlir --pass-pipeline='builtin.module(ocannl-simplify{fast-math=true})' > %t.ours
+// RUN: diff %t.stock %t.ours
+// RUN: FileCheck %S/../Transforms/Simplify/reassociate.mlir --check-prefix=FAST < %t.stock
 // The dialects' verifier too (the same diagnostics as ocannl-opt):
 // RUN: mlir-opt --load-dialect-plugin=%plugin %S/../Dialect/OcannlShape/invalid.mlir --split-input-file --verify-diagnostics -o /dev/null
 // RUN: mlir-opt --load-dialect-plugin=%plugin %S/../Dialect/OcannlAssign/invalid.mlir --split-input-file --verify-diagnostics -o /dev/null

@@ -46,3 +46,77 @@ pub fn cost_of(expr: &RecExpr<Scalar>) -> f64 {
         .map(node_cost)
         .sum()
 }
+
+/// Extraction's cost with ties broken towards given nodes (the input's, so
+/// that what no rewrite improves is extracted as written): the cost, then
+/// how many nodes of the tree are not given. `given` holds nodes with
+/// canonical children.
+pub struct PreferGiven<'a, N: egg::Analysis<Scalar>> {
+    pub egraph: &'a egg::EGraph<Scalar, N>,
+    pub given: &'a std::collections::HashSet<Scalar>,
+}
+
+impl<N: egg::Analysis<Scalar>> CostFunction<Scalar> for PreferGiven<'_, N> {
+    type Cost = (f64, usize);
+    fn cost<C>(&mut self, enode: &Scalar, mut costs: C) -> (f64, usize)
+    where
+        C: FnMut(Id) -> (f64, usize),
+    {
+        let canonical = enode.clone().map_children(|c| self.egraph.find(c));
+        let own = (
+            node_cost(enode),
+            usize::from(!self.given.contains(&canonical)),
+        );
+        enode.fold(own, |(cost, new), id| {
+            let (c, n) = costs(id);
+            (cost + c, new + n)
+        })
+    }
+}
+
+/// The best node of every class under [`PreferGiven`] (children by class,
+/// canonical). Costs only decrease, so a worklist reaches the fixpoint:
+/// a class whose cost drops sends its parents back to the list (linear on
+/// a long chain, where a sweep over all classes until nothing changes is
+/// quadratic).
+pub fn best_nodes<N: egg::Analysis<Scalar>>(
+    egraph: &egg::EGraph<Scalar, N>,
+    given: &std::collections::HashSet<Scalar>,
+) -> std::collections::HashMap<Id, Scalar> {
+    use std::collections::{HashMap, HashSet, VecDeque};
+    let mut cf = PreferGiven { egraph, given };
+    let mut best: HashMap<Id, ((f64, usize), Scalar)> = HashMap::new();
+    let mut queue: VecDeque<Id> = egraph.classes().map(|c| c.id).collect();
+    let mut queued: HashSet<Id> = queue.iter().copied().collect();
+    while let Some(id) = queue.pop_front() {
+        queued.remove(&id);
+        let class = &egraph[id];
+        let mut found: Option<((f64, usize), &Scalar)> = None;
+        for node in &class.nodes {
+            let known = node
+                .children()
+                .iter()
+                .all(|c| best.contains_key(&egraph.find(*c)));
+            if !known {
+                continue;
+            }
+            let cost = cf.cost(node, |c| best[&egraph.find(c)].0);
+            if found.as_ref().is_none_or(|(f, _)| cost < *f) {
+                found = Some((cost, node));
+            }
+        }
+        let Some((cost, node)) = found else { continue };
+        let improves = best.get(&class.id).is_none_or(|(old, _)| cost < *old);
+        if improves {
+            let canonical = node.clone().map_children(|c| egraph.find(c));
+            best.insert(class.id, (cost, canonical));
+            for p in class.parents() {
+                let p = egraph.find(p);
+                if queued.insert(p) {
+                    queue.push_back(p);
+                }
+            }
+        }
+    }
+    best.into_iter().map(|(id, (_, n))| (id, n)).collect()
+}

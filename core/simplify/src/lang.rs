@@ -12,9 +12,10 @@ use ocannl_ops::{BinaryOp, NumOp, TernaryOp, UnaryOp};
 pub struct Constant(u64);
 
 impl Constant {
+    /// A constant of value `x` (`-0.0` and `0.0` are distinct constants:
+    /// exact rewrites tell them apart).
     pub fn new(x: f64) -> Constant {
-        // One zero: -0.0 and 0.0 are the same constant for the rules.
-        Constant(if x == 0.0 { 0.0f64 } else { x }.to_bits())
+        Constant(x.to_bits())
     }
 
     pub fn value(self) -> f64 {
@@ -105,9 +106,81 @@ pub fn covers_vocabulary() -> bool {
     unary && binary && ternary
 }
 
+/// The floating-point format a computation runs in: constants fold to
+/// values of that format.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Precision {
+    F16,
+    BF16,
+    F32,
+    #[default]
+    F64,
+}
+
+impl Precision {
+    /// The format of an MLIR float type name (`f16`, `bf16`, `f32`, `f64`).
+    pub fn from_name(name: &str) -> Option<Precision> {
+        Some(match name {
+            "f16" => Precision::F16,
+            "bf16" => Precision::BF16,
+            "f32" => Precision::F32,
+            "f64" => Precision::F64,
+            _ => return None,
+        })
+    }
+
+    /// `x` rounded to the nearest value of the format (ties to even;
+    /// beyond the largest finite value, an infinity).
+    pub fn round(self, x: f64) -> f64 {
+        // Significand bits (the implicit one included), least normal
+        // exponent, largest exponent.
+        let (p, emin, emax) = match self {
+            Precision::F64 => return x,
+            Precision::F32 => return x as f32 as f64,
+            Precision::F16 => (11, -14, 15),
+            Precision::BF16 => (8, -126, 127),
+        };
+        if !x.is_finite() || x == 0.0 {
+            return x;
+        }
+        let biased = ((x.to_bits() >> 52) & 0x7ff) as i32;
+        let e = biased - 1023;
+        let q = e.max(emin) - (p - 1);
+        let pow2 = |k: i32| f64::from_bits(((k + 1023) as u64) << 52);
+        let r = (x * pow2(-q)).round_ties_even() * pow2(q);
+        if r.abs() >= pow2(emax + 1) {
+            f64::INFINITY.copysign(x)
+        } else {
+            r
+        }
+    }
+
+    /// Whether folding `op` in f64 and rounding once to this format gives
+    /// what the op computes in the format: the correctly rounded ops (a
+    /// fused multiply-add only in f64; f64 has enough bits for the others
+    /// of the narrower formats to round once), not library functions.
+    pub fn folds_exactly(self, op: NumOp) -> bool {
+        use ocannl_ops::{BinaryOp as B, TernaryOp as T, UnaryOp as U};
+        match op {
+            NumOp::Unary(u) => matches!(u, U::Identity | U::Neg | U::Sqrt | U::Recip),
+            NumOp::Binary(b) => matches!(
+                b,
+                B::Add | B::Sub | B::Mul | B::Div | B::Max | B::Min | B::Mod
+            ),
+            NumOp::Ternary(t) => t == T::Fma && self == Precision::F64,
+        }
+    }
+}
+
 /// Constant folding: a class whose value is known holds that constant.
-#[derive(Default)]
-pub struct ConstFold;
+/// Results are rounded to `precision`; with `exact`, only the ops whose
+/// folding is exact in that format fold ([`Precision::folds_exactly`]).
+/// The default folds every op in f64 (OCANNL's simplifier).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ConstFold {
+    pub precision: Precision,
+    pub exact: bool,
+}
 
 impl Analysis<Scalar> for ConstFold {
     type Data = Option<Constant>;
@@ -122,7 +195,22 @@ impl Analysis<Scalar> for ConstFold {
                     .iter()
                     .map(|&id| egraph[id].data.map(Constant::value))
                     .collect();
-                let v = num_op(op)?.eval(&xs?)?;
+                let op = num_op(op)?;
+                let ConstFold { precision, exact } = egraph.analysis;
+                if exact && !precision.folds_exactly(op) {
+                    return None;
+                }
+                let xs = xs?;
+                // `max`/`min` of zeros of both signs: IEEE's maximum is +0 and
+                // minimum -0, the vocabulary's either.
+                if exact
+                    && matches!(op, NumOp::Binary(BinaryOp::Max | BinaryOp::Min))
+                    && xs.iter().all(|x| *x == 0.0)
+                    && xs[0].to_bits() != xs[1].to_bits()
+                {
+                    return None;
+                }
+                let v = precision.round(op.eval(&xs)?);
                 // Folding keeps only finite results: an infinity or a NaN
                 // from constants is left as written.
                 v.is_finite().then(|| Constant::new(v))

@@ -1,9 +1,10 @@
 //! Passes within a dialect: `ocannl-verify` and `ocannl-infer-shapes` on
 //! `ocannl_shape`, `ocannl-autodiff`, `ocannl-train-step` and `ocannl-virtualize` on
-//! `ocannl_assign`.
+//! `ocannl_assign`; `ocannl-simplify` on upstream `arith`/`math` in any block.
 
 pub mod autodiff;
 pub mod infer_shapes;
+pub mod simplify;
 pub mod train_step;
 pub mod verify;
 pub mod virtualize;
