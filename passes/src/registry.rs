@@ -29,12 +29,13 @@ pub fn all_passes() -> [&'static ffi::PassDef; 8] {
 }
 
 /// The optimizations of `ocannl_assign` routines: virtualization (inlining)
-/// of tensor nodes.
-pub const OPTIMIZE: &str = "ocannl-virtualize";
+/// of tensor nodes, then the e-graph simplification of the assignments'
+/// bodies (exact rewrites only: values are kept bit for bit).
+pub const OPTIMIZE: &str = "ocannl-virtualize,ocannl-simplify";
 
 /// The target-neutral front of every lowering: from `ocannl_shape` to loops
 /// on memrefs (upstream scf/memref/arith/math/vector), optimized.
-pub const TO_LOOPS: &str = "ocannl-infer-shapes,ocannl-lower-to-assign,ocannl-virtualize,ocannl-lower-to-loops,func.func(canonicalize,cse)";
+pub const TO_LOOPS: &str = "ocannl-infer-shapes,ocannl-lower-to-assign,ocannl-virtualize,ocannl-simplify,ocannl-lower-to-loops,func.func(canonicalize,cse)";
 
 /// [`TO_LOOPS`] with the loops lowered for the target named `target`
 /// (`ocannl-lower-to-loops{target=...}`).

@@ -506,6 +506,52 @@ fn check(
     ))
 }
 
+/// Operands that read the same buffer at the same indices become one (the
+/// body reads it once), so that what two inlined reads compute from it is
+/// shared.
+fn merge_operands(
+    rhs: Vec<usize>,
+    maps: Vec<Vec<Affine>>,
+    body: crate::Body,
+) -> (Vec<usize>, Vec<Vec<Affine>>, crate::Body) {
+    let mut keep: Vec<usize> = vec![];
+    // The new number of each old operand.
+    let mut to: Vec<usize> = Vec::with_capacity(rhs.len());
+    for j in 0..rhs.len() {
+        match keep
+            .iter()
+            .position(|&i| rhs[i] == rhs[j] && maps[i + 1] == maps[j + 1])
+        {
+            Some(n) => to.push(n),
+            None => {
+                to.push(keep.len());
+                keep.push(j);
+            }
+        }
+    }
+    if keep.len() == rhs.len() {
+        return (rhs, maps, body);
+    }
+    let instrs = body
+        .instrs
+        .iter()
+        .map(|ins| match ins {
+            crate::Instr::Arg(k) => crate::Instr::Arg(to[*k]),
+            other => other.clone(),
+        })
+        .collect();
+    let mut new_maps = vec![maps[0].clone()];
+    new_maps.extend(keep.iter().map(|&i| maps[i + 1].clone()));
+    (
+        keep.iter().map(|&i| rhs[i]).collect(),
+        new_maps,
+        crate::Body {
+            instrs,
+            result: body.result,
+        },
+    )
+}
+
 /// Whether an assignment's parts fit together: one map per buffer, indices
 /// of iterators and symbols that exist, a body that checks and reads no
 /// more operands than there are.
@@ -627,12 +673,13 @@ fn inline_once(c: &Stmt, v: usize, p: &Producer) -> Option<Stmt> {
             }
         }
     }
-    let body = op.substitute(k, &p.body, renumber, first).cleaned();
+    let body = op.substitute(k, &p.body, renumber, first);
+    let (new_rhs, new_maps, body) = merge_operands(new_rhs, new_maps, body);
     Some(Stmt::Accum {
         lhs: *lhs,
         rhs: new_rhs,
         accum: *accum,
-        op: body,
+        op: body.cleaned(),
         initialize_neutral: *initialize_neutral,
         space: space.clone(),
         maps: new_maps,
