@@ -208,7 +208,14 @@ fn routine<'c, 'a>(func: OperationRef<'c, 'a>, opts: VOptions, explain: bool) ->
     dead.erase_all().at(func.location())?;
     for d in &plan.decisions {
         let op = node_of(d.buf).expect("a decision per node");
-        record(ctx, op, d, explain);
+        // A node made virtual by an earlier run keeps its record.
+        let earlier = string_attr(&op, "memory").is_ok_and(|m| m == "virtual")
+            && op.attribute("memory_reason").is_ok()
+            && d.memory == Memory::Virtual
+            && d.inlined_into == 0;
+        if !earlier {
+            record(ctx, op, d, explain);
+        }
     }
     Ok(())
 }

@@ -1,5 +1,7 @@
 // RUN: ocannl-opt %s --split-input-file --ocannl-virtualize | FileCheck %s
 // RUN: ocannl-opt %s --split-input-file --ocannl-virtualize | FileCheck %s --check-prefix=MAPS
+// A second run changes nothing:
+// RUN: ocannl-opt %s --split-input-file --ocannl-virtualize --ocannl-virtualize | FileCheck %s
 // RUN: ocannl-opt %s --split-input-file --ocannl-virtualize=max-visits=3 | FileCheck %s --check-prefix=BUDGET
 // MAPS: affine_map<(d0)[s0] -> (s0, d0)>
 // Virtual nodes are inlined into their readers through the projections:
