@@ -22,7 +22,7 @@ use melior::ir::{
     RegionLike, ValueLike,
 };
 use ocannl_assign::{
-    virtualize::{virtualize, Decision, Memory, NodeInfo, Options as VOptions},
+    virtualize::{virtualize, Decision, Memory, NodeInfo, Options as VOptions, Refusal},
     Stmt,
 };
 use ocannl_assign_dialect::{
@@ -208,11 +208,11 @@ fn routine<'c, 'a>(func: OperationRef<'c, 'a>, opts: VOptions, explain: bool) ->
     dead.erase_all().at(func.location())?;
     for d in &plan.decisions {
         let op = node_of(d.buf).expect("a decision per node");
-        // A node made virtual by an earlier run keeps its record.
-        let earlier = string_attr(&op, "memory").is_ok_and(|m| m == "virtual")
-            && op.attribute("memory_reason").is_ok()
-            && d.memory == Memory::Virtual
-            && d.inlined_into == 0;
+        // A node decided by an earlier run (it has a reason) keeps its
+        // record: its mode now reads as pinned, or virtual and unused.
+        let earlier = op.attribute("memory_reason").is_ok()
+            && (matches!(d.refusal, Some(Refusal::Pinned(_)))
+                || (d.memory == Memory::Virtual && d.inlined_into == 0));
         if !earlier {
             record(ctx, op, d, explain);
         }
