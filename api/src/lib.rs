@@ -37,6 +37,20 @@ use ocannl_ops::{BinaryOp, NumOp, TernaryOp, UnaryOp};
 pub use ocannl_cpu::runtime::{Elt, HostTensor};
 pub use train::{Device, Sgd, Trainer};
 
+/// An op's line with the discardable attribute `ocannl.memory = MODE`.
+fn pin_line(line: &str, mode: &str) -> String {
+    let attr = format!("ocannl.memory = \"{mode}\"");
+    let start = line.find("\"ocannl_shape.").unwrap_or(0);
+    let close = line[start..].find(')').map(|i| start + i);
+    match close {
+        Some(i) if line[i + 1..].starts_with(" {") => {
+            format!("{}{attr}, {}", &line[..i + 3], &line[i + 3..])
+        }
+        Some(i) => format!("{} {{{attr}}}{}", &line[..i + 1], &line[i + 1..]),
+        None => line.to_string(),
+    }
+}
+
 /// An error from building, compiling or running: the diagnostics, each as
 /// `LINE:COL: error: message` against the printed module.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -86,6 +100,8 @@ enum Node {
 pub struct Tensor {
     id: usize,
     node: Rc<Node>,
+    /// The memory mode pinned by [`Tensor::memory`].
+    memory: Option<Rc<str>>,
 }
 
 impl Tensor {
@@ -93,7 +109,18 @@ impl Tensor {
         Tensor {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             node: Rc::new(node),
+            memory: None,
         }
+    }
+
+    /// Pins the memory mode of this tensor's node (`"virtual"`, `"local"`,
+    /// `"on_device"` or `"materialized"`), which `ocannl-virtualize` then
+    /// keeps instead of deciding it: e.g. `"local"` keeps a buffer for it.
+    /// Checked when the module is compiled; params and results are always
+    /// materialized.
+    pub fn memory(mut self, mode: &str) -> Tensor {
+        self.memory = Some(mode.into());
+        self
     }
 
     /// Sets the output dims of a param (its other dims stay inferred).
@@ -500,6 +527,11 @@ impl Writer {
                 (fresh, unknown)
             }
         };
+        if let (Some(mode), Some(last)) = (&t.memory, self.lines.last_mut()) {
+            if last.trim_start().starts_with(&name) {
+                *last = pin_line(last, mode);
+            }
+        }
         self.names.insert(t.id, name.clone());
         self.types.insert(t.id, typ);
         name
@@ -544,4 +576,27 @@ fn sanitize(name: &str) -> String {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pinned_memory_modes_reach_the_module() {
+        let x = data("x", "4|3");
+        let w = param("w").output(&[2]);
+        let h = (w * x).memory("local");
+        let y = relu(&h).memory("materialized");
+        let text = Tensor::module("f", &[&y]);
+        let compose = text.lines().find(|l| l.contains("ocannl_shape.compose")).unwrap();
+        assert!(
+            compose.contains(r#") {ocannl.memory = "local"} : ("#),
+            "{text}"
+        );
+        assert!(
+            text.contains(r#"{ocannl.memory = "materialized", op = "relu"}"#),
+            "{text}"
+        );
+    }
 }
