@@ -118,7 +118,7 @@ impl Affine {
     }
 
     /// Whether some leaf (iterator, symbol or constant) satisfies `f`.
-    fn any_leaf(&self, f: &dyn Fn(&Affine) -> bool) -> bool {
+    pub(crate) fn any_leaf(&self, f: &dyn Fn(&Affine) -> bool) -> bool {
         match self {
             Affine::Const(_) | Affine::Dim(_) | Affine::Sym(_) => f(self),
             Affine::Add(a, b)

@@ -572,18 +572,8 @@ fn well_formed(s: &Stmt) -> bool {
         Affine::Sym(k) => *k < symbols.len(),
         _ => true,
     };
-    fn all(e: &Affine, ok: &dyn Fn(&Affine) -> bool) -> bool {
-        match e {
-            Affine::Const(_) | Affine::Dim(_) | Affine::Sym(_) => ok(e),
-            Affine::Add(a, b)
-            | Affine::Mul(a, b)
-            | Affine::Mod(a, b)
-            | Affine::FloorDiv(a, b)
-            | Affine::CeilDiv(a, b) => all(a, ok) && all(b, ok),
-        }
-    }
     maps.len() == rhs.len() + 1
-        && maps.iter().flatten().all(|e| all(e, &leaf_ok))
+        && !maps.iter().flatten().any(|e| e.any_leaf(&|l| !leaf_ok(l)))
         && op.check().is_ok()
         && op.operand_count() <= rhs.len()
 }
