@@ -26,6 +26,10 @@
 //!   several readers. Constants and copies are exempt, as OCANNL exempts
 //!   simple tensors.
 //!
+//! OCANNL's "escaping symbol" refusals have no case here: symbols are the
+//! routine's index arguments, in scope in every assignment, and inlining
+//! merges the producer's into the reader's.
+//!
 //! Architecture invariant: plain Rust over the assignment model.
 
 use std::fmt;
