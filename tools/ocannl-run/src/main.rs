@@ -280,6 +280,7 @@ fn run(cli: &Cli) -> Result<(), String> {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("--out-dir: cannot create {}: {e}", dir.display()))?;
     }
+    let stage_list = stages(cli);
     let mut phases: Vec<(&str, Duration)> = vec![];
     let t = Instant::now();
     let context = ocannl_passes::new_context()?;
@@ -305,9 +306,8 @@ fn run(cli: &Cli) -> Result<(), String> {
     if cli.grad_check {
         return grad_check(cli, &context, &mut module, &name);
     }
-    for (stage, mut pipeline) in stages(cli) {
-        // Stage names live as long as the run (the phases report them).
-        let stage: &'static str = Box::leak(stage.into_boxed_str());
+    for (stage, pipeline) in &stage_list {
+        let (stage, mut pipeline) = (stage.as_str(), pipeline.clone());
         if cli.interpret && stage == "ocannl-lower-to-loops" {
             return interpret(cli, &module, &phases);
         }
