@@ -392,7 +392,7 @@ impl Program {
                             elt.name()
                         ));
                     }
-                    let n = ocannl_assign::check_buffer(dims, elt.size() as u64)
+                    let n = ocannl_assign::check_buffer(dims, elt.size())
                         .map_err(|e| format!("argument #{i}: {e}"))?;
                     if t.data.len() as u64 != n {
                         return Err(format!(

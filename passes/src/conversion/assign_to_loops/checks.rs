@@ -236,6 +236,7 @@ impl<'c, 'a> Checks<'c, 'a> {
 
     /// Records a failure of check `message` when `failed` holds and no
     /// check failed before.
+    #[allow(clippy::too_many_arguments)]
     fn fail_if(
         &mut self,
         e: &Builder<'c>,
