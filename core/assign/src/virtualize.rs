@@ -23,8 +23,9 @@
 //! - a reader reads it at a padded index, or pads differently;
 //! - a cell would be computed more often than the visit budget
 //!   (OCANNL's `max_visits`, 1 by default): reads that broadcast it, or
-//!   several readers. Constants and copies are exempt, as OCANNL exempts
-//!   simple tensors.
+//!   several readers. Constant expressions (OCANNL's scalar constexprs,
+//!   always virtual) and copies are exempt, as OCANNL exempts simple
+//!   tensors.
 //!
 //! OCANNL's "escaping symbol" refusals have no case here: symbols are the
 //! routine's index arguments, in scope in every assignment, and inlining
@@ -494,7 +495,10 @@ fn check(
             visits = visits.saturating_add(per_cell);
         }
     }
-    if !body.is_trivial() && visits > opts.max_visits {
+    // Constant expressions (OCANNL's scalar constexprs: the body reads no
+    // buffer) and copies are exempt from the budget.
+    let exempt = body.is_trivial() || body.operand_count() == 0;
+    if !exempt && visits > opts.max_visits {
         return Err(Refusal::Visits {
             visits,
             budget: opts.max_visits,

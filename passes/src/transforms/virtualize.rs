@@ -51,7 +51,7 @@ crate::define_pass!(
             "max-visits",
             STRING,
             "1",
-            "The most times one cell of a virtual node may be computed (OCANNL's max_visits); constants and copies are exempt"
+            "The most times one cell of a virtual node may be computed (OCANNL's max_visits); constant expressions and copies are exempt"
         ),
         (
             "explain",

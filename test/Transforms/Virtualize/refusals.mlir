@@ -213,3 +213,20 @@ func.func @input_overwritten(%x: memref<4xf32>) -> memref<4xf32> {
   "ocannl_assign.accum_binop"(%y, %h, %x) {accum = "assign", op = "add", space = array<i64: 4>, indexing_maps = [#id, #id, #id]} : (memref<4xf32>, memref<4xf32>, memref<4xf32>) -> ()
   return %y : memref<4xf32>
 }
+
+// -----
+
+// A constant expression (OCANNL's scalar constexpr) is exempt from the
+// budget: 2 * 3 read at every cell of y.
+func.func @constexpr() -> memref<4x3xf32> {
+  // expected-remark@+1 {{node 'two' is virtual: inlined into 1 assignment}}
+  %two = "ocannl_assign.node"() {name = "two", kind = "value", memory = "undecided", shape = "1"} : () -> memref<1xf32>
+  "ocannl_assign.fill"(%two) {value = 2.0 : f32} : (memref<1xf32>) -> ()
+  // expected-remark@+1 {{node 'six' is virtual: inlined into 1 assignment}}
+  %six = "ocannl_assign.node"() {name = "six", kind = "value", memory = "undecided", shape = "1"} : () -> memref<1xf32>
+  "ocannl_assign.accum_binop"(%six, %two, %two) {accum = "assign", op = "add", space = array<i64: 1>, indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> (i)>]} : (memref<1xf32>, memref<1xf32>, memref<1xf32>) -> ()
+  // expected-remark@+1 {{node 'y' is materialized}}
+  %y = "ocannl_assign.node"() {name = "y", kind = "value", memory = "undecided", shape = "4,3"} : () -> memref<4x3xf32>
+  "ocannl_assign.accum_unop"(%y, %six) {accum = "assign", op = "exp", space = array<i64: 4, 3>, indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (0)>]} : (memref<4x3xf32>, memref<1xf32>) -> ()
+  return %y : memref<4x3xf32>
+}
