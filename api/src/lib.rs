@@ -589,7 +589,10 @@ mod tests {
         let h = (w * x).memory("local");
         let y = relu(&h).memory("materialized");
         let text = Tensor::module("f", &[&y]);
-        let compose = text.lines().find(|l| l.contains("ocannl_shape.compose")).unwrap();
+        let compose = text
+            .lines()
+            .find(|l| l.contains("ocannl_shape.compose"))
+            .unwrap();
         assert!(
             compose.contains(r#") {ocannl.memory = "local"} : ("#),
             "{text}"

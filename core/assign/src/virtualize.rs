@@ -96,6 +96,8 @@ pub enum Refusal {
         index: String,
     },
     ReadsItself,
+    /// Its computation accumulates onto cells nothing set before.
+    AccumulatesOntoUnset,
     /// A buffer its computation reads is written between the computation
     /// and a reader (or by the reader): inlined, the read would see the new
     /// value.
@@ -137,6 +139,10 @@ impl fmt::Display for Refusal {
                 write!(f, "inconsistent index pattern: axis {axis} is written at {index}")
             }
             Refusal::ReadsItself => write!(f, "its computation reads the node itself"),
+            Refusal::AccumulatesOntoUnset => write!(
+                f,
+                "its computation accumulates onto cells nothing set before"
+            ),
             Refusal::InputOverwritten => write!(
                 f,
                 "a buffer its computation reads is written before a reader reads the node"
@@ -435,7 +441,7 @@ fn check(
                 (None, _) => op.clone(),
                 (Some(c), Some(old)) => op.accumulated_onto(old, c),
                 // Accumulating onto whatever the buffer held.
-                (Some(_), None) => return Err(Refusal::NeverWritten),
+                (Some(_), None) => return Err(Refusal::AccumulatesOntoUnset),
             }
         }
         Some(_) => return Err(Refusal::FromData),

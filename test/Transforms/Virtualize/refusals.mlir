@@ -230,3 +230,16 @@ func.func @constexpr() -> memref<4x3xf32> {
   "ocannl_assign.accum_unop"(%y, %six) {accum = "assign", op = "exp", space = array<i64: 4, 3>, indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (0)>]} : (memref<4x3xf32>, memref<1xf32>) -> ()
   return %y : memref<4x3xf32>
 }
+
+// -----
+
+#id = affine_map<(i) -> (i)>
+func.func @accumulates_onto_unset(%x: memref<4xf32>) -> memref<4xf32> {
+  // expected-remark@+1 {{node 'h' is local: its computation accumulates onto cells nothing set before}}
+  %h = "ocannl_assign.node"() {name = "h", kind = "value", memory = "undecided", shape = "4"} : () -> memref<4xf32>
+  "ocannl_assign.accum_unop"(%h, %x) {accum = "add", op = "exp", space = array<i64: 4>, indexing_maps = [#id, #id]} : (memref<4xf32>, memref<4xf32>) -> ()
+  // expected-remark@+1 {{node 'y' is materialized}}
+  %y = "ocannl_assign.node"() {name = "y", kind = "value", memory = "undecided", shape = "4"} : () -> memref<4xf32>
+  "ocannl_assign.accum_unop"(%y, %h) {accum = "assign", op = "neg", space = array<i64: 4>, indexing_maps = [#id, #id]} : (memref<4xf32>, memref<4xf32>) -> ()
+  return %y : memref<4xf32>
+}
