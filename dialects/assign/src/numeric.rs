@@ -167,31 +167,46 @@ pub fn body<'c, 'a>(
     Ok(vals[b.result])
 }
 
-/// The numeric op of a scalar `arith`/`math` op of float operands that is
-/// one op of the vocabulary, by name.
-pub fn op_of_name(name: &str, arity: usize) -> Option<NumOp> {
+/// The `arith`/`math` ops that compute one op of the vocabulary on floats,
+/// each with that op: the one table for reading such ops (assignment
+/// bodies, `ocannl-simplify`) and for writing them back (`ocannl-simplify`).
+pub const SCALAR_OPS: [(&str, NumOp); 19] = {
     use BinaryOp as B;
     use UnaryOp as U;
-    Some(match (name, arity) {
-        ("arith.negf", 1) => NumOp::Unary(U::Neg),
-        ("math.exp", 1) => NumOp::Unary(U::Exp),
-        ("math.log", 1) => NumOp::Unary(U::Log),
-        ("math.exp2", 1) => NumOp::Unary(U::Exp2),
-        ("math.log2", 1) => NumOp::Unary(U::Log2),
-        ("math.sin", 1) => NumOp::Unary(U::Sin),
-        ("math.cos", 1) => NumOp::Unary(U::Cos),
-        ("math.sqrt", 1) => NumOp::Unary(U::Sqrt),
-        ("math.rsqrt", 1) => NumOp::Unary(U::RecipSqrt),
-        ("math.tanh", 1) => NumOp::Unary(U::Tanh),
-        ("arith.addf", 2) => NumOp::Binary(B::Add),
-        ("arith.subf", 2) => NumOp::Binary(B::Sub),
-        ("arith.mulf", 2) => NumOp::Binary(B::Mul),
-        ("arith.divf", 2) => NumOp::Binary(B::Div),
-        ("math.powf", 2) => NumOp::Binary(B::Pow),
-        ("arith.maximumf", 2) => NumOp::Binary(B::Max),
-        ("arith.minimumf", 2) => NumOp::Binary(B::Min),
-        ("arith.remf", 2) => NumOp::Binary(B::Mod),
-        ("math.fma", 3) => NumOp::Ternary(TernaryOp::Fma),
-        _ => return None,
-    })
+    [
+        ("arith.addf", NumOp::Binary(B::Add)),
+        ("arith.subf", NumOp::Binary(B::Sub)),
+        ("arith.mulf", NumOp::Binary(B::Mul)),
+        ("arith.divf", NumOp::Binary(B::Div)),
+        ("arith.negf", NumOp::Unary(U::Neg)),
+        ("arith.maximumf", NumOp::Binary(B::Max)),
+        ("arith.minimumf", NumOp::Binary(B::Min)),
+        ("arith.remf", NumOp::Binary(B::Mod)),
+        ("math.exp", NumOp::Unary(U::Exp)),
+        ("math.log", NumOp::Unary(U::Log)),
+        ("math.exp2", NumOp::Unary(U::Exp2)),
+        ("math.log2", NumOp::Unary(U::Log2)),
+        ("math.sin", NumOp::Unary(U::Sin)),
+        ("math.cos", NumOp::Unary(U::Cos)),
+        ("math.sqrt", NumOp::Unary(U::Sqrt)),
+        ("math.rsqrt", NumOp::Unary(U::RecipSqrt)),
+        ("math.tanh", NumOp::Unary(U::Tanh)),
+        ("math.powf", NumOp::Binary(B::Pow)),
+        ("math.fma", NumOp::Ternary(TernaryOp::Fma)),
+    ]
+};
+
+/// The numeric op of a scalar `arith`/`math` op of `arity` float operands
+/// that is one op of the vocabulary, by name ([`SCALAR_OPS`]).
+pub fn op_of_name(name: &str, arity: usize) -> Option<NumOp> {
+    SCALAR_OPS
+        .iter()
+        .find(|(n, o)| *n == name && o.arity() == arity)
+        .map(|(_, o)| *o)
+}
+
+/// The `arith`/`math` op computing `op` alone, if one does
+/// ([`SCALAR_OPS`]).
+pub fn name_of_op(op: NumOp) -> Option<&'static str> {
+    SCALAR_OPS.iter().find(|(_, o)| *o == op).map(|(n, _)| *n)
 }

@@ -3,7 +3,8 @@
 //!
 //! In each block, whoever owns it (`func.func`, `scf.for`,
 //! `linalg.generic`, an `ocannl_assign` op's body), the pure scalar float
-//! `arith`/`math` ops that the language has ([`OPS`], and float
+//! `arith`/`math` ops that the language has (the dialect crate's
+//! `numeric::SCALAR_OPS`, and float
 //! `arith.constant`) form DAGs; every other value they use (block
 //! arguments, results of other ops, values of enclosing regions) is an
 //! opaque operand. The roots are the values something else uses (another
@@ -30,14 +31,15 @@ use melior::ir::{
     operation::{OperationLike, OperationResult},
     Attribute, BlockRef, OperationRef, Type, Value, ValueLike,
 };
+use ocannl_assign_dialect::numeric;
 use ocannl_mlir::{
     attr,
     ir::{self, key},
     types, At, Builder,
 };
 use ocannl_simplify::{
-    cost::node_cost, stop_name, Constant, FromOp, Id, Language, Limits, Options as SimplifyOptions,
-    Precision, RecExpr, Scalar, Symbol,
+    cost::node_cost, lang::num_op, stop_name, Constant, FromOp, Id, Language, Limits,
+    Options as SimplifyOptions, Precision, RecExpr, Scalar, Symbol,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -62,29 +64,6 @@ crate::define_pass!(
         ("remarks", BOOL, "false", "Report each simplified block as a remark: the cost before and after, the e-graph's nodes and iterations, and why the run stopped"),
     ]
 );
-
-/// The ops of the language: MLIR name, the language's name.
-pub const OPS: &[(&str, &str)] = &[
-    ("arith.addf", "add"),
-    ("arith.subf", "sub"),
-    ("arith.mulf", "mul"),
-    ("arith.divf", "div"),
-    ("arith.negf", "neg"),
-    ("arith.maximumf", "max"),
-    ("arith.minimumf", "min"),
-    ("arith.remf", "mod"),
-    ("math.exp", "exp"),
-    ("math.log", "log"),
-    ("math.exp2", "exp2"),
-    ("math.log2", "log2"),
-    ("math.sin", "sin"),
-    ("math.cos", "cos"),
-    ("math.sqrt", "sqrt"),
-    ("math.rsqrt", "recip_sqrt"),
-    ("math.tanh", "tanh"),
-    ("math.powf", "pow"),
-    ("math.fma", "fma"),
-];
 
 /// The fast-math flags, in the order `#arith.fastmath` prints them.
 const FLAGS: [&str; 7] = ["reassoc", "nnan", "ninf", "nsz", "arcp", "contract", "afn"];
@@ -159,7 +138,7 @@ fn member_kind(op: &OperationRef) -> Option<(Kind, &'static str)> {
             .flatten()
             .map(|v| (Kind::Constant(v), float));
     }
-    let (_, lang) = OPS.iter().find(|(n, _)| *n == name)?;
+    let lang = numeric::op_of_name(name, op.operand_count())?.name();
     op.operands()
         .all(|v| v.r#type() == ty)
         .then_some((Kind::Op(lang), float))
@@ -331,14 +310,12 @@ fn read_group<'c, 'a>(block: BlockRef<'c, 'a>, float: &str) -> Option<Group<'c, 
 }
 
 /// Whether the pass can emit the node as MLIR (a constant, an operand, or
-/// an op of [`OPS`]; `recip` as a division, `identity` as its operand).
+/// an op of `numeric::SCALAR_OPS`; `recip` as a division, `identity` as its
+/// operand).
 fn emittable(node: &Scalar) -> bool {
     match node {
         Scalar::Num(_) | Scalar::Arg(_) | Scalar::Recip(_) | Scalar::Identity(_) => true,
-        n => {
-            let name = n.to_string();
-            OPS.iter().any(|(_, l)| *l == name)
-        }
+        n => num_op(n).and_then(numeric::name_of_op).is_some(),
     }
 }
 
@@ -654,13 +631,9 @@ fn simplify_group(block: BlockRef, float: &str, settings: &Settings) -> Result<(
             .collect();
         let mlir = match &n.node {
             Scalar::Num(_) => "arith.constant",
-            node => {
-                let name = node.to_string();
-                OPS.iter()
-                    .find(|(_, l)| *l == name)
-                    .map(|(m, _)| *m)
-                    .ok_or_else(|| format!("internal error: cannot emit '{name}'"))?
-            }
+            node => num_op(node)
+                .and_then(numeric::name_of_op)
+                .ok_or_else(|| format!("internal error: cannot emit '{node}'"))?,
         };
         let root_dag = dag_at.entry(n.before).or_insert_with(|| {
             let m = g.member_of_op[&(before.to_raw().ptr as usize)];
