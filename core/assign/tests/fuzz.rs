@@ -315,6 +315,22 @@ fn same(a: &[Value], b: &[Value]) -> bool {
         })
 }
 
+/// Virtualizing a routine (with visit budget `budget`) never panics, and a
+/// routine that runs computes the same values after.
+fn keeps_values(
+    routine: &Routine,
+    values: &[Value],
+    budget: u64,
+) -> Result<(), proptest::test_runner::TestCaseError> {
+    let v = virtualized(routine, budget);
+    if let Ok(want) = run(routine, values) {
+        let got = run(&v, values);
+        prop_assert!(got.is_ok(), "{:?}\n{:?}", got, v);
+        prop_assert!(same(&want, &got.unwrap()), "{:?}\nbecame\n{:?}", routine, v);
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(config(4000))]
 
@@ -324,12 +340,7 @@ proptest! {
     #[test]
     fn virtualization_keeps_values(choices in prop::collection::vec(any::<u32>(), 0..160), budget in 1u64..4) {
         let (routine, values) = build(&choices);
-        let v = virtualized(&routine, budget);
-        if let Ok(want) = run(&routine, &values) {
-            let got = run(&v, &values);
-            prop_assert!(got.is_ok(), "{:?}\n{:?}", got, v);
-            prop_assert!(same(&want, &got.unwrap()), "{:?}\nbecame\n{:?}", routine, v);
-        }
+        keeps_values(&routine, &values, budget)?;
     }
 }
 
@@ -460,12 +471,7 @@ proptest! {
     #[test]
     fn virtualizing_chains_keeps_values(choices in prop::collection::vec(any::<u32>(), 0..200), budget in 1u64..4) {
         let (routine, values) = build_chain(&choices);
-        let v = virtualized(&routine, budget);
-        if let Ok(want) = run(&routine, &values) {
-            let got = run(&v, &values);
-            prop_assert!(got.is_ok(), "{:?}\n{:?}", got, v);
-            prop_assert!(same(&want, &got.unwrap()), "{:?}\nbecame\n{:?}", routine, v);
-        }
+        keeps_values(&routine, &values, budget)?;
     }
 }
 
