@@ -130,13 +130,16 @@ fn routine<'c, 'a>(func: OperationRef<'c, 'a>, opts: VOptions, explain: bool) ->
             .at(func.location());
     }
     let params = param_names(func, &ops);
-    // The node op of each allocated buffer.
-    let node_of = |buf: usize| -> Option<OperationRef<'c, 'a>> {
-        r.stmts.iter().zip(&ops).find_map(|(s, o)| match s {
-            Stmt::Alloc { buf: b, .. } if *b == buf => Some(*o),
-            _ => None,
-        })
-    };
+    // The node op of each allocated buffer, by buffer number.
+    let mut nodes: Vec<Option<OperationRef<'c, 'a>>> = vec![None; values.len()];
+    for (s, o) in r.stmts.iter().zip(&ops) {
+        if let Stmt::Alloc { buf, .. } = s {
+            if let Some(slot) = nodes.get_mut(*buf) {
+                *slot = Some(*o);
+            }
+        }
+    }
+    let node_of = |buf: usize| nodes.get(buf).copied().flatten();
     let info = |buf: usize| -> NodeInfo {
         let Some(op) = node_of(buf) else {
             return NodeInfo::default();
