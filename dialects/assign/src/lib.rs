@@ -264,10 +264,7 @@ fn verify_projections(op: &OperationRef, attrs: &AccumAttrs) -> Result<(), Strin
         return Err("every size in 'space' must be positive".into());
     }
     // Memref operands come first, then the index operands bound to symbols.
-    let n = op
-        .operands()
-        .take_while(|v| MemRefType::try_from(v.r#type()).is_ok())
-        .count();
+    let n = buffer_count(op);
     let symbols = op.operand_count() - n;
     if maps.len() != n {
         return Err(format!(
