@@ -297,9 +297,8 @@ impl Body {
     }
 
     /// The body with operand `k` replaced by the value of `inner` (whose
-    /// operand `j` becomes operand `first + j`), and operands after `k`
-    /// renumbered by `shift` (the caller's new operand order): operand `i`
-    /// other than `k` becomes `renumber(i)`.
+    /// operand `j` becomes operand `first + j`), in the caller's new operand
+    /// order: operand `i` other than `k` becomes `renumber(i)`.
     pub fn substitute(
         &self,
         k: usize,

@@ -275,10 +275,7 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
         let args = (1..self.tensors.len())
             .map(|i| self.load(at, ivs, i))
             .collect::<Result<Vec<_>, _>>()?;
-        match self.op {
-            Some(op) => numeric::numeric(self.e, at, op, &args, self.eltt),
-            None => numeric::body(self.e, at, &self.body, &args, self.eltt),
-        }
+        numeric::body(self.e, at, &self.body, &args, self.eltt)
     }
 
     /// `old accum v`.
