@@ -247,23 +247,6 @@ struct Builder {
     writers: Vec<usize>,
 }
 
-/// Whether an index map visits every cell of a buffer of `dims` exactly
-/// once over `space`: each iterator indexes one axis of its size, and every
-/// other axis has size 1.
-fn covers_once(map: &[Affine], space: &[u64], dims: &[u64]) -> bool {
-    let mut seen = vec![false; space.len()];
-    map.len() == dims.len()
-        && map.iter().zip(dims).all(|(e, &d)| match e {
-            Affine::Dim(p) if *p < space.len() && !seen[*p] && space[*p] == d => {
-                seen[*p] = true;
-                true
-            }
-            Affine::Const(0) => d == 1,
-            _ => false,
-        })
-        && seen.iter().all(|&s| s)
-}
-
 impl Builder {
     fn alloc(&mut self, dims: Vec<u64>, role: Role) -> usize {
         let buf = self.next;
@@ -318,7 +301,7 @@ impl Builder {
             Some(g) => (g, x.1.clone()),
             None => {
                 let dims = self.dims[x.0].clone().unwrap_or_default();
-                let once = sign > 0.0 && covers_once(&x.1, f.space, &dims);
+                let once = sign > 0.0 && crate::writes_each_cell_once(&x.1, f.space, &dims);
                 let (y, ymap) = &f.g;
                 let same_as_result_grad = matches!(how, Factor::One)
                     && *ymap == x.1

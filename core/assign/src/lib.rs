@@ -13,10 +13,12 @@
 
 pub mod autodiff;
 pub mod body;
+pub mod coverage;
 pub mod optim;
 pub mod virtualize;
 
 pub use body::{Body, CmpPred, Instr};
+pub use coverage::{check_writes_each_cell_once, writes_each_cell_once, NotOnce};
 
 use std::fmt;
 

@@ -35,7 +35,7 @@
 
 use std::fmt;
 
-use crate::{Affine, Routine, Stmt};
+use crate::{Affine, NotOnce, Routine, Stmt};
 
 /// A node's memory mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -318,14 +318,6 @@ fn writes(s: &Stmt, v: usize) -> bool {
     }
 }
 
-/// The iterators of an accumulating assignment's space that index no axis
-/// of its result.
-fn unbound_iterators(space: &[u64], lhs_map: &[Affine]) -> Vec<usize> {
-    (0..space.len())
-        .filter(|&d| !lhs_map.iter().any(|e| e.mentions(d)))
-        .collect()
-}
-
 /// Whether node `v` can be virtual: its producer and readers, or why not.
 fn check(
     stmts: &[Option<Stmt>],
@@ -406,32 +398,18 @@ fn check(
             maps,
             ..
         }) => {
-            // The result is indexed by plain iterators, each once; fixed
-            // indices only on axes of one cell.
+            // The computation writes each cell of the node once.
             let dims = alloc_dims(stmts, v).unwrap_or_default();
-            let mut seen = vec![false; space.len()];
-            for (a, e) in maps[0].iter().enumerate() {
-                match e {
-                    Affine::Dim(d) if !seen[*d] => seen[*d] = true,
-                    Affine::Const(_) if dims.get(a) == Some(&1) => {}
-                    Affine::Const(_) => return Err(Refusal::PartialWrite { axis: a }),
-                    other => {
-                        return Err(Refusal::IndexPattern {
-                            axis: a,
-                            index: other.to_string(),
-                        })
-                    }
-                }
-            }
-            if let Some(&d) = unbound_iterators(space, &maps[0])
-                .iter()
-                .find(|&&d| space[d] > 1)
-            {
-                return Err(Refusal::Reduction {
-                    iterator: d,
-                    size: space[d],
-                });
-            }
+            crate::check_writes_each_cell_once(&maps[0], space, &dims).map_err(|why| match why {
+                NotOnce::Rank { .. } => Refusal::Malformed,
+                NotOnce::Partial { axis } => Refusal::PartialWrite { axis },
+                NotOnce::Diagonal { axis, iterator } => Refusal::IndexPattern {
+                    axis,
+                    index: Affine::Dim(iterator).to_string(),
+                },
+                NotOnce::Pattern { axis, index } => Refusal::IndexPattern { axis, index },
+                NotOnce::Reduction { iterator, size } => Refusal::Reduction { iterator, size },
+            })?;
             let start = if *initialize_neutral {
                 Some(accum.neutral())
             } else {

@@ -72,21 +72,6 @@ pub struct Projections {
     pub num_symbols: usize,
 }
 
-impl Projections {
-    /// Iterators that do not index the result: the reduced ones.
-    pub fn reduced(&self) -> Vec<bool> {
-        (0..self.space.len())
-            .map(|it| !self.lhs.iter().any(|a| a.mentions(it)))
-            .collect()
-    }
-
-    /// Whether every result cell is written exactly once (no reduction, no
-    /// broadcast write): then no neutral-element initialization is needed.
-    pub fn is_surjective_injective(&self) -> bool {
-        !self.reduced().iter().any(|&r| r) && self.lhs.iter().all(Affine::is_simple)
-    }
-}
-
 fn rows(s: &Shape) -> [Vec<u64>; 3] {
     let r = |row: &crate::shape::Row| {
         row.dims()

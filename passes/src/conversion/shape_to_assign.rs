@@ -25,7 +25,6 @@ use melior::ir::{
     r#type::IntegerType,
     Attribute, Identifier, OperationRef, RegionLike, Type, Value, ValueLike,
 };
-use ocannl_assign::Affine;
 use ocannl_mlir::{
     affine, attr,
     cache::TextCache,
@@ -642,20 +641,14 @@ fn lower_op<'c, 'a>(
     Ok((kind == OpKind::Param).then_some(node))
 }
 
-/// Plain assignment when every result cell is written exactly once;
-/// otherwise reset to the neutral element of `accum` and accumulate.
+/// Plain assignment when every result cell is written exactly once
+/// (`ocannl_assign::writes_each_cell_once`); otherwise the result is reset
+/// to the neutral element of `accum` and accumulated onto, so that cells
+/// the assignment does not write (off a diagonal, beside a fixed index) are
+/// defined too.
 fn accumulation(proj: &Projections, result: &Shape, accum: Accum) -> (Accum, bool) {
-    if accum == Accum::Assign {
-        return (accum, false);
-    }
     let dims = result.to_dims().unwrap_or_default();
-    let reduced = proj.reduced().iter().any(|&r| r);
-    let covers = proj
-        .lhs
-        .iter()
-        .zip(&dims)
-        .all(|(a, &d)| matches!(a, Affine::Dim(_)) || d == 1);
-    if !reduced && covers {
+    if ocannl_assign::writes_each_cell_once(&proj.lhs, &proj.space, &dims) {
         (Accum::Assign, false)
     } else {
         (accum, true)
