@@ -33,6 +33,8 @@ pub enum NotOnce {
     /// Iterator `iterator` (of `size` values) indexes no axis: each cell
     /// is written `size` times.
     Reduction { iterator: usize, size: u64 },
+    /// The iteration space is empty: no cell is written.
+    Empty,
 }
 
 impl fmt::Display for NotOnce {
@@ -52,6 +54,7 @@ impl fmt::Display for NotOnce {
                 f,
                 "iterator d{iterator} of size {size} indexes no axis of the result: each cell is written {size} times"
             ),
+            NotOnce::Empty => write!(f, "its iteration space is empty: no cell is written"),
         }
     }
 }
@@ -70,11 +73,19 @@ pub fn check_writes_each_cell_once(
             rank: dims.len(),
         });
     }
+    if space.contains(&0) {
+        // No point: every cell is written once only if there is none.
+        return match dims.contains(&0) {
+            true => Ok(()),
+            false => Err(NotOnce::Empty),
+        };
+    }
     let mut seen = vec![false; space.len()];
     for (axis, (e, &d)) in map.iter().zip(dims).enumerate() {
         match e {
             Affine::Dim(p) if *p < space.len() => {
-                if seen[*p] {
+                // An iterator of one value is 0 on every axis it indexes.
+                if seen[*p] && space[*p] > 1 {
                     return Err(NotOnce::Diagonal { axis, iterator: *p });
                 }
                 seen[*p] = true;
@@ -122,7 +133,10 @@ mod tests {
         assert!(writes_each_cell_once(&[Dim(1), Dim(0)], &[3, 4], &[4, 3]));
         assert!(writes_each_cell_once(&[Const(0), Dim(0)], &[5], &[1, 5]));
         assert!(writes_each_cell_once(&[Dim(1)], &[1, 5], &[5]));
+        assert!(writes_each_cell_once(&[Dim(0), Dim(0)], &[1], &[1, 1]));
         assert!(writes_each_cell_once(&[], &[], &[]));
+        // Nothing to write, over no point.
+        assert!(writes_each_cell_once(&[Dim(0)], &[0], &[0]));
     }
 
     #[test]
@@ -175,6 +189,11 @@ mod tests {
             Err(NotOnce::Pattern { axis: 0, .. })
         ));
         assert!(!writes_each_cell_once(&[Sym(0)], &[], &[1]));
+        // A cell and no point.
+        assert_eq!(
+            check_writes_each_cell_once(&[], &[0], &[]),
+            Err(NotOnce::Empty)
+        );
         assert!(!writes_each_cell_once(&[Dim(3)], &[2], &[2]));
         assert_eq!(
             check_writes_each_cell_once(&[Dim(0)], &[2], &[2, 1]),

@@ -499,7 +499,10 @@ pub fn run_mut(r: &Routine, args: &mut [Value]) -> Result<Vec<Value>, RunError> 
                     bufs.resize_with(buf + 1, || None);
                 }
                 let n = check_buffer(dims, 8).map_err(|e| RunError(e.to_string()))?;
-                let data = size::zeros(n).map_err(RunError)?;
+                // A node's cells are undefined until written (the compiled
+                // code allocates without initializing): NaN, so that a
+                // read of one shows in every result it reaches.
+                let data = size::filled(n, f64::NAN).map_err(RunError)?;
                 bufs[*buf] = Some(Buffer::new(dims.clone(), data));
             }
             Stmt::Fill { buf, value } => {

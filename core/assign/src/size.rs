@@ -69,14 +69,14 @@ pub fn element_bytes(elt: &str) -> Option<u64> {
     }
 }
 
-/// A vector of `n` zeros, or an error instead of aborting when the memory
-/// cannot be had.
-pub fn zeros(n: u64) -> Result<Vec<f64>, String> {
+/// A vector of `n` copies of `value`, or an error instead of aborting when
+/// the memory cannot be had.
+pub fn filled(n: u64, value: f64) -> Result<Vec<f64>, String> {
     let len = usize::try_from(n).map_err(|_| format!("cannot hold {n} values on this machine"))?;
     let mut v = Vec::new();
     v.try_reserve_exact(len)
         .map_err(|_| format!("cannot allocate {n} values ({} bytes)", n.saturating_mul(8)))?;
-    v.resize(len, 0.0);
+    v.resize(len, value);
     Ok(v)
 }
 
@@ -120,7 +120,7 @@ mod tests {
 
     #[test]
     fn zeros_fail_instead_of_aborting() {
-        assert_eq!(zeros(3), Ok(vec![0.0; 3]));
-        assert!(zeros(u64::MAX / 2).unwrap_err().contains("cannot"));
+        assert_eq!(filled(3, 0.5), Ok(vec![0.5; 3]));
+        assert!(filled(u64::MAX / 2, 0.0).unwrap_err().contains("cannot"));
     }
 }

@@ -401,7 +401,7 @@ fn check(
             // The computation writes each cell of the node once.
             let dims = alloc_dims(stmts, v).unwrap_or_default();
             crate::check_writes_each_cell_once(&maps[0], space, &dims).map_err(|why| match why {
-                NotOnce::Rank { .. } => Refusal::Malformed,
+                NotOnce::Rank { .. } | NotOnce::Empty => Refusal::Malformed,
                 NotOnce::Partial { axis } => Refusal::PartialWrite { axis },
                 NotOnce::Diagonal { axis, iterator } => Refusal::IndexPattern {
                     axis,

@@ -346,8 +346,8 @@ proptest! {
 
 /// Routines shaped for virtualization: chains of well-formed assignments
 /// (pointwise, transposed, broadcast, fixed-index and sliced reads,
-/// reductions, fills, fills followed by an accumulation), several readers
-/// per node, results among them.
+/// reductions, diagonal and fixed-index writes, fills, fills followed by an
+/// accumulation), several readers per node, results among them.
 fn build_chain(choices: &[u32]) -> (Routine, Vec<Value>) {
     let c = &mut Choices(choices.iter());
     let mut args = vec![
@@ -401,22 +401,41 @@ fn build_chain(choices: &[u32]) -> (Routine, Vec<Value>) {
                 value: c.below(3) as f64,
             });
         }
-        // The result's iterators, then maybe a reduced one.
-        let mut space = d.clone();
+        // The result's iterators (now and then a write of part of the
+        // cells: a fixed index on an axis, or a diagonal of two axes of one
+        // size), then maybe a reduced one.
+        let mut space = vec![];
+        let mut lhs_map: Vec<Affine> = vec![];
+        let partial = c.one_in(5);
+        for (a, &n) in d.iter().enumerate() {
+            let diagonal = (0..a).find(|&b| d[b] == n && n > 1);
+            lhs_map.push(match diagonal {
+                Some(b) if partial && c.one_in(2) => lhs_map[b].clone(),
+                _ if partial && n > 1 && c.one_in(3) => Affine::Const(c.below(n as usize) as i64),
+                _ => {
+                    space.push(n);
+                    Affine::Dim(space.len() - 1)
+                }
+            });
+        }
         let reduce = !fill_first && c.one_in(4);
         if reduce {
             space.push(1 + c.below(3) as u64);
         }
+        // As the lowering does: a plain assignment only when every cell is
+        // written once, else the cells are initialized to the neutral
+        // element and accumulated onto.
+        let once = ocannl_assign::writes_each_cell_once(&lhs_map, &space, &d);
         let accum = if fill_first {
             c.pick(&[Accum::Add, Accum::Sub, Accum::Max])
-        } else if reduce {
+        } else if reduce || !once {
             c.pick(&[Accum::Add, Accum::Max])
         } else {
             Accum::Assign
         };
         let arity = 1 + c.below(3);
         let mut rhs = vec![];
-        let mut maps = vec![(0..d.len()).map(Affine::Dim).collect::<Vec<_>>()];
+        let mut maps = vec![lhs_map];
         let mut symbols = vec![];
         for _ in 0..arity {
             let b = c.pick(&live);
@@ -444,7 +463,7 @@ fn build_chain(choices: &[u32]) -> (Routine, Vec<Value>) {
             rhs,
             accum,
             op: num_op(c, arity).into(),
-            initialize_neutral: reduce,
+            initialize_neutral: !fill_first && (reduce || !once),
             space,
             maps,
             symbols,
@@ -494,4 +513,77 @@ fn routines_get_virtual_nodes() {
             .count();
     }
     assert!(inlined > 1000, "{inlined} nodes inlined");
+}
+
+/// A random index map of a buffer of sizes `dims` over a random space:
+/// plain iterators of any size (so permutations, diagonals, iterators of
+/// another size), fixed indices, padded indices, and iterators indexing
+/// nothing (reductions, broadcast writes).
+fn write_map(c: &mut Choices) -> (Vec<Affine>, Vec<u64>, Vec<u64>) {
+    let dims: Vec<u64> = (0..c.below(4)).map(|_| c.below(4) as u64).collect();
+    let space: Vec<u64> = (0..c.below(5)).map(|_| c.below(4) as u64).collect();
+    let map = dims
+        .iter()
+        .map(|&d| match c.below(8) {
+            0 => Affine::Const(c.below(d as usize + 2) as i64),
+            1 if !space.is_empty() => add(Affine::Dim(c.below(space.len())), Affine::Const(-1)),
+            _ => {
+                let fits: Vec<usize> = (0..space.len()).filter(|&i| space[i] == d).collect();
+                if !fits.is_empty() && !c.one_in(5) {
+                    Affine::Dim(c.pick(&fits))
+                } else {
+                    Affine::Dim(c.below(space.len().max(1)))
+                }
+            }
+        })
+        .collect();
+    (map, space, dims)
+}
+
+/// Whether `map` writes every cell of `dims` once over `space`, counted
+/// point by point.
+fn counted_once(map: &[Affine], space: &[u64], dims: &[u64]) -> bool {
+    if map.len() != dims.len() {
+        return false;
+    }
+    let n: u64 = dims.iter().product();
+    let mut counts = vec![0u32; n as usize];
+    let total: u64 = space.iter().product();
+    let strides = ocannl_assign::row_major_strides(dims);
+    for mut point in 0..total {
+        let mut it = vec![0i64; space.len()];
+        for k in (0..space.len()).rev() {
+            it[k] = (point % space[k]) as i64;
+            point /= space[k];
+        }
+        let mut off = 0u64;
+        for ((e, &d), &s) in map.iter().zip(dims).zip(&strides) {
+            match e.eval(&it, &[]) {
+                Some(i) if i >= 0 && (i as u64) < d => off += i as u64 * s,
+                _ => return false,
+            }
+        }
+        counts[off as usize] += 1;
+    }
+    counts.iter().all(|&k| k == 1)
+}
+
+proptest! {
+    #![proptest_config(config(4000))]
+
+    /// The one decision of whether an assignment may skip initializing its
+    /// result is exact on maps of iterators and constants (diagonals,
+    /// fixed indices, partial and broadcast writes, reductions included),
+    /// and never claims more than counting shows on the others.
+    #[test]
+    fn writes_each_cell_once_is_what_counting_shows(choices in prop::collection::vec(any::<u32>(), 0..40)) {
+        let (map, space, dims) = write_map(&mut Choices(choices.iter()));
+        let decided = ocannl_assign::writes_each_cell_once(&map, &space, &dims);
+        let counted = counted_once(&map, &space, &dims);
+        if map.iter().all(|e| matches!(e, Affine::Dim(_) | Affine::Const(_))) {
+            prop_assert_eq!(decided, counted, "{:?} over {:?} into {:?}", map, space, dims);
+        } else {
+            prop_assert!(!decided || counted, "{:?} over {:?} into {:?}", map, space, dims);
+        }
+    }
 }

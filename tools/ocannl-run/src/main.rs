@@ -631,7 +631,7 @@ fn make_arg(
             n.saturating_mul(8)
         ));
     }
-    let mut data = ocannl_assign::size::zeros(n).map_err(|e| format!("argument #{i}: {e}"))?;
+    let mut data = ocannl_assign::size::filled(n, 0.0).map_err(|e| format!("argument #{i}: {e}"))?;
     if spec == "range" {
         for (k, x) in data.iter_mut().enumerate() {
             *x = k as f64;

@@ -674,9 +674,17 @@ const REDUCING: &[&str] = &["add", "sub", "mul", "div", "max", "min"];
 /// Einsums of fresh arguments: (spec, operand types, result type), from
 /// the einsum features (rows with and without variables, a variable in the
 /// middle, fixed indices in the result and in operands, diagonals, axes
-/// swapped between rows, contractions of two operands, a placeholder).
+/// swapped between rows, contractions of two operands, a placeholder), and
+/// every form of write: diagonal and repeated-index writes, fixed indices
+/// on axes of several cells, broadcast writes (the cells an assignment
+/// does not write are defined too).
 const EINSUMS: &[(&str, &[&str], &str)] = &[
     ("i=>i0", &["4"], "4,1"),
+    ("i=>ii", &["3"], "3,3"),
+    ("ij=>iij", &["2,3"], "2,2,3"),
+    ("i=>i2", &["4"], "4,3"),
+    ("i1j=>j0i", &["2,3,4"], "4,2,2"),
+    ("i=>ij", &["3"], "3,4"),
     ("i2=>i", &["4,3"], "4"),
     ("ii=>i", &["3,3"], "3"),
     ("a, ..r.., b => b, ..r.., a", &["2,3,4,5"], "5,3,4,2"),
