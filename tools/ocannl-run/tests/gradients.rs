@@ -3,8 +3,8 @@
 //! backprop (`ocannl-autodiff`) with central finite differences in f64 and
 //! the compiled gradients with the interpreted ones. Every unary, binary
 //! and ternary op appears (each program is built around one of them), next
-//! to compose, einsums that broadcast and contract, transposes and batch
-//! slices. Like the differential test, it runs the binary and links no
+//! to compose, einsums that broadcast and contract, diagonal and
+//! fixed-index writes, transposes and batch slices. Like the differential test, it runs the binary and links no
 //! MLIR.
 
 use std::{path::Path, process::Command};
@@ -174,7 +174,21 @@ fn program(seed: u64, op: NumOp) -> (String, Option<u64>, usize) {
             v = p.apply(&mut r, op, &v, h);
             continue;
         }
-        v = match r.below(5) {
+        v = match r.below(7) {
+            5 => {
+                // A diagonal write (cells off the diagonal are 0), read
+                // back by a contraction with a vector.
+                let d = p.einsum("...|i => ...|ii", &[&v]);
+                let q = p.param(&h.to_string());
+                p.einsum("...|ij; j => ...|i", &[&d, &q])
+            }
+            6 => {
+                // A fixed-index write into one column of two, read back
+                // the same way.
+                let d = p.einsum("...|i => ...|i,1", &[&v]);
+                let q = p.param("2");
+                p.einsum("...|i,j; j => ...|i", &[&d, &q])
+            }
             0 => {
                 // Broadcast product with a vector: an einsum.
                 let q = p.param(&h.to_string());
@@ -244,10 +258,12 @@ fn random_programs_have_exact_gradients() {
         .chain(TernaryOp::ALL.iter().map(|&o| NumOp::Ternary(o)))
         .collect();
     let mut checked = 0;
+    let mut texts = String::new();
     for (k, &op) in ops.iter().enumerate() {
         for rep in 0..2u64 {
             let seed = 1000 + 10 * k as u64 + rep;
             let (text, slice, _) = program(seed, op);
+            texts += &text;
             let file = dir.join(format!("g{seed}.mlir"));
             std::fs::write(&file, &text).unwrap();
             let mut cmd = Command::new(bin);
@@ -268,6 +284,12 @@ fn random_programs_have_exact_gradients() {
         }
     }
     assert_eq!(checked, 2 * ops.len());
+    for spec in ["...|i => ...|ii", "...|i => ...|i,1"] {
+        assert!(
+            texts.contains(&format!("spec = \"{spec}\"")),
+            "no program wrote {spec}"
+        );
+    }
 }
 
 fn read(path: &Path) -> Vec<f32> {
