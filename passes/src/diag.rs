@@ -49,6 +49,8 @@ impl<'c> Diagnostic<'c> {
     pub fn emit(&self) {
         let locs: Vec<_> = self.notes.iter().map(|(l, _)| l.to_raw()).collect();
         let msgs: Vec<_> = self.notes.iter().map(|(_, m)| ffi::string_ref(m)).collect();
+        // SAFETY: live locations (of a live context) and strings that
+        // outlive the call, `locs.len()` of each.
         unsafe {
             ffi::ocannl_emit_diagnostic(
                 self.severity as i32,

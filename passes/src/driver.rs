@@ -11,6 +11,7 @@ pub fn new_context() -> Result<melior::Context, String> {
     register_all();
     let registry = melior::dialect::DialectRegistry::new();
     melior::utility::register_all_dialects(&registry);
+    // SAFETY: a live registry, alive during the call.
     unsafe { ffi::ocannl_register_dialects(registry.to_raw()) };
     let context = melior::Context::new();
     context.append_dialect_registry(&registry);
@@ -35,6 +36,7 @@ pub fn new_context() -> Result<melior::Context, String> {
 /// `registry` points to a live `mlir::DialectRegistry`.
 pub unsafe fn register_dialects_in(registry: *mut std::ffi::c_void) {
     register_all();
+    // SAFETY: the caller passes a live registry.
     unsafe { ffi::ocannl_register_dialects(mlir_sys::MlirDialectRegistry { ptr: registry }) };
 }
 
@@ -70,6 +72,8 @@ pub fn opt_main(args: impl IntoIterator<Item = String>, overview: &str, version:
     argv.push(std::ptr::null_mut());
     let overview = CString::new(overview).unwrap_or_default();
     let version = CString::new(version).unwrap_or_default();
+    // SAFETY: `argv` holds `args.len()` C strings (and a final null) that
+    // outlive the call, as do `overview` and `version`.
     unsafe {
         ffi::ocannl_opt_main(
             args.len() as i32,

@@ -68,12 +68,18 @@ pub struct DialectDef {
 /// A static list of C strings.
 #[repr(transparent)]
 pub struct CStrs<const N: usize>(pub [*const c_char; N]);
+// SAFETY: the pointers are to static strings, never written.
 unsafe impl<const N: usize> Sync for CStrs<N> {}
 
-// The definitions are immutable statics of static strings.
+// SAFETY: an immutable static whose pointers are to static strings.
 unsafe impl Sync for PassOption {}
+// SAFETY: an immutable static whose pointers are to static strings.
 unsafe impl Sync for PipelineOption {}
+// SAFETY: an immutable static whose pointers are to static strings, a
+// static option table and a function; nothing writes through them.
 unsafe impl Sync for PassDef {}
+// SAFETY: an immutable static whose pointers are to static strings, the
+// dialects' IRDL text and functions; nothing writes through them.
 unsafe impl Sync for DialectDef {}
 
 unsafe extern "C" {

@@ -99,20 +99,27 @@ pub unsafe fn run_guarded(
     n: usize,
     body: PassBody,
 ) -> bool {
+    // SAFETY: `def` is a static registration record whose strings are
+    // NUL-terminated literals (`define_pass!`).
     let arg = unsafe { CStr::from_ptr(def.argument) }
         .to_string_lossy()
         .into_owned();
     let mut opts = Vec::new();
     for i in 0..n.min(def.num_options) {
+        // SAFETY: `i < def.num_options`, the length of the static option
+        // table, whose names are NUL-terminated literals.
         let name = unsafe { CStr::from_ptr((*def.options.add(i)).name) }
             .to_string_lossy()
             .into_owned();
+        // SAFETY: `i < n`, and the caller passes `n` C strings.
         let value = unsafe { CStr::from_ptr(*values.add(i)) }
             .to_string_lossy()
             .into_owned();
         opts.push((name, value));
     }
     let options = Options { values: opts };
+    // SAFETY: the caller passes a live operation, which the pass manager
+    // keeps alive while the pass runs.
     let module = unsafe { OperationRef::from_raw(op) };
     let span = tracing::info_span!("pass", name = %arg);
     let _guard = span.enter();
@@ -164,6 +171,8 @@ macro_rules! define_pass {
             values: *const *const std::ffi::c_char,
             n: usize,
         ) -> bool {
+            // SAFETY: the shim calls a pass's entry with the live operation
+            // it runs on and one C string per declared option.
             unsafe { $crate::framework::run_guarded(&$def, op, values, n, $body) }
         }
         pub static $def: $crate::ffi::PassDef = $crate::ffi::PassDef {

@@ -57,6 +57,10 @@ pub fn verify_one(op: &OperationRef) -> Result<(), String> {
 
 /// Runs `check`, giving its error (or a panic, as an internal error) to the
 /// sink.
+///
+/// # Safety
+/// `sink` and `state` come from the shim: `sink(state, message)` may be
+/// called once during this call.
 unsafe fn guarded(
     sink: ffi::Sink,
     state: *mut c_void,
@@ -74,6 +78,7 @@ unsafe fn guarded(
                 .unwrap_or("unknown panic")
         ),
     };
+    // SAFETY: the caller's contract; the message outlives the call.
     unsafe { sink(state, ffi::string_ref(&message)) };
     false
 }
@@ -87,20 +92,19 @@ pub unsafe extern "C" fn verify_op_hook(
     sink: ffi::Sink,
     state: *mut c_void,
 ) -> bool {
-    unsafe {
-        guarded(sink, state, || {
-            let op = OperationRef::from_raw(op);
-            verify_one(&op)
-        })
-    }
+    // SAFETY: the caller passes a live operation, alive during the call.
+    let op = unsafe { OperationRef::from_raw(op) };
+    // SAFETY: `sink` and `state` come from the shim (this function's
+    // contract).
+    unsafe { guarded(sink, state, || verify_one(&op)) }
 }
 
 /// The verifier of `!ocannl_shape.tensor`'s parameters, called by MLIR
 /// through the shim.
 ///
 /// # Safety
-/// `params` points to `n` live attributes; `sink` and `state` come from the
-/// shim.
+/// `name` is a live string, `params` points to `n` live attributes; `sink`
+/// and `state` come from the shim.
 pub unsafe extern "C" fn verify_type_hook(
     name: MlirStringRef,
     params: *const MlirAttribute,
@@ -108,41 +112,50 @@ pub unsafe extern "C" fn verify_type_hook(
     sink: ffi::Sink,
     state: *mut c_void,
 ) -> bool {
-    unsafe {
-        guarded(sink, state, || {
-            // An empty name or parameter list may come as a null pointer.
-            let name = if name.length == 0 {
-                &[][..]
-            } else {
-                std::slice::from_raw_parts(name.data as *const u8, name.length)
-            };
-            if name != b"tensor" {
-                return Ok(());
-            }
-            let params = if n == 0 {
-                &[][..]
-            } else {
-                std::slice::from_raw_parts(params, n)
-            };
-            let [shape, elt] = params else {
-                return Err(format!(
-                    "!ocannl_shape.tensor takes 2 parameters (\"SHAPE\", ELT), but got {n}"
-                ));
-            };
-            // Read without copies: this runs for every tensor type the
-            // parser or a pass makes.
-            let shape = ocannl_mlir::attr::str_value(Attribute::from_raw(*shape));
-            let elt = ocannl_mlir::attr::type_value(Attribute::from_raw(*elt));
-            match elt.and_then(ocannl_mlir::types::float_name) {
-                Some(f) => ocannl_shape_dialect::verify_tensor_params(shape, Some(f)),
-                None => ocannl_shape_dialect::verify_tensor_params(
-                    shape,
-                    Some(
-                        &elt.map(|t| t.to_string())
-                            .unwrap_or_else(|| "no type".into()),
-                    ),
-                ),
-            }
-        })
+    // An empty name or parameter list may come as a null pointer.
+    let name = if name.length == 0 {
+        &[][..]
+    } else {
+        // SAFETY: `name.length` bytes at `name.data`, live during the call.
+        unsafe { std::slice::from_raw_parts(name.data as *const u8, name.length) }
+    };
+    if name != b"tensor" {
+        return true;
+    }
+    let params = if n == 0 {
+        &[][..]
+    } else {
+        // SAFETY: `n` live attributes at `params` (this function's contract).
+        unsafe { std::slice::from_raw_parts(params, n) }
+    };
+    let params = match params {
+        // SAFETY: live attributes (this function's contract).
+        [shape, elt] => Ok(unsafe { [Attribute::from_raw(*shape), Attribute::from_raw(*elt)] }),
+        _ => Err(n),
+    };
+    // SAFETY: `sink` and `state` come from the shim (this function's
+    // contract).
+    unsafe { guarded(sink, state, || verify_tensor_type(params)) }
+}
+
+/// The checks of `!ocannl_shape.tensor<"SHAPE", ELT>`'s parameters (or
+/// their number, when there are not two).
+fn verify_tensor_type(params: Result<[Attribute; 2], usize>) -> Result<(), String> {
+    let [shape, elt] = params.map_err(|n| {
+        format!("!ocannl_shape.tensor takes 2 parameters (\"SHAPE\", ELT), but got {n}")
+    })?;
+    // Read without copies: this runs for every tensor type the parser or
+    // a pass makes.
+    let shape = ocannl_mlir::attr::str_value(shape);
+    let elt = ocannl_mlir::attr::type_value(elt);
+    match elt.and_then(ocannl_mlir::types::float_name) {
+        Some(f) => ocannl_shape_dialect::verify_tensor_params(shape, Some(f)),
+        None => ocannl_shape_dialect::verify_tensor_params(
+            shape,
+            Some(
+                &elt.map(|t| t.to_string())
+                    .unwrap_or_else(|| "no type".into()),
+            ),
+        ),
     }
 }
