@@ -2,7 +2,7 @@
 //! bounds, `At_least` sizes, convolution sizes and element counts.
 
 use super::{
-    state::{reaches, DimBounds},
+    env::{reaches, DimBounds},
     *,
 };
 

@@ -3,7 +3,7 @@
 //! rows known from below.
 
 use super::{
-    state::{reaches, RowBounds},
+    env::{reaches, RowBounds},
     *,
 };
 

@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Finds import cycles between the modules (files) of each crate of the
+workspace: module A imports module B when A's code names an item of B
+(`use crate::b::..`, `super::b::..`, `b::..` for a child `mod b;`, or a path
+in an expression). Declaring a child module (`mod b;`) and re-exporting it
+(`pub use b::X` in the parent) are not imports. Prints each cycle and exits 1
+when there is one.
+
+Usage: scripts/module-cycles.py [ROOT]
+"""
+import os
+import re
+import sys
+
+ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def crates(root):
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d not in ("target", ".git", "test")]
+        if "Cargo.toml" in filenames and os.path.isdir(os.path.join(dirpath, "src")):
+            yield os.path.join(dirpath, "src")
+
+
+def strip(text):
+    """The code without comments and string literals."""
+    text = re.sub(r"//[^\n]*", "", text)
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    text = re.sub(r'r#*"(?:.|\n)*?"#*', '""', text)
+    text = re.sub(r'"(?:\\.|[^"\\])*"', '""', text)
+    return text
+
+
+def modules(src):
+    """Module path (tuple) -> file, for the files of one crate."""
+    out = {}
+    for dirpath, _, filenames in os.walk(src):
+        for f in filenames:
+            if not f.endswith(".rs"):
+                continue
+            rel = os.path.relpath(os.path.join(dirpath, f), src)
+            parts = rel[:-3].split(os.sep)
+            if parts[-1] in ("lib", "main", "mod"):
+                parts = parts[:-1]
+            if rel.startswith("bin" + os.sep):
+                continue
+            out[tuple(parts)] = os.path.join(dirpath, f)
+    return out
+
+
+def resolve(path, mods):
+    """The longest module prefix of an item path."""
+    for k in range(len(path), -1, -1):
+        if tuple(path[:k]) in mods:
+            return tuple(path[:k])
+    return None
+
+
+def edges(mod, text, mods):
+    found = set()
+    # `use` trees: expand one level of braces.
+    for m in re.finditer(r"\buse\s+([^;]+);", text):
+        tree = re.sub(r"\s+", "", re.sub(r"\s+as\s+\w+", "", m.group(1)))
+        stack = [("", tree)]
+        while stack:
+            prefix, t = stack.pop()
+            b = t.find("{")
+            if b < 0:
+                for alt in t.split(","):
+                    if alt:
+                        yield_path(prefix + alt, mod, mods, found)
+                continue
+            head, inner = t[:b], t[b + 1 : t.rfind("}")]
+            depth, start, items = 0, 0, []
+            for i, c in enumerate(inner):
+                if c == "{":
+                    depth += 1
+                elif c == "}":
+                    depth -= 1
+                elif c == "," and depth == 0:
+                    items.append(inner[start:i])
+                    start = i + 1
+            items.append(inner[start:])
+            for it in items:
+                if it:
+                    stack.append((prefix + head, it))
+    for m in re.finditer(r"\b((?:crate|super|self)(?:::\w+)+)", text):
+        yield_path(m.group(1), mod, mods, found)
+    return found
+
+
+def yield_path(p, mod, mods, found):
+    parts = [x for x in p.split("::") if x]
+    if not parts:
+        return
+    if parts[0] == "crate":
+        base, rest = [], parts[1:]
+    elif parts[0] in ("super", "self"):
+        base = list(mod)
+        rest = parts
+        while rest and rest[0] in ("super", "self"):
+            if rest[0] == "super":
+                base = base[:-1]
+            rest = rest[1:]
+    else:
+        # A child module named directly.
+        if tuple(list(mod) + [parts[0]]) in mods:
+            base, rest = list(mod), parts
+        else:
+            return
+    target = resolve(base + rest, mods)
+    if target is not None and target != mod:
+        found.add(target)
+
+
+def cycles(graph):
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(comp)
+
+    sys.setrecursionlimit(10000)
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return out
+
+
+def main():
+    bad = 0
+    for src in sorted(crates(ROOT)):
+        mods = modules(src)
+        graph = {}
+        for mod, f in mods.items():
+            text = strip(open(f, encoding="utf-8").read())
+            # Re-exports of children by their parent are not imports.
+            text = re.sub(r"\bpub(?:\([^)]*\))?\s+use\s+(?:self::)?\w+::[^;]+;", "", text)
+            graph[mod] = edges(mod, text, mods)
+        for comp in cycles(graph):
+            bad += 1
+            names = sorted("::".join(m) or "(crate root)" for m in comp)
+            print(f"{os.path.relpath(src, ROOT)}: modules import each other: {', '.join(names)}")
+    if bad == 0:
+        print("no module cycles")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
