@@ -375,15 +375,68 @@ fn bad_index() -> RunError {
     RunError("an index expression overflows or divides by zero".into())
 }
 
-/// Checks that a statement fits the routine: one index map per buffer with
-/// one expression per axis, iterators and symbols that exist, symbols bound
-/// to index arguments, an op of the right arity.
+impl Stmt {
+    /// That an assignment's parts fit together, whatever its buffers: one
+    /// index map per buffer, indices of iterators and symbols that exist, a
+    /// body that checks and reads no more operands than there are, sizes
+    /// that fit an index. Other statements have no such parts.
+    pub fn check_parts(&self) -> Result<(), String> {
+        let Stmt::Accum {
+            lhs,
+            rhs,
+            op,
+            space,
+            maps,
+            symbols,
+            ..
+        } = self
+        else {
+            return Ok(());
+        };
+        if let Err(m) = op.check() {
+            return Err(format!("an invalid body: {m}"));
+        }
+        if op.operand_count() > rhs.len() {
+            return Err(format!(
+                "a body reading {} operand(s) applied to {} operand(s)",
+                op.operand_count(),
+                rhs.len()
+            ));
+        }
+        if maps.len() != rhs.len() + 1 {
+            return Err(format!(
+                "{} index maps for {} buffers",
+                maps.len(),
+                rhs.len() + 1
+            ));
+        }
+        if space.iter().any(|&d| i64::try_from(d).is_err()) {
+            return Err(format!("the iteration space {space:?} is too large"));
+        }
+        let bad = |e: &Affine| match e {
+            Affine::Dim(d) => *d >= space.len(),
+            Affine::Sym(k) => *k >= symbols.len(),
+            _ => false,
+        };
+        for (m, b) in maps.iter().zip(std::iter::once(lhs).chain(rhs)) {
+            if m.iter().any(|e| e.any_leaf(&bad)) {
+                return Err(format!(
+                    "an index map of buffer {b} names an iterator or a symbol that does not exist"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Checks that a statement fits the routine: its parts fit together
+/// ([`Stmt::check_parts`]), its buffers exist with one index expression per
+/// axis, and its symbols are bound to index arguments.
 fn check_stmt(s: &Stmt, bufs: &[Option<Buffer>], args: &[Arg]) -> Result<(), RunError> {
+    s.check_parts().map_err(RunError)?;
     let Stmt::Accum {
         lhs,
         rhs,
-        op,
-        space,
         maps,
         symbols,
         ..
@@ -392,26 +445,6 @@ fn check_stmt(s: &Stmt, bufs: &[Option<Buffer>], args: &[Arg]) -> Result<(), Run
         return Ok(());
     };
     let fail = |m: String| Err(RunError(m));
-    if let Err(m) = op.check() {
-        return fail(format!("an invalid body: {m}"));
-    }
-    if op.operand_count() > rhs.len() {
-        return fail(format!(
-            "a body reading {} operand(s) applied to {} operand(s)",
-            op.operand_count(),
-            rhs.len()
-        ));
-    }
-    if maps.len() != rhs.len() + 1 {
-        return fail(format!(
-            "{} index maps for {} buffers",
-            maps.len(),
-            rhs.len() + 1
-        ));
-    }
-    if space.iter().any(|&d| i64::try_from(d).is_err()) {
-        return fail(format!("the iteration space {space:?} is too large"));
-    }
     for (k, &a) in symbols.iter().enumerate() {
         if args.get(a) != Some(&Arg::Index) {
             return fail(format!(
@@ -428,16 +461,6 @@ fn check_stmt(s: &Stmt, bufs: &[Option<Buffer>], args: &[Arg]) -> Result<(), Run
             return fail(format!(
                 "an index map of {} expression(s) for buffer {b} of rank {rank}",
                 m.len()
-            ));
-        }
-        let bad = |e: &Affine| match e {
-            Affine::Dim(d) => *d >= space.len(),
-            Affine::Sym(k) => *k >= symbols.len(),
-            _ => false,
-        };
-        if m.iter().any(|e| e.any_leaf(&bad)) {
-            return fail(format!(
-                "an index map of buffer {b} names an iterator or a symbol that does not exist"
             ));
         }
     }

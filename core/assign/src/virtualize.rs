@@ -333,7 +333,7 @@ fn check(
     if writers
         .iter()
         .chain(&readers)
-        .any(|&k| !well_formed(stmts[k].as_ref().expect("live statement")))
+        .any(|&k| stmts[k].as_ref().expect("live statement").check_parts().is_err())
     {
         return Err(Refusal::Malformed);
     }
@@ -542,32 +542,6 @@ fn merge_operands(
             result: body.result,
         },
     )
-}
-
-/// Whether an assignment's parts fit together: one map per buffer, indices
-/// of iterators and symbols that exist, a body that checks and reads no
-/// more operands than there are.
-fn well_formed(s: &Stmt) -> bool {
-    let Stmt::Accum {
-        rhs,
-        op,
-        space,
-        maps,
-        symbols,
-        ..
-    } = s
-    else {
-        return true;
-    };
-    let leaf_ok = |e: &Affine| match e {
-        Affine::Dim(d) => *d < space.len(),
-        Affine::Sym(k) => *k < symbols.len(),
-        _ => true,
-    };
-    maps.len() == rhs.len() + 1
-        && !maps.iter().flatten().any(|e| e.any_leaf(&|l| !leaf_ok(l)))
-        && op.check().is_ok()
-        && op.operand_count() <= rhs.len()
 }
 
 fn alloc_dims(stmts: &[Option<Stmt>], v: usize) -> Option<Vec<u64>> {
