@@ -65,4 +65,3 @@ impl From<String> for Error {
         Error { messages: vec![m] }
     }
 }
-

@@ -200,7 +200,8 @@ impl Writer {
             }
             Node::Einsum(spec, xs) => {
                 let operands = self.values(xs);
-                let op = Op::new("ocannl_shape.einsum", operands).attr("spec", Attr::Str(spec.clone()));
+                let op =
+                    Op::new("ocannl_shape.einsum", operands).attr("spec", Attr::Str(spec.clone()));
                 self.op(op)
             }
             Node::Transpose(x) => {
