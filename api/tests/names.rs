@@ -1,7 +1,7 @@
 //! User strings never reach SSA names and are always escaped: data and
-//! params with any names (like the writer's own values, alike once
-//! sanitized, with quotes, backslashes, newlines, unicode) make modules that
-//! parse and verify, params' names read back exactly and distinct data stay
+//! params with any names (like the writer's own values, differing only in
+//! punctuation, with quotes, backslashes, newlines, unicode) make modules
+//! that parse and verify, params' names read back exactly and distinct data stay
 //! distinct arguments.
 
 use std::{
@@ -103,7 +103,7 @@ fn data_named_like_a_generated_value() {
 }
 
 #[test]
-fn names_alike_once_sanitized_are_distinct_data() {
+fn names_differing_only_in_punctuation_are_distinct_data() {
     let a = data("a-b", "4|3");
     let b = data("a_b", "4|3");
     let y = &a + &b;
@@ -303,8 +303,8 @@ fn numbers_without_a_decimal_form_are_written_as_bits() {
     }
 }
 
-/// Names: the writer's own value names, names alike once sanitized, and
-/// random strings of punctuation, quotes, backslashes, spaces, controls and
+/// Names: the writer's own value names, names differing only in
+/// punctuation, and random strings of punctuation, quotes, backslashes, spaces, controls and
 /// unicode (any char now and then); the empty one included.
 fn name() -> impl Strategy<Value = String> {
     const TRICKY: &[&str] = &[
