@@ -256,16 +256,30 @@ pub enum ParamInit {
 }
 
 impl ParamInit {
-    pub const NAMES: &'static str = "uniform, glorot, he, zeros";
+    pub const ALL: [ParamInit; 4] = [
+        ParamInit::Uniform,
+        ParamInit::Glorot,
+        ParamInit::He,
+        ParamInit::Zeros,
+    ];
+
+    /// The name of the `init` attribute.
+    pub fn name(self) -> &'static str {
+        match self {
+            ParamInit::Uniform => "uniform",
+            ParamInit::Glorot => "glorot",
+            ParamInit::He => "he",
+            ParamInit::Zeros => "zeros",
+        }
+    }
+
+    /// Every name, comma-separated (for messages).
+    pub fn names() -> String {
+        Self::ALL.map(ParamInit::name).join(", ")
+    }
 
     pub fn parse(s: &str) -> Option<ParamInit> {
-        Some(match s {
-            "uniform" => ParamInit::Uniform,
-            "glorot" => ParamInit::Glorot,
-            "he" => ParamInit::He,
-            "zeros" => ParamInit::Zeros,
-            _ => return None,
-        })
+        Self::ALL.into_iter().find(|i| i.name() == s)
     }
 
     /// The bounds of the uniform distribution for a param whose input rows
@@ -288,7 +302,7 @@ pub fn param_init(op: &OperationRef) -> Result<(ParamInit, Option<i64>), String>
         Some(s) => ParamInit::parse(&s).ok_or_else(|| {
             format!(
                 "unknown initialization '{s}' in attribute 'init'; expected one of: {}",
-                ParamInit::NAMES
+                ParamInit::names()
             )
         })?,
     };

@@ -1,0 +1,328 @@
+//! Tensor expressions: [`Tensor`], the [`Param`] declarations, data,
+//! numbers, the operators and the functions over them.
+
+use std::{
+    cell::Cell,
+    ops::{Add, Deref, Mul, Neg, Sub},
+    rc::Rc,
+    sync::atomic::{AtomicUsize, Ordering},
+};
+
+use ocannl_assign::virtualize::Memory;
+use ocannl_ops::{BinaryOp, NumOp, TernaryOp, UnaryOp};
+use ocannl_shape_dialect::ParamInit;
+
+static NEXT_ID: AtomicUsize = AtomicUsize::new(0);
+
+/// A param's declaration: its name and what is given of its dims and
+/// initialization.
+#[derive(Clone, Debug)]
+pub(crate) struct ParamDecl {
+    pub name: String,
+    pub input: Option<Vec<u64>>,
+    pub output: Option<Vec<u64>>,
+    pub init: Option<ParamInit>,
+    pub seed: Option<i64>,
+}
+
+#[derive(Debug)]
+pub(crate) enum Node {
+    Param(Rc<ParamDecl>),
+    Data { name: String, shape: String },
+    Number(f64),
+    Op(NumOp, Vec<Tensor>),
+    Compose(Tensor, Tensor),
+    Einsum(String, Vec<Tensor>),
+    Transpose(Tensor),
+}
+
+/// A node and the memory mode pinned on it (shared by every handle).
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub id: usize,
+    pub node: Node,
+    pub memory: Cell<Option<Memory>>,
+}
+
+/// A tensor expression (cheap to clone: expressions share their parts).
+#[derive(Clone, Debug)]
+pub struct Tensor(pub(crate) Rc<Shared>);
+
+impl Tensor {
+    fn new(node: Node) -> Tensor {
+        Tensor(Rc::new(Shared {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            node,
+            memory: Cell::new(None),
+        }))
+    }
+
+    pub(crate) fn id(&self) -> usize {
+        self.0.id
+    }
+
+    pub(crate) fn node(&self) -> &Node {
+        &self.0.node
+    }
+
+    /// Pins the memory mode of this tensor's node, which `ocannl-virtualize`
+    /// then keeps instead of deciding it: e.g. [`Memory::Local`] keeps a
+    /// buffer for it. The node is pinned for every handle of it (clones
+    /// included; the last pin counts). Params and results are always
+    /// materialized, and data are arguments: a pin on them changes nothing.
+    pub fn memory(self, mode: Memory) -> Tensor {
+        self.0.memory.set(Some(mode));
+        self
+    }
+}
+
+impl AsRef<Tensor> for Tensor {
+    fn as_ref(&self) -> &Tensor {
+        self
+    }
+}
+
+/// A param as it is declared: a tensor (it derefs to one and converts into
+/// one) whose dims and initialization may be given. Params with the same
+/// name are the same param; the first declaration met in a module counts.
+#[derive(Clone, Debug)]
+pub struct Param {
+    decl: Rc<ParamDecl>,
+    tensor: Tensor,
+}
+
+impl Param {
+    fn new(decl: ParamDecl) -> Param {
+        let decl = Rc::new(decl);
+        Param {
+            tensor: Tensor::new(Node::Param(decl.clone())),
+            decl,
+        }
+    }
+
+    /// A new declaration: this one with `f` applied.
+    fn with(&self, f: impl FnOnce(&mut ParamDecl)) -> Param {
+        let mut d = (*self.decl).clone();
+        f(&mut d);
+        Param::new(d)
+    }
+
+    /// The param's name (its `name` attribute, and how
+    /// [`Trainer::param`](crate::Trainer::param) finds it).
+    pub fn name(&self) -> &str {
+        &self.decl.name
+    }
+
+    /// Sets the output dims (the other dims stay inferred).
+    pub fn output(self, dims: &[u64]) -> Param {
+        self.with(|d| d.output = Some(dims.to_vec()))
+    }
+
+    /// Sets the input dims.
+    pub fn input(self, dims: &[u64]) -> Param {
+        self.with(|d| d.input = Some(dims.to_vec()))
+    }
+
+    /// How the param is initialized (by default [`ParamInit::Uniform`],
+    /// OCANNL's: uniform in ±0.25).
+    pub fn init(self, how: ParamInit) -> Param {
+        self.with(|d| d.init = Some(how))
+    }
+
+    /// The seed of the initialization (by default one derived from the
+    /// name).
+    pub fn seed(self, seed: i64) -> Param {
+        self.with(|d| d.seed = Some(seed))
+    }
+}
+
+impl Deref for Param {
+    type Target = Tensor;
+    fn deref(&self) -> &Tensor {
+        &self.tensor
+    }
+}
+
+impl AsRef<Tensor> for Param {
+    fn as_ref(&self) -> &Tensor {
+        &self.tensor
+    }
+}
+
+impl From<Param> for Tensor {
+    fn from(p: Param) -> Tensor {
+        p.tensor
+    }
+}
+
+impl From<&Param> for Tensor {
+    fn from(p: &Param) -> Tensor {
+        p.tensor.clone()
+    }
+}
+
+impl From<&Tensor> for Tensor {
+    fn from(t: &Tensor) -> Tensor {
+        t.clone()
+    }
+}
+
+/// A number, as [`number`].
+impl From<f64> for Tensor {
+    fn from(x: f64) -> Tensor {
+        number(x)
+    }
+}
+
+/// A param, trained and initialized by the module; its name (any string but
+/// the empty one, which the verifier rejects) is how it is found again.
+pub fn param(name: &str) -> Param {
+    Param::new(ParamDecl {
+        name: name.into(),
+        input: None,
+        output: None,
+        init: None,
+        seed: None,
+    })
+}
+
+/// Data fed at each call, with its shape (`"10|2"`: a batch of 10 rows of
+/// 2; `"2"`: one row). Data are the function's arguments in order of
+/// creation: two data are two arguments, whatever their names (any string,
+/// the empty one included; the name is the argument's location, which
+/// diagnostics show).
+pub fn data(name: &str, shape: &str) -> Tensor {
+    Tensor::new(Node::Data {
+        name: name.into(),
+        shape: shape.into(),
+    })
+}
+
+/// A number, broadcast to whatever shape it meets.
+pub fn number(x: f64) -> Tensor {
+    Tensor::new(Node::Number(x))
+}
+
+/// Any unary op of the vocabulary.
+pub fn unary(op: UnaryOp, x: &Tensor) -> Tensor {
+    Tensor::new(Node::Op(NumOp::Unary(op), vec![x.clone()]))
+}
+
+/// Any binary op, pointwise with broadcasting.
+pub fn binary(op: BinaryOp, a: &Tensor, b: &Tensor) -> Tensor {
+    Tensor::new(Node::Op(NumOp::Binary(op), vec![a.clone(), b.clone()]))
+}
+
+/// Any ternary op, pointwise with broadcasting.
+pub fn ternary(op: TernaryOp, a: &Tensor, b: &Tensor, c: &Tensor) -> Tensor {
+    Tensor::new(Node::Op(
+        NumOp::Ternary(op),
+        vec![a.clone(), b.clone(), c.clone()],
+    ))
+}
+
+pub fn relu(x: &Tensor) -> Tensor {
+    unary(UnaryOp::Relu, x)
+}
+
+pub fn tanh(x: &Tensor) -> Tensor {
+    unary(UnaryOp::Tanh, x)
+}
+
+pub fn exp(x: &Tensor) -> Tensor {
+    unary(UnaryOp::Exp, x)
+}
+
+pub fn log(x: &Tensor) -> Tensor {
+    unary(UnaryOp::Log, x)
+}
+
+pub fn sqrt(x: &Tensor) -> Tensor {
+    unary(UnaryOp::Sqrt, x)
+}
+
+/// Pointwise product (OCANNL's `*.`).
+pub fn pointmul(a: &Tensor, b: &Tensor) -> Tensor {
+    binary(BinaryOp::Mul, a, b)
+}
+
+/// Pointwise quotient (OCANNL's `/.`).
+pub fn pointdiv(a: &Tensor, b: &Tensor) -> Tensor {
+    binary(BinaryOp::Div, a, b)
+}
+
+/// A generalized einsum (`"...|i; i->j => ...|j"`) of one or two tensors.
+pub fn einsum(spec: &str, operands: &[&Tensor]) -> Tensor {
+    Tensor::new(Node::Einsum(
+        spec.into(),
+        operands.iter().map(|t| (*t).clone()).collect(),
+    ))
+}
+
+/// Swaps the input and output rows.
+pub fn transpose(x: &Tensor) -> Tensor {
+    Tensor::new(Node::Transpose(x.clone()))
+}
+
+/// The sum of every cell (a tensor of one cell).
+pub fn sum(x: &Tensor) -> Tensor {
+    einsum("...|...->... => 0", &[x])
+}
+
+fn add(a: &Tensor, b: &Tensor) -> Tensor {
+    binary(BinaryOp::Add, a, b)
+}
+
+fn sub(a: &Tensor, b: &Tensor) -> Tensor {
+    binary(BinaryOp::Sub, a, b)
+}
+
+/// `*` is compose, as in OCANNL; with a number it scales pointwise.
+fn mul(a: &Tensor, b: &Tensor) -> Tensor {
+    match (a.node(), b.node()) {
+        (Node::Number(_), _) | (_, Node::Number(_)) => pointmul(a, b),
+        _ => Tensor::new(Node::Compose(a.clone(), b.clone())),
+    }
+}
+
+/// An operator between tensors, params (owned or borrowed) and numbers, on
+/// either side.
+macro_rules! binop {
+    ($tr:ident, $method:ident, $build:ident) => {
+        binop!(@lhs $tr, $method, $build, Tensor, &Tensor, Param, &Param);
+        binop!(@number $tr, $method, $build, Tensor, &Tensor, Param, &Param);
+    };
+    (@lhs $tr:ident, $method:ident, $build:ident, $($lhs:ty),*) => {$(
+        impl<R: Into<Tensor>> $tr<R> for $lhs {
+            type Output = Tensor;
+            fn $method(self, rhs: R) -> Tensor {
+                $build(&Tensor::from(self), &rhs.into())
+            }
+        }
+    )*};
+    (@number $tr:ident, $method:ident, $build:ident, $($rhs:ty),*) => {$(
+        impl $tr<$rhs> for f64 {
+            type Output = Tensor;
+            fn $method(self, rhs: $rhs) -> Tensor {
+                $build(&number(self), &Tensor::from(rhs))
+            }
+        }
+    )*};
+}
+
+binop!(Add, add, add);
+binop!(Sub, sub, sub);
+binop!(Mul, mul, mul);
+
+macro_rules! neg {
+    ($($t:ty),*) => {$(
+        impl Neg for $t {
+            type Output = Tensor;
+            fn neg(self) -> Tensor {
+                unary(UnaryOp::Neg, &Tensor::from(self))
+            }
+        }
+    )*};
+}
+
+neg!(Tensor, &Tensor, Param, &Param);

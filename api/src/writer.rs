@@ -1,0 +1,292 @@
+//! The `ocannl_shape` module of tensor expressions, as text.
+//!
+//! The writer owns every SSA name (`%argN` for data, `%N` for op results);
+//! nothing a user writes becomes one. User strings (names, shapes, einsum
+//! specs, the function's name) are written only as MLIR string literals,
+//! through [`string_literal`], the one place that escapes. A param's name
+//! is its `name` attribute; params' and data's names are also their
+//! locations (`loc("NAME")`), so diagnostics name them. Each op keeps its
+//! attributes as a list, printed once at the end.
+
+use std::{collections::HashMap, fmt};
+
+use ocannl_ops::NumOp;
+
+use crate::expr::{Node, Tensor};
+
+/// `s` as an MLIR string literal: printable ASCII as is, with `"` and `\`
+/// escaped, and every other byte (controls, UTF-8 beyond ASCII) as `\XX`;
+/// MLIR reads it back as exactly the bytes of `s`.
+pub(crate) fn string_literal(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for b in s.bytes() {
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            0x20..=0x7e => out.push(char::from(b)),
+            _ => out.push_str(&format!("\\{b:02X}")),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// `!ocannl_shape.tensor<"SHAPE", f32>`.
+fn tensor_type(shape: &str) -> String {
+    format!("!ocannl_shape.tensor<{}, f32>", string_literal(shape))
+}
+
+/// An attribute value.
+enum Attr {
+    Str(String),
+    /// A float written as `f32`.
+    F32(f64),
+    I64(i64),
+}
+
+impl fmt::Display for Attr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Attr::Str(s) => f.write_str(&string_literal(s)),
+            // Decimal for what f32 holds; infinities and NaN (which have no
+            // decimal literal) as the f32's bits.
+            Attr::F32(x) if (*x as f32).is_finite() => write!(f, "{x:.17e} : f32"),
+            Attr::F32(x) => write!(f, "0x{:08X} : f32", (*x as f32).to_bits()),
+            Attr::I64(i) => write!(f, "{i} : i64"),
+        }
+    }
+}
+
+/// A value of the function: an argument (its index in [`Writer::args`],
+/// in the order the writer met them) or an op's result.
+#[derive(Clone, Copy)]
+enum Value {
+    Arg(usize),
+    Op(usize),
+}
+
+/// A data argument.
+struct Arg {
+    /// The data's creation order: arguments are sorted by it.
+    id: usize,
+    name: String,
+    shape: String,
+}
+
+struct Op {
+    name: &'static str,
+    operands: Vec<Value>,
+    attrs: Vec<(&'static str, Attr)>,
+    /// The result's shape.
+    shape: String,
+    /// A name for diagnostics (`loc("NAME")`).
+    loc: Option<String>,
+}
+
+impl Op {
+    fn new(name: &'static str, operands: Vec<Value>) -> Op {
+        Op {
+            name,
+            operands,
+            attrs: vec![],
+            shape: "?".into(),
+            loc: None,
+        }
+    }
+
+    fn attr(mut self, name: &'static str, value: Attr) -> Op {
+        self.set(name, value);
+        self
+    }
+
+    /// Sets an attribute (replacing one of the same name).
+    fn set(&mut self, name: &'static str, value: Attr) {
+        match self.attrs.iter_mut().find(|(n, _)| *n == name) {
+            Some(a) => a.1 = value,
+            None => self.attrs.push((name, value)),
+        }
+    }
+}
+
+/// Writes one function: each node once, data as arguments.
+#[derive(Default)]
+struct Writer {
+    args: Vec<Arg>,
+    ops: Vec<Op>,
+    /// Tensors written, by id.
+    values: HashMap<usize, Value>,
+    /// Params by name: the first declaration's op.
+    params: HashMap<String, Value>,
+}
+
+fn row(dims: &[u64]) -> String {
+    dims.iter()
+        .map(|d| d.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+impl Writer {
+    fn op(&mut self, op: Op) -> Value {
+        self.ops.push(op);
+        Value::Op(self.ops.len() - 1)
+    }
+
+    fn shape(&self, v: Value) -> &str {
+        match v {
+            Value::Arg(k) => &self.args[k].shape,
+            Value::Op(i) => &self.ops[i].shape,
+        }
+    }
+
+    fn values(&mut self, ts: &[Tensor]) -> Vec<Value> {
+        ts.iter().map(|t| self.value(t)).collect()
+    }
+
+    fn value(&mut self, t: &Tensor) -> Value {
+        if let Some(v) = self.values.get(&t.id()) {
+            return *v;
+        }
+        let v = match t.node() {
+            Node::Data { name, shape } => {
+                self.args.push(Arg {
+                    id: t.id(),
+                    name: name.clone(),
+                    shape: shape.clone(),
+                });
+                Value::Arg(self.args.len() - 1)
+            }
+            Node::Param(d) => match self.params.get(&d.name) {
+                Some(v) => *v,
+                None => {
+                    let mut op = Op::new("ocannl_shape.param", vec![])
+                        .attr("name", Attr::Str(d.name.clone()));
+                    if let Some(init) = d.init {
+                        op.set("init", Attr::Str(init.name().into()));
+                    }
+                    if let Some(seed) = d.seed {
+                        op.set("seed", Attr::I64(seed));
+                    }
+                    op.shape = match (&d.input, &d.output) {
+                        (None, None) => "?".to_string(),
+                        (Some(i), None) => format!("{}->...", row(i)),
+                        (None, Some(o)) => format!("...->{}", row(o)),
+                        (Some(i), Some(o)) => format!("{}->{}", row(i), row(o)),
+                    };
+                    op.loc = Some(d.name.clone());
+                    let v = self.op(op);
+                    self.params.insert(d.name.clone(), v);
+                    v
+                }
+            },
+            Node::Number(x) => {
+                let op = Op::new("ocannl_shape.constant", vec![]).attr("value", Attr::F32(*x));
+                self.op(op)
+            }
+            Node::Op(num, xs) => {
+                let operands = self.values(xs);
+                let kind = match num {
+                    NumOp::Unary(_) => "ocannl_shape.pointwise_unary",
+                    NumOp::Binary(_) => "ocannl_shape.pointwise_binary",
+                    NumOp::Ternary(_) => "ocannl_shape.pointwise_ternary",
+                };
+                let op = Op::new(kind, operands).attr("op", Attr::Str(num.name().into()));
+                self.op(op)
+            }
+            Node::Compose(a, b) => {
+                let operands = vec![self.value(a), self.value(b)];
+                self.op(Op::new("ocannl_shape.compose", operands))
+            }
+            Node::Einsum(spec, xs) => {
+                let operands = self.values(xs);
+                let op =
+                    Op::new("ocannl_shape.einsum", operands).attr("spec", Attr::Str(spec.clone()));
+                self.op(op)
+            }
+            Node::Transpose(x) => {
+                let operands = vec![self.value(x)];
+                self.op(Op::new("ocannl_shape.transpose", operands))
+            }
+        };
+        if let (Some(mode), Value::Op(i)) = (t.0.memory.get(), v) {
+            self.ops[i].set("ocannl.memory", Attr::Str(mode.name().into()));
+        }
+        self.values.insert(t.id(), v);
+        v
+    }
+
+    /// The function `@name` returning `results`.
+    fn function(self, name: &str, results: &[Value]) -> String {
+        // Arguments in creation order.
+        let mut order: Vec<usize> = (0..self.args.len()).collect();
+        order.sort_by_key(|&k| self.args[k].id);
+        let mut position = vec![0; self.args.len()];
+        for (p, &k) in order.iter().enumerate() {
+            position[k] = p;
+        }
+        let ssa = |v: Value| match v {
+            Value::Arg(k) => format!("%arg{}", position[k]),
+            Value::Op(i) => format!("%{i}"),
+        };
+        let list = |vs: &mut dyn Iterator<Item = String>| vs.collect::<Vec<_>>().join(", ");
+        let loc = |name: &str| {
+            if name.is_empty() {
+                String::new()
+            } else {
+                format!(" loc({})", string_literal(name))
+            }
+        };
+        let args = list(&mut order.iter().map(|&k| {
+            let a = &self.args[k];
+            format!(
+                "%arg{}: {}{}",
+                position[k],
+                tensor_type(&a.shape),
+                loc(&a.name)
+            )
+        }));
+        let result_types = list(&mut results.iter().map(|&v| tensor_type(self.shape(v))));
+        let mut out = format!(
+            "func.func @{}({args}) -> ({result_types}) {{\n",
+            string_literal(name)
+        );
+        for (i, op) in self.ops.iter().enumerate() {
+            let attrs = if op.attrs.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " {{{}}}",
+                    list(&mut op.attrs.iter().map(|(n, a)| format!("{n} = {a}")))
+                )
+            };
+            out += &format!(
+                "  %{i} = \"{}\"({}){attrs} : ({}) -> {}{}\n",
+                op.name,
+                list(&mut op.operands.iter().map(|&v| ssa(v))),
+                list(&mut op.operands.iter().map(|&v| tensor_type(self.shape(v)))),
+                tensor_type(&op.shape),
+                op.loc.as_deref().map(loc).unwrap_or_default(),
+            );
+        }
+        if results.is_empty() {
+            out += "  return\n}\n";
+        } else {
+            out += &format!(
+                "  return {} : {result_types}\n}}\n",
+                list(&mut results.iter().map(|&v| ssa(v)))
+            );
+        }
+        out
+    }
+}
+
+impl Tensor {
+    /// The `ocannl_shape` module of one function `@name` returning these
+    /// tensors (data are its arguments, in order of creation).
+    pub fn module(name: &str, results: &[&Tensor]) -> String {
+        let mut w = Writer::default();
+        let results: Vec<Value> = results.iter().map(|t| w.value(t)).collect();
+        w.function(name, &results)
+    }
+}
