@@ -164,8 +164,8 @@ fn run() -> Result<(), Error> {
     if std::env::args().any(|a| a == "--print-module") {
         print!(
             "{}{}",
-            Tensor::module("loss", &[&loss]),
-            Tensor::module("forward", &[&forward])
+            Tensor::module("loss", &[&loss])?,
+            Tensor::module("forward", &[&forward])?
         );
         return Ok(());
     }

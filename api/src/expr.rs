@@ -16,7 +16,7 @@ static NEXT_ID: AtomicUsize = AtomicUsize::new(0);
 
 /// A param's declaration: its name and what is given of its dims and
 /// initialization.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct ParamDecl {
     pub name: String,
     pub input: Option<Vec<u64>>,
@@ -36,12 +36,51 @@ pub(crate) enum Node {
     Transpose(Tensor),
 }
 
+impl Node {
+    /// The tensors this node computes from, in order.
+    pub(crate) fn operands(&self) -> Vec<&Tensor> {
+        match self {
+            Node::Param(_) | Node::Data { .. } | Node::Number(_) => vec![],
+            Node::Op(_, xs) | Node::Einsum(_, xs) => xs.iter().collect(),
+            Node::Compose(a, b) => vec![a, b],
+            Node::Transpose(x) => vec![x],
+        }
+    }
+
+    /// The node's operands, moved out (the node keeps none).
+    fn take_operands(&mut self) -> Vec<Tensor> {
+        match std::mem::replace(self, Node::Number(0.0)) {
+            Node::Op(_, xs) | Node::Einsum(_, xs) => xs,
+            Node::Compose(a, b) => vec![a, b],
+            Node::Transpose(x) => vec![x],
+            other => {
+                *self = other;
+                vec![]
+            }
+        }
+    }
+}
+
 /// A node and the memory mode pinned on it (shared by every handle).
 #[derive(Debug)]
 pub(crate) struct Shared {
     pub id: usize,
     pub node: Node,
     pub memory: Cell<Option<Memory>>,
+}
+
+/// Dropping an expression frees the nodes only it holds one by one, not by
+/// recursion, so that a long chain (a deep network unrolled) cannot
+/// overflow the stack.
+impl Drop for Shared {
+    fn drop(&mut self) {
+        let mut pending = self.node.take_operands();
+        while let Some(t) = pending.pop() {
+            if let Ok(mut shared) = Rc::try_unwrap(t.0) {
+                pending.extend(shared.node.take_operands());
+            }
+        }
+    }
 }
 
 /// A tensor expression (cheap to clone: expressions share their parts).
@@ -84,7 +123,9 @@ impl AsRef<Tensor> for Tensor {
 
 /// A param as it is declared: a tensor (it derefs to one and converts into
 /// one) whose dims and initialization may be given. Params with the same
-/// name are the same param; the first declaration met in a module counts.
+/// name are the same param: their declarations merge (what one gives and
+/// another does not applies), and two that give different dims,
+/// initializations or seeds are an error of [`Tensor::module`].
 #[derive(Clone, Debug)]
 pub struct Param {
     decl: Rc<ParamDecl>,

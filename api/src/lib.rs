@@ -12,7 +12,8 @@
 //!   its uses), initialization ([`Param::init`], a [`ParamInit`]) and seed
 //!   ([`Param::seed`]). A param is a tensor wherever one is expected (it
 //!   derefs and converts to [`Tensor`]). Params with the same name are the
-//!   same param. Any non-empty string is a name.
+//!   same param (their declarations merge; a conflict is an error). Any
+//!   non-empty string is a name.
 //! - [`data`] is an input fed at each call, with its shape
 //!   (`"batch|input->output"`). Data are positional: the function's
 //!   arguments in order of creation; their names (any strings, repeated or

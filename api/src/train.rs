@@ -249,8 +249,8 @@ impl Trainer {
         };
         let text = format!(
             "{}{}",
-            Tensor::module("loss", &[loss]),
-            Tensor::module("forward", &[forward])
+            Tensor::module("loss", &[loss])?,
+            Tensor::module("forward", &[forward])?
         );
         let context = ocannl_passes::new_context()?;
         melior::utility::register_all_llvm_translations(&context);

@@ -12,7 +12,35 @@ use std::{collections::HashMap, fmt};
 
 use ocannl_ops::NumOp;
 
-use crate::expr::{Node, Tensor};
+use crate::{
+    expr::{Node, ParamDecl, Tensor},
+    Error,
+};
+
+/// Two declarations of one param as one: each part given by either, and
+/// the same where both give it.
+fn merge(a: &ParamDecl, b: &ParamDecl) -> Result<ParamDecl, Error> {
+    fn part<T: Clone + PartialEq + fmt::Debug>(
+        name: &str,
+        what: &str,
+        a: &Option<T>,
+        b: &Option<T>,
+    ) -> Result<Option<T>, Error> {
+        match (a, b) {
+            (Some(x), Some(y)) if x != y => Err(Error::from(format!(
+                "param '{name}' is declared twice with different {what}: {x:?} and {y:?}"
+            ))),
+            _ => Ok(a.clone().or_else(|| b.clone())),
+        }
+    }
+    Ok(ParamDecl {
+        name: a.name.clone(),
+        input: part(&a.name, "input dims", &a.input, &b.input)?,
+        output: part(&a.name, "output dims", &a.output, &b.output)?,
+        init: part(&a.name, "initializations", &a.init, &b.init)?,
+        seed: part(&a.name, "seeds", &a.seed, &b.seed)?,
+    })
+}
 
 /// `s` as an MLIR string literal: printable ASCII as is, with `"` and `\`
 /// escaped, and every other byte (controls, UTF-8 beyond ASCII) as `\XX`;
@@ -116,8 +144,8 @@ struct Writer {
     ops: Vec<Op>,
     /// Tensors written, by id.
     values: HashMap<usize, Value>,
-    /// Params by name: the first declaration's op.
-    params: HashMap<String, Value>,
+    /// Params by name: their op, and their declarations merged.
+    params: HashMap<String, (Value, ParamDecl)>,
 }
 
 fn row(dims: &[u64]) -> String {
@@ -140,14 +168,38 @@ impl Writer {
         }
     }
 
-    fn values(&mut self, ts: &[Tensor]) -> Vec<Value> {
-        ts.iter().map(|t| self.value(t)).collect()
+    /// Writes `root` and what it computes from, each node once, operands
+    /// first. The walk keeps its own stack: a long chain cannot overflow
+    /// the thread's.
+    fn value(&mut self, root: &Tensor) -> Result<Value, Error> {
+        let mut stack: Vec<(Tensor, bool)> = vec![(root.clone(), false)];
+        while let Some((t, operands_written)) = stack.pop() {
+            if self.values.contains_key(&t.id()) {
+                continue;
+            }
+            if operands_written {
+                let v = self.node(&t)?;
+                self.values.insert(t.id(), v);
+                continue;
+            }
+            stack.push((t.clone(), true));
+            for x in t.node().operands().into_iter().rev() {
+                if !self.values.contains_key(&x.id()) {
+                    stack.push((x.clone(), false));
+                }
+            }
+        }
+        Ok(self.values[&root.id()])
     }
 
-    fn value(&mut self, t: &Tensor) -> Value {
-        if let Some(v) = self.values.get(&t.id()) {
-            return *v;
-        }
+    /// The values of written tensors.
+    fn written(&self, ts: &[&Tensor]) -> Vec<Value> {
+        ts.iter().map(|t| self.values[&t.id()]).collect()
+    }
+
+    /// Writes one node whose operands are written.
+    fn node(&mut self, t: &Tensor) -> Result<Value, Error> {
+        let operands = self.written(&t.node().operands());
         let v = match t.node() {
             Node::Data { name, shape } => {
                 self.args.push(Arg {
@@ -157,35 +209,40 @@ impl Writer {
                 });
                 Value::Arg(self.args.len() - 1)
             }
-            Node::Param(d) => match self.params.get(&d.name) {
-                Some(v) => *v,
-                None => {
-                    let mut op = Op::new("ocannl_shape.param", vec![])
-                        .attr("name", Attr::Str(d.name.clone()));
-                    if let Some(init) = d.init {
-                        op.set("init", Attr::Str(init.name().into()));
-                    }
-                    if let Some(seed) = d.seed {
-                        op.set("seed", Attr::I64(seed));
-                    }
-                    op.shape = match (&d.input, &d.output) {
-                        (None, None) => "?".to_string(),
-                        (Some(i), None) => format!("{}->...", row(i)),
-                        (None, Some(o)) => format!("...->{}", row(o)),
-                        (Some(i), Some(o)) => format!("{}->{}", row(i), row(o)),
-                    };
-                    op.loc = Some(d.name.clone());
-                    let v = self.op(op);
-                    self.params.insert(d.name.clone(), v);
-                    v
+            Node::Param(d) => {
+                // Declarations of one name are merged: what one gives and
+                // another does not applies; what two give must agree.
+                let (v, decl) = match self.params.get(&d.name) {
+                    Some((v, first)) => (Some(*v), merge(first, d)?),
+                    None => (None, (**d).clone()),
+                };
+                let v = v.unwrap_or_else(|| self.op(Op::new("ocannl_shape.param", vec![])));
+                let Value::Op(i) = v else {
+                    unreachable!("a param is an op")
+                };
+                let op = &mut self.ops[i];
+                op.set("name", Attr::Str(decl.name.clone()));
+                if let Some(init) = decl.init {
+                    op.set("init", Attr::Str(init.name().into()));
                 }
-            },
+                if let Some(seed) = decl.seed {
+                    op.set("seed", Attr::I64(seed));
+                }
+                op.shape = match (&decl.input, &decl.output) {
+                    (None, None) => "?".to_string(),
+                    (Some(i), None) => format!("{}->...", row(i)),
+                    (None, Some(o)) => format!("...->{}", row(o)),
+                    (Some(i), Some(o)) => format!("{}->{}", row(i), row(o)),
+                };
+                op.loc = Some(decl.name.clone());
+                self.params.insert(decl.name.clone(), (v, decl));
+                v
+            }
             Node::Number(x) => {
                 let op = Op::new("ocannl_shape.constant", vec![]).attr("value", Attr::F32(*x));
                 self.op(op)
             }
-            Node::Op(num, xs) => {
-                let operands = self.values(xs);
+            Node::Op(num, _) => {
                 let kind = match num {
                     NumOp::Unary(_) => "ocannl_shape.pointwise_unary",
                     NumOp::Binary(_) => "ocannl_shape.pointwise_binary",
@@ -194,26 +251,18 @@ impl Writer {
                 let op = Op::new(kind, operands).attr("op", Attr::Str(num.name().into()));
                 self.op(op)
             }
-            Node::Compose(a, b) => {
-                let operands = vec![self.value(a), self.value(b)];
-                self.op(Op::new("ocannl_shape.compose", operands))
-            }
-            Node::Einsum(spec, xs) => {
-                let operands = self.values(xs);
+            Node::Compose(..) => self.op(Op::new("ocannl_shape.compose", operands)),
+            Node::Einsum(spec, _) => {
                 let op =
                     Op::new("ocannl_shape.einsum", operands).attr("spec", Attr::Str(spec.clone()));
                 self.op(op)
             }
-            Node::Transpose(x) => {
-                let operands = vec![self.value(x)];
-                self.op(Op::new("ocannl_shape.transpose", operands))
-            }
+            Node::Transpose(_) => self.op(Op::new("ocannl_shape.transpose", operands)),
         };
         if let (Some(mode), Value::Op(i)) = (t.0.memory.get(), v) {
             self.ops[i].set("ocannl.memory", Attr::Str(mode.name().into()));
         }
-        self.values.insert(t.id(), v);
-        v
+        Ok(v)
     }
 
     /// The function `@name` returning `results`.
@@ -283,10 +332,14 @@ impl Writer {
 
 impl Tensor {
     /// The `ocannl_shape` module of one function `@name` returning these
-    /// tensors (data are its arguments, in order of creation).
-    pub fn module(name: &str, results: &[&Tensor]) -> String {
+    /// tensors (data are its arguments, in order of creation). Fails when
+    /// one param name is declared twice differently.
+    pub fn module(name: &str, results: &[&Tensor]) -> Result<String, Error> {
         let mut w = Writer::default();
-        let results: Vec<Value> = results.iter().map(|t| w.value(t)).collect();
-        w.function(name, &results)
+        let results: Vec<Value> = results
+            .iter()
+            .map(|t| w.value(t))
+            .collect::<Result<_, _>>()?;
+        Ok(w.function(name, &results))
     }
 }

@@ -99,7 +99,7 @@ const LOWER: &str =
 fn data_named_like_a_generated_value() {
     let x = data("t1", "4|3");
     let y = param("w").output(&[2]) * &x;
-    verify(&Tensor::module("f", &[&y])).unwrap();
+    verify(&Tensor::module("f", &[&y]).unwrap()).unwrap();
 }
 
 #[test]
@@ -107,7 +107,7 @@ fn names_differing_only_in_punctuation_are_distinct_data() {
     let a = data("a-b", "4|3");
     let b = data("a_b", "4|3");
     let y = &a + &b;
-    let text = Tensor::module("f", &[&y]);
+    let text = Tensor::module("f", &[&y]).unwrap();
     verify(&text).unwrap();
     let (context, messages) = project_context();
     let module = compile(&context, &messages, &text, LOWER).unwrap();
@@ -120,7 +120,7 @@ fn repeated_data_names_are_distinct_arguments_in_order_of_creation() {
     // Used in another order than created.
     let y =
         param("w").output(&[2]) * &c + param("v").output(&[2]) * &a + param("u").output(&[2]) * &b;
-    let text = Tensor::module("f", &[&y]);
+    let text = Tensor::module("f", &[&y]).unwrap();
     let (context, messages) = project_context();
     let module = compile(&context, &messages, &text, LOWER).unwrap();
     let f = ops(&module, "func.func")[0];
@@ -175,7 +175,7 @@ fn an_empty_param_name_is_an_error_not_a_broken_module() {
 fn params_with_one_name_are_one_param() {
     let x = data("x", "4|3");
     let y = param("w").output(&[2]) * &x + param("w") * &x;
-    let text = Tensor::module("f", &[&y]);
+    let text = Tensor::module("f", &[&y]).unwrap();
     let (context, messages) = project_context();
     let module = compile(&context, &messages, &text, LOWER).unwrap();
     assert_eq!(
@@ -193,7 +193,7 @@ fn pinned_memory_modes_reach_the_module() {
     let y = relu(&h).memory(Memory::Materialized);
     // A pin on any handle of a node pins the node.
     let _ = h.clone().memory(Memory::Local);
-    let text = Tensor::module("f", &[&y]);
+    let text = Tensor::module("f", &[&y]).unwrap();
     let (context, messages) = project_context();
     let module = compile(&context, &messages, &text, "ocannl-verify").unwrap();
     let pinned = |name: &str| string_attr(ops(&module, name)[0], "ocannl.memory");
@@ -236,7 +236,7 @@ fn inits_and_seeds_are_written_with_their_names() {
             .seed(k as i64 - 1)
             * &x;
     }
-    let text = Tensor::module("f", &[&y]);
+    let text = Tensor::module("f", &[&y]).unwrap();
     let (context, messages) = project_context();
     let module = compile(&context, &messages, &text, "ocannl-verify").unwrap();
     let params = ops(&module, "ocannl_shape.param");
@@ -281,7 +281,7 @@ fn params_are_tensors_on_either_side_of_every_operator() {
     for t in &terms {
         y = &y + t;
     }
-    verify(&Tensor::module("f", &[&y])).unwrap();
+    verify(&Tensor::module("f", &[&y]).unwrap()).unwrap();
 }
 
 #[test]
@@ -290,7 +290,7 @@ fn numbers_without_a_decimal_form_are_written_as_bits() {
     let values = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e300, -0.0, 0.1];
     let terms: Vec<Tensor> = values.iter().map(|&v| &x + v).collect();
     let refs: Vec<&Tensor> = terms.iter().collect();
-    let text = Tensor::module("f", &refs);
+    let text = Tensor::module("f", &refs).unwrap();
     let (context, messages) = project_context();
     let module = compile(&context, &messages, &text, "ocannl-verify").unwrap();
     let read: Vec<f64> = ops(&module, "ocannl_shape.constant")
@@ -388,7 +388,7 @@ fn any_names_make_a_module_that_verifies_with_the_params_named_exactly() {
             for (p, x) in params.iter().zip(&xs).rev() {
                 y = y + param(p).output(&[2]) * x;
             }
-            let text = Tensor::module("f", &[&y]);
+            let text = Tensor::module("f", &[&y]).unwrap();
             let module = compile(&context, &messages, &text, LOWER).map_err(TestCaseError::fail)?;
             let args = param_args(&module, "f");
             let n = xs.len();
@@ -420,7 +420,7 @@ fn any_strings_make_a_module_that_parses_and_reads_back() {
             let w = param(&p).output(&[2]);
             let y = einsum(&spec, &[&(&w * &data(&d, &shape))]) + x;
             let extra = data(&d, &shape);
-            let text = Tensor::module(&func, &[&y, &extra]);
+            let text = Tensor::module(&func, &[&y, &extra]).unwrap();
             let module = Module::parse(&context, &text)
                 .ok_or_else(|| TestCaseError::fail(format!("does not parse:\n{text}")))?;
             let f = ops(&module, "func.func")[0];
@@ -435,5 +435,55 @@ fn any_strings_make_a_module_that_parses_and_reads_back() {
             prop_assert!(same_f32(v, x), "{x} read as {v}");
             Ok(())
         })
+        .unwrap();
+}
+
+/// One param name declared twice with different dims is an error naming
+/// both; declarations that agree, or give different parts, are merged.
+#[test]
+fn a_param_declared_twice_differently_is_an_error() {
+    let x = data("x", "4|3");
+    let a = param("w").output(&[2]);
+    let b = param("w").output(&[5]);
+    let y = (&a * &x) + (&b * &x);
+    let e = Tensor::module("f", &[&y]).unwrap_err().to_string();
+    assert!(
+        e.contains("param 'w' is declared twice with different output dims")
+            && e.contains("[2]")
+            && e.contains("[5]"),
+        "{e}"
+    );
+    let same = param("v").output(&[2]).init(ParamInit::He);
+    let again = param("v").output(&[2]).init(ParamInit::He);
+    let z = (&same * &x) + (&again * &x);
+    let text = Tensor::module("f", &[&z]).unwrap();
+    assert_eq!(text.matches("ocannl_shape.param").count(), 1, "{text}");
+    // The name first, its dims and seed later: one param with both.
+    let u = (param("u") * &x) + (param("u").input(&[3]).output(&[7]).seed(5) * &x);
+    let text = Tensor::module("f", &[&u]).unwrap();
+    assert_eq!(text.matches("ocannl_shape.param").count(), 1, "{text}");
+    assert!(
+        text.contains("seed = 5 : i64") && text.contains(r#"tensor<"3->7", f32>"#),
+        "{text}"
+    );
+}
+
+/// A long chain of ops (a deep expression) is written and dropped without
+/// recursion: no stack overflow, even on a small thread stack.
+#[test]
+fn deep_expressions_are_written_and_dropped() {
+    std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(|| {
+            let mut t: Tensor = data("x", "3").into();
+            for _ in 0..200_000 {
+                t = relu(&t);
+            }
+            let text = Tensor::module("f", &[&t]).unwrap();
+            assert_eq!(text.matches("\"ocannl_shape.pointwise_unary\"").count(), 200_000);
+            drop(t);
+        })
+        .unwrap()
+        .join()
         .unwrap();
 }
