@@ -475,7 +475,7 @@ fn deep_expressions_are_written_and_dropped() {
     std::thread::Builder::new()
         .stack_size(256 << 10)
         .spawn(|| {
-            let mut t: Tensor = data("x", "3").into();
+            let mut t = data("x", "3");
             for _ in 0..200_000 {
                 t = relu(&t);
             }
