@@ -8,12 +8,61 @@ use crate::{
     ValueDef, ValueKind::*,
 };
 
-/// How a param may be initialized (its `init` attribute).
-pub const PARAM_INITS: &[&str] = &["uniform", "glorot", "he", "zeros"];
-
-fn param_inits() -> &'static [&'static str] {
-    PARAM_INITS
+/// How a param is initialized (its `init` attribute; `uniform` by
+/// default, OCANNL's: uniform in [-0.25, 0.25)).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ParamInit {
+    /// Uniform in [-0.25, 0.25).
+    Uniform,
+    /// Glorot (Xavier) uniform: ±sqrt(6 / (fan_in + fan_out)).
+    Glorot,
+    /// He (Kaiming) uniform: ±sqrt(6 / fan_in).
+    He,
+    /// Zeros.
+    Zeros,
 }
+
+impl ParamInit {
+    pub const ALL: [ParamInit; 4] = [
+        ParamInit::Uniform,
+        ParamInit::Glorot,
+        ParamInit::He,
+        ParamInit::Zeros,
+    ];
+
+    /// The name of the `init` attribute.
+    pub fn name(self) -> &'static str {
+        match self {
+            ParamInit::Uniform => "uniform",
+            ParamInit::Glorot => "glorot",
+            ParamInit::He => "he",
+            ParamInit::Zeros => "zeros",
+        }
+    }
+
+    /// Every name, comma-separated (for messages).
+    pub fn names() -> String {
+        Self::ALL.map(ParamInit::name).join(", ")
+    }
+
+    pub fn parse(s: &str) -> Option<ParamInit> {
+        Self::ALL.into_iter().find(|i| i.name() == s)
+    }
+
+    /// The bounds of the uniform distribution for a param whose input rows
+    /// hold `fan_in` cells and output rows `fan_out` (`None`: zeros).
+    pub fn bounds(self, fan_in: u64, fan_out: u64) -> Option<(f64, f64)> {
+        let limit = match self {
+            ParamInit::Uniform => 0.25,
+            ParamInit::Glorot => (6.0 / (fan_in + fan_out).max(1) as f64).sqrt(),
+            ParamInit::He => (6.0 / fan_in.max(1) as f64).sqrt(),
+            ParamInit::Zeros => return None,
+        };
+        Some((-limit, limit))
+    }
+}
+
+crate::name_set!(param_inits, &ParamInit::ALL, ParamInit::name);
 crate::name_set!(unary, UnaryOp::ALL, UnaryOp::name);
 crate::name_set!(binary, BinaryOp::ALL, BinaryOp::name);
 crate::name_set!(ternary, TernaryOp::ALL, TernaryOp::name);
