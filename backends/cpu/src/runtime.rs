@@ -20,6 +20,7 @@
 use std::{
     collections::HashMap,
     ffi::c_void,
+    marker::PhantomData,
     path::Path,
     rc::Rc,
     time::{Duration, Instant},
@@ -507,7 +508,7 @@ impl Call {
     /// Runs the function once. The arguments' buffers are passed as they
     /// are: a function that writes into an argument changes it for the next
     /// invocation too.
-    pub fn invoke(&mut self) -> Result<Outputs, String> {
+    pub fn invoke(&mut self) -> Result<Outputs<'_>, String> {
         let sig = &self.sig;
         let result_words: usize = sig.outputs.iter().map(Slot::words).sum();
         let mut result = vec![0i64; result_words.max(1)];
@@ -565,6 +566,7 @@ impl Call {
             slots: sig.outputs.clone(),
             words: result,
             owned,
+            _call: PhantomData,
         };
         if let Some(status) = self.program.status {
             // SAFETY: as above; the call has returned.
@@ -583,13 +585,42 @@ impl Call {
 
 /// The results of one invocation, in the compiled code's buffers (freed
 /// when this is dropped).
-pub struct Outputs {
+///
+/// A result may be an argument's storage (a function that returns one of
+/// its arguments), which the [`Call`] owns: the outputs borrow the call, so
+/// they cannot outlive it, nor see an argument replaced under them. Reading
+/// the results of a call that is gone does not compile:
+///
+/// ```compile_fail,E0597
+/// # use ocannl_cpu::runtime::{HostValue, Program};
+/// # fn f(program: &Program, args: &[HostValue]) -> Result<Vec<HostValue>, String> {
+/// let outputs = {
+///     let mut call = program.prepare("f", args)?;
+///     call.invoke()?
+/// };
+/// Ok(outputs.read())
+/// # }
+/// ```
+///
+/// Read them while the call is alive:
+///
+/// ```no_run
+/// # use ocannl_cpu::runtime::{HostValue, Program};
+/// # fn f(program: &Program, args: &[HostValue]) -> Result<Vec<HostValue>, String> {
+/// let mut call = program.prepare("f", args)?;
+/// let outputs = call.invoke()?;
+/// Ok(outputs.read())
+/// # }
+/// ```
+pub struct Outputs<'c> {
     slots: Vec<Slot>,
     words: Vec<i64>,
     owned: Vec<i64>,
+    /// The call whose argument storage a result may be.
+    _call: PhantomData<&'c Call>,
 }
 
-impl Outputs {
+impl Outputs<'_> {
     /// The results as owned host values.
     pub fn read(&self) -> Vec<HostValue> {
         let mut out = Vec::with_capacity(self.slots.len());
@@ -610,7 +641,7 @@ impl Outputs {
     }
 }
 
-impl Drop for Outputs {
+impl Drop for Outputs<'_> {
     fn drop(&mut self) {
         for &p in &self.owned {
             // SAFETY: allocated by the compiled code with malloc, returned

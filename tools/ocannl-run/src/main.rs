@@ -347,17 +347,17 @@ fn run(cli: &Cli) -> Result<(), String> {
     // a run's results are read (and the previous run's freed) outside.
     let mut call = program.prepare(&cli.entry, &args)?;
     let mut times = vec![];
-    let mut last = None;
-    for _ in 0..cli.repeat.max(1) {
-        // The previous run's results are freed first, so that each run
-        // allocates its results in the same (warm) memory.
-        drop(last.take());
+    let mut results = vec![];
+    for k in 0..cli.repeat.max(1) {
         let t = Instant::now();
         let out = call.invoke()?;
         times.push(t.elapsed());
-        last = Some(out);
+        if k + 1 == cli.repeat.max(1) {
+            results = out.read();
+        }
+        // The results are freed here, before the next run, so that each
+        // run allocates its results in the same (warm) memory.
     }
-    let results = last.map(|o| o.read()).unwrap_or_default();
     for (k, r) in results.iter().enumerate() {
         match r {
             HostValue::Index(v) => {
