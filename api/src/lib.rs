@@ -34,7 +34,7 @@ use std::{
 
 use ocannl_ops::{BinaryOp, NumOp, TernaryOp, UnaryOp};
 
-pub use ocannl_cpu::runtime::{Elt, HostTensor};
+pub use ocannl_runtime::{npy, Elt, HostTensor};
 pub use train::{Device, Sgd, Trainer};
 
 /// An op's line with the discardable attribute `ocannl.memory = MODE`.

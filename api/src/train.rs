@@ -561,7 +561,7 @@ impl Trainer {
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         for name in &self.params {
             let t = self.param(name)?;
-            write_npy(&dir.join(format!("{name}.npy")), &t)?;
+            ocannl_runtime::npy::write(&dir.join(format!("{name}.npy")), &t)?;
         }
         Ok(())
     }
@@ -571,64 +571,14 @@ impl Trainer {
         let names = self.params.clone();
         let mut values = HashMap::new();
         for name in &names {
-            values.insert(name.clone(), read_npy(&dir.join(format!("{name}.npy")))?);
+            values.insert(
+                name.clone(),
+                ocannl_runtime::npy::read(&dir.join(format!("{name}.npy")))?,
+            );
         }
         for name in &names {
             self.set_param(name, &values[name])?;
         }
         Ok(())
     }
-}
-
-fn write_npy(path: &Path, t: &HostTensor) -> Result<(), Error> {
-    use npyz::WriterBuilder;
-    let err = |e: std::io::Error| Error::from(format!("cannot write {}: {e}", path.display()));
-    let file = std::fs::File::create(path).map_err(err)?;
-    let w = std::io::BufWriter::new(file);
-    match t.elt {
-        Elt::F32 => {
-            let mut out = npyz::WriteOptions::<f32>::new()
-                .default_dtype()
-                .shape(&t.dims)
-                .writer(w)
-                .begin_nd()
-                .map_err(err)?;
-            out.extend(t.data.iter().map(|&x| x as f32)).map_err(err)?;
-            out.finish().map_err(err)
-        }
-        Elt::F64 => {
-            let mut out = npyz::WriteOptions::<f64>::new()
-                .default_dtype()
-                .shape(&t.dims)
-                .writer(w)
-                .begin_nd()
-                .map_err(err)?;
-            out.extend(t.data.iter().copied()).map_err(err)?;
-            out.finish().map_err(err)
-        }
-    }
-}
-
-fn read_npy(path: &Path) -> Result<HostTensor, Error> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let npy = npyz::NpyFile::new(&bytes[..])
-        .map_err(|e| format!("{} is not a .npy file: {e}", path.display()))?;
-    let dims = npy.shape().to_vec();
-    let (elt, data) = match npy.dtype().descr().trim_matches('\'') {
-        "<f4" => (
-            Elt::F32,
-            npy.into_vec::<f32>()
-                .map_err(|e| format!("{}: {e}", path.display()))?
-                .into_iter()
-                .map(f64::from)
-                .collect(),
-        ),
-        "<f8" => (
-            Elt::F64,
-            npy.into_vec::<f64>()
-                .map_err(|e| format!("{}: {e}", path.display()))?,
-        ),
-        other => return Err(format!("{}: unsupported dtype {other}", path.display()).into()),
-    };
-    Ok(HostTensor { elt, dims, data })
 }

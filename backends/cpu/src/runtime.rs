@@ -37,24 +37,7 @@ use melior::{
 use ocannl_mlir::{ir, types};
 use ocannl_passes::conversion::assign_to_loops::checks;
 
-/// An element type the runtime exchanges.
-pub use ocannl_assign::Elt;
-
-/// A buffer on the host: its element type, sizes (row-major) and values
-/// (held as f64 whatever the element type; f32 values are exact in f64).
-#[derive(Clone, Debug, PartialEq)]
-pub struct HostTensor {
-    pub elt: Elt,
-    pub dims: Vec<u64>,
-    pub data: Vec<f64>,
-}
-
-/// An argument or result.
-#[derive(Clone, Debug, PartialEq)]
-pub enum HostValue {
-    Tensor(HostTensor),
-    Index(i64),
-}
+pub use ocannl_runtime::{Elt, HostTensor, HostValue};
 
 /// The type of an argument or result of a compiled function.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -503,7 +503,7 @@ fn emit_result(cli: &Cli, k: usize, arr: &Array) -> Result<(), String> {
         println!("{}", format_array(arr));
     }
     if let Some(dir) = &cli.out_dir {
-        write_npy(&dir.join(format!("result{k}.npy")), arr)?;
+        ocannl_runtime::npy::write(&dir.join(format!("result{k}.npy")), arr)?;
     }
     Ok(())
 }
@@ -656,7 +656,8 @@ fn make_arg(
             data,
         });
     }
-    let arr = read_npy(spec).map_err(|e| format!("argument #{i}: {e}"))?;
+    let arr = ocannl_runtime::npy::read(std::path::Path::new(spec))
+        .map_err(|e| format!("argument #{i}: {e}"))?;
     if arr.dims != dims {
         return Err(format!(
             "argument #{i}: {spec} has shape {:?} but the argument's tensor needs {:?} (batch, output, input)",
@@ -675,89 +676,6 @@ fn make_arg(
         ));
     }
     Ok(arr)
-}
-
-fn read_npy(path: &str) -> Result<Array, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
-    let mut data: &[u8] = &bytes;
-    let header = npyz::NpyHeader::from_reader(&mut data)
-        .map_err(|e| format!("{path} is not a .npy file: {e}"))?;
-    let npy = npyz::NpyFile::with_header(header, data);
-    let dims = npy.shape().to_vec();
-    // The data is exactly what the header describes: no more, no less.
-    let elt_bytes = match npy.dtype().descr().trim_matches('\'') {
-        "<f4" => 4,
-        "<f8" => 8,
-        _ => 0,
-    };
-    if elt_bytes > 0 {
-        let need = ocannl_assign::check_buffer(&dims, elt_bytes)
-            .map_err(|e| format!("{path}: {e}"))?
-            * elt_bytes;
-        if data.len() as u64 != need {
-            return Err(format!(
-                "{path} has {} bytes of data but its header (shape {dims:?}, dtype {}) describes {need}",
-                data.len(),
-                npy.dtype().descr().trim_matches('\'')
-            ));
-        }
-    }
-    if npy.order() != npyz::Order::C {
-        return Err(format!(
-            "{path} is in Fortran order; only C order is supported"
-        ));
-    }
-    let descr = npy.dtype().descr();
-    let (elt, data) = match descr.trim_matches('\'') {
-        "<f4" => (
-            Elt::F32,
-            npy.into_vec::<f32>()
-                .map_err(|e| format!("{path}: {e}"))?
-                .into_iter()
-                .map(f64::from)
-                .collect(),
-        ),
-        "<f8" => (
-            Elt::F64,
-            npy.into_vec::<f64>().map_err(|e| format!("{path}: {e}"))?,
-        ),
-        other => {
-            return Err(format!(
-                "{path} has dtype {other}; float32 (<f4) and float64 (<f8) are supported"
-            ))
-        }
-    };
-    Ok(Array { elt, dims, data })
-}
-
-fn write_npy(path: &std::path::Path, a: &Array) -> Result<(), String> {
-    use npyz::WriterBuilder;
-    let file = std::fs::File::create(path)
-        .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-    let w = std::io::BufWriter::new(file);
-    let err = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
-    match a.elt {
-        Elt::F64 => {
-            let mut out = npyz::WriteOptions::<f64>::new()
-                .default_dtype()
-                .shape(&a.dims)
-                .writer(w)
-                .begin_nd()
-                .map_err(err)?;
-            out.extend(a.data.iter().copied()).map_err(err)?;
-            out.finish().map_err(err)
-        }
-        Elt::F32 => {
-            let mut out = npyz::WriteOptions::<f32>::new()
-                .default_dtype()
-                .shape(&a.dims)
-                .writer(w)
-                .begin_nd()
-                .map_err(err)?;
-            out.extend(a.data.iter().map(|&x| x as f32)).map_err(err)?;
-            out.finish().map_err(err)
-        }
-    }
 }
 
 /// Prints an array as nested lists, numpy style.
