@@ -48,7 +48,10 @@ fn save_data(dir: &std::path::Path, points: &[[f64; 2]], labels: &[f64]) -> Resu
         &dir.join("points.npy"),
         &tensor(vec![n, 2], points.iter().flat_map(|p| *p).collect()),
     )?;
-    npy::write(&dir.join("labels.npy"), &tensor(vec![n, 1], labels.to_vec()))?;
+    npy::write(
+        &dir.join("labels.npy"),
+        &tensor(vec![n, 1], labels.to_vec()),
+    )?;
     Ok(())
 }
 
@@ -154,9 +157,9 @@ fn run() -> Result<(), Error> {
     let t = Instant::now();
     let device =
         if std::env::args().any(|a| a == "cuda") && std::env::args().any(|a| a == "--device") {
-            ocannl::Device::Cuda
+            ocannl::Device::CUDA
         } else {
-            ocannl::Device::Cpu
+            ocannl::Device::CPU
         };
     let mut trainer = Trainer::new_on(
         device,

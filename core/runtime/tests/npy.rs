@@ -166,7 +166,10 @@ fn bad_files_say_why() {
         "s.npy has 24 bytes of data but its header (shape [2, 2], dtype <f8) describes 32"
     );
     let missing = npy::read(Path::new("/nonexistent/m.npy")).unwrap_err();
-    assert!(missing.starts_with("cannot read /nonexistent/m.npy: "), "{missing}");
+    assert!(
+        missing.starts_with("cannot read /nonexistent/m.npy: "),
+        "{missing}"
+    );
 }
 
 /// A write that fails leaves neither a partial file nor a temporary one,
@@ -182,7 +185,10 @@ fn failed_writes_leave_nothing() {
     // The target is a directory: the rename fails after the data is written.
     std::fs::create_dir(dir.join("d.npy")).expect("dir");
     let err = npy::write(&dir.join("d.npy"), &t).unwrap_err();
-    assert!(err.starts_with(&format!("cannot write {}", dir.join("d.npy").display())), "{err}");
+    assert!(
+        err.starts_with(&format!("cannot write {}", dir.join("d.npy").display())),
+        "{err}"
+    );
     // Cells that do not match the shape: the old file stays.
     let path = dir.join("p.npy");
     npy::write(&path, &t).expect("writes");
@@ -191,7 +197,10 @@ fn failed_writes_leave_nothing() {
         ..t.clone()
     };
     let err = npy::write(&path, &bad).unwrap_err();
-    assert!(err.contains("3 values for a tensor of shape [2] (2 cells)"), "{err}");
+    assert!(
+        err.contains("3 values for a tensor of shape [2] (2 cells)"),
+        "{err}"
+    );
     assert_eq!(npy::read(&path).expect("reads"), t);
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .expect("dir")
