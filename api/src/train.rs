@@ -23,7 +23,7 @@ use melior::{
     ir::{operation::OperationLike, Module},
     Context,
 };
-use ocannl_passes::Backend;
+use ocannl_passes::{pipelines, Backend};
 use ocannl_runtime::{CompileOptions, Executable, HostTensor, HostValue, Session, Slot};
 
 use crate::{Error, Tensor};
@@ -282,25 +282,17 @@ fn lower_for_training(
     backend: &dyn Backend,
     diagnostics: &Diagnostics,
 ) -> Result<u64, Error> {
-    let pipeline = format!(
-        "ocannl-verify,ocannl-infer-shapes,ocannl-lower-to-assign{{params-as-arguments=true}},\
-         ocannl-autodiff{{functions=loss}},\
-         ocannl-train-step{{momentum={} weight-decay={} nesterov={}}},{}",
-        sgd.momentum,
-        sgd.weight_decay,
-        sgd.nesterov,
-        ocannl_passes::OPTIMIZE
-    );
+    let pipeline = pipelines::verify()
+        .then(pipelines::infer_shapes())
+        .then(pipelines::train(Some("loss"), Some(sgd)))
+        .then(pipelines::optimize());
     ocannl_passes::run_pipeline(context, module, &pipeline)
         .map_err(|_| diagnostics.or("compiling failed"))?;
     let work = function(module, "loss_train_step")
         .and_then(|f| ocannl_assign_dialect::to_routine(f).ok())
         .map(|r| routine_work(&r))
         .unwrap_or(u64::MAX);
-    let to_loops = format!(
-        "ocannl-lower-to-loops{{target={}}},func.func(canonicalize,cse)",
-        backend.loop_target()
-    );
+    let to_loops = pipelines::lower_to_loops(Some(backend.loop_target()));
     ocannl_passes::run_pipeline(context, module, &to_loops)
         .map_err(|_| diagnostics.or("compiling failed"))?;
     Ok(work)

@@ -85,7 +85,7 @@ pub fn opt_main(args: impl IntoIterator<Item = String>, overview: &str, version:
 pub fn run_pipeline(
     context: &melior::Context,
     module: &mut melior::ir::Module,
-    pipeline: &str,
+    pipeline: impl std::fmt::Display,
 ) -> Result<(), String> {
     let pm = melior::pass::PassManager::new(context);
     melior::utility::parse_pass_pipeline(

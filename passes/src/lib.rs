@@ -29,6 +29,6 @@ mod util;
 pub use backend::{backend, backends, register_backend, Backend};
 pub use driver::{new_context, opt_main, parse_module, run_pipeline};
 pub use registry::{
-    register_all, register_pass, register_pipeline, register_pipeline_with_options, to_loops_for,
-    OPTIMIZE, TO_LOOPS,
+    pipelines, register_all, register_pass, register_pipeline, register_pipeline_with_options,
+    Pipeline, Stage,
 };

@@ -23,7 +23,7 @@ use std::{
 
 use clap::Parser;
 use melior::ir::{attribute::StringAttribute, operation::OperationLike, Module, OperationRef};
-use ocannl_passes::Backend;
+use ocannl_passes::{pipelines, Backend, Pipeline};
 use ocannl_runtime::{CompileOptions, Elt, HostTensor, HostValue, Slot};
 
 mod diagnostics;
@@ -160,27 +160,20 @@ fn main() {
 /// A memref argument or result: its element type, sizes and data.
 type Array = HostTensor;
 
-/// The stages up to the loops, each timed: (name, pipeline).
-fn stages(cli: &Cli) -> Vec<(String, String)> {
+/// The stages up to the loops for `backend`, each timed: shape inference,
+/// the lowering to assignments (for training with `--train`), each
+/// optimization, the lowering to loops.
+fn stages(cli: &Cli, backend: &dyn Backend) -> Vec<Pipeline> {
     let mut s = vec![
-        (
-            "ocannl-infer-shapes".to_string(),
-            "ocannl-infer-shapes".to_string(),
-        ),
-        (
-            "ocannl-lower-to-assign".into(),
-            "ocannl-lower-to-assign".into(),
-        ),
+        pipelines::infer_shapes(),
+        if cli.train {
+            pipelines::train(None, None)
+        } else {
+            pipelines::lower_to_assign(false)
+        },
     ];
-    // Each optimization is a stage of its own (timed apart).
-    for pass in cli.optimize().split(',').filter(|p| !p.is_empty()) {
-        let name = pass.split('{').next().unwrap_or(pass).to_string();
-        s.push((name, pass.to_string()));
-    }
-    s.push((
-        "ocannl-lower-to-loops".into(),
-        "ocannl-lower-to-loops,func.func(canonicalize,cse)".into(),
-    ));
+    s.extend(cli.optimize().split());
+    s.push(pipelines::lower_to_loops(Some(backend.loop_target())));
     s
 }
 
@@ -246,11 +239,11 @@ fn parse_memory_limit(s: &str) -> Result<MemoryLimit, String> {
 
 impl Cli {
     /// The optimizations of the assignments, as a pipeline.
-    fn optimize(&self) -> &'static str {
+    fn optimize(&self) -> Pipeline {
         if self.no_optimize {
-            ""
+            Pipeline::new()
         } else {
-            ocannl_passes::OPTIMIZE
+            pipelines::optimize()
         }
     }
 
@@ -307,7 +300,6 @@ fn run(cli: &Cli) -> Result<(), String> {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("--out-dir: cannot create {}: {e}", dir.display()))?;
     }
-    let stage_list = stages(cli);
     let mut phases: Vec<(&str, Duration)> = vec![];
     let t = Instant::now();
     let context = ocannl_passes::new_context()?;
@@ -333,19 +325,10 @@ fn run(cli: &Cli) -> Result<(), String> {
     if cli.grad_check {
         return grad_check(cli, backend, &context, &mut module, &name);
     }
-    for (stage, pipeline) in &stage_list {
-        let (stage, mut pipeline) = (stage.as_str(), pipeline.clone());
+    for pipeline in stages(cli, backend) {
+        let stage = pipeline.name();
         if cli.interpret && stage == "ocannl-lower-to-loops" {
             return interpret(cli, &module, &phases);
-        }
-        if cli.train && stage == "ocannl-lower-to-assign" {
-            pipeline = "ocannl-lower-to-assign{params-as-arguments=true},ocannl-autodiff,ocannl-train-step".into();
-        }
-        if stage == "ocannl-lower-to-loops" {
-            pipeline = pipeline.replace(
-                "ocannl-lower-to-loops",
-                &format!("ocannl-lower-to-loops{{target={}}}", backend.loop_target()),
-            );
         }
         let t = Instant::now();
         ocannl_passes::run_pipeline(&context, &mut module, &pipeline)
@@ -640,15 +623,15 @@ fn grad_check(
     name: &str,
 ) -> Result<(), String> {
     let stages = [
-        ("ocannl-infer-shapes", "ocannl-verify,ocannl-infer-shapes"),
         (
-            "ocannl-lower-to-assign",
-            "ocannl-lower-to-assign{params-as-arguments=true}",
+            "ocannl-infer-shapes",
+            pipelines::verify().then(pipelines::infer_shapes()),
         ),
-        ("ocannl-autodiff", "ocannl-autodiff"),
+        ("ocannl-lower-to-assign", pipelines::lower_to_assign(true)),
+        ("ocannl-autodiff", pipelines::autodiff(None)),
     ];
     for (stage, pipeline) in stages {
-        ocannl_passes::run_pipeline(context, module, pipeline)
+        ocannl_passes::run_pipeline(context, module, &pipeline)
             .map_err(|_| format!("{name}: {stage} failed"))?;
     }
     let entry = &cli.entry;
@@ -725,14 +708,9 @@ fn grad_check(
         if fd_ok { "" } else { "  FAILED" }
     );
     // The compiled (and optimized) backprop against the interpreted one.
-    let lower = format!(
-        "ocannl-lower-to-loops{{target={}}},func.func(canonicalize,cse)",
-        backend.loop_target()
-    );
-    let to_loops = match cli.optimize() {
-        "" => lower,
-        o => format!("{o},{lower}"),
-    };
+    let to_loops = cli
+        .optimize()
+        .then(pipelines::lower_to_loops(Some(backend.loop_target())));
     ocannl_passes::run_pipeline(context, module, &to_loops)
         .map_err(|_| format!("{name}: ocannl-lower-to-loops failed"))?;
     let program = backend
