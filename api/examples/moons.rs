@@ -42,32 +42,17 @@ fn moons(n: usize, noise: f64, rng: &mut ocannl_ops::SplitMix64) -> (Vec<[f64; 2
 }
 
 fn save_data(dir: &std::path::Path, points: &[[f64; 2]], labels: &[f64]) -> Result<(), Error> {
-    use npyz::WriterBuilder;
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let write = |name: &str, shape: &[u64], data: Vec<f32>| -> Result<(), Error> {
-        let path = dir.join(name);
-        let err = |e: std::io::Error| Error::from(format!("cannot write {}: {e}", path.display()));
-        let file = std::fs::File::create(&path).map_err(err)?;
-        let mut out = npyz::WriteOptions::<f32>::new()
-            .default_dtype()
-            .shape(shape)
-            .writer(std::io::BufWriter::new(file))
-            .begin_nd()
-            .map_err(err)?;
-        out.extend(data).map_err(err)?;
-        out.finish().map_err(err)
-    };
     let n = points.len() as u64;
-    write(
-        "points.npy",
-        &[n, 2],
-        points.iter().flat_map(|p| p.map(|x| x as f32)).collect(),
+    npy::write(
+        &dir.join("points.npy"),
+        &tensor(vec![n, 2], points.iter().flat_map(|p| *p).collect()),
     )?;
-    write(
-        "labels.npy",
-        &[n, 1],
-        labels.iter().map(|&l| l as f32).collect(),
-    )
+    npy::write(
+        &dir.join("labels.npy"),
+        &tensor(vec![n, 1], labels.to_vec()),
+    )?;
+    Ok(())
 }
 
 /// The predictions over the grid as a terminal plot, with the data on top.
@@ -172,9 +157,9 @@ fn run() -> Result<(), Error> {
     let t = Instant::now();
     let device =
         if std::env::args().any(|a| a == "cuda") && std::env::args().any(|a| a == "--device") {
-            ocannl::Device::Cuda
+            ocannl::Device::CUDA
         } else {
-            ocannl::Device::Cpu
+            ocannl::Device::CPU
         };
     let mut trainer = Trainer::new_on(
         device,

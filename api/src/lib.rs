@@ -41,7 +41,7 @@ pub use expr::{
     ternary, transpose, unary, Param, Tensor,
 };
 pub use ocannl_assign::virtualize::Memory;
-pub use ocannl_cpu::runtime::{Elt, HostTensor};
+pub use ocannl_runtime::{npy, Elt, HostTensor};
 pub use ocannl_shape_dialect::ParamInit;
 pub use train::{Device, Sgd, Trainer};
 

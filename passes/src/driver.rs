@@ -83,3 +83,20 @@ pub fn opt_main(args: impl IntoIterator<Item = String>, overview: &str, version:
         )
     }
 }
+
+/// Runs a textual pipeline on `builtin.module` over the module (the
+/// diagnostics go to the context's handlers).
+pub fn run_pipeline(
+    context: &melior::Context,
+    module: &mut melior::ir::Module,
+    pipeline: impl std::fmt::Display,
+) -> Result<(), String> {
+    let pm = melior::pass::PassManager::new(context);
+    melior::utility::parse_pass_pipeline(
+        pm.as_operation_pass_manager(),
+        &format!("builtin.module({pipeline})"),
+    )
+    .map_err(|e| format!("internal error: bad pipeline {pipeline}: {e}"))?;
+    pm.run(module)
+        .map_err(|_| "the pipeline failed".to_string())
+}

@@ -4,6 +4,8 @@
 //! - [`framework`]: running a Rust pass body in MLIR's pass manager
 //!   (options, located errors, panics) and `define_pass!`.
 //! - [`registry`]: the one list of passes and the named pipelines.
+//! - [`backend`]: backends by name (what compiles a module at the loops
+//!   stage into an `ocannl_runtime::Executable`).
 //! - [`driver`]: contexts for tools, and `mlir-opt`'s driver.
 //! - [`transforms`]: `ocannl-verify`, `ocannl-infer-shapes`.
 //! - [`conversion`]: `ocannl-lower-to-assign` (shape → assign) and
@@ -14,6 +16,7 @@
 //! Architecture invariant: a pass converts MLIR to the data of a pure-Rust
 //! crate, calls it, and writes the result back; algorithms live elsewhere.
 
+pub mod backend;
 pub mod conversion;
 pub mod diag;
 pub mod driver;
@@ -23,8 +26,9 @@ pub mod registry;
 pub mod transforms;
 mod util;
 
-pub use driver::{new_context, opt_main, parse_module};
+pub use backend::{backend, backends, register_backend, Backend};
+pub use driver::{new_context, opt_main, parse_module, run_pipeline};
 pub use registry::{
-    register_all, register_pass, register_pipeline, register_pipeline_with_options, to_loops_for,
-    OPTIMIZE, TO_LOOPS,
+    pipelines, register_all, register_pass, register_pipeline, register_pipeline_with_options,
+    Pipeline, Stage,
 };

@@ -2,6 +2,9 @@
 //! registration in MLIR's global registry (so that textual pipelines, the
 //! `--ocannl-...` flags and `--help` know them).
 //!
+//! The project's pipelines are built here as data ([`Pipeline`], the
+//! functions of [`pipelines`]) and printed as MLIR's textual pipelines.
+//!
 //! Targets add their own named pipelines with [`register_pipeline`] and
 //! [`register_pipeline_with_options`] (the CPU backend registers
 //! `ocannl-loops-to-llvm` and `ocannl-to-llvm`, the GPU backend
@@ -9,6 +12,7 @@
 
 use std::{
     ffi::{CStr, CString},
+    fmt,
     sync::Once,
 };
 
@@ -28,22 +32,211 @@ pub fn all_passes() -> [&'static ffi::PassDef; 8] {
     ]
 }
 
-/// The optimizations of `ocannl_assign` routines: virtualization (inlining)
-/// of tensor nodes, then the e-graph simplification of the assignments'
-/// bodies (exact rewrites only: values are kept bit for bit).
-pub const OPTIMIZE: &str = "ocannl-virtualize,ocannl-simplify";
+/// One step of a textual pass pipeline: a pass with its options, or a
+/// pipeline nested on the ops of a kind (`func.func(canonicalize,cse)`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stage {
+    Pass {
+        name: &'static str,
+        options: Vec<(&'static str, String)>,
+    },
+    Nested {
+        op: &'static str,
+        pipeline: Pipeline,
+    },
+}
 
-/// The target-neutral front of every lowering: from `ocannl_shape` to loops
-/// on memrefs (upstream scf/memref/arith/math/vector), optimized.
-pub const TO_LOOPS: &str = "ocannl-infer-shapes,ocannl-lower-to-assign,ocannl-virtualize,ocannl-simplify,ocannl-lower-to-loops,func.func(canonicalize,cse)";
+impl fmt::Display for Stage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Stage::Pass { name, options } => {
+                f.write_str(name)?;
+                if !options.is_empty() {
+                    let options: Vec<String> =
+                        options.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                    write!(f, "{{{}}}", options.join(" "))?;
+                }
+                Ok(())
+            }
+            Stage::Nested { op, pipeline } => write!(f, "{op}({pipeline})"),
+        }
+    }
+}
 
-/// [`TO_LOOPS`] with the loops lowered for the target named `target`
-/// (`ocannl-lower-to-loops{target=...}`).
-pub fn to_loops_for(target: &str) -> String {
-    TO_LOOPS.replace(
-        "ocannl-lower-to-loops",
-        &format!("ocannl-lower-to-loops{{target={target}}}"),
-    )
+/// A pass pipeline on `builtin.module`, built as data and printed as MLIR's
+/// textual pipeline (`Display`): the project's pipelines are spelled once,
+/// here, and composed by the tools, the `ocannl` API and the backends'
+/// named pipelines.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Pipeline(Vec<Stage>);
+
+impl Pipeline {
+    /// The empty pipeline.
+    pub fn new() -> Pipeline {
+        Pipeline::default()
+    }
+
+    /// Appends a pass without options.
+    pub fn pass(self, name: &'static str) -> Pipeline {
+        self.pass_with(name, Vec::<(&'static str, String)>::new())
+    }
+
+    /// Appends a pass with options (printed in this order).
+    pub fn pass_with(
+        mut self,
+        name: &'static str,
+        options: impl IntoIterator<Item = (&'static str, impl ToString)>,
+    ) -> Pipeline {
+        let options = options
+            .into_iter()
+            .map(|(k, v)| (k, v.to_string()))
+            .collect();
+        self.0.push(Stage::Pass { name, options });
+        self
+    }
+
+    /// Appends `pipeline` nested on the ops named `op`.
+    pub fn nested(mut self, op: &'static str, pipeline: Pipeline) -> Pipeline {
+        self.0.push(Stage::Nested { op, pipeline });
+        self
+    }
+
+    /// Appends the stages of `other`.
+    pub fn then(mut self, other: Pipeline) -> Pipeline {
+        self.0.extend(other.0);
+        self
+    }
+
+    /// The stages, in order.
+    pub fn stages(&self) -> &[Stage] {
+        &self.0
+    }
+
+    /// Each stage as a pipeline of its own (to run and time them apart).
+    pub fn split(self) -> Vec<Pipeline> {
+        self.0.into_iter().map(|s| Pipeline(vec![s])).collect()
+    }
+
+    /// The name of the first pass (or nesting op): what the pipeline is
+    /// called when it is a stage of a longer one.
+    pub fn name(&self) -> &'static str {
+        match self.0.first() {
+            Some(Stage::Pass { name, .. }) => name,
+            Some(Stage::Nested { op, .. }) => op,
+            None => "",
+        }
+    }
+
+    /// Whether the pipeline has no stage.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl fmt::Display for Pipeline {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, s) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{s}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The project's pipelines, each spelled once.
+pub mod pipelines {
+    use ocannl_assign::optim::Sgd;
+
+    use super::Pipeline;
+
+    /// `ocannl-verify`: the dialects' verifier over the whole module.
+    pub fn verify() -> Pipeline {
+        Pipeline::new().pass("ocannl-verify")
+    }
+
+    /// `ocannl-infer-shapes`.
+    pub fn infer_shapes() -> Pipeline {
+        Pipeline::new().pass("ocannl-infer-shapes")
+    }
+
+    /// `ocannl-lower-to-assign`, params as function arguments when
+    /// training (so that the caller keeps them across calls).
+    pub fn lower_to_assign(params_as_arguments: bool) -> Pipeline {
+        if params_as_arguments {
+            Pipeline::new().pass_with("ocannl-lower-to-assign", [("params-as-arguments", true)])
+        } else {
+            Pipeline::new().pass("ocannl-lower-to-assign")
+        }
+    }
+
+    /// `ocannl-autodiff` of the functions named (all with params when
+    /// `None`).
+    pub fn autodiff(functions: Option<&str>) -> Pipeline {
+        match functions {
+            Some(f) => Pipeline::new().pass_with("ocannl-autodiff", [("functions", f)]),
+            None => Pipeline::new().pass("ocannl-autodiff"),
+        }
+    }
+
+    /// `ocannl-train-step` with SGD's options (the pass's defaults when
+    /// `None`).
+    pub fn train_step(sgd: Option<&Sgd>) -> Pipeline {
+        match sgd {
+            Some(sgd) => Pipeline::new().pass_with(
+                "ocannl-train-step",
+                [
+                    ("momentum", sgd.momentum.to_string()),
+                    ("weight-decay", sgd.weight_decay.to_string()),
+                    ("nesterov", sgd.nesterov.to_string()),
+                ],
+            ),
+            None => Pipeline::new().pass("ocannl-train-step"),
+        }
+    }
+
+    /// Training, after shape inference: params as arguments, backprop of
+    /// `functions` and the SGD train step.
+    pub fn train(functions: Option<&str>, sgd: Option<&Sgd>) -> Pipeline {
+        lower_to_assign(true)
+            .then(autodiff(functions))
+            .then(train_step(sgd))
+    }
+
+    /// The optimizations of `ocannl_assign` routines: virtualization
+    /// (inlining) of tensor nodes, then the e-graph simplification of the
+    /// assignments' bodies (exact rewrites only: values are kept bit for
+    /// bit).
+    pub fn optimize() -> Pipeline {
+        Pipeline::new()
+            .pass("ocannl-virtualize")
+            .pass("ocannl-simplify")
+    }
+
+    /// `ocannl-lower-to-loops` for the loop target named `target` (the
+    /// process's default when `None`), then `canonicalize` and `cse` on
+    /// each function.
+    pub fn lower_to_loops(target: Option<&str>) -> Pipeline {
+        let lower = match target {
+            Some(t) => Pipeline::new().pass_with("ocannl-lower-to-loops", [("target", t)]),
+            None => Pipeline::new().pass("ocannl-lower-to-loops"),
+        };
+        lower.nested(
+            "func.func",
+            Pipeline::new().pass("canonicalize").pass("cse"),
+        )
+    }
+
+    /// The target-neutral front of every lowering: from `ocannl_shape` to
+    /// loops on memrefs (upstream scf/memref/arith/math/vector), optimized,
+    /// lowered for `target` as [`lower_to_loops`].
+    pub fn to_loops(target: Option<&str>) -> Pipeline {
+        infer_shapes()
+            .then(lower_to_assign(false))
+            .then(optimize())
+            .then(lower_to_loops(target))
+    }
 }
 
 /// The project's dialects, each with its IRDL definition: registered in

@@ -9,24 +9,56 @@
 //! - [`runtime`]: compile a module once with MLIR's JIT, then call its
 //!   functions many times with owned host buffers.
 //!
-//! [`install`] makes the CPU the target of the process's passes and
-//! registers its pipelines; tools call it before anything else.
+//! [`install`] makes the CPU the target of the process's passes, registers
+//! its pipelines and the `cpu` backend ([`Cpu`]); tools call it before
+//! anything else.
 //!
 //! Architecture invariant: everything specific to the CPU is here or in
 //! `ocannl-cpu-plan`; `passes/` stays target-neutral.
+
+use melior::{ir::Module, Context};
+use ocannl_passes::{conversion::assign_to_loops::target::LoopTarget, Backend};
+use ocannl_runtime::{CompileOptions, Executable};
 
 pub mod kernel;
 pub mod pipeline;
 pub mod runtime;
 pub mod target;
 
+/// The CPU backend (`cpu`): loops lowered for the [`target::Cpu`] target,
+/// compiled by MLIR's JIT into a [`runtime::Program`].
+pub struct Cpu;
+
+impl Backend for Cpu {
+    fn name(&self) -> &'static str {
+        "cpu"
+    }
+
+    fn loop_target(&self) -> &'static str {
+        target::Cpu.name()
+    }
+
+    fn compile(
+        &self,
+        context: &Context,
+        module: &mut Module,
+        options: &CompileOptions,
+    ) -> Result<Box<dyn Executable>, String> {
+        Ok(Box::new(runtime::Program::compile(
+            context, module, options,
+        )?))
+    }
+}
+
 /// Makes the CPU the loop target of `ocannl-lower-to-loops`, and registers
-/// the project's passes and the CPU pipelines (once per process).
+/// the project's passes, the CPU pipelines and the `cpu` backend (once per
+/// process).
 pub fn install() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         ocannl_passes::conversion::assign_to_loops::target::install(&target::Cpu);
         ocannl_passes::register_all();
         pipeline::register();
+        ocannl_passes::register_backend(&Cpu);
     });
 }

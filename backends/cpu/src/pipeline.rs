@@ -12,8 +12,8 @@ pub const LOOPS_TO_LLVM_NAME: &str = "ocannl-loops-to-llvm";
 
 /// The whole pipeline from `ocannl_shape` to the LLVM dialect, on
 /// `builtin.module`.
-pub fn to_llvm() -> String {
-    format!("{},{LOOPS_TO_LLVM_NAME}", ocannl_passes::TO_LOOPS)
+pub fn to_llvm() -> ocannl_passes::Pipeline {
+    ocannl_passes::pipelines::to_loops(None).pass(LOOPS_TO_LLVM_NAME)
 }
 
 /// Registers `ocannl-loops-to-llvm` and `ocannl-to-llvm`.
@@ -26,6 +26,6 @@ pub(crate) fn register() {
     ocannl_passes::register_pipeline(
         c"ocannl-to-llvm",
         c"From ocannl_shape to the LLVM dialect: infer shapes, lower to assignments, to loops, then upstream conversions to LLVM",
-        &to_llvm(),
+        &to_llvm().to_string(),
     );
 }

@@ -8,7 +8,8 @@
 //! passes [`HostValue`]s through the packed C interface (any number of
 //! arguments and results) and returns the results as owned host buffers;
 //! the buffers the compiled code allocated for them are freed once each,
-//! and never the arguments' storage.
+//! and never the arguments' storage. [`Program`] is the CPU's
+//! [`Executable`] and [`Call`] its [`Session`].
 //!
 //! A call fails with an error instead of running when the function's
 //! buffers would take more than [`CompileOptions::memory_limit`] at once,
@@ -20,168 +21,59 @@
 use std::{
     collections::HashMap,
     ffi::c_void,
+    marker::PhantomData,
     path::Path,
     rc::Rc,
     time::{Duration, Instant},
 };
 
 use melior::{
-    ir::{
-        attribute::StringAttribute, operation::OperationLike, Attribute, Module, OperationRef,
-        Type, TypeLike, ValueLike,
-    },
-    pass::PassManager,
+    ir::{attribute::StringAttribute, operation::OperationLike, Attribute, Module, OperationRef},
     Context, ExecutionEngine,
 };
-use ocannl_mlir::{ir, types};
-use ocannl_passes::conversion::assign_to_loops::checks;
+use ocannl_mlir::ir;
+use ocannl_passes::{
+    backend::{peak_bytes, signature},
+    conversion::assign_to_loops::checks,
+};
 
-/// An element type the runtime exchanges.
-pub use ocannl_assign::Elt;
+pub use ocannl_runtime::{
+    CompileOptions, Elt, Executable, HostTensor, HostValue, Session, Signature, Slot,
+};
 
-/// A buffer on the host: its element type, sizes (row-major) and values
-/// (held as f64 whatever the element type; f32 values are exact in f64).
-#[derive(Clone, Debug, PartialEq)]
-pub struct HostTensor {
-    pub elt: Elt,
-    pub dims: Vec<u64>,
-    pub data: Vec<f64>,
-}
+/// The options by name [`Program::compile`] knows: `openmp`, the OpenMP
+/// runtime library for parallel loops (default: [`openmp_runtime`]).
+pub const OPTION_NAMES: &[&str] = &["openmp"];
 
-/// An argument or result.
-#[derive(Clone, Debug, PartialEq)]
-pub enum HostValue {
-    Tensor(HostTensor),
-    Index(i64),
-}
-
-/// The type of an argument or result of a compiled function.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Slot {
-    Index,
-    MemRef { elt: Elt, dims: Vec<u64> },
-}
-
-impl Slot {
-    fn of(t: Type) -> Result<Slot, String> {
-        if t.is_index() {
-            return Ok(Slot::Index);
-        }
-        let dims = types::memref_dims(t).ok_or_else(|| format!("unsupported type {t}"))?;
-        if types::static_dims(t).is_some_and(|d| d.iter().any(|&x| x < 0)) {
-            return Err(format!("dynamic sizes are not supported in {t}"));
-        }
-        let elt = types::element_type(t).ok_or_else(|| format!("unsupported type {t}"))?;
-        let text = elt.to_string();
-        let elt = Elt::parse(&text).ok_or_else(|| {
-            format!("unsupported element type {text} (f32 and f64 are supported)")
-        })?;
-        ocannl_assign::check_buffer(&dims, elt.size() as u64).map_err(|e| e.to_string())?;
-        Ok(Slot::MemRef { elt, dims })
-    }
-
-    /// 64-bit words of the C-interface value: a memref descriptor
-    /// `{allocated, aligned, offset, sizes[N], strides[N]}` or an index.
-    fn words(&self) -> usize {
-        match self {
-            Slot::Index => 1,
-            Slot::MemRef { dims, .. } => 3 + 2 * dims.len(),
-        }
+/// 64-bit words of the C-interface value of a slot: a memref descriptor
+/// `{allocated, aligned, offset, sizes[N], strides[N]}` or an index.
+fn words(slot: &Slot) -> usize {
+    match slot {
+        Slot::Index => 1,
+        Slot::MemRef { dims, .. } => 3 + 2 * dims.len(),
     }
 }
 
-/// The arguments and results of a function.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Signature {
-    pub inputs: Vec<Slot>,
-    pub outputs: Vec<Slot>,
-}
-
-/// Options of [`Program::compile`].
-#[derive(Clone, Debug)]
-pub struct CompileOptions {
-    /// LLVM optimization level (0 to 3).
-    pub opt_level: usize,
-    /// The OpenMP runtime for parallel loops (default: [`openmp_runtime`]).
-    pub openmp: Option<String>,
-    /// The most bytes a function's buffers may take at once (`None`: no
-    /// limit). A call of a function that needs more is refused before it
-    /// runs. Default: the machine's physical memory.
-    pub memory_limit: Option<u64>,
-}
-
-impl Default for CompileOptions {
-    fn default() -> Self {
-        CompileOptions {
-            opt_level: 3,
-            openmp: None,
-            memory_limit: physical_memory(),
-        }
+/// LLVM's optimization level: the one asked for; else `OCANNL_OPT_LEVEL`
+/// if set; else, for routines doing `work` iterations per call, 0 for
+/// small ones (under 2^20 iterations a call takes microseconds, and
+/// compiling dominates) and 1 otherwise (on these loop nests -O1 runs as
+/// fast as -O3 and compiles in half the time); else 3.
+pub fn opt_level(options: &CompileOptions) -> usize {
+    if let Some(level) = options.opt_level {
+        return level as usize;
     }
-}
-
-/// The machine's physical memory in bytes (Linux: `MemTotal` of
-/// `/proc/meminfo`), if known.
-pub fn physical_memory() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kib: u64 = line
-        .trim_start_matches("MemTotal:")
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
-    kib.checked_mul(1024)
-}
-
-/// The bytes of a static memref type (`u64::MAX` if it cannot be a
-/// buffer).
-fn memref_bytes(t: Type) -> u64 {
-    let Some(dims) = types::memref_dims(t) else {
-        return 0;
-    };
-    let elt = types::element_type(t)
-        .map(|e| e.to_string())
-        .unwrap_or_default();
-    let bytes = ocannl_assign::element_bytes(&elt).unwrap_or(8);
-    ocannl_assign::check_buffer(&dims, bytes).map_or(u64::MAX, |n| n * bytes)
-}
-
-/// The most bytes a function's buffers take at once, following its
-/// `memref.alloc`s and `memref.dealloc`s in program order (an allocation in
-/// a loop counts once: it is freed in the same iteration).
-pub fn peak_bytes(func: OperationRef) -> u64 {
-    let (mut live, mut peak) = (0u64, 0u64);
-    for op in ir::collect(func, |_| true) {
-        match ir::name(&op).as_str() {
-            "memref.alloc" => {
-                if let Ok(r) = op.result(0) {
-                    live = live.saturating_add(memref_bytes(r.r#type()));
-                    peak = peak.max(live);
-                }
-            }
-            "memref.dealloc" => {
-                if let Ok(v) = op.operand(0) {
-                    live = live.saturating_sub(memref_bytes(v.r#type()));
-                }
-            }
-            _ => {}
-        }
+    if let Some(level) = std::env::var("OCANNL_OPT_LEVEL")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        return level;
     }
-    peak
-}
-
-/// Runs a textual pipeline on `builtin.module` over the module.
-pub fn run_pipeline(context: &Context, module: &mut Module, pipeline: &str) -> Result<(), String> {
-    let pm = PassManager::new(context);
-    melior::utility::parse_pass_pipeline(
-        pm.as_operation_pass_manager(),
-        &format!("builtin.module({pipeline})"),
-    )
-    .map_err(|e| format!("internal error: bad pipeline {pipeline}: {e}"))?;
-    pm.run(module)
-        .map_err(|_| "the pipeline failed".to_string())
+    match options.work {
+        Some(work) if work < 1 << 20 => 0,
+        Some(_) => 1,
+        None => 3,
+    }
 }
 
 /// The public functions of a module.
@@ -206,18 +98,6 @@ fn functions<'c, 'm>(module: &'m Module<'c>) -> Vec<(String, OperationRef<'c, 'm
             Some((name, f))
         })
         .collect()
-}
-
-/// The signature of a function at the loops stage.
-pub fn signature(func: OperationRef) -> Result<Signature, String> {
-    let ft = ir::function_type(func).ok_or("no function type")?;
-    let inputs = (0..ft.input_count())
-        .map(|i| Slot::of(ft.input(i).map_err(|e| e.to_string())?))
-        .collect::<Result<_, _>>()?;
-    let outputs = (0..ft.result_count())
-        .map(|i| Slot::of(ft.result(i).map_err(|e| e.to_string())?))
-        .collect::<Result<_, _>>()?;
-    Ok(Signature { inputs, outputs })
 }
 
 /// The signatures of the module's public functions, by name (functions
@@ -251,16 +131,17 @@ pub struct Program {
 
 impl Program {
     /// Compiles a module at the loops stage: C interfaces for its public
-    /// functions, `ocannl-loops-to-llvm`, then the JIT.
+    /// functions, `ocannl-loops-to-llvm`, then the JIT at [`opt_level`].
     pub fn compile(
         context: &Context,
         module: &mut Module,
         options: &CompileOptions,
     ) -> Result<Program, String> {
-        if options.opt_level > 3 {
+        options.check_names("cpu", OPTION_NAMES)?;
+        let opt_level = opt_level(options);
+        if opt_level > 3 {
             return Err(format!(
-                "the optimization level must be 0 to 3, not {}",
-                options.opt_level
+                "the optimization level must be 0 to 3, not {opt_level}"
             ));
         }
         let t = Instant::now();
@@ -274,7 +155,7 @@ impl Program {
         for (_, f) in functions(module) {
             ir::set_attribute(f, "llvm.emit_c_interface", Attribute::unit(context));
         }
-        run_pipeline(context, module, crate::pipeline::LOOPS_TO_LLVM_NAME)
+        ocannl_passes::run_pipeline(context, module, crate::pipeline::LOOPS_TO_LLVM_NAME)
             .map_err(|e| format!("lowering to LLVM: {e}"))?;
         let mut phases = vec![("to-llvm", t.elapsed())];
         let t = Instant::now();
@@ -286,7 +167,9 @@ impl Program {
                 .is_ok_and(|n| n.starts_with("omp."))
         })
         .is_empty();
-        let omp = options.openmp.clone().unwrap_or_else(openmp_runtime);
+        let omp = options
+            .get("openmp")
+            .map_or_else(openmp_runtime, str::to_string);
         let mut libs: Vec<&str> = vec![];
         let omp_c = format!("{omp}\0");
         if parallel {
@@ -300,7 +183,7 @@ impl Program {
             libs.push(&omp_c);
         }
         keep_freed_memory();
-        let engine = ExecutionEngine::new(module, options.opt_level, &libs, false, false);
+        let engine = ExecutionEngine::new(module, opt_level, &libs, false, false);
         // The JIT compiles a function when it is first looked up: look up
         // every entry now, so that compiling happens here and not in the
         // first call.
@@ -367,39 +250,18 @@ impl Program {
                 "@{entry} needs {peak} bytes for its buffers at once, more than the memory limit of {limit} bytes (by default the machine's physical memory; ocannl-run sets it with --memory-limit)"
             ));
         }
-        if args.len() != sig.inputs.len() {
-            return Err(format!(
-                "@{entry} takes {} argument(s) but {} were given",
-                sig.inputs.len(),
-                args.len()
-            ));
-        }
+        sig.check_args(entry, args)?;
         // The arguments' storage and C-interface values.
         let mut storage: Vec<Vec<u64>> = Vec::with_capacity(args.len());
         let mut values: Vec<Vec<i64>> = Vec::with_capacity(args.len());
-        for (i, (a, slot)) in args.iter().zip(&sig.inputs).enumerate() {
-            match (a, slot) {
-                (HostValue::Index(v), Slot::Index) => {
+        for (i, a) in args.iter().enumerate() {
+            match a {
+                HostValue::Index(v) => {
                     storage.push(vec![]);
                     values.push(vec![*v]);
                 }
-                (HostValue::Tensor(t), Slot::MemRef { elt, dims }) => {
-                    if t.elt != *elt || t.dims != *dims {
-                        return Err(format!(
-                            "argument #{i}: a {} tensor of shape {:?} where @{entry} takes {} of shape {dims:?}",
-                            t.elt.name(),
-                            t.dims,
-                            elt.name()
-                        ));
-                    }
-                    let n = ocannl_assign::check_buffer(dims, elt.size())
-                        .map_err(|e| format!("argument #{i}: {e}"))?;
-                    if t.data.len() as u64 != n {
-                        return Err(format!(
-                            "argument #{i}: {} values for a tensor of {n} cells",
-                            t.data.len()
-                        ));
-                    }
+                HostValue::Tensor(t) => {
+                    let elt = t.elt;
                     // u64 words keep the storage aligned for f32 and f64.
                     let len = (t.data.len() * elt.size() as usize).div_ceil(8);
                     let mut words: Vec<u64> = Vec::new();
@@ -410,28 +272,17 @@ impl Program {
                         )
                     })?;
                     words.resize(len, 0);
-                    write_cells(&mut words, *elt, &t.data);
+                    write_cells(&mut words, elt, &t.data);
                     let ptr = words.as_mut_ptr() as i64;
                     let mut d = vec![ptr, ptr, 0];
-                    d.extend(dims.iter().map(|&x| x as i64));
+                    d.extend(t.dims.iter().map(|&x| x as i64));
                     d.extend(
-                        ocannl_assign::row_major_strides(dims)
+                        ocannl_assign::row_major_strides(&t.dims)
                             .into_iter()
                             .map(|s| s as i64),
                     );
                     storage.push(words);
                     values.push(d);
-                }
-                (a, slot) => {
-                    return Err(format!(
-                        "argument #{i}: {} where @{entry} takes {}",
-                        describe(a),
-                        match slot {
-                            Slot::Index => "an index".to_string(),
-                            Slot::MemRef { elt, dims } =>
-                                format!("a {} tensor of shape {dims:?}", elt.name()),
-                        }
-                    ))
                 }
             }
         }
@@ -441,7 +292,26 @@ impl Program {
             sig,
             storage,
             values,
+            last: None,
         })
+    }
+}
+
+impl Executable for Program {
+    fn signature(&self, entry: &str) -> Result<&Signature, String> {
+        Program::signature(self, entry)
+    }
+
+    fn prepare(&self, entry: &str, args: &[HostValue]) -> Result<Box<dyn Session>, String> {
+        Ok(Box::new(Program::prepare(self, entry, args)?))
+    }
+
+    fn call(&self, entry: &str, args: &[HostValue]) -> Result<Vec<HostValue>, String> {
+        Program::call(self, entry, args)
+    }
+
+    fn phases(&self) -> &[(&'static str, Duration)] {
+        &self.phases
     }
 }
 
@@ -455,6 +325,8 @@ pub struct Call {
     storage: Vec<Vec<u64>>,
     /// Per argument: a memref descriptor or an index.
     values: Vec<Vec<i64>>,
+    /// The results of the last [`Session::run`].
+    last: Option<Results>,
 }
 
 impl Call {
@@ -466,27 +338,12 @@ impl Call {
     /// Replaces argument `i` (a tensor of the same element type and shape,
     /// or an index) before the next invocation.
     pub fn set(&mut self, i: usize, value: &HostValue) -> Result<(), String> {
-        let slot = self
-            .sig
-            .inputs
-            .get(i)
-            .ok_or_else(|| format!("@{} has no argument #{i}", self.entry))?;
-        match (slot, value) {
-            (Slot::Index, HostValue::Index(v)) => self.values[i][0] = *v,
-            (Slot::MemRef { elt, dims }, HostValue::Tensor(t))
-                if t.elt == *elt
-                    && t.dims == *dims
-                    && t.data.len() as u64 == dims.iter().product::<u64>() =>
-            {
-                write_cells(&mut self.storage[i], *elt, &t.data)
-            }
-            (slot, v) => {
-                return Err(format!(
-                    "argument #{i} of @{}: {} where {slot:?} is expected",
-                    self.entry,
-                    describe(v)
-                ))
-            }
+        self.sig.check_arg(&self.entry, i, value)?;
+        // A result kept from the last run may be this argument's storage.
+        self.last = None;
+        match value {
+            HostValue::Index(v) => self.values[i][0] = *v,
+            HostValue::Tensor(t) => write_cells(&mut self.storage[i], t.elt, &t.data),
         }
         Ok(())
     }
@@ -507,9 +364,19 @@ impl Call {
     /// Runs the function once. The arguments' buffers are passed as they
     /// are: a function that writes into an argument changes it for the next
     /// invocation too.
-    pub fn invoke(&mut self) -> Result<Outputs, String> {
+    pub fn invoke(&mut self) -> Result<Outputs<'_>, String> {
+        self.last = None;
+        Ok(Outputs {
+            results: self.run_once()?,
+            _call: PhantomData,
+        })
+    }
+
+    /// Runs the function once; the results are in the compiled code's
+    /// buffers (or an argument's storage).
+    fn run_once(&mut self) -> Result<Results, String> {
         let sig = &self.sig;
-        let result_words: usize = sig.outputs.iter().map(Slot::words).sum();
+        let result_words: usize = sig.outputs.iter().map(words).sum();
         let mut result = vec![0i64; result_words.max(1)];
         // The packed C interface: one pointer per argument to its value; the
         // results come back through a pointer passed first.
@@ -559,9 +426,9 @@ impl Call {
                     owned.push(allocated);
                 }
             }
-            off += slot.words();
+            off += words(slot);
         }
-        let outputs = Outputs {
+        let outputs = Results {
             slots: sig.outputs.clone(),
             words: result,
             owned,
@@ -583,20 +450,97 @@ impl Call {
 
 /// The results of one invocation, in the compiled code's buffers (freed
 /// when this is dropped).
-pub struct Outputs {
+///
+/// A result may be an argument's storage (a function that returns one of
+/// its arguments), which the [`Call`] owns: the outputs borrow the call, so
+/// they cannot outlive it, nor see an argument replaced under them. Reading
+/// the results of a call that is gone does not compile:
+///
+/// ```compile_fail,E0597
+/// # use ocannl_cpu::runtime::{HostValue, Program};
+/// # fn f(program: &Program, args: &[HostValue]) -> Result<Vec<HostValue>, String> {
+/// let outputs = {
+///     let mut call = program.prepare("f", args)?;
+///     call.invoke()?
+/// };
+/// Ok(outputs.read())
+/// # }
+/// ```
+///
+/// Read them while the call is alive:
+///
+/// ```no_run
+/// # use ocannl_cpu::runtime::{HostValue, Program};
+/// # fn f(program: &Program, args: &[HostValue]) -> Result<Vec<HostValue>, String> {
+/// let mut call = program.prepare("f", args)?;
+/// let outputs = call.invoke()?;
+/// Ok(outputs.read())
+/// # }
+/// ```
+pub struct Outputs<'c> {
+    results: Results,
+    /// The call whose argument storage a result may be.
+    _call: PhantomData<&'c Call>,
+}
+
+impl Outputs<'_> {
+    /// The results as owned host values.
+    pub fn read(&self) -> Vec<HostValue> {
+        self.results.read()
+    }
+}
+
+impl Session for Call {
+    fn signature(&self) -> &Signature {
+        &self.sig
+    }
+
+    fn set(&mut self, i: usize, value: &HostValue) -> Result<(), String> {
+        Call::set(self, i, value)
+    }
+
+    fn get(&self, i: usize) -> Result<HostValue, String> {
+        Call::get(self, i)
+    }
+
+    fn invoke(&mut self) -> Result<Vec<HostValue>, String> {
+        Ok(Call::invoke(self)?.read())
+    }
+
+    fn run(&mut self) -> Result<(), String> {
+        self.last = None;
+        self.last = Some(self.run_once()?);
+        Ok(())
+    }
+
+    fn results(&self) -> Result<Vec<HostValue>, String> {
+        self.last.as_ref().map(Results::read).ok_or_else(|| {
+            format!(
+                "@{}: no results (it has not run since its arguments were set)",
+                self.entry
+            )
+        })
+    }
+}
+
+/// The results of one invocation: their C-interface values, and the
+/// buffers the compiled code allocated for them (freed when this is
+/// dropped). A result may be an argument's storage, so it is read only
+/// while the call is alive: [`Outputs`] borrows the call, and a call keeps
+/// the results of its last [`Session::run`] itself.
+struct Results {
     slots: Vec<Slot>,
     words: Vec<i64>,
     owned: Vec<i64>,
 }
 
-impl Outputs {
-    /// The results as owned host values.
-    pub fn read(&self) -> Vec<HostValue> {
+impl Results {
+    fn read(&self) -> Vec<HostValue> {
         let mut out = Vec::with_capacity(self.slots.len());
         let mut off = 0;
         for slot in &self.slots {
-            let words = &self.words[off..off + slot.words()];
-            off += slot.words();
+            let words = &self.words[off..off + words(slot)];
+            off += words.len();
             out.push(match slot {
                 Slot::Index => HostValue::Index(words[0]),
                 // SAFETY: a descriptor of a live buffer of that type and
@@ -610,20 +554,13 @@ impl Outputs {
     }
 }
 
-impl Drop for Outputs {
+impl Drop for Results {
     fn drop(&mut self) {
         for &p in &self.owned {
             // SAFETY: allocated by the compiled code with malloc, returned
             // to the caller, freed once.
             unsafe { free(p as *mut c_void) };
         }
-    }
-}
-
-fn describe(v: &HostValue) -> String {
-    match v {
-        HostValue::Index(i) => format!("the index {i}"),
-        HostValue::Tensor(t) => format!("a {} tensor of shape {:?}", t.elt.name(), t.dims),
     }
 }
 

@@ -16,12 +16,20 @@
 //!   constants, each function's host steps), which `ocannl-gpu-runtime`
 //!   runs.
 //!
-//! [`register`] makes the target known by name and registers its passes
-//! and pipelines; tools call it beside `ocannl_cpu::install`.
+//! [`register`] makes the target known by name and registers its passes,
+//! pipelines and the `cuda` backend ([`Cuda`]); tools call it beside
+//! `ocannl_cpu::install`.
 //!
 //! Architecture invariant: everything specific to the GPU is here or in
 //! `ocannl-gpu-plan` / `ocannl-gpu-runtime`; `passes/` stays
 //! target-neutral.
+
+use std::{sync::OnceLock, time::Instant};
+
+use melior::{ir::Module, Context};
+use ocannl_gpu_runtime::{Compiled, Device};
+use ocannl_passes::{conversion::assign_to_loops::target::LoopTarget, Backend};
+use ocannl_runtime::{CompileOptions, Executable};
 
 pub mod kernel;
 pub mod matmul;
@@ -31,8 +39,96 @@ pub mod program;
 pub mod ptx;
 pub mod target;
 
+/// The CUDA backend (`cuda`): loops lowered for the [`target::Gpu`] target,
+/// compiled to PTX ([`program::compile`]) and run on the first NVIDIA GPU
+/// by `ocannl-gpu-runtime`. Its options by name: `chip` (the GPU
+/// architecture; default: the device's own, or sm_90 without a GPU) and
+/// `ptx` (the PTX ISA version times ten; default: the first that knows the
+/// chip). Without a GPU it compiles and describes schedules, and running
+/// says why it cannot in one line.
+pub struct Cuda {
+    /// Device 0, opened on first use (or why it cannot be).
+    device: OnceLock<Result<Device, String>>,
+}
+
+/// The options by name of [`Cuda`].
+pub const OPTION_NAMES: &[&str] = &["chip", "ptx"];
+
+static CUDA: Cuda = Cuda {
+    device: OnceLock::new(),
+};
+
+impl Cuda {
+    fn device(&self) -> Result<&Device, String> {
+        self.device
+            .get_or_init(|| Device::open(0))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+}
+
+impl Backend for Cuda {
+    fn name(&self) -> &'static str {
+        "cuda"
+    }
+
+    fn loop_target(&self) -> &'static str {
+        target::Gpu.name()
+    }
+
+    fn unavailable(&self) -> Option<String> {
+        ocannl_gpu_runtime::unavailable()
+    }
+
+    fn device_info(&self) -> Result<String, String> {
+        Ok(format!("cuda:0 {}", self.device()?.name()))
+    }
+
+    fn compile(
+        &self,
+        context: &Context,
+        module: &mut Module,
+        options: &CompileOptions,
+    ) -> Result<Box<dyn Executable>, String> {
+        options.check_names(self.name(), OPTION_NAMES)?;
+        let device = self.device();
+        let chip = match options.get("chip") {
+            Some(chip) => chip.to_string(),
+            None => device
+                .as_ref()
+                .ok()
+                .and_then(|d| d.chip())
+                .unwrap_or_else(|| "sm_90".into()),
+        };
+        let ptx = match options.get("ptx") {
+            Some(p) => p.parse().map_err(|_| {
+                format!(
+                    "the option ptx is the PTX ISA version times ten (80 for PTX 8.0), not {p:?}"
+                )
+            })?,
+            None => ocannl_gpu_plan::launch::ptx_version(&chip),
+        };
+        let options = program::CompileOptions {
+            chip,
+            ptx,
+            opt_level: options.opt_level.unwrap_or(3),
+        };
+        let t = Instant::now();
+        let program = program::compile(context, module, &options)?;
+        let mut phases = vec![("to-ptx", t.elapsed())];
+        let loaded = device.and_then(|d| {
+            let t = Instant::now();
+            let loaded = d.load(&program)?;
+            phases.push(("load", t.elapsed()));
+            Ok(loaded)
+        });
+        Ok(Box::new(Compiled::new(program, loaded, phases)))
+    }
+}
+
 /// Registers the `gpu` loop target, the project's passes, the GPU passes
-/// and pipelines (once per process). The CPU stays the default target.
+/// and pipelines, and the `cuda` backend (once per process). The CPU stays
+/// the default target.
 pub fn register() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
@@ -42,5 +138,6 @@ pub fn register() {
         ocannl_passes::register_pass(&ptx::CHECK);
         ocannl_passes::register_pass(&ptx::PRINT);
         pipeline::register();
+        ocannl_passes::register_backend(&CUDA);
     });
 }

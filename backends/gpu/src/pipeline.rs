@@ -9,7 +9,9 @@
 //!   for functions left unresolved.
 //! - `ocannl-to-nvvm{chip ptx opt-level}`: everything from `ocannl_shape`.
 
-use ocannl_passes::ffi::PipelineOption;
+use ocannl_passes::{
+    conversion::assign_to_loops::target::LoopTarget, ffi::PipelineOption, Pipeline,
+};
 
 /// The options of both pipelines, with their defaults.
 pub static OPTIONS: [PipelineOption; 3] = [
@@ -30,9 +32,6 @@ pub static OPTIONS: [PipelineOption; 3] = [
     },
 ];
 
-/// Where the options go in the pipelines' text.
-const OPTION_TEXT: &str = "chip={chip} ptx={ptx} opt-level={opt-level}";
-
 /// The upstream passes from the kernels to PTX, with the options'
 /// placeholders.
 pub const LOOPS_TO_NVVM: &str = "gpu-launch-sink-index-computations,gpu-kernel-outlining,ocannl-merge-gpu-modules,\
@@ -44,17 +43,26 @@ gpu-module-to-binary{format=isa},ocannl-check-ptx";
 pub const LOOPS_TO_NVVM_NAME: &str = "ocannl-loops-to-nvvm";
 
 /// `ocannl-loops-to-nvvm` with the given options.
-pub fn loops_to_nvvm(chip: &str, ptx: u32, opt_level: u32) -> String {
-    format!("{LOOPS_TO_NVVM_NAME}{{chip={chip} ptx={ptx} opt-level={opt_level}}}")
+pub fn loops_to_nvvm(chip: &str, ptx: u32, opt_level: u32) -> Pipeline {
+    with_options(chip, &ptx.to_string(), &opt_level.to_string())
+}
+
+/// `ocannl-loops-to-nvvm` with the options' values as written.
+fn with_options(chip: &str, ptx: &str, opt_level: &str) -> Pipeline {
+    Pipeline::new().pass_with(
+        LOOPS_TO_NVVM_NAME,
+        [("chip", chip), ("ptx", ptx), ("opt-level", opt_level)],
+    )
 }
 
 /// The whole pipeline from `ocannl_shape` to PTX, with the options'
 /// placeholders.
-pub fn to_nvvm() -> String {
-    format!(
-        "{},{LOOPS_TO_NVVM_NAME}{{{OPTION_TEXT}}}",
-        ocannl_passes::to_loops_for("gpu")
-    )
+pub fn to_nvvm() -> Pipeline {
+    ocannl_passes::pipelines::to_loops(Some(crate::target::Gpu.name())).then(with_options(
+        "{chip}",
+        "{ptx}",
+        "{opt-level}",
+    ))
 }
 
 /// Registers `ocannl-loops-to-nvvm` and `ocannl-to-nvvm`.
@@ -68,7 +76,7 @@ pub(crate) fn register() {
     ocannl_passes::register_pipeline_with_options(
         c"ocannl-to-nvvm",
         c"From ocannl_shape to PTX: infer shapes, lower to assignments, to GPU kernels, then to NVVM and PTX",
-        &to_nvvm(),
+        &to_nvvm().to_string(),
         &OPTIONS,
     );
 }

@@ -9,16 +9,16 @@ use std::collections::HashMap;
 
 use melior::{
     ir::{
-        block::BlockLike, operation::OperationLike, Module, OperationRef, RegionLike, Type,
-        TypeLike, Value, ValueLike,
+        block::BlockLike, operation::OperationLike, Module, OperationRef, RegionLike, TypeLike,
+        Value, ValueLike,
     },
-    pass::PassManager,
     Context,
 };
 use ocannl_gpu_plan::schedule::{
-    Arg, Buffer, Elt, Function, Global, Output, Program, PtxModule, Slot, Step,
+    Arg, Buffer, Function, Global, Output, Program, PtxModule, Slot, Step,
 };
-use ocannl_mlir::{attr, ir, types};
+use ocannl_mlir::{attr, ir};
+use ocannl_passes::backend::{signature, slot};
 
 /// Options of [`compile`].
 #[derive(Clone, Debug)]
@@ -41,18 +41,6 @@ impl Default for CompileOptions {
     }
 }
 
-/// Runs a textual pipeline on `builtin.module` over the module.
-fn run_pipeline(context: &Context, module: &mut Module, pipeline: &str) -> Result<(), String> {
-    let pm = PassManager::new(context);
-    melior::utility::parse_pass_pipeline(
-        pm.as_operation_pass_manager(),
-        &format!("builtin.module({pipeline})"),
-    )
-    .map_err(|e| format!("internal error: bad pipeline {pipeline}: {e}"))?;
-    pm.run(module)
-        .map_err(|_| "the pipeline failed".to_string())
-}
-
 /// Compiles a module at the loops stage (`ocannl-lower-to-loops{target=gpu}`)
 /// to PTX and reads it into a [`Program`].
 pub fn compile(
@@ -67,24 +55,13 @@ pub fn compile(
         ));
     }
     let pipeline = crate::pipeline::loops_to_nvvm(&options.chip, options.ptx, options.opt_level);
-    run_pipeline(context, module, &pipeline).map_err(|e| format!("lowering to PTX: {e}"))?;
+    ocannl_passes::run_pipeline(context, module, &pipeline)
+        .map_err(|e| format!("lowering to PTX: {e}"))?;
     read(module)
 }
 
 fn sym_name(op: &OperationRef) -> Option<String> {
     op.attribute("sym_name").ok().and_then(attr::string_value)
-}
-
-/// The slot of a value's type.
-fn slot(t: Type) -> Result<Slot, String> {
-    if t.is_index() {
-        return Ok(Slot::Index);
-    }
-    let dims = types::memref_dims(t).ok_or_else(|| format!("unsupported type {t}"))?;
-    let elt = types::element_type(t).ok_or_else(|| format!("unsupported type {t}"))?;
-    let elt = Elt::parse(&elt.to_string())
-        .ok_or_else(|| format!("unsupported element type {elt} (f32 and f64 are supported)"))?;
-    Ok(Slot::MemRef { elt, dims })
 }
 
 /// Reads a compiled module (after `ocannl-loops-to-nvvm`).
@@ -161,20 +138,14 @@ fn read_function(
     modules: &HashMap<String, usize>,
     globals: &HashMap<String, usize>,
 ) -> Result<Function, String> {
-    let ft = ocannl_mlir::ir::function_type(f).ok_or("no function type")?;
-    let inputs = (0..ft.input_count())
-        .map(|i| slot(ft.input(i).map_err(|e| e.to_string())?))
-        .collect::<Result<Vec<_>, _>>()?;
-    let outputs = (0..ft.result_count())
-        .map(|i| slot(ft.result(i).map_err(|e| e.to_string())?))
-        .collect::<Result<Vec<_>, _>>()?;
+    let signature = signature(f)?;
     let region = f.region(0).map_err(|e| e.to_string())?;
     let block = region.first_block().ok_or("no body")?;
     if block.next_in_region().is_some() {
         return Err("host code with several blocks is not supported".into());
     }
     let mut known: HashMap<usize, Known> = HashMap::new();
-    for (i, s) in inputs.iter().enumerate() {
+    for (i, s) in signature.inputs.iter().enumerate() {
         let v: Value = block.argument(i).map_err(|e| e.to_string())?.into();
         known.insert(
             ir::key(v),
@@ -320,8 +291,7 @@ fn read_function(
     }
     Ok(Function {
         name: name.to_string(),
-        inputs,
-        outputs,
+        signature,
         steps,
         results: results.ok_or("no return")?,
     })

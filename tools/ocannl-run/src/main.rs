@@ -9,19 +9,22 @@
 //! row-major order. Results are printed and/or written as `.npy` files
 //! (`--out-dir DIR`: `result0.npy`, ...).
 //!
-//! `--device cuda` runs on an NVIDIA GPU instead: the loops are lowered
-//! for the GPU target, compiled to PTX (`ocannl-loops-to-nvvm`) and run
-//! through the CUDA driver (`ocannl-gpu-runtime`). Without a GPU or its
-//! driver it says so in one line and exits with 1.
+//! `--device NAME` runs on another registered backend (found by name in
+//! `ocannl_passes`'s registry, and run through `ocannl-runtime`'s
+//! interface): `--device cuda` runs on an NVIDIA GPU, the loops lowered for
+//! the GPU target, compiled to PTX (`ocannl-loops-to-nvvm`) and run through
+//! the CUDA driver (`ocannl-gpu-runtime`). A backend that cannot run here
+//! (no GPU or no driver) says so in one line and the tool exits with 1.
 
 use std::{
-    path::PathBuf,
+    path::{Path, PathBuf},
     time::{Duration, Instant},
 };
 
 use clap::Parser;
 use melior::ir::{attribute::StringAttribute, operation::OperationLike, Module, OperationRef};
-use ocannl_cpu::runtime::{self, CompileOptions, Elt, HostTensor, HostValue, Program, Slot};
+use ocannl_passes::{pipelines, Backend, Pipeline};
+use ocannl_runtime::{CompileOptions, Elt, HostTensor, HostValue, Slot};
 
 mod diagnostics;
 
@@ -89,25 +92,30 @@ struct Cli {
     /// previous one left).
     #[arg(long)]
     train: bool,
-    /// Where to run: `cpu` (MLIR's JIT) or `cuda` (an NVIDIA GPU through
-    /// the CUDA driver).
-    #[arg(long, value_enum, default_value_t = Device::Cpu)]
-    device: Device,
-    /// The GPU architecture the PTX is generated for (`--device cuda`;
-    /// default: the device's own, or sm_90 with `--print-schedule`).
+    /// Where to run: the name of a registered backend, `cpu` (MLIR's JIT)
+    /// or `cuda` (an NVIDIA GPU through the CUDA driver).
+    #[arg(long, default_value = DEFAULT_DEVICE)]
+    device: String,
+    /// A backend's own option, `KEY=VALUE` (repeatable): `chip=sm_80` and
+    /// `ptx=80` for `cuda`, `openmp=PATH` for `cpu`; a key the backend does
+    /// not know is an error naming the ones it does.
+    #[arg(long = "backend-option", value_name = "KEY=VALUE", value_parser = parse_backend_option)]
+    backend_options: Vec<(String, String)>,
+    /// `--backend-option chip=CHIP`: the GPU architecture the PTX is
+    /// generated for (default: the device's own, or sm_90 without a GPU).
     #[arg(long)]
     chip: Option<String>,
-    /// The PTX ISA version times ten (`--device cuda`; default: 80, or the
-    /// first version that knows the chip).
+    /// `--backend-option ptx=N`: the PTX ISA version times ten (default:
+    /// the first version that knows the chip).
     #[arg(long)]
     ptx: Option<u32>,
-    /// With `--device cuda`: compile for the GPU and print what the host
-    /// does to run the entry (allocations, kernel launches with their grids
-    /// and arguments, frees, results) instead of running it (no GPU needed).
+    /// Compile and print what the backend does to run the entry instead of
+    /// running it (`cuda`: the host's allocations, kernel launches with
+    /// their grids and arguments, frees and results; no GPU needed).
     #[arg(long)]
     print_schedule: bool,
-    /// Print the device `--device` names (or why there is none: exit 1)
-    /// and exit.
+    /// Print the device `--device` names (or why it cannot run here: exit
+    /// 1) and exit.
     #[arg(long)]
     device_info: bool,
     /// Check the gradients of the entry's first result (summed) with
@@ -119,10 +127,22 @@ struct Cli {
     grad_check: bool,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Device {
-    Cpu,
-    Cuda,
+/// The backend `--device` names by default.
+const DEFAULT_DEVICE: &str = "cpu";
+
+/// `--backend-option KEY=VALUE`.
+fn parse_backend_option(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
+        _ => Err(format!("expected KEY=VALUE, found {s:?}")),
+    }
+}
+
+/// The backends the tool can run on: every one the project has, registered
+/// once.
+fn register_backends() {
+    ocannl_cpu::install();
+    ocannl_gpu::register();
 }
 
 fn main() {
@@ -140,27 +160,20 @@ fn main() {
 /// A memref argument or result: its element type, sizes and data.
 type Array = HostTensor;
 
-/// The stages up to the loops, each timed: (name, pipeline).
-fn stages(cli: &Cli) -> Vec<(String, String)> {
+/// The stages up to the loops for `backend`, each timed: shape inference,
+/// the lowering to assignments (for training with `--train`), each
+/// optimization, the lowering to loops.
+fn stages(cli: &Cli, backend: &dyn Backend) -> Vec<Pipeline> {
     let mut s = vec![
-        (
-            "ocannl-infer-shapes".to_string(),
-            "ocannl-infer-shapes".to_string(),
-        ),
-        (
-            "ocannl-lower-to-assign".into(),
-            "ocannl-lower-to-assign".into(),
-        ),
+        pipelines::infer_shapes(),
+        if cli.train {
+            pipelines::train(None, None)
+        } else {
+            pipelines::lower_to_assign(false)
+        },
     ];
-    // Each optimization is a stage of its own (timed apart).
-    for pass in cli.optimize().split(',').filter(|p| !p.is_empty()) {
-        let name = pass.split('{').next().unwrap_or(pass).to_string();
-        s.push((name, pass.to_string()));
-    }
-    s.push((
-        "ocannl-lower-to-loops".into(),
-        "ocannl-lower-to-loops,func.func(canonicalize,cse)".into(),
-    ));
+    s.extend(cli.optimize().split());
+    s.push(pipelines::lower_to_loops(Some(backend.loop_target())));
     s
 }
 
@@ -186,7 +199,7 @@ fn print_stats(func: OperationRef) {
         .count();
     eprintln!(
         "stats: {buffers} buffers, {nests} loop nests, {} peak buffer bytes",
-        runtime::peak_bytes(func)
+        ocannl_passes::backend::peak_bytes(func)
     );
 }
 
@@ -226,11 +239,11 @@ fn parse_memory_limit(s: &str) -> Result<MemoryLimit, String> {
 
 impl Cli {
     /// The optimizations of the assignments, as a pipeline.
-    fn optimize(&self) -> &'static str {
+    fn optimize(&self) -> Pipeline {
         if self.no_optimize {
-            ""
+            Pipeline::new()
         } else {
-            ocannl_passes::OPTIMIZE
+            pipelines::optimize()
         }
     }
 
@@ -239,48 +252,54 @@ impl Cli {
         match self.memory_limit {
             Some(MemoryLimit::Bytes(b)) => Some(b),
             Some(MemoryLimit::None) => None,
-            None => runtime::physical_memory(),
+            None => ocannl_runtime::physical_memory(),
         }
+    }
+
+    /// What the backend's compiler is asked for.
+    fn compile_options(&self, backend: &dyn Backend) -> CompileOptions {
+        let mut options = CompileOptions {
+            opt_level: Some(self.opt_level.into()),
+            memory_limit: self.memory_limit(),
+            ..backend.default_options()
+        };
+        for (k, v) in &self.backend_options {
+            options.set(k, v);
+        }
+        if let Some(chip) = &self.chip {
+            options.set("chip", chip);
+        }
+        if let Some(ptx) = self.ptx {
+            options.set("ptx", &ptx.to_string());
+        }
+        options
     }
 }
 
 fn run(cli: &Cli) -> Result<(), String> {
-    ocannl_cpu::install();
-    ocannl_gpu::register();
-    // The GPU first: without one, nothing else is worth doing.
-    let gpu = match cli.device {
-        Device::Cpu => {
-            if cli.device_info {
-                println!("cpu");
-                return Ok(());
-            }
-            None
+    register_backends();
+    let backend = ocannl_passes::backend(&cli.device)?;
+    if cli.device_info {
+        println!("{}", backend.device_info()?);
+        return Ok(());
+    }
+    if cli.interpret && cli.device != DEFAULT_DEVICE {
+        return Err(format!(
+            "--interpret runs the reference interpreter: drop --device {}",
+            cli.device
+        ));
+    }
+    // A backend that cannot run here: nothing else is worth doing.
+    if !cli.print_schedule {
+        if let Some(why) = backend.unavailable() {
+            return Err(why);
         }
-        Device::Cuda => {
-            if cli.grad_check || cli.interpret {
-                return Err(
-                    "--grad-check and --interpret run on the CPU: drop --device cuda".into(),
-                );
-            }
-            if cli.print_schedule {
-                None
-            } else {
-                let d = ocannl_gpu_runtime::Device::open(0)?;
-                if cli.device_info {
-                    println!("cuda:0 {}", d.name());
-                    return Ok(());
-                }
-                Some(d)
-            }
-        }
-    };
-    let for_gpu = cli.device == Device::Cuda;
+    }
     // The output directory exists before anything runs.
     if let Some(dir) = &cli.out_dir {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("--out-dir: cannot create {}: {e}", dir.display()))?;
     }
-    let stage_list = stages(cli);
     let mut phases: Vec<(&str, Duration)> = vec![];
     let t = Instant::now();
     let context = ocannl_passes::new_context()?;
@@ -304,22 +323,15 @@ fn run(cli: &Cli) -> Result<(), String> {
     phases.push(("parse", t.elapsed()));
 
     if cli.grad_check {
-        return grad_check(cli, &context, &mut module, &name);
+        return grad_check(cli, backend, &context, &mut module, &name);
     }
-    for (stage, pipeline) in &stage_list {
-        let (stage, mut pipeline) = (stage.as_str(), pipeline.clone());
+    for pipeline in stages(cli, backend) {
+        let stage = pipeline.name();
         if cli.interpret && stage == "ocannl-lower-to-loops" {
             return interpret(cli, &module, &phases);
         }
-        if cli.train && stage == "ocannl-lower-to-assign" {
-            pipeline = "ocannl-lower-to-assign{params-as-arguments=true},ocannl-autodiff,ocannl-train-step".into();
-        }
-        if for_gpu && stage == "ocannl-lower-to-loops" {
-            pipeline =
-                pipeline.replace("ocannl-lower-to-loops", "ocannl-lower-to-loops{target=gpu}");
-        }
         let t = Instant::now();
-        runtime::run_pipeline(&context, &mut module, &pipeline)
+        ocannl_passes::run_pipeline(&context, &mut module, &pipeline)
             .map_err(|_| format!("{name}: {stage} failed"))?;
         phases.push((stage, t.elapsed()));
     }
@@ -329,35 +341,32 @@ fn run(cli: &Cli) -> Result<(), String> {
     if cli.stats {
         print_stats(entry_fn);
     }
-    if for_gpu {
-        return run_gpu(cli, &context, &mut module, &name, gpu.as_ref(), phases);
-    }
-    let options = CompileOptions {
-        opt_level: cli.opt_level as usize,
-        openmp: None,
-        memory_limit: cli.memory_limit(),
-    };
-    let program =
-        Program::compile(&context, &mut module, &options).map_err(|e| format!("{name}: {e}"))?;
+    let program = backend
+        .compile(&context, &mut module, &cli.compile_options(backend))
+        .map_err(|e| format!("{name}: {e}"))?;
     phases.extend(program.phases().iter().copied());
+    if cli.print_schedule {
+        print!(
+            "{}",
+            program
+                .describe(&cli.entry)
+                .map_err(|e| format!("--print-schedule: {e}"))?
+        );
+        return Ok(());
+    }
     let sig = program.signature(&cli.entry)?.clone();
     let args = make_args(cli, &sig.inputs)?;
 
-    // Only the compiled code is timed: the arguments are laid out once, and
-    // a run's results are read (and the previous run's freed) outside.
-    let mut call = program.prepare(&cli.entry, &args)?;
+    // Only the compiled code is timed: the arguments are put in the
+    // backend's memory once, and the last run's results are read after.
+    let mut session = program.prepare(&cli.entry, &args)?;
     let mut times = vec![];
-    let mut last = None;
     for _ in 0..cli.repeat.max(1) {
-        // The previous run's results are freed first, so that each run
-        // allocates its results in the same (warm) memory.
-        drop(last.take());
         let t = Instant::now();
-        let out = call.invoke()?;
+        session.run()?;
         times.push(t.elapsed());
-        last = Some(out);
     }
-    let results = last.map(|o| o.read()).unwrap_or_default();
+    let results = session.results()?;
     for (k, r) in results.iter().enumerate() {
         match r {
             HostValue::Index(v) => {
@@ -387,115 +396,6 @@ fn run(cli: &Cli) -> Result<(), String> {
     Ok(())
 }
 
-/// Compiles the module (at the loops stage, lowered for the GPU) to PTX and
-/// runs the entry on the device.
-fn run_gpu(
-    cli: &Cli,
-    context: &melior::Context,
-    module: &mut Module,
-    name: &str,
-    device: Option<&ocannl_gpu_runtime::Device>,
-    mut phases: Vec<(&str, Duration)>,
-) -> Result<(), String> {
-    use ocannl_gpu_plan::schedule::Slot as GpuSlot;
-    use ocannl_gpu_runtime::{Tensor, Value};
-    let t = Instant::now();
-    let chip = cli
-        .chip
-        .clone()
-        .or_else(|| device.and_then(|d| d.chip()))
-        .unwrap_or_else(|| "sm_90".into());
-    let options = ocannl_gpu::program::CompileOptions {
-        ptx: cli
-            .ptx
-            .unwrap_or_else(|| ocannl_gpu_plan::launch::ptx_version(&chip)),
-        chip,
-        opt_level: cli.opt_level.min(3) as u32,
-    };
-    let program = ocannl_gpu::program::compile(context, module, &options)
-        .map_err(|e| format!("{name}: {e}"))?;
-    phases.push(("to-ptx", t.elapsed()));
-    let Some(device) = device else {
-        let f = program
-            .functions
-            .get(&cli.entry)
-            .ok_or_else(|| format!("no function @{} in the module", cli.entry))?;
-        print!("{}", ocannl_gpu_plan::schedule::describe(f, &program));
-        return Ok(());
-    };
-    let t = Instant::now();
-    let loaded = device.load(&program)?;
-    phases.push(("load", t.elapsed()));
-    let f = loaded.function(&cli.entry)?;
-    // The CPU runtime's slots and values, to share the argument makers.
-    let slots: Vec<Slot> = f
-        .inputs
-        .iter()
-        .map(|s| match s {
-            GpuSlot::Index => Slot::Index,
-            GpuSlot::MemRef { elt, dims } => Slot::MemRef {
-                elt: *elt,
-                dims: dims.clone(),
-            },
-        })
-        .collect();
-    let args: Vec<Value> = make_args(cli, &slots)?
-        .into_iter()
-        .map(|a| match a {
-            HostValue::Index(i) => Value::Index(i),
-            HostValue::Tensor(t) => Value::Tensor(Tensor {
-                elt: t.elt,
-                dims: t.dims,
-                data: t.data,
-            }),
-        })
-        .collect();
-    let mut call = loaded.prepare(&cli.entry, &args)?;
-    let mut times = vec![];
-    let mut results = vec![];
-    for k in 0..cli.repeat.max(1) {
-        let t = Instant::now();
-        let out = call.invoke()?;
-        times.push(t.elapsed());
-        if k + 1 == cli.repeat.max(1) {
-            results = out.read()?;
-        }
-    }
-    for (k, r) in results.into_iter().enumerate() {
-        match r {
-            Value::Index(v) => {
-                if !cli.quiet {
-                    println!("result{k}: index {v}");
-                }
-            }
-            Value::Tensor(t) => emit_result(
-                cli,
-                k,
-                &Array {
-                    elt: t.elt,
-                    dims: t.dims,
-                    data: t.data,
-                },
-            )?,
-        }
-    }
-    if cli.repeat > 1 {
-        times.sort();
-        println!(
-            "runs: {}, median {:.4} ms, min {:.4} ms",
-            times.len(),
-            ms(times[times.len() / 2]),
-            ms(times[0])
-        );
-    }
-    if cli.time_phases {
-        for (stage, d) in &phases {
-            println!("phase {stage}: {:.3} ms", ms(*d));
-        }
-    }
-    Ok(())
-}
-
 /// Prints a result and writes it to the output directory.
 fn emit_result(cli: &Cli, k: usize, arr: &Array) -> Result<(), String> {
     if !cli.quiet {
@@ -503,7 +403,7 @@ fn emit_result(cli: &Cli, k: usize, arr: &Array) -> Result<(), String> {
         println!("{}", format_array(arr));
     }
     if let Some(dir) = &cli.out_dir {
-        write_npy(&dir.join(format!("result{k}.npy")), arr)?;
+        ocannl_runtime::npy::write(&dir.join(format!("result{k}.npy")), arr)?;
     }
     Ok(())
 }
@@ -546,7 +446,7 @@ fn make_args_of(
 /// Runs the entry's assignments with the reference interpreter.
 fn interpret(cli: &Cli, module: &Module, phases: &[(&str, Duration)]) -> Result<(), String> {
     let func = find_entry(module, &cli.entry)?;
-    let sig = runtime::signature(func)?;
+    let sig = ocannl_passes::backend::signature(func)?;
     let routine = ocannl_assign_dialect::to_routine(func)?;
     let args = make_args(cli, &sig.inputs)?;
     let mut values: Vec<ocannl_assign::Value> = args
@@ -656,7 +556,8 @@ fn make_arg(
             data,
         });
     }
-    let arr = read_npy(spec).map_err(|e| format!("argument #{i}: {e}"))?;
+    let arr =
+        ocannl_runtime::npy::read(Path::new(spec)).map_err(|e| format!("argument #{i}: {e}"))?;
     if arr.dims != dims {
         return Err(format!(
             "argument #{i}: {spec} has shape {:?} but the argument's tensor needs {:?} (batch, output, input)",
@@ -675,89 +576,6 @@ fn make_arg(
         ));
     }
     Ok(arr)
-}
-
-fn read_npy(path: &str) -> Result<Array, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
-    let mut data: &[u8] = &bytes;
-    let header = npyz::NpyHeader::from_reader(&mut data)
-        .map_err(|e| format!("{path} is not a .npy file: {e}"))?;
-    let npy = npyz::NpyFile::with_header(header, data);
-    let dims = npy.shape().to_vec();
-    // The data is exactly what the header describes: no more, no less.
-    let elt_bytes = match npy.dtype().descr().trim_matches('\'') {
-        "<f4" => 4,
-        "<f8" => 8,
-        _ => 0,
-    };
-    if elt_bytes > 0 {
-        let need = ocannl_assign::check_buffer(&dims, elt_bytes)
-            .map_err(|e| format!("{path}: {e}"))?
-            * elt_bytes;
-        if data.len() as u64 != need {
-            return Err(format!(
-                "{path} has {} bytes of data but its header (shape {dims:?}, dtype {}) describes {need}",
-                data.len(),
-                npy.dtype().descr().trim_matches('\'')
-            ));
-        }
-    }
-    if npy.order() != npyz::Order::C {
-        return Err(format!(
-            "{path} is in Fortran order; only C order is supported"
-        ));
-    }
-    let descr = npy.dtype().descr();
-    let (elt, data) = match descr.trim_matches('\'') {
-        "<f4" => (
-            Elt::F32,
-            npy.into_vec::<f32>()
-                .map_err(|e| format!("{path}: {e}"))?
-                .into_iter()
-                .map(f64::from)
-                .collect(),
-        ),
-        "<f8" => (
-            Elt::F64,
-            npy.into_vec::<f64>().map_err(|e| format!("{path}: {e}"))?,
-        ),
-        other => {
-            return Err(format!(
-                "{path} has dtype {other}; float32 (<f4) and float64 (<f8) are supported"
-            ))
-        }
-    };
-    Ok(Array { elt, dims, data })
-}
-
-fn write_npy(path: &std::path::Path, a: &Array) -> Result<(), String> {
-    use npyz::WriterBuilder;
-    let file = std::fs::File::create(path)
-        .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-    let w = std::io::BufWriter::new(file);
-    let err = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
-    match a.elt {
-        Elt::F64 => {
-            let mut out = npyz::WriteOptions::<f64>::new()
-                .default_dtype()
-                .shape(&a.dims)
-                .writer(w)
-                .begin_nd()
-                .map_err(err)?;
-            out.extend(a.data.iter().copied()).map_err(err)?;
-            out.finish().map_err(err)
-        }
-        Elt::F32 => {
-            let mut out = npyz::WriteOptions::<f32>::new()
-                .default_dtype()
-                .shape(&a.dims)
-                .writer(w)
-                .begin_nd()
-                .map_err(err)?;
-            out.extend(a.data.iter().map(|&x| x as f32)).map_err(err)?;
-            out.finish().map_err(err)
-        }
-    }
 }
 
 /// Prints an array as nested lists, numpy style.
@@ -799,20 +617,21 @@ fn fmt_num(x: f64) -> String {
 /// `--grad-check`: see the option's help.
 fn grad_check(
     cli: &Cli,
+    backend: &dyn Backend,
     context: &melior::Context,
     module: &mut Module,
     name: &str,
 ) -> Result<(), String> {
     let stages = [
-        ("ocannl-infer-shapes", "ocannl-verify,ocannl-infer-shapes"),
         (
-            "ocannl-lower-to-assign",
-            "ocannl-lower-to-assign{params-as-arguments=true}",
+            "ocannl-infer-shapes",
+            pipelines::verify().then(pipelines::infer_shapes()),
         ),
-        ("ocannl-autodiff", "ocannl-autodiff"),
+        ("ocannl-lower-to-assign", pipelines::lower_to_assign(true)),
+        ("ocannl-autodiff", pipelines::autodiff(None)),
     ];
     for (stage, pipeline) in stages {
-        runtime::run_pipeline(context, module, pipeline)
+        ocannl_passes::run_pipeline(context, module, &pipeline)
             .map_err(|_| format!("{name}: {stage} failed"))?;
     }
     let entry = &cli.entry;
@@ -823,7 +642,7 @@ fn grad_check(
     let forward = ocannl_assign_dialect::to_routine(forward_fn)?;
     let backward = ocannl_assign_dialect::to_routine(grad_fn)?;
     let init = ocannl_assign_dialect::to_routine(find_entry(module, &format!("{entry}_init"))?)?;
-    let sig = runtime::signature(forward_fn)?;
+    let sig = ocannl_passes::backend::signature(forward_fn)?;
     let n_params = init.args.len();
     let n_data = sig.inputs.len() - n_params;
     // The data from the command line, the params from the module's init.
@@ -889,22 +708,14 @@ fn grad_check(
         if fd_ok { "" } else { "  FAILED" }
     );
     // The compiled (and optimized) backprop against the interpreted one.
-    let to_loops = match cli.optimize() {
-        "" => "ocannl-lower-to-loops,func.func(canonicalize,cse)".to_string(),
-        o => format!("{o},ocannl-lower-to-loops,func.func(canonicalize,cse)"),
-    };
-    runtime::run_pipeline(context, module, &to_loops)
+    let to_loops = cli
+        .optimize()
+        .then(pipelines::lower_to_loops(Some(backend.loop_target())));
+    ocannl_passes::run_pipeline(context, module, &to_loops)
         .map_err(|_| format!("{name}: ocannl-lower-to-loops failed"))?;
-    let program = Program::compile(
-        context,
-        module,
-        &CompileOptions {
-            opt_level: cli.opt_level as usize,
-            openmp: None,
-            memory_limit: cli.memory_limit(),
-        },
-    )
-    .map_err(|e| format!("{name}: {e}"))?;
+    let program = backend
+        .compile(context, module, &cli.compile_options(backend))
+        .map_err(|e| format!("{name}: {e}"))?;
     let gsig = program.signature(&format!("{entry}_grad"))?.clone();
     let host: Vec<HostValue> = args
         .iter()

@@ -214,10 +214,9 @@ fn program(seed: u64, big: bool) -> (String, usize) {
 }
 
 fn read(path: &Path) -> (Vec<u64>, Vec<f32>) {
-    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let npy = npyz::NpyFile::new(&bytes[..]).expect("npy");
-    let shape = npy.shape().to_vec();
-    (shape, npy.into_vec::<f32>().expect("f32 data"))
+    let t = ocannl_runtime::npy::read(path).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(t.elt, ocannl_runtime::Elt::F32, "{}", path.display());
+    (t.dims, t.data.into_iter().map(|x| x as f32).collect())
 }
 
 fn close(a: f32, b: f32) -> bool {
@@ -563,18 +562,15 @@ fn gpu_train_steps_agree_with_the_cpu() {
     std::fs::write(&model, TRAIN_MODEL).expect("write the model");
     // A small learning rate, so that the loss stays away from 0.
     let lr = dir.join("lr.npy");
-    {
-        use npyz::WriterBuilder;
-        let f = std::io::BufWriter::new(std::fs::File::create(&lr).expect("create lr.npy"));
-        let mut w = npyz::WriteOptions::<f32>::new()
-            .default_dtype()
-            .shape(&[])
-            .writer(f)
-            .begin_nd()
-            .expect("npy header");
-        w.push(&1e-3).expect("npy data");
-        w.finish().expect("npy end");
-    }
+    ocannl_runtime::npy::write(
+        &lr,
+        &ocannl_runtime::HostTensor {
+            elt: ocannl_runtime::Elt::F32,
+            dims: vec![],
+            data: vec![1e-3f32 as f64],
+        },
+    )
+    .expect("lr.npy");
     let mut losses = vec![];
     for device in ["cpu", "cuda"] {
         let out = dir.join(device);

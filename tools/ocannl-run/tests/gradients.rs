@@ -293,23 +293,22 @@ fn random_programs_have_exact_gradients() {
 }
 
 fn read(path: &Path) -> Vec<f32> {
-    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let npy = npyz::NpyFile::new(&bytes[..]).expect("npy");
-    npy.into_vec::<f32>().expect("f32 data")
+    let t = ocannl_runtime::npy::read(path).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(t.elt, ocannl_runtime::Elt::F32, "{}", path.display());
+    t.data.into_iter().map(|x| x as f32).collect()
 }
 
 /// Writes a 0-d f32 `.npy` file.
 fn scalar_npy(path: &Path, x: f32) {
-    use npyz::WriterBuilder;
-    let f = std::io::BufWriter::new(std::fs::File::create(path).expect("create npy"));
-    let mut w = npyz::WriteOptions::<f32>::new()
-        .default_dtype()
-        .shape(&[])
-        .writer(f)
-        .begin_nd()
-        .expect("npy header");
-    w.push(&x).expect("npy data");
-    w.finish().expect("npy end");
+    ocannl_runtime::npy::write(
+        path,
+        &ocannl_runtime::HostTensor {
+            elt: ocannl_runtime::Elt::F32,
+            dims: vec![],
+            data: vec![x as f64],
+        },
+    )
+    .expect("write npy");
 }
 
 /// Train steps of the same random programs (params updated by SGD, three

@@ -15,5 +15,7 @@ pub mod schedule;
 pub mod tiling;
 
 pub use launch::Launch;
-pub use schedule::{Arg, Buffer, Elt, Function, Global, Output, Program, PtxModule, Slot, Step};
+pub use schedule::{
+    Arg, Buffer, Elt, Function, Global, Output, Program, PtxModule, Signature, Slot, Step,
+};
 pub use tiling::{plan_matmul, Matmul, TILE};

@@ -6,24 +6,7 @@
 
 use std::collections::HashMap;
 
-pub use ocannl_assign::Elt;
-
-/// The type of an argument or result.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Slot {
-    Index,
-    MemRef { elt: Elt, dims: Vec<u64> },
-}
-
-impl Slot {
-    /// Bytes of a buffer of this type (0 for an index).
-    pub fn bytes(&self) -> u64 {
-        match self {
-            Slot::Index => 0,
-            Slot::MemRef { elt, dims } => elt.size() * dims.iter().product::<u64>(),
-        }
-    }
-}
+pub use ocannl_runtime::{Elt, Signature, Slot};
 
 /// A buffer on the device, as the steps name it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -79,8 +62,7 @@ pub enum Output {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Function {
     pub name: String,
-    pub inputs: Vec<Slot>,
-    pub outputs: Vec<Slot>,
+    pub signature: Signature,
     pub steps: Vec<Step>,
     pub results: Vec<Output>,
 }
@@ -126,7 +108,9 @@ impl Function {
         };
         let usable = |b: &Buffer, locals: &HashMap<usize, State>| -> Result<(), String> {
             let ok = match b {
-                Buffer::Arg(i) => matches!(self.inputs.get(*i), Some(Slot::MemRef { .. })),
+                Buffer::Arg(i) => {
+                    matches!(self.signature.inputs.get(*i), Some(Slot::MemRef { .. }))
+                }
                 Buffer::Local(i) => locals.get(i) == Some(&State::Live),
                 Buffer::Global(i) => *i < globals,
             };
@@ -169,7 +153,7 @@ impl Function {
                         match a {
                             Arg::Buffer(b) => usable(b, &locals)?,
                             Arg::IndexArg(i) => {
-                                if self.inputs.get(*i) != Some(&Slot::Index) {
+                                if self.signature.inputs.get(*i) != Some(&Slot::Index) {
                                     return Err(format!(
                                         "@{}: kernel {kernel} reads argument #{i} as an index",
                                         self.name
@@ -182,19 +166,19 @@ impl Function {
                 }
             }
         }
-        if self.results.len() != self.outputs.len() {
+        if self.results.len() != self.signature.outputs.len() {
             return Err(format!(
                 "@{}: {} results for {} outputs",
                 self.name,
                 self.results.len(),
-                self.outputs.len()
+                self.signature.outputs.len()
             ));
         }
         for r in &self.results {
             match r {
                 Output::Buffer(b) => usable(b, &locals)?,
                 Output::IndexArg(i) => {
-                    if self.inputs.get(*i) != Some(&Slot::Index) {
+                    if self.signature.inputs.get(*i) != Some(&Slot::Index) {
                         return Err(format!(
                             "@{}: result reads argument #{i} as an index",
                             self.name
@@ -241,8 +225,8 @@ pub fn describe(f: &Function, program: &Program) -> String {
     let mut out = format!(
         "@{}({}) -> ({})\n",
         f.name,
-        list(f.inputs.iter().map(slot).collect()),
-        list(f.outputs.iter().map(slot).collect())
+        list(f.signature.inputs.iter().map(slot).collect()),
+        list(f.signature.outputs.iter().map(slot).collect())
     );
     for s in &f.steps {
         let line = match s {
@@ -314,20 +298,22 @@ mod tests {
     fn f(steps: Vec<Step>, results: Vec<Output>) -> Function {
         Function {
             name: "f".into(),
-            inputs: vec![
-                Slot::MemRef {
-                    elt: Elt::F32,
-                    dims: vec![4],
-                },
-                Slot::Index,
-            ],
-            outputs: results
-                .iter()
-                .map(|_| Slot::MemRef {
-                    elt: Elt::F32,
-                    dims: vec![4],
-                })
-                .collect(),
+            signature: Signature {
+                inputs: vec![
+                    Slot::MemRef {
+                        elt: Elt::F32,
+                        dims: vec![4],
+                    },
+                    Slot::Index,
+                ],
+                outputs: results
+                    .iter()
+                    .map(|_| Slot::MemRef {
+                        elt: Elt::F32,
+                        dims: vec![4],
+                    })
+                    .collect(),
+            },
             steps,
             results,
         }
@@ -440,20 +426,5 @@ mod tests {
             describe(&f, &p),
             "@f(f32[4], index) -> (f32[4])\n  alloc %0 16 bytes\n  launch m::k grid 1x1x1 block 32x1x1 (arg0, %0, index arg1, b32 0x3f800000)\n  return %0\n"
         );
-    }
-
-    #[test]
-    fn slot_bytes() {
-        assert_eq!(
-            Slot::MemRef {
-                elt: Elt::F64,
-                dims: vec![3, 5]
-            }
-            .bytes(),
-            120
-        );
-        assert_eq!(Slot::Index.bytes(), 0);
-        assert_eq!(Elt::parse("f32"), Some(Elt::F32));
-        assert_eq!(Elt::parse("bf16"), None);
     }
 }

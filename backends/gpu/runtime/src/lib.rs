@@ -11,12 +11,17 @@
 //! the CPU runtime's calls do): a train step updates its params and
 //! optimizer state in place without copies. [`Call::invoke`] carries out
 //! the function's steps in order on one stream (allocations, kernel
-//! launches, frees) and copies the results back.
+//! launches, frees); the results stay on the device until read.
+//!
+//! [`Compiled`] is the GPU's [`ocannl_runtime::Executable`] (a program, and
+//! the device it is loaded on when there is one: without a GPU it still
+//! describes its schedule) and [`Call`] its [`ocannl_runtime::Session`];
+//! arguments and results are the host values of `ocannl-runtime`.
 //!
 //! Architecture invariant: no MLIR; nothing here depends on MLIR's GPU
 //! runtime library (`mgpu*`).
 
-use std::{collections::HashMap, sync::Arc};
+use std::{collections::HashMap, sync::Arc, time::Duration};
 
 use cudarc::{
     driver::{
@@ -24,26 +29,8 @@ use cudarc::{
     },
     nvrtc::Ptx,
 };
-use ocannl_gpu_plan::{
-    schedule::{Arg, Buffer, Function, Output, Program, Slot, Step},
-    Elt,
-};
-
-/// A buffer on the host: its element type, sizes (row-major) and values
-/// (held as f64 whatever the element type).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Tensor {
-    pub elt: Elt,
-    pub dims: Vec<u64>,
-    pub data: Vec<f64>,
-}
-
-/// An argument or result.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Value {
-    Tensor(Tensor),
-    Index(i64),
-}
+use ocannl_gpu_plan::schedule::{self, Arg, Buffer, Function, Output, Program, Step};
+use ocannl_runtime::{Elt, Executable, HostTensor, HostValue, Session, Signature, Slot};
 
 /// The one-line reason there is no GPU to run on, if there is none (the
 /// CUDA driver library is missing, or it finds no device).
@@ -173,20 +160,6 @@ enum Held {
     Index(i64),
 }
 
-fn describe(v: &Value) -> String {
-    match v {
-        Value::Index(i) => format!("the index {i}"),
-        Value::Tensor(t) => format!("a {} tensor of shape {:?}", t.elt.name(), t.dims),
-    }
-}
-
-fn describe_slot(s: &Slot) -> String {
-    match s {
-        Slot::Index => "an index".into(),
-        Slot::MemRef { elt, dims } => format!("a {} tensor of shape {dims:?}", elt.name()),
-    }
-}
-
 /// The cells of a tensor as the device stores them.
 pub fn to_bytes(elt: Elt, data: &[f64]) -> Vec<u8> {
     let mut out = Vec::with_capacity(data.len() * elt.size() as usize);
@@ -213,26 +186,6 @@ pub fn from_bytes(elt: Elt, bytes: &[u8]) -> Vec<f64> {
     }
 }
 
-/// Checks a value against the slot it is passed in.
-fn check_value(entry: &str, i: usize, v: &Value, slot: &Slot) -> Result<(), String> {
-    let ok = match (v, slot) {
-        (Value::Index(_), Slot::Index) => true,
-        (Value::Tensor(t), Slot::MemRef { elt, dims }) => {
-            t.elt == *elt && t.dims == *dims && t.data.len() as u64 == dims.iter().product::<u64>()
-        }
-        _ => false,
-    };
-    if ok {
-        Ok(())
-    } else {
-        Err(format!(
-            "argument #{i}: {} where @{entry} takes {}",
-            describe(v),
-            describe_slot(slot)
-        ))
-    }
-}
-
 impl Loaded {
     /// A function of the program.
     pub fn function(&self, entry: &str) -> Result<&Function, String> {
@@ -241,30 +194,16 @@ impl Loaded {
             .ok_or_else(|| format!("no function @{entry} in the module"))
     }
 
-    /// Calls a function once.
-    pub fn call(self: &Arc<Self>, entry: &str, args: &[Value]) -> Result<Vec<Value>, String> {
-        let mut call = self.prepare(entry, args)?;
-        let out = call.invoke()?;
-        out.read()
-    }
-
     /// Uploads a function's arguments; [`Call::invoke`] runs it any number
     /// of times on them.
-    pub fn prepare(self: &Arc<Self>, entry: &str, args: &[Value]) -> Result<Call, String> {
+    pub fn prepare(self: &Arc<Self>, entry: &str, args: &[HostValue]) -> Result<Call, String> {
         let f = self.function(entry)?.clone();
-        if args.len() != f.inputs.len() {
-            return Err(format!(
-                "@{entry} takes {} argument(s) but {} were given",
-                f.inputs.len(),
-                args.len()
-            ));
-        }
+        f.signature.check_args(entry, args)?;
         let mut held = Vec::with_capacity(args.len());
-        for (i, (v, slot)) in args.iter().zip(&f.inputs).enumerate() {
-            check_value(entry, i, v, slot)?;
+        for (i, v) in args.iter().enumerate() {
             held.push(match v {
-                Value::Index(x) => Held::Index(*x),
-                Value::Tensor(t) => Held::Buffer(
+                HostValue::Index(x) => Held::Index(*x),
+                HostValue::Tensor(t) => Held::Buffer(
                     self.stream
                         .clone_htod(&to_bytes(t.elt, &t.data))
                         .map_err(driver(&format!("cannot upload argument #{i}")))?,
@@ -275,6 +214,7 @@ impl Loaded {
             loaded: self.clone(),
             f,
             held,
+            last: None,
         })
     }
 }
@@ -285,6 +225,8 @@ pub struct Call {
     loaded: Arc<Loaded>,
     f: Function,
     held: Vec<Held>,
+    /// The results of the last [`Session::run`], on the device.
+    last: Option<Vec<Result_>>,
 }
 
 impl Call {
@@ -294,16 +236,12 @@ impl Call {
     }
 
     /// Replaces argument `i` before the next invocation.
-    pub fn set(&mut self, i: usize, value: &Value) -> Result<(), String> {
-        let slot = self
-            .f
-            .inputs
-            .get(i)
-            .ok_or_else(|| format!("@{} has no argument #{i}", self.f.name))?;
-        check_value(&self.f.name, i, value, slot)?;
+    pub fn set(&mut self, i: usize, value: &HostValue) -> Result<(), String> {
+        self.f.signature.check_arg(&self.f.name, i, value)?;
+        self.last = None;
         match (&mut self.held[i], value) {
-            (Held::Index(x), Value::Index(v)) => *x = *v,
-            (Held::Buffer(b), Value::Tensor(t)) => self
+            (Held::Index(x), HostValue::Index(v)) => *x = *v,
+            (Held::Buffer(b), HostValue::Tensor(t)) => self
                 .loaded
                 .stream
                 .memcpy_htod(&to_bytes(t.elt, &t.data), b)
@@ -319,10 +257,10 @@ impl Call {
     }
 
     /// The current value of argument `i` (kernels may have updated it).
-    pub fn get(&self, i: usize) -> Result<Value, String> {
-        match (self.f.inputs.get(i), self.held.get(i)) {
+    pub fn get(&self, i: usize) -> Result<HostValue, String> {
+        match (self.f.signature.inputs.get(i), self.held.get(i)) {
             (Some(Slot::MemRef { elt, dims }), Some(Held::Buffer(b))) => {
-                Ok(Value::Tensor(Tensor {
+                Ok(HostValue::Tensor(HostTensor {
                     elt: *elt,
                     dims: dims.clone(),
                     data: from_bytes(
@@ -335,7 +273,7 @@ impl Call {
                     ),
                 }))
             }
-            (Some(Slot::Index), Some(Held::Index(x))) => Ok(Value::Index(*x)),
+            (Some(Slot::Index), Some(Held::Index(x))) => Ok(HostValue::Index(*x)),
             _ => Err(format!("@{} has no argument #{i}", self.f.name)),
         }
     }
@@ -344,6 +282,16 @@ impl Call {
     /// waiting for the kernels to finish. The results stay on the device
     /// until [`Outputs::read`].
     pub fn invoke(&mut self) -> Result<Outputs<'_>, String> {
+        self.last = None;
+        let buffers = self.launch()?;
+        Ok(Outputs {
+            call: self,
+            buffers,
+        })
+    }
+
+    /// Carries out the steps; returns the results, on the device.
+    fn launch(&self) -> Result<Vec<Result_>, String> {
         let loaded = &*self.loaded;
         let stream = &loaded.stream;
         let name = &self.f.name;
@@ -454,10 +402,79 @@ impl Call {
                 Output::Buffer(b) => Result_::Shared(*b),
             });
         }
-        Ok(Outputs {
-            call: self,
-            buffers,
-        })
+        Ok(buffers)
+    }
+
+    /// Copies results to the host.
+    fn read(&self, buffers: &[Result_]) -> Result<Vec<HostValue>, String> {
+        let name = &self.f.name;
+        let stream = &self.loaded.stream;
+        let mut out = Vec::with_capacity(buffers.len());
+        for (r, slot) in buffers.iter().zip(&self.f.signature.outputs) {
+            let slice = match r {
+                Result_::Index(x) => {
+                    out.push(HostValue::Index(*x));
+                    continue;
+                }
+                Result_::Local(s) => s,
+                Result_::Shared(Buffer::Arg(i)) => match &self.held[*i] {
+                    Held::Buffer(s) => s,
+                    Held::Index(_) => {
+                        return Err(format!("@{name}: argument #{i} is not a buffer"))
+                    }
+                },
+                Result_::Shared(Buffer::Global(i)) => &self.loaded.globals[*i],
+                Result_::Shared(Buffer::Local(_)) => {
+                    return Err(format!("@{name}: internal error: a local result"))
+                }
+            };
+            let Slot::MemRef { elt, dims } = slot else {
+                return Err(format!("@{name}: a buffer returned as an index"));
+            };
+            let bytes = stream
+                .clone_dtoh(slice)
+                .map_err(driver(&format!("@{name}: cannot read a result")))?;
+            out.push(HostValue::Tensor(HostTensor {
+                elt: *elt,
+                dims: dims.clone(),
+                data: from_bytes(*elt, &bytes),
+            }));
+        }
+        Ok(out)
+    }
+}
+
+impl Session for Call {
+    fn signature(&self) -> &Signature {
+        &self.f.signature
+    }
+
+    fn set(&mut self, i: usize, value: &HostValue) -> Result<(), String> {
+        Call::set(self, i, value)
+    }
+
+    fn get(&self, i: usize) -> Result<HostValue, String> {
+        Call::get(self, i)
+    }
+
+    fn invoke(&mut self) -> Result<Vec<HostValue>, String> {
+        Call::invoke(self)?.read()
+    }
+
+    fn run(&mut self) -> Result<(), String> {
+        self.last = None;
+        self.last = Some(self.launch()?);
+        Ok(())
+    }
+
+    fn results(&self) -> Result<Vec<HostValue>, String> {
+        let last = self.last.as_ref().ok_or_else(|| {
+            format!(
+                "@{}: no results (it has not run since its arguments were set)",
+                self.f.name
+            )
+        })?;
+        self.read(last)
     }
 }
 
@@ -478,42 +495,59 @@ pub struct Outputs<'c> {
 
 impl Outputs<'_> {
     /// Copies the results to the host.
-    pub fn read(&self) -> Result<Vec<Value>, String> {
-        let call = self.call;
-        let name = &call.f.name;
-        let stream = &call.loaded.stream;
-        let mut out = Vec::with_capacity(self.buffers.len());
-        for (r, slot) in self.buffers.iter().zip(&call.f.outputs) {
-            let slice = match r {
-                Result_::Index(x) => {
-                    out.push(Value::Index(*x));
-                    continue;
-                }
-                Result_::Local(s) => s,
-                Result_::Shared(Buffer::Arg(i)) => match &call.held[*i] {
-                    Held::Buffer(s) => s,
-                    Held::Index(_) => {
-                        return Err(format!("@{name}: argument #{i} is not a buffer"))
-                    }
-                },
-                Result_::Shared(Buffer::Global(i)) => &call.loaded.globals[*i],
-                Result_::Shared(Buffer::Local(_)) => {
-                    return Err(format!("@{name}: internal error: a local result"))
-                }
-            };
-            let Slot::MemRef { elt, dims } = slot else {
-                return Err(format!("@{name}: a buffer returned as an index"));
-            };
-            let bytes = stream
-                .clone_dtoh(slice)
-                .map_err(driver(&format!("@{name}: cannot read a result")))?;
-            out.push(Value::Tensor(Tensor {
-                elt: *elt,
-                dims: dims.clone(),
-                data: from_bytes(*elt, &bytes),
-            }));
+    pub fn read(&self) -> Result<Vec<HostValue>, String> {
+        self.call.read(&self.buffers)
+    }
+}
+
+/// A compiled program, loaded on a device when there is one (without one
+/// it still describes its schedule, and preparing a call says why it
+/// cannot run).
+pub struct Compiled {
+    program: Program,
+    loaded: Result<Arc<Loaded>, String>,
+    phases: Vec<(&'static str, Duration)>,
+}
+
+impl Compiled {
+    /// A program and the device it was loaded on (or why there is none),
+    /// with the time compiling and loading took, by phase.
+    pub fn new(
+        program: Program,
+        loaded: Result<Arc<Loaded>, String>,
+        phases: Vec<(&'static str, Duration)>,
+    ) -> Compiled {
+        Compiled {
+            program,
+            loaded,
+            phases,
         }
-        Ok(out)
+    }
+
+    fn function(&self, entry: &str) -> Result<&Function, String> {
+        self.program
+            .functions
+            .get(entry)
+            .ok_or_else(|| format!("no function @{entry} in the module"))
+    }
+}
+
+impl Executable for Compiled {
+    fn signature(&self, entry: &str) -> Result<&Signature, String> {
+        Ok(&self.function(entry)?.signature)
+    }
+
+    fn prepare(&self, entry: &str, args: &[HostValue]) -> Result<Box<dyn Session>, String> {
+        let loaded = self.loaded.as_ref().map_err(Clone::clone)?;
+        Ok(Box::new(loaded.prepare(entry, args)?))
+    }
+
+    fn phases(&self) -> &[(&'static str, Duration)] {
+        &self.phases
+    }
+
+    fn describe(&self, entry: &str) -> Result<String, String> {
+        Ok(schedule::describe(self.function(entry)?, &self.program))
     }
 }
 
@@ -533,30 +567,6 @@ mod tests {
         let b = to_bytes(Elt::F64, &data);
         assert_eq!(b.len(), 32);
         assert_eq!(from_bytes(Elt::F64, &b), data);
-    }
-
-    #[test]
-    fn arguments_are_checked_against_slots() {
-        let slot = Slot::MemRef {
-            elt: Elt::F32,
-            dims: vec![2, 2],
-        };
-        let t = |elt, dims: Vec<u64>, n| {
-            Value::Tensor(Tensor {
-                elt,
-                dims,
-                data: vec![0.0; n],
-            })
-        };
-        assert!(check_value("f", 0, &t(Elt::F32, vec![2, 2], 4), &slot).is_ok());
-        let e = check_value("f", 0, &t(Elt::F64, vec![2, 2], 4), &slot).unwrap_err();
-        assert_eq!(
-            e,
-            "argument #0: a f64 tensor of shape [2, 2] where @f takes a f32 tensor of shape [2, 2]"
-        );
-        assert!(check_value("f", 0, &t(Elt::F32, vec![2, 2], 3), &slot).is_err());
-        assert!(check_value("f", 1, &Value::Index(3), &slot).is_err());
-        assert!(check_value("f", 1, &Value::Index(3), &Slot::Index).is_ok());
     }
 
     /// Without a GPU, opening a device fails with one line; with one, it

@@ -14,6 +14,11 @@
 // RUN: not ocannl-run %s --entry f --arg %S/Inputs/trailing.npy 2>&1 | FileCheck %s --check-prefix=TRAILING
 // RUN: not ocannl-run %s --entry f --arg %S/Inputs/short.npy 2>&1 | FileCheck %s --check-prefix=SHORT
 // RUN: ocannl-run %s --entry f --arg %S/Inputs/ones4.npy | FileCheck %s --check-prefix=ONES
+// Backends by name, and their own options.
+// RUN: not ocannl-run %s --entry f --arg range --device nope 2>&1 | FileCheck %s --check-prefix=DEVICE
+// RUN: not ocannl-run %s --entry f --arg range --backend-option chip=sm_80 2>&1 | FileCheck %s --check-prefix=OPTION
+// RUN: not ocannl-run %s --entry f --arg range --backend-option chip 2>&1 | FileCheck %s --check-prefix=KV
+// RUN: ocannl-run %s --entry f --arg range --backend-option openmp=%libomp | FileCheck %s --check-prefix=RANGE
 
 // OPT: error: invalid value '{{99|4}}' for '--opt-level <OPT_LEVEL>': {{99|4}} is not in 0..=3
 // range(4) + 1, read back, + 1.
@@ -22,6 +27,10 @@
 // TRAILING: trailing.npy has 23 bytes of data but its header (shape [4], dtype <f4) describes 16
 // SHORT: short.npy has 12 bytes of data but its header (shape [4], dtype <f4) describes 16
 // ONES: [2, 2, 2, 2]
+// DEVICE: unknown backend 'nope' (the registered backends: cpu, cuda)
+// OPTION: the cpu backend has no option 'chip' (its options: openmp)
+// KV: invalid value 'chip' for '--backend-option <KEY=VALUE>': expected KEY=VALUE, found "chip"
+// RANGE: [1, 2, 3, 4]
 func.func @f(%x: !ocannl_shape.tensor<"4", f32>) -> !ocannl_shape.tensor<"4", f32> {
   %one = "ocannl_shape.constant"() {value = 1.0 : f32} : () -> !ocannl_shape.tensor<"1", f32>
   %y = "ocannl_shape.pointwise_binary"(%x, %one) {op = "add"} : (!ocannl_shape.tensor<"4", f32>, !ocannl_shape.tensor<"1", f32>) -> !ocannl_shape.tensor<"4", f32>

@@ -1,0 +1,367 @@
+//! What every backend's runtime shares, in plain Rust: the one interface
+//! between compiled code and its callers (the `ocannl` API, `ocannl-run`).
+//!
+//! - [`HostTensor`] and [`HostValue`]: the arguments and results of a
+//!   compiled function, on the host; [`Slot`] and [`Signature`]: the types of
+//!   a function's arguments and results.
+//! - [`Executable`]: a compiled module, whose functions are prepared for
+//!   calls; [`Session`]: a function with its arguments in the backend's
+//!   memory (kept across invocations: params a train step updates in place
+//!   stay where they are), invoked any number of times.
+//! - [`CompileOptions`]: what a caller asks of a backend's compiler (the
+//!   optimization level, a memory limit, and options by name that only some
+//!   backends know).
+//! - [`npy`]: `.npy` files read into and written from host tensors (the one
+//!   reader and writer of the project).
+//!
+//! Backends implement the traits (`ocannl-cpu`: MLIR's JIT; `ocannl-gpu`
+//! and `ocannl-gpu-runtime`: CUDA); `ocannl_passes::backend` finds them by
+//! name.
+//!
+//! Architecture invariant: no MLIR, no CUDA.
+
+use std::{collections::BTreeMap, fmt, time::Duration};
+
+pub mod npy;
+
+/// An element type the runtimes exchange.
+pub use ocannl_assign::Elt;
+
+/// A buffer on the host: its element type, sizes (row-major) and values
+/// (held as f64 whatever the element type; f32 values are exact in f64).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostTensor {
+    pub elt: Elt,
+    pub dims: Vec<u64>,
+    pub data: Vec<f64>,
+}
+
+/// An argument or result.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HostValue {
+    Tensor(HostTensor),
+    Index(i64),
+}
+
+impl fmt::Display for HostValue {
+    /// `the index 3`, `a f32 tensor of shape [2, 3]`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HostValue::Index(i) => write!(f, "the index {i}"),
+            HostValue::Tensor(t) => {
+                write!(f, "a {} tensor of shape {:?}", t.elt.name(), t.dims)?;
+                let cells = t.dims.iter().try_fold(1u64, |a, &d| a.checked_mul(d));
+                if cells != Some(t.data.len() as u64) {
+                    write!(f, " with {} values", t.data.len())?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The type of an argument or result of a compiled function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Slot {
+    Index,
+    MemRef { elt: Elt, dims: Vec<u64> },
+}
+
+impl Slot {
+    /// Bytes of a buffer of this type (0 for an index).
+    pub fn bytes(&self) -> u64 {
+        match self {
+            Slot::Index => 0,
+            Slot::MemRef { elt, dims } => elt.size() * dims.iter().product::<u64>(),
+        }
+    }
+
+    /// A value of this type: the index 0, or a tensor of zeros.
+    pub fn zeros(&self) -> HostValue {
+        match self {
+            Slot::Index => HostValue::Index(0),
+            Slot::MemRef { elt, dims } => HostValue::Tensor(HostTensor {
+                elt: *elt,
+                dims: dims.clone(),
+                data: vec![0.0; dims.iter().product::<u64>() as usize],
+            }),
+        }
+    }
+
+    /// Whether `v` can be passed in this slot: an index, or a tensor of the
+    /// same element type and shape whose values fill it.
+    pub fn admits(&self, v: &HostValue) -> bool {
+        match (self, v) {
+            (Slot::Index, HostValue::Index(_)) => true,
+            (Slot::MemRef { elt, dims }, HostValue::Tensor(t)) => {
+                t.elt == *elt
+                    && t.dims == *dims
+                    && dims.iter().try_fold(1u64, |a, &d| a.checked_mul(d))
+                        == Some(t.data.len() as u64)
+            }
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Display for Slot {
+    /// `an index`, `a f32 tensor of shape [2, 3]`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Slot::Index => write!(f, "an index"),
+            Slot::MemRef { elt, dims } => write!(f, "a {} tensor of shape {dims:?}", elt.name()),
+        }
+    }
+}
+
+/// The arguments and results of a function.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Signature {
+    pub inputs: Vec<Slot>,
+    pub outputs: Vec<Slot>,
+}
+
+impl Signature {
+    /// Checks the arguments of a call of `entry`: their number, and each
+    /// against its slot.
+    pub fn check_args(&self, entry: &str, args: &[HostValue]) -> Result<(), String> {
+        if args.len() != self.inputs.len() {
+            return Err(format!(
+                "@{entry} takes {} argument(s) but {} were given",
+                self.inputs.len(),
+                args.len()
+            ));
+        }
+        for (i, a) in args.iter().enumerate() {
+            self.check_arg(entry, i, a)?;
+        }
+        Ok(())
+    }
+
+    /// Checks argument `i` of a call of `entry`.
+    pub fn check_arg(&self, entry: &str, i: usize, value: &HostValue) -> Result<(), String> {
+        match self.inputs.get(i) {
+            Some(slot) if slot.admits(value) => Ok(()),
+            Some(slot) => Err(format!(
+                "argument #{i}: {value} where @{entry} takes {slot}"
+            )),
+            None => Err(format!("@{entry} has no argument #{i}")),
+        }
+    }
+}
+
+/// What a caller asks of a backend's compiler. Backends take what applies
+/// to them; an option by name ([`CompileOptions::named`]) a backend does not
+/// know is an error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompileOptions {
+    /// The code generator's optimization level, 0 to 3 (`None`: the
+    /// backend chooses, from [`CompileOptions::work`] where it helps).
+    pub opt_level: Option<u32>,
+    /// The iterations of the assignments of the routine that will run the
+    /// most (the train step), if known: a backend whose compile time grows
+    /// with the optimization level may choose a lower one for small work.
+    pub work: Option<u64>,
+    /// The most bytes a function's buffers may take at once (`None`: no
+    /// limit); a call that needs more is refused before it runs, by the
+    /// backends that know its buffers. Default: the machine's physical
+    /// memory.
+    pub memory_limit: Option<u64>,
+    /// Backend-specific options by name (the GPU's `chip` and `ptx`, the
+    /// CPU's `openmp`).
+    pub named: BTreeMap<String, String>,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions {
+            opt_level: None,
+            work: None,
+            memory_limit: physical_memory(),
+            named: BTreeMap::new(),
+        }
+    }
+}
+
+impl CompileOptions {
+    /// The option `key`, if given.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.named.get(key).map(String::as_str)
+    }
+
+    /// Sets the option `key`.
+    pub fn set(&mut self, key: &str, value: &str) {
+        self.named.insert(key.to_string(), value.to_string());
+    }
+
+    /// Checks that every option by name is one of `known` (the options of
+    /// `backend`).
+    pub fn check_names(&self, backend: &str, known: &[&str]) -> Result<(), String> {
+        match self.named.keys().find(|k| !known.contains(&k.as_str())) {
+            None => Ok(()),
+            Some(k) if known.is_empty() => Err(format!(
+                "the {backend} backend has no option '{k}' (it has none)"
+            )),
+            Some(k) => Err(format!(
+                "the {backend} backend has no option '{k}' (its options: {})",
+                known.join(", ")
+            )),
+        }
+    }
+}
+
+/// The machine's physical memory in bytes (Linux: `MemTotal` of
+/// `/proc/meminfo`), if known.
+pub fn physical_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line
+        .trim_start_matches("MemTotal:")
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    kib.checked_mul(1024)
+}
+
+/// A compiled module: its public functions, ready to be prepared for calls.
+pub trait Executable {
+    /// The signature of a public function.
+    fn signature(&self, entry: &str) -> Result<&Signature, String>;
+
+    /// Prepares calls of `entry` with `args` (checked against its
+    /// signature): they are put in the backend's memory once, and the
+    /// session runs the function any number of times on them.
+    fn prepare(&self, entry: &str, args: &[HostValue]) -> Result<Box<dyn Session>, String>;
+
+    /// Calls `entry` once.
+    fn call(&self, entry: &str, args: &[HostValue]) -> Result<Vec<HostValue>, String> {
+        self.prepare(entry, args)?.invoke()
+    }
+
+    /// How long compiling took, by phase (backend-specific names).
+    fn phases(&self) -> &[(&'static str, Duration)] {
+        &[]
+    }
+
+    /// What the backend does to run `entry`, as text (the GPU's host
+    /// schedule), where it has such a description.
+    fn describe(&self, entry: &str) -> Result<String, String> {
+        let _ = entry;
+        Err("this backend has no description of what it runs".into())
+    }
+}
+
+/// A function with its arguments in the backend's memory, kept across
+/// invocations: a function that updates an argument in place (a train
+/// step's params) sees the new value at the next invocation.
+pub trait Session {
+    /// The function's arguments and results.
+    fn signature(&self) -> &Signature;
+
+    /// Replaces argument `i` (a value its slot admits) before the next
+    /// invocation. The results kept from the last [`Session::run`] are
+    /// dropped.
+    fn set(&mut self, i: usize, value: &HostValue) -> Result<(), String>;
+
+    /// The current value of argument `i`.
+    fn get(&self, i: usize) -> Result<HostValue, String>;
+
+    /// Runs the function once and returns its results.
+    fn invoke(&mut self) -> Result<Vec<HostValue>, String>;
+
+    /// Runs the function once and keeps its results in the backend's
+    /// memory, without reading them, until [`Session::results`] reads them
+    /// or the next run drops them (a run timed alone).
+    fn run(&mut self) -> Result<(), String>;
+
+    /// The results of the last [`Session::run`].
+    fn results(&self) -> Result<Vec<HostValue>, String>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(elt: Elt, dims: Vec<u64>, n: usize) -> HostValue {
+        HostValue::Tensor(HostTensor {
+            elt,
+            dims,
+            data: vec![0.0; n],
+        })
+    }
+
+    #[test]
+    fn arguments_are_checked_against_slots() {
+        let sig = Signature {
+            inputs: vec![
+                Slot::MemRef {
+                    elt: Elt::F32,
+                    dims: vec![2, 2],
+                },
+                Slot::Index,
+            ],
+            outputs: vec![],
+        };
+        assert!(sig
+            .check_args("f", &[t(Elt::F32, vec![2, 2], 4), HostValue::Index(3)])
+            .is_ok());
+        assert_eq!(
+            sig.check_arg("f", 0, &t(Elt::F64, vec![2, 2], 4)),
+            Err(
+                "argument #0: a f64 tensor of shape [2, 2] where @f takes a f32 tensor of shape [2, 2]"
+                    .into()
+            )
+        );
+        assert_eq!(
+            sig.check_arg("f", 0, &t(Elt::F32, vec![2, 2], 3)),
+            Err("argument #0: a f32 tensor of shape [2, 2] with 3 values where @f takes a f32 tensor of shape [2, 2]".into())
+        );
+        assert_eq!(
+            sig.check_arg("f", 1, &t(Elt::F32, vec![2, 2], 4)),
+            Err("argument #1: a f32 tensor of shape [2, 2] where @f takes an index".into())
+        );
+        assert_eq!(
+            sig.check_arg("f", 0, &HostValue::Index(3)),
+            Err("argument #0: the index 3 where @f takes a f32 tensor of shape [2, 2]".into())
+        );
+        assert_eq!(
+            sig.check_arg("f", 2, &HostValue::Index(3)),
+            Err("@f has no argument #2".into())
+        );
+        assert_eq!(
+            sig.check_args("f", &[HostValue::Index(3)]),
+            Err("@f takes 2 argument(s) but 1 were given".into())
+        );
+    }
+
+    #[test]
+    fn slots() {
+        let s = Slot::MemRef {
+            elt: Elt::F64,
+            dims: vec![3, 5],
+        };
+        assert_eq!(s.bytes(), 120);
+        assert_eq!(Slot::Index.bytes(), 0);
+        assert!(s.admits(&s.zeros()));
+        assert_eq!(Slot::Index.zeros(), HostValue::Index(0));
+    }
+
+    #[test]
+    fn named_options_are_checked() {
+        let mut o = CompileOptions::default();
+        assert_eq!(o.check_names("cpu", &[]), Ok(()));
+        o.set("chip", "sm_80");
+        assert_eq!(o.get("chip"), Some("sm_80"));
+        assert_eq!(o.check_names("cuda", &["chip", "ptx"]), Ok(()));
+        assert_eq!(
+            o.check_names("cpu", &["openmp"]),
+            Err("the cpu backend has no option 'chip' (its options: openmp)".into())
+        );
+        assert_eq!(
+            o.check_names("x", &[]),
+            Err("the x backend has no option 'chip' (it has none)".into())
+        );
+    }
+}

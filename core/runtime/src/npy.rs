@@ -1,0 +1,172 @@
+//! `.npy` files, through the `npyz` crate: the one reader and writer of the
+//! project (the `ocannl` API's params, `ocannl-run`'s arguments and results,
+//! the tests).
+//!
+//! Reading accepts float32 and float64 cells in either byte order and
+//! either axis order: a Fortran-order file is permuted into the row-major
+//! order of [`HostTensor::data`]. Other dtypes, and data that is not exactly
+//! what the header describes, are errors naming the file. Writing goes to a
+//! temporary file in the same directory, renamed over the target once
+//! complete: a failed write leaves no partial file.
+
+use std::{
+    io::{BufWriter, Write},
+    path::Path,
+};
+
+use npyz::{DType, Order, TypeChar, WriterBuilder};
+
+use crate::{Elt, HostTensor};
+
+/// Reads a `.npy` file of float32 or float64 cells as a row-major tensor.
+pub fn read(path: &Path) -> Result<HostTensor, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    from_bytes(&bytes, &path.display().to_string())
+}
+
+/// Reads the bytes of a `.npy` file; `name` names it in errors.
+pub fn from_bytes(bytes: &[u8], name: &str) -> Result<HostTensor, String> {
+    let mut data: &[u8] = bytes;
+    let header = npyz::NpyHeader::from_reader(&mut data)
+        .map_err(|e| format!("{name} is not a .npy file: {e}"))?;
+    let dtype = header.dtype();
+    let descr = dtype.descr();
+    let descr = descr.trim_matches('\'');
+    let elt = match &dtype {
+        DType::Plain(t) if t.type_char() == TypeChar::Float && t.size_field() == 4 => Elt::F32,
+        DType::Plain(t) if t.type_char() == TypeChar::Float && t.size_field() == 8 => Elt::F64,
+        _ => {
+            return Err(format!(
+                "{name} has dtype {descr}; float32 (<f4) and float64 (<f8) are supported"
+            ))
+        }
+    };
+    let dims = header.shape().to_vec();
+    // The data is exactly what the header describes: no more, no less.
+    let need = ocannl_assign::check_buffer(&dims, elt.size())
+        .map_err(|e| format!("{name}: {e}"))?
+        * elt.size();
+    if data.len() as u64 != need {
+        return Err(format!(
+            "{name} has {} bytes of data but its header (shape {dims:?}, dtype {descr}) describes {need}",
+            data.len()
+        ));
+    }
+    let order = header.order();
+    let strides = header.strides().to_vec();
+    let npy = npyz::NpyFile::with_header(header, data);
+    let stored: Vec<f64> = match elt {
+        Elt::F32 => npy
+            .into_vec::<f32>()
+            .map_err(|e| format!("{name}: {e}"))?
+            .into_iter()
+            .map(f64::from)
+            .collect(),
+        Elt::F64 => npy.into_vec::<f64>().map_err(|e| format!("{name}: {e}"))?,
+    };
+    let data = match order {
+        Order::C => stored,
+        Order::Fortran => row_major(&stored, &dims, &strides),
+    };
+    Ok(HostTensor { elt, dims, data })
+}
+
+/// The cells of an array stored with `strides` (cells per step along each
+/// axis), in row-major order.
+fn row_major(stored: &[f64], dims: &[u64], strides: &[u64]) -> Vec<f64> {
+    let mut out = Vec::with_capacity(stored.len());
+    let mut index = vec![0u64; dims.len()];
+    let mut at = 0u64;
+    for _ in 0..stored.len() {
+        out.push(stored[at as usize]);
+        // The next index in row-major order: the last axis fastest.
+        for k in (0..dims.len()).rev() {
+            index[k] += 1;
+            at += strides[k];
+            if index[k] < dims[k] {
+                break;
+            }
+            at -= strides[k] * dims[k];
+            index[k] = 0;
+        }
+    }
+    out
+}
+
+/// Writes a tensor as a `.npy` file (C order, little-endian `<f4` or
+/// `<f8`), replacing `path` only once the whole file is written.
+pub fn write(path: &Path, t: &HostTensor) -> Result<(), String> {
+    let err = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    let cells = ocannl_assign::check_buffer(&t.dims, t.elt.size())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    if t.data.len() as u64 != cells {
+        return Err(format!(
+            "cannot write {}: {} values for a tensor of shape {:?} ({cells} cells)",
+            path.display(),
+            t.data.len(),
+            t.dims
+        ));
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".ocannl-").suffix(".npy.tmp");
+    // The file gets the permissions a new file gets (the umask applies),
+    // not the temporary file's private ones.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut file = builder.tempfile_in(dir).map_err(err)?;
+    write_to(BufWriter::new(file.as_file_mut()), t).map_err(err)?;
+    // Dropped on an error above: the temporary file is removed.
+    file.persist(path).map_err(|e| err(e.error))?;
+    Ok(())
+}
+
+/// Writes the `.npy` bytes of a tensor (whose cells match its shape).
+fn write_to(w: impl Write, t: &HostTensor) -> std::io::Result<()> {
+    match t.elt {
+        Elt::F32 => {
+            let mut out = npyz::WriteOptions::<f32>::new()
+                .default_dtype()
+                .shape(&t.dims)
+                .writer(w)
+                .begin_nd()?;
+            out.extend(t.data.iter().map(|&x| x as f32))?;
+            out.finish()
+        }
+        Elt::F64 => {
+            let mut out = npyz::WriteOptions::<f64>::new()
+                .default_dtype()
+                .shape(&t.dims)
+                .writer(w)
+                .begin_nd()?;
+            out.extend(t.data.iter().copied())?;
+            out.finish()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn row_major_permutes_fortran_strides() {
+        // A 2x3 array [[1, 2, 3], [4, 5, 6]] stored column by column.
+        let stored = [1.0, 4.0, 2.0, 5.0, 3.0, 6.0];
+        assert_eq!(
+            row_major(&stored, &[2, 3], &[1, 2]),
+            [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+        );
+        // C strides keep the order.
+        assert_eq!(row_major(&stored, &[2, 3], &[3, 1]), stored);
+        // 0-d and 1-d arrays.
+        assert_eq!(row_major(&[7.0], &[], &[]), [7.0]);
+        assert_eq!(row_major(&[1.0, 2.0], &[2], &[1]), [1.0, 2.0]);
+    }
+}

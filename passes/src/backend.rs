@@ -1,0 +1,164 @@
+//! Backends by name: what compiles a module at the loops stage (the output
+//! of `ocannl-lower-to-loops{target=...}`) into an
+//! [`ocannl_runtime::Executable`] whose functions the callers run through
+//! `ocannl-runtime`'s interface, whatever the backend.
+//!
+//! A backend registers itself ([`register_backend`]: `ocannl_cpu::install`
+//! registers `cpu`, `ocannl_gpu::register` registers `cuda`); the `ocannl`
+//! API and `ocannl-run` find it by name ([`backend`]) and name nothing of
+//! it, so a new backend needs no change to them. The loop targets of
+//! `ocannl-lower-to-loops` are registered beside (`conversion::
+//! assign_to_loops::target`); a backend names the one its code is lowered
+//! with.
+
+use std::sync::Mutex;
+
+use melior::{
+    ir::{operation::OperationLike, Module, OperationRef, Type, TypeLike, ValueLike},
+    Context,
+};
+use ocannl_mlir::{ir, types};
+use ocannl_runtime::{CompileOptions, Elt, Executable, Signature, Slot};
+
+/// A backend: compiles modules at the loops stage for some hardware, and
+/// says when it cannot run there.
+pub trait Backend: Send + Sync {
+    /// The backend's name (`--device NAME`, `Trainer::new_on`).
+    fn name(&self) -> &'static str;
+
+    /// The loop target its modules are lowered with
+    /// (`ocannl-lower-to-loops{target=NAME}`).
+    fn loop_target(&self) -> &'static str;
+
+    /// Why the backend cannot run code here, in one line (a GPU without
+    /// its driver); `None` when it can. Compiling works regardless.
+    fn unavailable(&self) -> Option<String> {
+        None
+    }
+
+    /// What it runs on, in one line (`cpu`, `cuda:0 NVIDIA H100`), or why
+    /// it cannot run.
+    fn device_info(&self) -> Result<String, String> {
+        match self.unavailable() {
+            Some(why) => Err(why),
+            None => Ok(self.name().to_string()),
+        }
+    }
+
+    /// The options a caller starts from.
+    fn default_options(&self) -> CompileOptions {
+        CompileOptions::default()
+    }
+
+    /// Compiles a module at the loops stage (lowered for
+    /// [`Backend::loop_target`]); the module is lowered further in place.
+    fn compile(
+        &self,
+        context: &Context,
+        module: &mut Module,
+        options: &CompileOptions,
+    ) -> Result<Box<dyn Executable>, String>;
+}
+
+static BACKENDS: Mutex<Vec<&'static dyn Backend>> = Mutex::new(Vec::new());
+
+/// Makes `backend` known by its name (a later registration of the same name
+/// replaces the earlier one).
+pub fn register_backend(backend: &'static dyn Backend) {
+    let mut r = BACKENDS.lock().unwrap_or_else(|p| p.into_inner());
+    r.retain(|b| b.name() != backend.name());
+    r.push(backend);
+}
+
+/// The backend named `name`, or an error listing the registered ones.
+pub fn backend(name: &str) -> Result<&'static dyn Backend, String> {
+    let r = BACKENDS.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(b) = r.iter().find(|b| b.name() == name) {
+        return Ok(*b);
+    }
+    drop(r);
+    let known = backends();
+    Err(if known.is_empty() {
+        format!("unknown backend '{name}' (no backend is registered)")
+    } else {
+        format!(
+            "unknown backend '{name}' (the registered backends: {})",
+            known.join(", ")
+        )
+    })
+}
+
+/// The names of the registered backends, sorted.
+pub fn backends() -> Vec<&'static str> {
+    let r = BACKENDS.lock().unwrap_or_else(|p| p.into_inner());
+    let mut names: Vec<&'static str> = r.iter().map(|b| b.name()).collect();
+    names.sort_unstable();
+    names
+}
+
+/// The slot of an argument or result type at the loops stage: `index`, or
+/// a memref of static sizes and f32 or f64 cells that can be a buffer.
+pub fn slot(t: Type) -> Result<Slot, String> {
+    if t.is_index() {
+        return Ok(Slot::Index);
+    }
+    let dims = types::memref_dims(t).ok_or_else(|| format!("unsupported type {t}"))?;
+    if types::static_dims(t).is_some_and(|d| d.iter().any(|&x| x < 0)) {
+        return Err(format!("dynamic sizes are not supported in {t}"));
+    }
+    let elt = types::element_type(t).ok_or_else(|| format!("unsupported type {t}"))?;
+    let text = elt.to_string();
+    let elt = Elt::parse(&text)
+        .ok_or_else(|| format!("unsupported element type {text} (f32 and f64 are supported)"))?;
+    ocannl_assign::check_buffer(&dims, elt.size()).map_err(|e| e.to_string())?;
+    Ok(Slot::MemRef { elt, dims })
+}
+
+/// The signature of a function at the loops stage.
+pub fn signature(func: OperationRef) -> Result<Signature, String> {
+    let ft = ir::function_type(func).ok_or("no function type")?;
+    let inputs = (0..ft.input_count())
+        .map(|i| slot(ft.input(i).map_err(|e| e.to_string())?))
+        .collect::<Result<_, _>>()?;
+    let outputs = (0..ft.result_count())
+        .map(|i| slot(ft.result(i).map_err(|e| e.to_string())?))
+        .collect::<Result<_, _>>()?;
+    Ok(Signature { inputs, outputs })
+}
+
+/// The bytes of a static memref type (`u64::MAX` if it cannot be a
+/// buffer).
+fn memref_bytes(t: Type) -> u64 {
+    let Some(dims) = types::memref_dims(t) else {
+        return 0;
+    };
+    let elt = types::element_type(t)
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    let bytes = ocannl_assign::element_bytes(&elt).unwrap_or(8);
+    ocannl_assign::check_buffer(&dims, bytes).map_or(u64::MAX, |n| n * bytes)
+}
+
+/// The most bytes a function's buffers take at once, following its
+/// `memref.alloc`s and `memref.dealloc`s in program order (an allocation in
+/// a loop counts once: it is freed in the same iteration).
+pub fn peak_bytes(func: OperationRef) -> u64 {
+    let (mut live, mut peak) = (0u64, 0u64);
+    for op in ir::collect(func, |_| true) {
+        match ir::name(&op).as_str() {
+            "memref.alloc" => {
+                if let Ok(r) = op.result(0) {
+                    live = live.saturating_add(memref_bytes(r.r#type()));
+                    peak = peak.max(live);
+                }
+            }
+            "memref.dealloc" => {
+                if let Ok(v) = op.operand(0) {
+                    live = live.saturating_sub(memref_bytes(v.r#type()));
+                }
+            }
+            _ => {}
+        }
+    }
+    peak
+}

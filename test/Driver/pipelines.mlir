@@ -1,0 +1,30 @@
+// The named pipelines expand to the project's pipelines (built once, in
+// ocannl_passes::registry) followed by each backend's own passes.
+// RUN: ocannl-opt %s --pass-pipeline='builtin.module(ocannl-to-llvm)' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=LLVM
+// RUN: ocannl-opt %s --pass-pipeline='builtin.module(ocannl-to-nvvm{chip=sm_80 ptx=78 opt-level=2})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NVVM
+
+// LLVM: builtin.module(
+// LLVM-NEXT: ocannl-infer-shapes{
+// LLVM-NEXT: ocannl-lower-to-assign{params-as-arguments=false}
+// LLVM-NEXT: ocannl-virtualize{
+// LLVM-NEXT: ocannl-simplify{
+// LLVM-NEXT: ocannl-lower-to-loops{target=}
+// LLVM-NEXT: func.func(
+// LLVM-NEXT: canonicalize{
+// LLVM-NEXT: cse
+// LLVM-NEXT: ),
+// LLVM-NEXT: convert-scf-to-openmp
+
+// NVVM: builtin.module(
+// NVVM-NEXT: ocannl-infer-shapes{
+// NVVM-NEXT: ocannl-lower-to-assign{params-as-arguments=false}
+// NVVM-NEXT: ocannl-virtualize{
+// NVVM-NEXT: ocannl-simplify{
+// NVVM-NEXT: ocannl-lower-to-loops{target=gpu}
+// NVVM-NEXT: func.func(
+// NVVM-NEXT: canonicalize{
+// NVVM-NEXT: cse
+// NVVM-NEXT: ),
+// NVVM-NEXT: gpu-launch-sink-index-computations
+// NVVM: nvvm-attach-target{O=2 chip=sm_80 {{.*}}features=+ptx78
+module {}
