@@ -400,16 +400,18 @@ fn check(
         }) => {
             // The computation writes each cell of the node once.
             let dims = alloc_dims(stmts, v).unwrap_or_default();
-            crate::check_writes_each_cell_once(&maps[0], space, &dims).map_err(|why| match why {
-                NotOnce::Rank { .. } => Refusal::Malformed,
-                NotOnce::Partial { axis } => Refusal::PartialWrite { axis },
-                NotOnce::Diagonal { axis, iterator } => Refusal::IndexPattern {
-                    axis,
-                    index: Affine::Dim(iterator).to_string(),
+            crate::check_writes_each_cell_once(&maps[0], space, &dims).map_err(
+                |why| match why {
+                    NotOnce::Rank { .. } => Refusal::Malformed,
+                    NotOnce::Partial { axis } => Refusal::PartialWrite { axis },
+                    NotOnce::Diagonal { axis, iterator } => Refusal::IndexPattern {
+                        axis,
+                        index: Affine::Dim(iterator).to_string(),
+                    },
+                    NotOnce::Pattern { axis, index } => Refusal::IndexPattern { axis, index },
+                    NotOnce::Reduction { iterator, size } => Refusal::Reduction { iterator, size },
                 },
-                NotOnce::Pattern { axis, index } => Refusal::IndexPattern { axis, index },
-                NotOnce::Reduction { iterator, size } => Refusal::Reduction { iterator, size },
-            })?;
+            )?;
             let start = if *initialize_neutral {
                 Some(accum.neutral())
             } else {

@@ -23,9 +23,9 @@ use melior::ir::{
     operation::{OperationBuilder, OperationLike},
     Attribute, Identifier, Location, OperationRef, RegionLike, Type, Value, ValueLike,
 };
-use ocannl_mlir::{attr, ir, At, Builder};
+use ocannl_mlir::{attr, builder::CmpI, ir, At, Builder};
 
-use super::accum::memref_info;
+use super::assignment::memref_info;
 
 /// The status global's symbol.
 pub const STATUS: &str = "__ocannl_status";
@@ -213,14 +213,8 @@ impl<'c, 'a> Checks<'c, 'a> {
         let g = self.status(e, at)?;
         let zero = e.index(at, 0)?;
         let code = e.op1(at, "memref.load", &[g, zero], e.ty("i64")?, &[]);
-        let none = e.constant(at, "0", "i64")?;
-        Ok(e.op1(
-            at,
-            "arith.cmpi",
-            &[code, none],
-            e.ty("i1")?,
-            &[("predicate", e.attr("0 : i64")?)],
-        ))
+        let none = e.i64(at, 0);
+        Ok(e.cmpi(at, CmpI::Eq, code, none))
     }
 
     /// Runs `body` only while no check has failed.
@@ -260,10 +254,10 @@ impl<'c, 'a> Checks<'c, 'a> {
         e.if_then(at, record, &mut |inner| {
             let g = self.status(e, inner)?;
             let words = [
-                e.constant(inner, &(code as i64).to_string(), "i64")?,
-                e.constant(inner, &id.to_string(), "i64")?,
+                e.i64(inner, code as i64),
+                e.i64(inner, id as i64),
                 value,
-                e.constant(inner, &bound.to_string(), "i64")?,
+                e.i64(inner, bound),
             ];
             for (k, w) in words.into_iter().enumerate() {
                 let k = e.index(inner, k as i64)?;
@@ -294,14 +288,8 @@ impl<'c, 'a> Checks<'c, 'a> {
             &[],
         );
         let zero = e.index(at, 0)?;
-        let null = e.op1(
-            at,
-            "arith.cmpi",
-            &[ptr, zero],
-            e.ty("i1")?,
-            &[("predicate", e.attr("0 : i64")?)],
-        );
-        let size = e.constant(at, &bytes.to_string(), "i64")?;
+        let null = e.cmpi(at, CmpI::Eq, ptr, zero);
+        let size = e.i64(at, bytes);
         let message = format!(
             "{}: error: cannot allocate the buffer of node '{name}'",
             place(op.location())
@@ -375,20 +363,8 @@ impl<'c, 'a> Checks<'c, 'a> {
                         &[("map", attr::affine_map_attr(sub))],
                     );
                     let (zero, size) = (e.index(at, 0)?, e.index(at, dims[r])?);
-                    let below = e.op1(
-                        at,
-                        "arith.cmpi",
-                        &[v, zero],
-                        i1,
-                        &[("predicate", e.attr("2 : i64")?)],
-                    );
-                    let above = e.op1(
-                        at,
-                        "arith.cmpi",
-                        &[v, size],
-                        i1,
-                        &[("predicate", e.attr("5 : i64")?)],
-                    );
+                    let below = e.cmpi(at, CmpI::Slt, v, zero);
+                    let above = e.cmpi(at, CmpI::Sge, v, size);
                     let out = e.op1(at, "arith.ori", &[below, above], i1, &[]);
                     // The value reported: the first one outside.
                     shown = Some(match (shown, failed) {
