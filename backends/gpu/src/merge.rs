@@ -94,5 +94,6 @@ fn merge(module: OperationRef) -> Result<(), String> {
             ir::set_attribute(launch, "kernel", e.attr(&format!("@{target}::@{m}"))?);
         }
     }
-    graveyard.erase_all()
+    // SAFETY: the merged modules (`rest`) are not used after.
+    unsafe { graveyard.erase_all() }
 }

@@ -212,7 +212,9 @@ fn lower_function<'c, 'a>(func: OperationRef<'c, 'a>, params_as_args: bool) -> P
         replaced.bury(op);
     }
     // The old ops have no uses left.
-    replaced.erase_all().at(func.location())?;
+    // SAFETY: the old ops were moved into the graveyard; nothing else holds
+    // them.
+    unsafe { replaced.erase_all() }.at(func.location())?;
     if params_as_args && !params.is_empty() {
         params_to_arguments(ctx, func, &params).at(func.location())?;
     }
@@ -299,7 +301,9 @@ fn params_to_arguments<'c, 'a>(
         let init_arg: Value = init_block.argument(k).map_err(|e| e.to_string())?.into();
         ir::set_operand(moved, 0, init_arg);
     }
-    gone.erase_all()?;
+    // SAFETY: `params` (the nodes) and the initializations are not used
+    // after.
+    unsafe { gone.erase_all() }?;
     init_block.append_operation(
         OperationBuilder::new("func.return", loc)
             .build()

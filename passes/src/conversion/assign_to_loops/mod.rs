@@ -88,7 +88,9 @@ fn run<'c, 'a>(module: OperationRef<'c, 'a>, options: &Options) -> PassResult<'c
         lower(ctx, module, &op, target, &mut globals, &mut checks).at(op.location())?;
         lowered.bury(op);
     }
-    lowered.erase_all().at(module.location())?;
+    // SAFETY: the lowered ops were moved into the graveyard; nothing else
+    // holds them.
+    unsafe { lowered.erase_all() }.at(module.location())?;
     checks.finish(ctx);
     Ok(())
 }
