@@ -586,7 +586,9 @@ mod tests {
         let add = |a: Affine, b: Affine| Affine::Add(Box::new(a), Box::new(b));
         let mul = |a: Affine, b: Affine| Affine::Mul(Box::new(a), Box::new(b));
         let space = [10, 3];
-        let cases: Vec<(Affine, Option<(i64, i64)>, bool)> = vec![
+        // An index, its range over the space, whether it is padded.
+        type Case = (Affine, Option<(i64, i64)>, bool);
+        let cases: Vec<Case> = vec![
             (Dim(0), Some((0, 9)), false),
             (Const(2), Some((2, 2)), false),
             (add(add(Dim(0), Dim(1)), Const(-1)), Some((-1, 10)), true),

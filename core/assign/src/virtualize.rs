@@ -839,7 +839,10 @@ mod tests {
             dims: vec![3, 2],
             data: vec![1., -2., 3., 4., -5., -6.],
         };
-        assert_eq!(run(&r, &[x.clone()]).unwrap(), run(&v, &[x]).unwrap());
+        assert_eq!(
+            run(&r, std::slice::from_ref(&x)).unwrap(),
+            run(&v, &[x]).unwrap()
+        );
         // The reduction now reads x directly: relu(x) * 2.
         let Some(Stmt::Accum { rhs, op, .. }) = v
             .stmts
@@ -882,7 +885,7 @@ mod tests {
             data: vec![1., -2., 3., 4., -5., -6.],
         };
         assert_eq!(
-            run(&r2, &[x.clone()]).unwrap(),
+            run(&r2, std::slice::from_ref(&x)).unwrap(),
             run(&apply(&r2, &plan), &[x]).unwrap()
         );
         // Pinned nodes keep their mode.

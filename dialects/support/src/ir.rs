@@ -129,8 +129,8 @@ impl<'c, 'a> Graveyard<'c, 'a> {
         let mut pos: rustc_hash::FxHashMap<usize, usize> = Default::default();
         let mut buried: Vec<OperationRef<'c, 'a>> = vec![];
         for op in self.ops {
-            if !pos.contains_key(&ptr(op)) {
-                pos.insert(ptr(op), buried.len());
+            if let std::collections::hash_map::Entry::Vacant(slot) = pos.entry(ptr(op)) {
+                slot.insert(buried.len());
                 buried.push(op);
             }
         }

@@ -107,6 +107,7 @@ fn infer_function<'c, 'a>(func: OperationRef<'c, 'a>, explain: bool) -> PassResu
 
 /// A function's inference problem, as its ops are read: the nodes, where
 /// each is defined, and the tensors that ops of other dialects make or use.
+#[derive(Default)]
 struct Problem<'c, 'a> {
     decls: Vec<NodeDecl>,
     sites: Vec<Site<'c, 'a>>,
@@ -117,18 +118,6 @@ struct Problem<'c, 'a> {
     /// Tensors made or used by ops of other dialects (not returns): their
     /// types cannot change.
     foreign: FxHashMap<usize, (Location<'c>, String)>,
-}
-
-impl Default for Problem<'_, '_> {
-    fn default() -> Self {
-        Problem {
-            decls: vec![],
-            sites: vec![],
-            index: FxHashMap::default(),
-            specs: EinsumSpecs::default(),
-            foreign: FxHashMap::default(),
-        }
-    }
 }
 
 impl<'c, 'a> Problem<'c, 'a> {
