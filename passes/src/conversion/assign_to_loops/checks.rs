@@ -18,9 +18,12 @@
 //! global `__ocannl_status` the same way.)
 
 use melior::ir::{
-    attribute::{ArrayAttribute, StringAttribute, TypeAttribute},
+    attribute::{
+        ArrayAttribute, DenseElementsAttribute, IntegerAttribute, StringAttribute, TypeAttribute,
+    },
     block::{BlockArgument, BlockLike},
     operation::{OperationBuilder, OperationLike},
+    r#type::{IntegerType, RankedTensorType},
     Attribute, Identifier, Location, OperationRef, RegionLike, Type, Value, ValueLike,
 };
 use ocannl_mlir::{attr, builder::CmpI, ir, At, Builder};
@@ -125,6 +128,16 @@ fn find_status<'c, 'a>(module: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 
     None
 }
 
+/// The status words all 0 (`dense<0> : tensor<4xi64>`).
+fn clear_status<'c>(e: &Builder<'c>) -> Result<Attribute<'c>, String> {
+    let i64t: Type = IntegerType::new(e.ctx, 64).into();
+    let words = RankedTensorType::new(&[STATUS_WORDS as u64], i64t, None);
+    let zero = IntegerAttribute::new(i64t, 0).into();
+    DenseElementsAttribute::new(words.into(), &[zero])
+        .map(Into::into)
+        .map_err(|er| er.to_string())
+}
+
 /// `loc("f.mlir":3:5)` as `f.mlir:3:5`.
 pub fn place(l: Location) -> String {
     let l = l.to_string();
@@ -183,10 +196,7 @@ impl<'c, 'a> Checks<'c, 'a> {
                         StringAttribute::new(ctx, STATUS).into(),
                     ),
                     (Identifier::new(ctx, "type"), TypeAttribute::new(ty).into()),
-                    (
-                        Identifier::new(ctx, "initial_value"),
-                        e.attr(&format!("dense<0> : tensor<{STATUS_WORDS}xi64>"))?,
-                    ),
+                    (Identifier::new(ctx, "initial_value"), clear_status(e)?),
                 ])
                 .build()
                 .map_err(|er| er.to_string())?;
