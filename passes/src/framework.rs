@@ -157,32 +157,36 @@ pub unsafe fn run_guarded(
 macro_rules! define_pass {
     ($def:ident, $body:path, $arg:literal, $name:literal, $desc:literal,
      [$( ($oname:literal, $okind:ident, $odefault:literal, $odesc:literal) ),* $(,)?]) => {
-        static OPTIONS: &[$crate::ffi::PassOption] = &[$(
-            $crate::ffi::PassOption {
-                name: concat!($oname, "\0").as_ptr().cast(),
-                description: concat!($odesc, "\0").as_ptr().cast(),
-                kind: $crate::framework::option_kind(stringify!($okind)),
-                default_value: concat!($odefault, "\0").as_ptr().cast(),
+        // The record's parts are local to its initializer, so that a module
+        // may define several passes.
+        pub static $def: $crate::ffi::PassDef = {
+            static OPTIONS: &[$crate::ffi::PassOption] = &[$(
+                $crate::ffi::PassOption {
+                    name: concat!($oname, "\0").as_ptr().cast(),
+                    description: concat!($odesc, "\0").as_ptr().cast(),
+                    kind: $crate::framework::option_kind(stringify!($okind)),
+                    default_value: concat!($odefault, "\0").as_ptr().cast(),
+                }
+            ),*];
+            static TYPE_ID_ANCHOR: u64 = 0;
+            unsafe extern "C" fn trampoline(
+                op: mlir_sys::MlirOperation,
+                values: *const *const std::ffi::c_char,
+                n: usize,
+            ) -> bool {
+                // SAFETY: the shim calls a pass's entry with the live
+                // operation it runs on and one C string per declared option.
+                unsafe { $crate::framework::run_guarded(&$def, op, values, n, $body) }
             }
-        ),*];
-        static TYPE_ID_ANCHOR: u64 = 0;
-        unsafe extern "C" fn trampoline(
-            op: mlir_sys::MlirOperation,
-            values: *const *const std::ffi::c_char,
-            n: usize,
-        ) -> bool {
-            // SAFETY: the shim calls a pass's entry with the live operation
-            // it runs on and one C string per declared option.
-            unsafe { $crate::framework::run_guarded(&$def, op, values, n, $body) }
-        }
-        pub static $def: $crate::ffi::PassDef = $crate::ffi::PassDef {
-            argument: concat!($arg, "\0").as_ptr().cast(),
-            name: concat!($name, "\0").as_ptr().cast(),
-            description: concat!($desc, "\0").as_ptr().cast(),
-            type_id: &TYPE_ID_ANCHOR as *const u64 as *const std::ffi::c_void,
-            options: OPTIONS.as_ptr(),
-            num_options: OPTIONS.len(),
-            run: trampoline,
+            $crate::ffi::PassDef {
+                argument: concat!($arg, "\0").as_ptr().cast(),
+                name: concat!($name, "\0").as_ptr().cast(),
+                description: concat!($desc, "\0").as_ptr().cast(),
+                type_id: &TYPE_ID_ANCHOR as *const u64 as *const std::ffi::c_void,
+                options: OPTIONS.as_ptr(),
+                num_options: OPTIONS.len(),
+                run: trampoline,
+            }
         };
     };
 }

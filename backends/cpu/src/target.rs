@@ -3,7 +3,7 @@
 
 use ocannl_cpu_plan::{tiling, Tile};
 use ocannl_mlir::At;
-use ocannl_passes::conversion::assign_to_loops::{Assignment, LoopTarget};
+use ocannl_passes::conversion::assign_to_loops::{accum::scalar, Assignment, LoopTarget};
 
 /// The CPU target.
 pub struct Cpu;
@@ -33,13 +33,13 @@ impl LoopTarget for Cpu {
         if mt < m {
             let mut r = full.clone();
             r[plan.i] = (mt, m);
-            a.scalar(self, at, &r)?;
+            scalar(a, self, at, &r)?;
         }
         if nt < n {
             let mut r = full;
             r[plan.i] = (0, mt);
             r[plan.j] = (nt, n);
-            a.scalar(self, at, &r)?;
+            scalar(a, self, at, &r)?;
         }
         Ok(true)
     }

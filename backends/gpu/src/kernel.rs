@@ -9,9 +9,11 @@ use melior::ir::{
 };
 use ocannl_assign::Affine;
 use ocannl_gpu_plan::{launch, Launch};
-use ocannl_mlir::{At, Builder};
+use ocannl_mlir::{builder::CmpI, At, Builder};
 use ocannl_passes::conversion::assign_to_loops::{
-    accum::memref_info, target::NestBody, Assignment,
+    assignment::{memref_info, Iter},
+    target::NestBody,
+    Assignment,
 };
 
 /// The ids a kernel's body reads.
@@ -41,12 +43,12 @@ pub fn launch<'c, 'a>(
         .collect::<Result<Vec<_>, _>>()?;
     let mut attrs = vec![(
         Identifier::new(e.ctx, "operandSegmentSizes"),
-        e.attr("array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0>")?,
+        e.i32_array_attr(&[0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0]),
     )];
     if !workgroup.is_empty() {
         attrs.push((
             Identifier::new(e.ctx, "workgroup_attributions"),
-            e.attr(&format!("{} : i64", workgroup.len()))?,
+            e.i64_attr(workgroup.len() as i64),
         ));
     }
     let op = OperationBuilder::new("gpu.launch", e.loc)
@@ -122,15 +124,8 @@ impl<'c, 'a> Idx<'_, 'c, 'a> {
     }
     /// `x < k` (unsigned) for a constant `k`.
     pub fn lt_c(&self, x: Value<'c, 'a>, k: i64) -> Result<Value<'c, 'a>, String> {
-        let i1 = self.e.ty("i1")?;
         let k = self.c(k)?;
-        Ok(self.e.op1(
-            self.at,
-            "arith.cmpi",
-            &[x, k],
-            i1,
-            &[("predicate", self.e.attr("6 : i64")?)],
-        ))
+        Ok(self.e.cmpi(self.at, CmpI::Ult, x, k))
     }
     pub fn and(&self, x: Value<'c, 'a>, y: Value<'c, 'a>) -> Result<Value<'c, 'a>, String> {
         Ok(self
@@ -241,18 +236,18 @@ pub fn owns_result(a: &Assignment) -> bool {
 }
 
 /// An assignment with one thread per result cell: the thread binds the
-/// result's iterators and loops over the others (reductions carried in a
-/// register, from the neutral element when the kernel initializes the
-/// result).
+/// result's iterators and loops over the others in the scalar loops'
+/// order, sequentially (reductions carried in a register, from the neutral
+/// element when the kernel initializes the result).
 pub fn per_result_cell<'c, 'a>(a: &Assignment<'_, 'c, 'a>, at: At<'c, 'a>) -> Result<(), String> {
     let par = result_iterators(a);
     let fresh = a.initialize_neutral && owns_result(a);
     let ranges: Vec<(i64, i64)> = par.iter().map(|&p| (0, a.space[p])).collect();
     cells(a.e, at, &ranges, &mut |inner, ivs| {
-        let mut fixed = vec![None; a.space.len()];
+        let mut iters: Vec<Iter<'c, 'a>> = a.space.iter().map(|&d| Iter::Range(0, d)).collect();
         for (p, v) in par.iter().zip(ivs) {
-            fixed[*p] = Some(*v);
+            iters[*p] = Iter::Bound(*v);
         }
-        a.point(inner, &fixed, fresh)
+        a.loops(inner, &iters, false, fresh)
     })
 }

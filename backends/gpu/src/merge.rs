@@ -4,7 +4,10 @@
 //! program's kernels are one PTX module: loaded once by the runtime, and
 //! one file for `ptxas`.
 
-use melior::ir::{block::BlockLike, operation::OperationLike, OperationRef, RegionLike};
+use melior::ir::{
+    attribute::StringAttribute, block::BlockLike, operation::OperationLike, OperationRef,
+    RegionLike,
+};
 use ocannl_mlir::{attr, ir, Builder};
 use ocannl_passes::framework::{Locate, Options, PassResult};
 
@@ -69,7 +72,7 @@ fn merge(module: OperationRef) -> Result<(), String> {
             }
             let moved = body.append_operation(ir::clone(o));
             if kernel {
-                ir::set_attribute(moved, "sym_name", e.attr(&format!("\"{name}\""))?);
+                ir::set_attribute(moved, "sym_name", StringAttribute::new(e.ctx, &name).into());
                 present.push(name.clone());
             } else {
                 present.push(sym);
@@ -91,5 +94,6 @@ fn merge(module: OperationRef) -> Result<(), String> {
             ir::set_attribute(launch, "kernel", e.attr(&format!("@{target}::@{m}"))?);
         }
     }
-    graveyard.erase_all()
+    // SAFETY: the merged modules (`rest`) are not used after.
+    unsafe { graveyard.erase_all() }
 }

@@ -23,22 +23,19 @@ ocannl_passes::define_pass!(
     []
 );
 
-mod print_def {
-    ocannl_passes::define_pass!(
-        PRINT,
-        super::print,
-        "ocannl-print-ptx",
-        "OcannlPrintPtx",
-        "Write the PTX of every gpu.binary (format=isa) to stdout or a file",
-        [(
-            "file",
-            STRING,
-            "-",
-            "Where to write the PTX ('-' for stdout)"
-        )]
-    );
-}
-pub use print_def::PRINT;
+ocannl_passes::define_pass!(
+    PRINT,
+    print,
+    "ocannl-print-ptx",
+    "OcannlPrintPtx",
+    "Write the PTX of every gpu.binary (format=isa) to stdout or a file",
+    [(
+        "file",
+        STRING,
+        "-",
+        "Where to write the PTX ('-' for stdout)"
+    )]
+);
 
 /// The PTX texts of a module's `gpu.binary` ops, with the ops.
 fn binaries<'c, 'a>(

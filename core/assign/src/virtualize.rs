@@ -253,7 +253,7 @@ pub fn virtualize(r: &Routine, nodes: &dyn Fn(usize) -> NodeInfo, opts: Options)
         } else if let Some(why) = info.never_virtual.clone() {
             Err(Refusal::Never(why))
         } else {
-            check(&stmts, v, opts)
+            decide(&stmts, v, opts)
         };
         match refusal {
             Ok((p, readers)) => {
@@ -318,8 +318,9 @@ fn writes(s: &Stmt, v: usize) -> bool {
     }
 }
 
-/// Whether node `v` can be virtual: its producer and readers, or why not.
-fn check(
+/// Whether node `v` can be virtual: its producer and its readers (the
+/// statements to inline it into), or why not.
+fn decide(
     stmts: &[Option<Stmt>],
     v: usize,
     opts: Options,
@@ -360,21 +361,52 @@ fn check(
         });
     }
     let get = |k: usize| stmts[k].as_ref().expect("live statement");
-    // The defining computation: a constant fill, one assignment that
-    // overwrites or starts from the neutral element, or a fill followed by
-    // one accumulation.
-    let (initial, stmt) = match writers.as_slice() {
+    let (initial, stmt) = definition(stmts, &writers)?;
+    let body = cell_body(stmts, v, initial, stmt.map(get))?;
+    if let Some(p) = stmt {
+        inputs_kept(stmts, p, &readers)?;
+    }
+    let visits = reads_per_cell(stmts, v, stmt.map(get), &readers)?;
+    // Constant expressions (OCANNL's scalar constexprs: the body reads no
+    // buffer) and copies are exempt from the budget.
+    let exempt = body.is_trivial() || body.operand_count() == 0;
+    if !exempt && visits > opts.max_visits {
+        return Err(Refusal::Visits {
+            visits,
+            budget: opts.max_visits,
+        });
+    }
+    Ok((
+        Producer {
+            writers,
+            stmt: stmt.map(|k| get(k).clone()),
+            body,
+        },
+        readers,
+    ))
+}
+
+/// The defining computation of a node from its `writers` (at least one):
+/// a constant fill, one assignment that overwrites or starts from the
+/// neutral element, or a fill followed by one accumulation. Returns the
+/// fill's value and the assignment's statement.
+fn definition(
+    stmts: &[Option<Stmt>],
+    writers: &[usize],
+) -> Result<(Option<f64>, Option<usize>), Refusal> {
+    let get = |k: usize| stmts[k].as_ref().expect("live statement");
+    match writers {
         [w] => match get(*w) {
-            Stmt::Fill { value, .. } => (Some(*value), None),
-            Stmt::Accum { .. } => (None, Some(*w)),
-            _ => return Err(Refusal::FromData),
+            Stmt::Fill { value, .. } => Ok((Some(*value), None)),
+            Stmt::Accum { .. } => Ok((None, Some(*w))),
+            _ => Err(Refusal::FromData),
         },
         [f, w] => match (get(*f), get(*w)) {
-            (Stmt::Fill { value, .. }, Stmt::Accum { .. }) => (Some(*value), Some(*w)),
+            (Stmt::Fill { value, .. }, Stmt::Accum { .. }) => Ok((Some(*value), Some(*w))),
             (Stmt::Fill { .. } | Stmt::Accum { .. }, Stmt::Fill { .. } | Stmt::Accum { .. }) => {
-                return Err(Refusal::Writers(2))
+                Err(Refusal::Writers(2))
             }
-            _ => return Err(Refusal::FromData),
+            _ => Err(Refusal::FromData),
         },
         many => {
             if many.iter().any(|&w| {
@@ -385,77 +417,104 @@ fn check(
             }) {
                 return Err(Refusal::FromData);
             }
-            return Err(Refusal::Writers(many.len()));
-        }
-    };
-    let body = match stmt.map(get) {
-        None => crate::Body::constant(initial.unwrap_or(0.0)),
-        Some(Stmt::Accum {
-            accum,
-            op,
-            initialize_neutral,
-            space,
-            maps,
-            ..
-        }) => {
-            // The computation writes each cell of the node once.
-            let dims = alloc_dims(stmts, v).unwrap_or_default();
-            crate::check_writes_each_cell_once(&maps[0], space, &dims).map_err(|why| match why {
-                NotOnce::Rank { .. } | NotOnce::Empty => Refusal::Malformed,
-                NotOnce::Partial { axis } => Refusal::PartialWrite { axis },
-                NotOnce::Diagonal { axis, iterator } => Refusal::IndexPattern {
-                    axis,
-                    index: Affine::Dim(iterator).to_string(),
-                },
-                NotOnce::Pattern { axis, index } => Refusal::IndexPattern { axis, index },
-                NotOnce::Reduction { iterator, size } => Refusal::Reduction { iterator, size },
-            })?;
-            let start = if *initialize_neutral {
-                Some(accum.neutral())
-            } else {
-                initial
-            };
-            match (accum.combiner(), start) {
-                (None, _) => op.clone(),
-                (Some(c), Some(old)) => op.accumulated_onto(old, c),
-                // Accumulating onto whatever the buffer held.
-                (Some(_), None) => return Err(Refusal::AccumulatesOntoUnset),
-            }
-        }
-        Some(_) => return Err(Refusal::FromData),
-    };
-    // What the computation reads must hold the same values where the
-    // readers read the node.
-    if let Some(Stmt::Accum { rhs: inputs, .. }) = stmt.map(get) {
-        let p = stmt.expect("a computation");
-        for &c in &readers {
-            let overwritten = (p + 1..=c).any(|k| {
-                stmts[k]
-                    .as_ref()
-                    .is_some_and(|s| inputs.iter().any(|&b| writes(s, b)))
-            });
-            if overwritten {
-                return Err(Refusal::InputOverwritten);
-            }
+            Err(Refusal::Writers(many.len()))
         }
     }
-    // The producer's padded reads pad with its accumulation's neutral
-    // element; a reader must pad the same way.
-    let writer_padding = stmt.and_then(|k| match get(k) {
+}
+
+/// What a cell of node `v` holds: the constant `initial` without a
+/// computation, else the computation's body accumulated onto its start.
+/// The computation must write each cell of the node once.
+fn cell_body(
+    stmts: &[Option<Stmt>],
+    v: usize,
+    initial: Option<f64>,
+    computation: Option<&Stmt>,
+) -> Result<crate::Body, Refusal> {
+    let Some(Stmt::Accum {
+        accum,
+        op,
+        initialize_neutral,
+        space,
+        maps,
+        ..
+    }) = computation
+    else {
+        return match computation {
+            None => Ok(crate::Body::constant(initial.unwrap_or(0.0))),
+            Some(_) => Err(Refusal::FromData),
+        };
+    };
+    let dims = alloc_dims(stmts, v).unwrap_or_default();
+    crate::check_writes_each_cell_once(&maps[0], space, &dims).map_err(|why| match why {
+        NotOnce::Rank { .. } | NotOnce::Empty => Refusal::Malformed,
+        NotOnce::Partial { axis } => Refusal::PartialWrite { axis },
+        NotOnce::Diagonal { axis, iterator } => Refusal::IndexPattern {
+            axis,
+            index: Affine::Dim(iterator).to_string(),
+        },
+        NotOnce::Pattern { axis, index } => Refusal::IndexPattern { axis, index },
+        NotOnce::Reduction { iterator, size } => Refusal::Reduction { iterator, size },
+    })?;
+    let start = if *initialize_neutral {
+        Some(accum.neutral())
+    } else {
+        initial
+    };
+    match (accum.combiner(), start) {
+        (None, _) => Ok(op.clone()),
+        (Some(c), Some(old)) => Ok(op.accumulated_onto(old, c)),
+        // Accumulating onto whatever the buffer held.
+        (Some(_), None) => Err(Refusal::AccumulatesOntoUnset),
+    }
+}
+
+/// What the computation (statement `p`) reads must hold the same values
+/// where the readers read the node: nothing writes it from the
+/// computation up to a reader (the reader included).
+fn inputs_kept(stmts: &[Option<Stmt>], p: usize, readers: &[usize]) -> Result<(), Refusal> {
+    let Some(Stmt::Accum { rhs: inputs, .. }) = &stmts[p] else {
+        return Ok(());
+    };
+    for &c in readers {
+        let overwritten = (p + 1..=c).any(|k| {
+            stmts[k]
+                .as_ref()
+                .is_some_and(|s| inputs.iter().any(|&b| writes(s, b)))
+        });
+        if overwritten {
+            return Err(Refusal::InputOverwritten);
+        }
+    }
+    Ok(())
+}
+
+/// How many times the readers of node `v` read each of its cells in all
+/// (the times an inlined cell is computed), once their reads are checked:
+/// a reader never pads its reads of the node, and pads like the
+/// `computation` when that pads its own reads (with its accumulation's
+/// neutral element).
+fn reads_per_cell(
+    stmts: &[Option<Stmt>],
+    v: usize,
+    computation: Option<&Stmt>,
+    readers: &[usize],
+) -> Result<u64, Refusal> {
+    let writer_padding = computation.and_then(|s| match s {
         Stmt::Accum { accum, maps, .. } if maps[1..].iter().flatten().any(Affine::is_padded) => {
             Some(accum.neutral())
         }
         _ => None,
     });
     let mut visits = 0u64;
-    for &c in &readers {
-        let Stmt::Accum {
+    for &c in readers {
+        let Some(Stmt::Accum {
             accum,
             rhs,
             space,
             maps,
             ..
-        } = get(c)
+        }) = &stmts[c]
         else {
             continue;
         };
@@ -479,23 +538,7 @@ fn check(
             visits = visits.saturating_add(per_cell);
         }
     }
-    // Constant expressions (OCANNL's scalar constexprs: the body reads no
-    // buffer) and copies are exempt from the budget.
-    let exempt = body.is_trivial() || body.operand_count() == 0;
-    if !exempt && visits > opts.max_visits {
-        return Err(Refusal::Visits {
-            visits,
-            budget: opts.max_visits,
-        });
-    }
-    Ok((
-        Producer {
-            writers,
-            stmt: stmt.map(|k| get(k).clone()),
-            body,
-        },
-        readers,
-    ))
+    Ok(visits)
 }
 
 /// Operands that read the same buffer at the same indices become one (the
@@ -770,7 +813,10 @@ mod tests {
             dims: vec![3, 2],
             data: vec![1., -2., 3., 4., -5., -6.],
         };
-        assert_eq!(run(&r, &[x.clone()]).unwrap(), run(&v, &[x]).unwrap());
+        assert_eq!(
+            run(&r, std::slice::from_ref(&x)).unwrap(),
+            run(&v, &[x]).unwrap()
+        );
         // The reduction now reads x directly: relu(x) * 2.
         let Some(Stmt::Accum { rhs, op, .. }) = v
             .stmts
@@ -813,7 +859,7 @@ mod tests {
             data: vec![1., -2., 3., 4., -5., -6.],
         };
         assert_eq!(
-            run(&r2, &[x.clone()]).unwrap(),
+            run(&r2, std::slice::from_ref(&x)).unwrap(),
             run(&apply(&r2, &plan), &[x]).unwrap()
         );
         // Pinned nodes keep their mode.

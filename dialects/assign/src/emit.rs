@@ -122,20 +122,19 @@ impl<'c, 'a> Emitter<'c, 'a> {
                         ))
                     })
                     .collect();
-                let space_text: Vec<String> = space.iter().map(|d| d.to_string()).collect();
-                let space_attr = if space.is_empty() {
-                    self.b.attr("array<i64>")?
-                } else {
-                    self.b
-                        .attr(&format!("array<i64: {}>", space_text.join(", ")))?
-                };
+                let space = space
+                    .iter()
+                    .map(|&d| i64::try_from(d))
+                    .collect::<Result<Vec<i64>, _>>()
+                    .map_err(|_| "internal error: an iteration space beyond i64".to_string())?;
+                let space_attr = self.b.i64_array_attr(&space);
                 let mut attrs = vec![
                     ("accum", StringAttribute::new(ctx, accum.name()).into()),
                     ("space", space_attr),
                     ("indexing_maps", ArrayAttribute::new(ctx, &map_attrs).into()),
                 ];
                 if *initialize_neutral {
-                    attrs.push(("initialize_neutral", self.b.attr("true")?));
+                    attrs.push(("initialize_neutral", self.b.bool_attr(true)));
                 }
                 match op.as_op() {
                     Some(num_op) => {

@@ -2,7 +2,7 @@
 //! `arith` and `math` ops.
 
 use melior::ir::{Type, Value};
-use ocannl_assign::{Body, Instr};
+use ocannl_assign::{Body, CmpPred, Instr};
 use ocannl_mlir::{At, Builder};
 use ocannl_ops::{BinaryOp, NumOp, TernaryOp, UnaryOp};
 
@@ -24,18 +24,7 @@ pub fn numeric<'c, 'a>(
     let i1 = e.ty("i1")?;
     let zero = || e.float(at, 0.0, t);
     let one = || e.float(at, 1.0, t);
-    let cmp = |pred: &str, x: Value<'c, 'a>, y: Value<'c, 'a>| -> Result<Value<'c, 'a>, String> {
-        // `arith.cmpf` keeps its predicate as an i64 (`CmpFPredicate`).
-        let code = match pred {
-            "oeq" => 1,
-            "ogt" => 2,
-            "olt" => 4,
-            "une" => 13,
-            other => return Err(format!("internal error: unknown predicate {other}")),
-        };
-        let p = e.attr(&format!("{code} : i64"))?;
-        Ok(e.op1(at, "arith.cmpf", &[x, y], i1, &[("predicate", p)]))
-    };
+    let cmp = |pred: CmpPred, x: Value<'c, 'a>, y: Value<'c, 'a>| e.cmpf(at, pred, x, y);
     let select = |c: Value<'c, 'a>, x: Value<'c, 'a>, y: Value<'c, 'a>| {
         e.op1(at, "arith.select", &[c, x, y], t, &[])
     };
@@ -62,7 +51,7 @@ pub fn numeric<'c, 'a>(
             UnaryOp::Tanh => un("math.tanh"),
             UnaryOp::Neg => un("arith.negf"),
             UnaryOp::Recip => e.op1(at, "arith.divf", &[one(), a[0]], t, &[]),
-            UnaryOp::Not => bool_to_float(cmp("oeq", a[0], zero())?),
+            UnaryOp::Not => bool_to_float(cmp(CmpPred::OEQ, a[0], zero())),
         },
         NumOp::Binary(b) => match b {
             BinaryOp::Add => bin("arith.addf"),
@@ -75,23 +64,23 @@ pub fn numeric<'c, 'a>(
             BinaryOp::Mod => bin("arith.remf"),
             BinaryOp::ReluGate => {
                 let z = zero();
-                let c = cmp("ogt", a[0], z)?;
+                let c = cmp(CmpPred::OGT, a[0], z);
                 select(c, a[1], z)
             }
             BinaryOp::Satur01Gate => {
                 let (z, o) = (zero(), one());
-                let c1 = cmp("ogt", a[0], z)?;
-                let c2 = cmp("olt", a[0], o)?;
+                let c1 = cmp(CmpPred::OGT, a[0], z);
+                let c2 = cmp(CmpPred::OLT, a[0], o);
                 let c = e.op1(at, "arith.andi", &[c1, c2], i1, &[]);
                 select(c, a[1], z)
             }
-            BinaryOp::Lt => bool_to_float(cmp("olt", a[0], a[1])?),
-            BinaryOp::Eq => bool_to_float(cmp("oeq", a[0], a[1])?),
-            BinaryOp::Ne => bool_to_float(cmp("une", a[0], a[1])?),
+            BinaryOp::Lt => bool_to_float(cmp(CmpPred::OLT, a[0], a[1])),
+            BinaryOp::Eq => bool_to_float(cmp(CmpPred::OEQ, a[0], a[1])),
+            BinaryOp::Ne => bool_to_float(cmp(CmpPred::UNE, a[0], a[1])),
             BinaryOp::And | BinaryOp::Or => {
                 let z = zero();
-                let c1 = cmp("une", a[0], z)?;
-                let c2 = cmp("une", a[1], z)?;
+                let c1 = cmp(CmpPred::UNE, a[0], z);
+                let c2 = cmp(CmpPred::UNE, a[1], z);
                 let name = if b == BinaryOp::And {
                     "arith.andi"
                 } else {
@@ -102,7 +91,7 @@ pub fn numeric<'c, 'a>(
         },
         NumOp::Ternary(tr) => match tr {
             TernaryOp::Where => {
-                let c = cmp("une", a[0], zero())?;
+                let c = cmp(CmpPred::UNE, a[0], zero());
                 select(c, a[1], a[2])
             }
             TernaryOp::Fma => e.op1(at, "math.fma", &[a[0], a[1], a[2]], t, &[]),
@@ -146,16 +135,7 @@ pub fn body<'c, 'a>(
                 let xs: Vec<Value<'c, 'a>> = a.iter().map(|&i| vals[i]).collect();
                 numeric(e, at, *op, &xs, t)?
             }
-            Instr::Cmp(p, x, y) => {
-                let code = e.attr(&format!("{} : i64", p.0))?;
-                e.op1(
-                    at,
-                    "arith.cmpf",
-                    &[vals[*x], vals[*y]],
-                    i1,
-                    &[("predicate", code)],
-                )
-            }
+            Instr::Cmp(p, x, y) => e.cmpf(at, *p, vals[*x], vals[*y]),
             Instr::Select(c, x, y) => {
                 e.op1(at, "arith.select", &[vals[*c], vals[*x], vals[*y]], t, &[])
             }

@@ -8,14 +8,19 @@
 
 use melior::{
     ir::{
-        attribute::FloatAttribute,
+        attribute::{
+            BoolAttribute, DenseI32ArrayAttribute, DenseI64ArrayAttribute, FloatAttribute,
+            IntegerAttribute,
+        },
         block::BlockLike,
         operation::{OperationBuilder, OperationLike},
+        r#type::IntegerType,
         Attribute, Block, BlockRef, Identifier, Location, Operation, OperationRef, Region,
         RegionLike, Type, Value, ValueLike,
     },
     Context,
 };
+use ocannl_assign::CmpPred;
 
 /// Where new ops go: before `before`, or appended to `block`.
 #[derive(Clone, Copy)]
@@ -65,6 +70,22 @@ pub type ForFn<'f, 'c, 'a> =
 pub type ReduceFn<'f, 'c, 'a> =
     dyn FnMut(At<'c, 'a>, &[Value<'c, 'a>], &[Value<'c, 'a>]) -> Built<'c, 'a> + 'f;
 
+/// `arith.cmpi`'s predicates, numbered as MLIR's `CmpIPredicate` (the
+/// op's `predicate` attribute is the number as an `i64`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CmpI {
+    Eq = 0,
+    Ne = 1,
+    Slt = 2,
+    Sle = 3,
+    Sgt = 4,
+    Sge = 5,
+    Ult = 6,
+    Ule = 7,
+    Ugt = 8,
+    Uge = 9,
+}
+
 /// Makes ops at one location.
 pub struct Builder<'c> {
     pub ctx: &'c Context,
@@ -94,6 +115,26 @@ impl<'c> Builder<'c> {
     pub fn attr(&self, text: &str) -> Result<Attribute<'c>, String> {
         Attribute::parse(self.ctx, text)
             .ok_or_else(|| format!("internal error: cannot parse attribute {text}"))
+    }
+
+    /// An `i64` integer attribute.
+    pub fn i64_attr(&self, v: i64) -> Attribute<'c> {
+        IntegerAttribute::new(IntegerType::new(self.ctx, 64).into(), v).into()
+    }
+
+    /// An `array<i32: ...>` attribute (`operandSegmentSizes`).
+    pub fn i32_array_attr(&self, values: &[i32]) -> Attribute<'c> {
+        DenseI32ArrayAttribute::new(self.ctx, values).into()
+    }
+
+    /// An `array<i64: ...>` attribute.
+    pub fn i64_array_attr(&self, values: &[i64]) -> Attribute<'c> {
+        DenseI64ArrayAttribute::new(self.ctx, values).into()
+    }
+
+    /// A `true` or `false` attribute.
+    pub fn bool_attr(&self, v: bool) -> Attribute<'c> {
+        BoolAttribute::new(self.ctx, v).into()
     }
 
     fn attrs(&self, attrs: &[(&str, Attribute<'c>)]) -> Vec<(Identifier<'c>, Attribute<'c>)> {
@@ -141,16 +182,16 @@ impl<'c> Builder<'c> {
         self.op(at, name, operands, &[], &[]);
     }
 
-    /// `arith.constant` of a value given as text (`"0.0"`, `"0xFF800000"`).
-    pub fn constant<'a>(
-        &self,
-        at: At<'c, 'a>,
-        value: &str,
-        ty: &str,
-    ) -> Result<Value<'c, 'a>, String> {
-        let t = self.ty(ty)?;
-        let a = self.attr(&format!("{value} : {ty}"))?;
-        Ok(self.op1(at, "arith.constant", &[], t, &[("value", a)]))
+    /// `arith.constant` of an integer of type `ty` (an integer type or
+    /// `index`).
+    pub fn int<'a>(&self, at: At<'c, 'a>, v: i64, ty: Type<'c>) -> Value<'c, 'a> {
+        let a = IntegerAttribute::new(ty, v);
+        self.op1(at, "arith.constant", &[], ty, &[("value", a.into())])
+    }
+
+    /// `arith.constant` of an `i64`.
+    pub fn i64<'a>(&self, at: At<'c, 'a>, v: i64) -> Value<'c, 'a> {
+        self.int(at, v, IntegerType::new(self.ctx, 64).into())
     }
 
     /// `arith.constant` of a float of type `ty` (infinities included).
@@ -161,7 +202,33 @@ impl<'c> Builder<'c> {
 
     /// `arith.constant` of an index.
     pub fn index<'a>(&self, at: At<'c, 'a>, v: i64) -> Result<Value<'c, 'a>, String> {
-        self.constant(at, &v.to_string(), "index")
+        Ok(self.int(at, v, Type::index(self.ctx)))
+    }
+
+    /// `arith.cmpi` of two integers or indices: an `i1`.
+    pub fn cmpi<'a>(
+        &self,
+        at: At<'c, 'a>,
+        pred: CmpI,
+        a: Value<'c, 'a>,
+        b: Value<'c, 'a>,
+    ) -> Value<'c, 'a> {
+        let i1 = IntegerType::new(self.ctx, 1).into();
+        let p = self.i64_attr(pred as i64);
+        self.op1(at, "arith.cmpi", &[a, b], i1, &[("predicate", p)])
+    }
+
+    /// `arith.cmpf` of two floats: an `i1`.
+    pub fn cmpf<'a>(
+        &self,
+        at: At<'c, 'a>,
+        pred: CmpPred,
+        a: Value<'c, 'a>,
+        b: Value<'c, 'a>,
+    ) -> Value<'c, 'a> {
+        let i1 = IntegerType::new(self.ctx, 1).into();
+        let p = self.i64_attr(i64::from(pred.0));
+        self.op1(at, "arith.cmpf", &[a, b], i1, &[("predicate", p)])
     }
 
     /// A loop op `name` with one single-block region: the block takes an
@@ -261,7 +328,7 @@ impl<'c> Builder<'c> {
         (lb, ub, step): Bounds<'c, 'a>,
         body: &mut dyn FnMut(At<'c, 'a>, Value<'c, 'a>) -> Result<(), String>,
     ) -> Result<(), String> {
-        let segments = [("operandSegmentSizes", self.attr("array<i32: 1, 1, 1, 0>")?)];
+        let segments = [("operandSegmentSizes", self.i32_array_attr(&[1, 1, 1, 0]))];
         self.loop_op(
             at,
             "scf.parallel",
@@ -398,9 +465,9 @@ impl<'c> Builder<'c> {
         ty: Type<'c>,
         alignment: Option<i64>,
     ) -> Result<Value<'c, 'a>, String> {
-        let mut attrs = vec![("operandSegmentSizes", self.attr("array<i32: 0, 0>")?)];
+        let mut attrs = vec![("operandSegmentSizes", self.i32_array_attr(&[0, 0]))];
         if let Some(a) = alignment {
-            attrs.push(("alignment", self.attr(&format!("{a} : i64"))?));
+            attrs.push(("alignment", self.i64_attr(a)));
         }
         Ok(self.op1(at, "memref.alloc", &[], ty, &attrs))
     }

@@ -86,12 +86,15 @@ pub fn set_attribute<'c>(op: OperationRef<'c, '_>, name: &str, attr: Attribute<'
 }
 
 /// Ops to erase once a rewrite no longer looks at them: a pass collects the
-/// ops it replaces, and erases them (last first, so users go before what
-/// they use) when it is done with them.
+/// ops it replaces, and erases them when it is done with them.
 ///
-/// Contract: after [`Graveyard::erase_all`], the buried ops must not be used
-/// through any other reference (the pass that buried them is done with
-/// them), and their results must have no uses left.
+/// Erasing frees an op, and melior's handles (`OperationRef`, `Value`,
+/// `BlockRef`) are `Copy`: nothing the graveyard can see tells whether a
+/// copy of a handle into a buried op is used later. So
+/// [`Graveyard::erase_all`] is `unsafe`, its caller vouching for that
+/// (as melior's own `BlockLike::erase_argument` is); what the IR itself can
+/// tell (the uses of the buried ops' values, ops nested in buried ops, an op
+/// buried twice) it checks.
 pub struct Graveyard<'c, 'a> {
     ops: Vec<OperationRef<'c, 'a>>,
 }
@@ -105,34 +108,86 @@ impl<'c, 'a> Graveyard<'c, 'a> {
         self.ops.push(op);
     }
 
-    /// Erases the buried ops, last buried first. Refuses (and erases
-    /// nothing) when a result of one of them is still used by an op that is
-    /// not buried too.
-    pub fn erase_all(self) -> Result<(), String> {
-        let buried: rustc_hash::FxHashSet<usize> =
-            self.ops.iter().map(|o| o.to_raw().ptr as usize).collect();
-        for op in &self.ops {
-            for r in op.results() {
-                let v: Value = r.into();
-                if users(v)
-                    .iter()
-                    .any(|u| !buried.contains(&(u.to_raw().ptr as usize)))
-                {
-                    return Err(format!(
-                        "internal error: erasing '{}' whose result is still used",
-                        op.name().as_string_ref().as_str().unwrap_or("?")
-                    ));
+    /// Erases the buried ops, the last buried first (users are buried
+    /// after what they use), each with everything inside it: an op inside
+    /// another buried op goes with it, and an op buried twice is erased
+    /// once. Refuses, erasing nothing, when a value defined by a buried op
+    /// (or by an op inside one) is still used by an op that is not erased
+    /// before it or with it.
+    ///
+    /// # Safety
+    ///
+    /// - No handle to a buried op or to anything inside it (its results,
+    ///   regions, blocks, block arguments, the ops inside and their values)
+    ///   is used after the call: their memory is freed.
+    /// - Every buried op is live: neither it nor an op holding it was
+    ///   erased before the call.
+    /// - The block arguments of a buried op's regions are used only inside
+    ///   it (as in any verified IR).
+    pub unsafe fn erase_all(self) -> Result<(), String> {
+        // The first burial of each op, by position.
+        let mut pos: rustc_hash::FxHashMap<usize, usize> = Default::default();
+        let mut buried: Vec<OperationRef<'c, 'a>> = vec![];
+        for op in self.ops {
+            if let std::collections::hash_map::Entry::Vacant(slot) = pos.entry(ptr(op)) {
+                slot.insert(buried.len());
+                buried.push(op);
+            }
+        }
+        // When an op goes: with its outermost buried ancestor (itself
+        // included), erased at that one's position from the end; `None`
+        // for an op that stays.
+        let goes = |op: OperationRef| -> Option<usize> {
+            let mut when = None;
+            let mut cur = Some(op);
+            while let Some(o) = cur {
+                if let Some(&p) = pos.get(&ptr(o)) {
+                    when = Some(p);
+                }
+                cur = o.parent_operation();
+            }
+            when
+        };
+        let mut erased = vec![];
+        for &op in &buried {
+            let when = goes(op).expect("a buried op goes");
+            if when != pos[&ptr(op)] {
+                continue; // Inside another buried op.
+            }
+            erased.push(op);
+            // Every value defined in the op must be used only by ops that
+            // go before it (buried after it) or with it.
+            for inner in collect(op, |_| true) {
+                for r in inner.results() {
+                    let v: Value = r.into();
+                    if users(v)
+                        .into_iter()
+                        .any(|u| goes(u).is_none_or(|w| w < when))
+                    {
+                        return Err(format!(
+                            "internal error: erasing '{}' whose result is still used",
+                            name(&inner)
+                        ));
+                    }
                 }
             }
         }
-        for op in self.ops.into_iter().rev() {
-            // SAFETY: the op is live, its results are unused outside the
-            // buried set (checked), and by the contract above nothing refers
-            // to it any more.
+        for op in erased.into_iter().rev() {
+            // SAFETY: the op is live and in no other erased op (the
+            // caller's contract, and checked above); every use of a value
+            // it defines is in an op erased before it or inside it (checked
+            // above; a region drops its ops' references before erasing
+            // them), so no use is left dangling; no handle into it is used
+            // after the call (the caller's contract).
             unsafe { mlir_sys::mlirOperationDestroy(op.to_raw()) };
         }
         Ok(())
     }
+}
+
+/// An op's identity.
+fn ptr(op: OperationRef) -> usize {
+    op.to_raw().ptr as usize
 }
 
 impl Default for Graveyard<'_, '_> {

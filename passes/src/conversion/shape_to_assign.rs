@@ -19,7 +19,7 @@
 use std::collections::HashMap;
 
 use melior::ir::{
-    attribute::{ArrayAttribute, AttributeLike, IntegerAttribute, StringAttribute},
+    attribute::{ArrayAttribute, AttributeLike, FloatAttribute, IntegerAttribute, StringAttribute},
     block::BlockLike,
     operation::{OperationBuilder, OperationLike},
     r#type::IntegerType,
@@ -212,7 +212,9 @@ fn lower_function<'c, 'a>(func: OperationRef<'c, 'a>, params_as_args: bool) -> P
         replaced.bury(op);
     }
     // The old ops have no uses left.
-    replaced.erase_all().at(func.location())?;
+    // SAFETY: the old ops were moved into the graveyard; nothing else holds
+    // them.
+    unsafe { replaced.erase_all() }.at(func.location())?;
     if params_as_args && !params.is_empty() {
         params_to_arguments(ctx, func, &params).at(func.location())?;
     }
@@ -299,7 +301,9 @@ fn params_to_arguments<'c, 'a>(
         let init_arg: Value = init_block.argument(k).map_err(|e| e.to_string())?.into();
         ir::set_operand(moved, 0, init_arg);
     }
-    gone.erase_all()?;
+    // SAFETY: `params` (the nodes) and the initializations are not used
+    // after.
+    unsafe { gone.erase_all() }?;
     init_block.append_operation(
         OperationBuilder::new("func.return", loc)
             .build()
@@ -381,6 +385,9 @@ fn str_attr<'c>(
     )
 }
 
+/// Lowers one `ocannl_shape` op before itself: its node, then the node's
+/// initialization (a param, a constant) or the assignment computing it.
+/// Returns a param's node.
 fn lower_op<'c, 'a>(
     ctx: &'c melior::Context,
     op: &OperationRef<'c, 'a>,
@@ -423,41 +430,8 @@ fn lower_op<'c, 'a>(
         ));
     }
 
-    let base = match kind {
-        OpKind::Param => "param",
-        OpKind::Constant => "constant",
-        OpKind::PointwiseUnary | OpKind::PointwiseBinary | OpKind::PointwiseTernary => "pointwise",
-        OpKind::Compose => "compose",
-        OpKind::Einsum => "einsum",
-        OpKind::Transpose => "transpose",
-        OpKind::BatchSlice => "slice",
-    };
-    let name = if kind == OpKind::Param {
-        ocannl_shape_dialect::string_attr(op, "name")?.unwrap_or_default()
-    } else {
-        let n = counter.entry(base).or_insert(0);
-        *n += 1;
-        format!("{base}_{n}")
-    };
-    // A mode the user pins with `{ocannl.memory = MODE}` on the op is kept
-    // by `ocannl-virtualize`.
-    let pinned = match op.attribute("ocannl.memory") {
-        Err(_) => None,
-        Ok(a) => {
-            let m = attr::string_value(a).unwrap_or_default();
-            if !ocannl_assign_dialect::MEMORY_MODES.contains(&m.as_str()) || m == "undecided" {
-                return Err(format!(
-                    "attribute 'ocannl.memory' must be one of virtual, local, on_device, materialized, but got {a}"
-                ));
-            }
-            Some(m)
-        }
-    };
-    let memory = if kind == OpKind::Param || returned.contains(&key(result.into())) {
-        "materialized".to_string()
-    } else {
-        pinned.unwrap_or_else(|| "undecided".to_string())
-    };
+    let name = node_name(op, kind, counter)?;
+    let memory = memory_mode(op, kind, returned.contains(&key(result.into())))?;
     let node = OperationBuilder::new("ocannl_assign.node", loc)
         .add_attributes(&[
             str_attr(ctx, "name", &name),
@@ -477,108 +451,8 @@ fn lower_op<'c, 'a>(
         Ok(())
     };
     match kind {
-        OpKind::Param => {
-            let (init, seed) = ocannl_shape_dialect::param_init(op)?;
-            // A seed per param (from its name unless given).
-            let seed = seed.unwrap_or_else(|| {
-                (name.bytes().fold(0xcbf29ce484222325u64, |h, b| {
-                    (h ^ b as u64).wrapping_mul(0x100000001b3)
-                }) >> 1) as i64
-            });
-            let cells = |row: &ocannl_shape::shape::Row| -> u64 {
-                row.dims().filter_map(|d| d.known_size()).product()
-            };
-            let fans = (cells(&info.shape.input), cells(&info.shape.output));
-            match init.bounds(fans.0, fans.1) {
-                // OCANNL's default, as before: the bounds as written.
-                Some(_) if init == ocannl_shape_dialect::ParamInit::Uniform => insert(
-                    OperationBuilder::new("ocannl_assign.uniform", loc)
-                        .add_operands(&[dest.into()])
-                        .add_attributes(&[
-                            (
-                                Identifier::new(ctx, "seed"),
-                                IntegerAttribute::new(IntegerType::new(ctx, 64).into(), seed)
-                                    .into(),
-                            ),
-                            cache.attr(ctx, "low", &format!("-2.500000e-01 : {}", info.elt))?,
-                            cache.attr(ctx, "high", &format!("2.500000e-01 : {}", info.elt))?,
-                        ]),
-                )?,
-                Some((low, high)) => {
-                    let elt = cache
-                        .ty(ctx, &info.elt)
-                        .ok_or("internal error: element type")?;
-                    insert(
-                        OperationBuilder::new("ocannl_assign.uniform", loc)
-                            .add_operands(&[dest.into()])
-                            .add_attributes(&[
-                                (
-                                    Identifier::new(ctx, "seed"),
-                                    IntegerAttribute::new(IntegerType::new(ctx, 64).into(), seed)
-                                        .into(),
-                                ),
-                                (
-                                    Identifier::new(ctx, "low"),
-                                    melior::ir::attribute::FloatAttribute::new(ctx, elt, low)
-                                        .into(),
-                                ),
-                                (
-                                    Identifier::new(ctx, "high"),
-                                    melior::ir::attribute::FloatAttribute::new(ctx, elt, high)
-                                        .into(),
-                                ),
-                            ]),
-                    )?
-                }
-                None => {
-                    let elt = cache
-                        .ty(ctx, &info.elt)
-                        .ok_or("internal error: element type")?;
-                    insert(
-                        OperationBuilder::new("ocannl_assign.fill", loc)
-                            .add_operands(&[dest.into()])
-                            .add_attributes(&[(
-                                Identifier::new(ctx, "value"),
-                                melior::ir::attribute::FloatAttribute::new(ctx, elt, 0.0).into(),
-                            )]),
-                    )?
-                }
-            }
-        }
-        OpKind::Constant => {
-            let v = op
-                .attribute("value")
-                .map_err(|_| "attribute 'value' is required")?;
-            if v.is_dense_elements() {
-                // The literal's cells in memory order; its own shape does not
-                // matter, its element type must be the node's.
-                let lit_elt = ocannl_mlir::attr::element_type(v)
-                    .ok_or("internal error: a dense literal without an element type")?;
-                if lit_elt.to_string() != info.elt {
-                    return Err(format!(
-                        "the literal's element type {lit_elt} differs from the tensor's {}",
-                        info.elt
-                    ));
-                }
-                insert(
-                    OperationBuilder::new("ocannl_assign.literal", loc)
-                        .add_operands(&[dest.into()])
-                        .add_attributes(&[(Identifier::new(ctx, "value"), v)]),
-                )?;
-            } else {
-                let value = ocannl_mlir::attr::number_value(v)
-                    .ok_or_else(|| format!("attribute 'value' must be a number, found {v}"))?;
-                let elt = cache
-                    .ty(ctx, &info.elt)
-                    .ok_or("internal error: element type")?;
-                let attr = melior::ir::attribute::FloatAttribute::new(ctx, elt, value);
-                insert(
-                    OperationBuilder::new("ocannl_assign.fill", loc)
-                        .add_operands(&[dest.into()])
-                        .add_attributes(&[(Identifier::new(ctx, "value"), attr.into())]),
-                )?;
-            }
-        }
+        OpKind::Param => insert(init_param(ctx, op, &name, &info, dest.into(), cache)?)?,
+        OpKind::Constant => insert(init_constant(ctx, op, &info, dest.into(), cache)?)?,
         _ => {
             let operand_shapes: Vec<&Shape> = tensor_operands
                 .iter()
@@ -639,6 +513,140 @@ fn lower_op<'c, 'a>(
     ir::replace_all_uses(result.into(), dest.into());
     infos.insert(key(dest.into()), info);
     Ok((kind == OpKind::Param).then_some(node))
+}
+
+/// The name of the node of `op`: a param's own, else its kind numbered in
+/// the function (`einsum_2`).
+fn node_name(
+    op: &OperationRef,
+    kind: OpKind,
+    counter: &mut HashMap<&'static str, usize>,
+) -> Result<String, String> {
+    let base = match kind {
+        OpKind::Param => {
+            return Ok(ocannl_shape_dialect::string_attr(op, "name")?.unwrap_or_default())
+        }
+        OpKind::Constant => "constant",
+        OpKind::PointwiseUnary | OpKind::PointwiseBinary | OpKind::PointwiseTernary => "pointwise",
+        OpKind::Compose => "compose",
+        OpKind::Einsum => "einsum",
+        OpKind::Transpose => "transpose",
+        OpKind::BatchSlice => "slice",
+    };
+    let n = counter.entry(base).or_insert(0);
+    *n += 1;
+    Ok(format!("{base}_{n}"))
+}
+
+/// The memory mode of the node of `op`: `materialized` for params and
+/// returned values, the mode the user pins with `{ocannl.memory = MODE}` on
+/// the op (kept by `ocannl-virtualize`), else `undecided`.
+fn memory_mode(op: &OperationRef, kind: OpKind, returned: bool) -> Result<String, String> {
+    let pinned = match op.attribute("ocannl.memory") {
+        Err(_) => None,
+        Ok(a) => {
+            let m = attr::string_value(a).unwrap_or_default();
+            if !ocannl_assign_dialect::MEMORY_MODES.contains(&m.as_str()) || m == "undecided" {
+                return Err(format!(
+                    "attribute 'ocannl.memory' must be one of virtual, local, on_device, materialized, but got {a}"
+                ));
+            }
+            Some(m)
+        }
+    };
+    Ok(if kind == OpKind::Param || returned {
+        "materialized".to_string()
+    } else {
+        pinned.unwrap_or_else(|| "undecided".to_string())
+    })
+}
+
+/// The initialization of a param's node `dest`: `uniform` within the
+/// bounds of its `init` (seeded by its name unless given), or `fill` with
+/// 0.
+fn init_param<'c>(
+    ctx: &'c melior::Context,
+    op: &OperationRef<'c, '_>,
+    name: &str,
+    info: &TensorInfo,
+    dest: Value<'c, '_>,
+    cache: &mut Cache<'c>,
+) -> Result<OperationBuilder<'c>, String> {
+    let (init, seed) = ocannl_shape_dialect::param_init(op)?;
+    // A seed per param (from its name unless given).
+    let seed = seed.unwrap_or_else(|| {
+        (name.bytes().fold(0xcbf29ce484222325u64, |h, b| {
+            (h ^ b as u64).wrapping_mul(0x100000001b3)
+        }) >> 1) as i64
+    });
+    let cells = |row: &ocannl_shape::shape::Row| -> u64 {
+        row.dims().filter_map(|d| d.known_size()).product()
+    };
+    let fans = (cells(&info.shape.input), cells(&info.shape.output));
+    let elt = cache
+        .ty(ctx, &info.elt)
+        .ok_or("internal error: element type")?;
+    let float = |name: &str, v: f64| {
+        (
+            Identifier::new(ctx, name),
+            FloatAttribute::new(ctx, elt, v).into(),
+        )
+    };
+    let loc = op.location();
+    Ok(match init.bounds(fans.0, fans.1) {
+        Some((low, high)) => OperationBuilder::new("ocannl_assign.uniform", loc)
+            .add_operands(&[dest])
+            .add_attributes(&[
+                (
+                    Identifier::new(ctx, "seed"),
+                    IntegerAttribute::new(IntegerType::new(ctx, 64).into(), seed).into(),
+                ),
+                float("low", low),
+                float("high", high),
+            ]),
+        None => OperationBuilder::new("ocannl_assign.fill", loc)
+            .add_operands(&[dest])
+            .add_attributes(&[float("value", 0.0)]),
+    })
+}
+
+/// The initialization of a constant's node `dest`: `literal` for a dense
+/// literal (its cells in memory order), `fill` for a number.
+fn init_constant<'c>(
+    ctx: &'c melior::Context,
+    op: &OperationRef<'c, '_>,
+    info: &TensorInfo,
+    dest: Value<'c, '_>,
+    cache: &mut Cache<'c>,
+) -> Result<OperationBuilder<'c>, String> {
+    let v = op
+        .attribute("value")
+        .map_err(|_| "attribute 'value' is required")?;
+    let loc = op.location();
+    if v.is_dense_elements() {
+        // The literal's own shape does not matter; its element type must be
+        // the node's.
+        let lit_elt = ocannl_mlir::attr::element_type(v)
+            .ok_or("internal error: a dense literal without an element type")?;
+        if lit_elt.to_string() != info.elt {
+            return Err(format!(
+                "the literal's element type {lit_elt} differs from the tensor's {}",
+                info.elt
+            ));
+        }
+        return Ok(OperationBuilder::new("ocannl_assign.literal", loc)
+            .add_operands(&[dest])
+            .add_attributes(&[(Identifier::new(ctx, "value"), v)]));
+    }
+    let value = ocannl_mlir::attr::number_value(v)
+        .ok_or_else(|| format!("attribute 'value' must be a number, found {v}"))?;
+    let elt = cache
+        .ty(ctx, &info.elt)
+        .ok_or("internal error: element type")?;
+    let attr = FloatAttribute::new(ctx, elt, value);
+    Ok(OperationBuilder::new("ocannl_assign.fill", loc)
+        .add_operands(&[dest])
+        .add_attributes(&[(Identifier::new(ctx, "value"), attr.into())]))
 }
 
 /// Plain assignment when every result cell is written exactly once

@@ -191,7 +191,9 @@ fn differentiate<'c, 'a>(func: OperationRef<'c, 'a>) -> PassResult<'c> {
     Builder::new(ctx, ret.location()).op(at, "func.return", &results, &[], &[]);
     let mut gone = Graveyard::new();
     gone.bury(ret);
-    gone.erase_all().at(loc)?;
+    // SAFETY: the old return is not used after (`at` and `em`, which hold
+    // it, are not used again).
+    unsafe { gone.erase_all() }.at(loc)?;
     update_signature(grad_fn);
     Ok(())
 }

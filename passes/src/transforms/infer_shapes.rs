@@ -18,8 +18,8 @@ use melior::ir::{
     RegionLike, Value, ValueLike,
 };
 use ocannl_mlir::ir::{self, key};
-use ocannl_shape::{Node, NodeDecl};
-use ocannl_shape_dialect::{OpKind, TensorType, TensorTypes};
+use ocannl_shape::{InferError, Node, NodeDecl};
+use ocannl_shape_dialect::{EinsumSpecs, OpKind, TensorType, TensorTypes};
 
 use crate::{
     diag::Diagnostic,
@@ -76,97 +76,116 @@ fn infer_function<'c, 'a>(func: OperationRef<'c, 'a>, explain: bool) -> PassResu
     // Reading and making types goes through a cache: most values share a
     // few types.
     let mut types = TensorTypes::default();
-    let mut decls: Vec<NodeDecl> = vec![];
-    let mut sites: Vec<Site<'c, 'a>> = vec![];
-    let mut index: FxHashMap<usize, usize> = FxHashMap::default();
+    let mut p = Problem::default();
+    for i in 0..entry.argument_count() {
+        let arg = entry.argument(i).expect("argument index in range");
+        if let Some(tt) = types.read(arg.r#type()) {
+            p.leaf(arg.into(), tt, arg.location(), false);
+        }
+    }
+    for op in ir::collect(func, |_| true).into_iter().skip(1) {
+        p.add_op(&mut types, op, explain)?;
+    }
+    if p.decls.is_empty() {
+        return Ok(());
+    }
+    tracing::debug!(nodes = p.decls.len(), "inferring shapes");
 
-    let leaf = |decls: &mut Vec<NodeDecl>,
-                sites: &mut Vec<Site<'c, 'a>>,
-                index: &mut FxHashMap<usize, usize>,
-                v: Value<'c, 'a>,
-                tt: std::rc::Rc<TensorType>,
-                loc: Location<'c>,
-                from_op| {
-        index.insert(key(v), decls.len());
-        decls.push(NodeDecl {
+    let inference = ocannl_shape::infer(&p.decls).map_err(|e| p.conflict(e))?;
+    if explain {
+        for a in &inference.assumptions {
+            if let Some(site) = p.sites.get(a.op) {
+                Diagnostic::remark(site.location, a.to_string()).emit();
+            }
+        }
+    }
+    let context = func.context();
+    p.rewrite_types(ir::context(&context), &mut types, &inference.shapes)?;
+    update_signature(func);
+    Ok(())
+}
+
+/// A function's inference problem, as its ops are read: the nodes, where
+/// each is defined, and the tensors that ops of other dialects make or use.
+#[derive(Default)]
+struct Problem<'c, 'a> {
+    decls: Vec<NodeDecl>,
+    sites: Vec<Site<'c, 'a>>,
+    /// The node of each value.
+    index: FxHashMap<usize, usize>,
+    /// Einsums with the same spec text share one parse.
+    specs: EinsumSpecs,
+    /// Tensors made or used by ops of other dialects (not returns): their
+    /// types cannot change.
+    foreign: FxHashMap<usize, (Location<'c>, String)>,
+}
+
+impl<'c, 'a> Problem<'c, 'a> {
+    /// A leaf node (a terminal) for the value `v`.
+    fn leaf(
+        &mut self,
+        v: Value<'c, 'a>,
+        tt: std::rc::Rc<TensorType>,
+        location: Location<'c>,
+        from_op: bool,
+    ) {
+        self.index.insert(key(v), self.decls.len());
+        self.decls.push(NodeDecl {
             node: Node::Terminal { param: None },
             shape: tt.shape.clone(),
             elems: None,
         });
-        sites.push(Site {
-            location: loc,
+        self.sites.push(Site {
+            location,
             value: v,
             ty: tt,
             from_op,
         });
-    };
-    for i in 0..entry.argument_count() {
-        let arg = entry.argument(i).expect("argument index in range");
-        if let Some(tt) = types.read(arg.r#type()) {
-            leaf(
-                &mut decls,
-                &mut sites,
-                &mut index,
-                arg.into(),
-                tt,
-                arg.location(),
-                false,
-            );
-        }
     }
 
-    // Einsums with the same spec text share one parse.
-    let mut specs = Default::default();
-    // Tensors made or used by ops of other dialects (not returns): their
-    // types cannot change.
-    let mut foreign: FxHashMap<usize, (Location<'c>, String)> = FxHashMap::default();
-    for op in ir::collect(func, |_| true).into_iter().skip(1) {
+    /// The nodes of an op of the function: its result's, with the
+    /// constraints of its shape logic for an `ocannl_shape` op, a leaf per
+    /// tensor result for another op; tensor operands not seen yet are
+    /// leaves.
+    fn add_op<'t>(
+        &mut self,
+        types: &mut TensorTypes<'t>,
+        op: OperationRef<'c, 'a>,
+        explain: bool,
+    ) -> PassResult<'c>
+    where
+        'c: 't,
+    {
         let kind = OpKind::of(&op);
         // Operands of tensor type made outside this walk are leaves.
         for v in op.operands() {
             if let Some(tt) = types.read(v.r#type()) {
-                if !index.contains_key(&key(v)) {
-                    leaf(
-                        &mut decls,
-                        &mut sites,
-                        &mut index,
-                        v,
-                        tt,
-                        op.location(),
-                        false,
-                    );
-                }
-            }
-        }
-        if kind.is_none() && ir::name(&op) != "func.return" {
-            for v in op.operands().chain(op.results().map(Into::into)) {
-                if types.read(v.r#type()).is_some() {
-                    foreign
-                        .entry(key(v))
-                        .or_insert_with(|| (op.location(), ir::name(&op)));
+                if !self.index.contains_key(&key(v)) {
+                    self.leaf(v, tt, op.location(), false);
                 }
             }
         }
         let Some(kind) = kind else {
-            for r in op.results() {
-                if let Some(tt) = types.read(r.r#type()) {
-                    leaf(
-                        &mut decls,
-                        &mut sites,
-                        &mut index,
-                        r.into(),
-                        tt,
-                        op.location(),
-                        true,
-                    );
+            if ir::name(&op) != "func.return" {
+                for v in op.operands().chain(op.results().map(Into::into)) {
+                    if types.read(v.r#type()).is_some() {
+                        self.foreign
+                            .entry(key(v))
+                            .or_insert_with(|| (op.location(), ir::name(&op)));
+                    }
                 }
             }
-            continue;
+            for r in op.results() {
+                if let Some(tt) = types.read(r.r#type()) {
+                    self.leaf(r.into(), tt, op.location(), true);
+                }
+            }
+            return Ok(());
         };
         let ops: Vec<usize> = op
             .operands()
             .filter(|v| types.read(v.r#type()).is_some())
-            .map(|v| index[&key(v)])
+            .map(|v| self.index[&key(v)])
             .collect();
         let mut elems = None;
         let mut literal_dims: Option<Vec<i64>> = None;
@@ -178,7 +197,7 @@ fn infer_function<'c, 'a>(func: OperationRef<'c, 'a>, explain: bool) -> PassResu
                 }
             }
         }
-        let node = ocannl_shape_dialect::solver_node(&op, kind, ops, &mut specs)
+        let node = ocannl_shape_dialect::solver_node(&op, kind, ops, &mut self.specs)
             .map_err(|m| PassError::at(op.location(), m))?;
         if explain {
             if let ocannl_shape::Node::Einsum(spec, _) = &node {
@@ -192,12 +211,12 @@ fn infer_function<'c, 'a>(func: OperationRef<'c, 'a>, explain: bool) -> PassResu
             }
         }
         let Ok(result) = op.result(0) else {
-            continue;
+            return Ok(());
         };
         let Some(tt) = types.read(result.r#type()) else {
-            continue;
+            return Ok(());
         };
-        index.insert(key(result.into()), decls.len());
+        self.index.insert(key(result.into()), self.decls.len());
         // A dense literal of unknown shape has the literal's own shape, as
         // output axes.
         let shape = match literal_dims {
@@ -208,65 +227,59 @@ fn infer_function<'c, 'a>(func: OperationRef<'c, 'a>, explain: bool) -> PassResu
                 .join(","),
             _ => tt.shape.clone(),
         };
-        decls.push(NodeDecl { node, shape, elems });
-        sites.push(Site {
+        self.decls.push(NodeDecl { node, shape, elems });
+        self.sites.push(Site {
             location: op.location(),
             value: result.into(),
             ty: tt,
             from_op: true,
         });
-    }
-    if decls.is_empty() {
-        return Ok(());
-    }
-    tracing::debug!(nodes = decls.len(), "inferring shapes");
-
-    let inference = match ocannl_shape::infer(&decls) {
-        Ok(inf) => inf,
-        Err(e) => {
-            let mut d = Diagnostic::error(sites[e.node].location, e.message);
-            // Point at the ops that made the operands and the ops that
-            // decided the conflicting sizes; a function argument's shape is
-            // in the message already.
-            for (n, msg) in e.notes {
-                if sites[n].from_op && n != e.node {
-                    d = d.note(sites[n].location, msg);
-                }
-            }
-            return Err(d.into());
-        }
-    };
-    if explain {
-        for a in &inference.assumptions {
-            if let Some(site) = sites.get(a.op) {
-                Diagnostic::remark(site.location, a.to_string()).emit();
-            }
-        }
+        Ok(())
     }
 
-    let context = func.context();
-    let context = ir::context(&context);
-    for (site, shape) in sites.iter().zip(&inference.shapes) {
-        let Some(ty) = types.make(context, shape, &site.ty.elt) else {
-            return Err(PassError::at(
-                site.location,
-                format!("internal error: cannot build a tensor type of shape {shape}"),
-            ));
-        };
-        if ty == site.value.r#type() {
-            continue;
+    /// An inference error at the node where the conflict surfaced, with
+    /// notes at the ops that made the operands and the ops that decided the
+    /// conflicting sizes (a function argument's shape is in the message
+    /// already).
+    fn conflict(&self, e: InferError) -> PassError<'c> {
+        let mut d = Diagnostic::error(self.sites[e.node].location, e.message);
+        for (n, msg) in e.notes {
+            if self.sites[n].from_op && n != e.node {
+                d = d.note(self.sites[n].location, msg);
+            }
         }
-        if let Some((location, name)) = foreign.get(&key(site.value)) {
-            return Err(PassError::at(
-                *location,
-                format!(
-                    "'{name}' has a tensor of shape \"{}\" that inference makes \"{shape}\"; ops of other dialects keep their types: write the shape \"{shape}\" in the type",
-                    site.ty.shape
-                ),
-            ));
-        }
-        site.value.set_type(ty);
+        d.into()
     }
-    update_signature(func);
-    Ok(())
+
+    /// Every node's value gets the type of its inferred shape; a tensor of
+    /// an op of another dialect must have it already.
+    fn rewrite_types<'t>(
+        &self,
+        context: &'t melior::Context,
+        types: &mut TensorTypes<'t>,
+        shapes: &[ocannl_shape::Shape],
+    ) -> PassResult<'c> {
+        for (site, shape) in self.sites.iter().zip(shapes) {
+            let Some(ty) = types.make(context, shape, &site.ty.elt) else {
+                return Err(PassError::at(
+                    site.location,
+                    format!("internal error: cannot build a tensor type of shape {shape}"),
+                ));
+            };
+            if ty == site.value.r#type() {
+                continue;
+            }
+            if let Some((location, name)) = self.foreign.get(&key(site.value)) {
+                return Err(PassError::at(
+                    *location,
+                    format!(
+                        "'{name}' has a tensor of shape \"{}\" that inference makes \"{shape}\"; ops of other dialects keep their types: write the shape \"{shape}\" in the type",
+                        site.ty.shape
+                    ),
+                ));
+            }
+            site.value.set_type(ty);
+        }
+        Ok(())
+    }
 }

@@ -39,7 +39,7 @@ use ocannl_mlir::{
 };
 use ocannl_simplify::{
     cost::node_cost, lang::num_op, stop_name, Constant, FromOp, Id, Language, Limits,
-    Options as SimplifyOptions, Precision, RecExpr, Scalar, Symbol,
+    Options as SimplifyOptions, Precision, RecExpr, Scalar, SimplifiedRoots, Symbol,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -498,18 +498,14 @@ fn reachable(g: &Group, from: impl IntoIterator<Item = usize>) -> Vec<bool> {
     seen
 }
 
+/// The group's e-graph run (all roots at once), then its placed result
+/// if it is cheaper: new ops emitted, the roots' uses replaced, the ops
+/// left unused erased.
 fn simplify_group(block: BlockRef, float: &str, settings: &Settings) -> Result<(), String> {
     let Some(g) = read_group(block, float) else {
         return Ok(());
     };
-    // The roots: members used by anything else.
-    let roots: Vec<usize> = (0..g.members.len())
-        .filter(|&m| {
-            ir::users(g.value(m))
-                .iter()
-                .any(|u| !g.member_of_op.contains_key(&(u.to_raw().ptr as usize)))
-        })
-        .collect();
+    let roots = group_roots(&g);
     if roots.is_empty() {
         return Ok(());
     }
@@ -538,16 +534,80 @@ fn simplify_group(block: BlockRef, float: &str, settings: &Settings) -> Result<(
     if s.cost_after >= s.cost_before {
         return Ok(());
     }
+    let (new_ops, replaced) = plan(&g, &s, &roots);
+    if replaced.is_empty() {
+        return Ok(());
+    }
+    let (emit, cost_after) = placed_cost(&g, &roots, &new_ops, &replaced);
+    if cost_after >= s.cost_before {
+        tracing::debug!(cost_after, "no cheaper rewrite once placed: block kept");
+        return Ok(());
+    }
 
-    // The plan: roots in block order, each resolved before its op.
+    // Emit, replace, erase.
+    let ctx_ref = block
+        .parent_operation()
+        .ok_or("internal error: a block without an op")?
+        .context();
+    let made = emit_new_ops(ir::context(&ctx_ref), &g, &new_ops, &emit)?;
+    for &(m, r) in &replaced {
+        let new = match r {
+            Ref::Old(v) => v,
+            Ref::New(j) => made[j].expect("replacements are emitted"),
+        };
+        ir::replace_all_uses(g.value(m), new);
+    }
+    erase_unused(&g, &roots)?;
+
+    if settings.remarks {
+        if let Some(owner) = block.parent_operation() {
+            Diagnostic::remark(
+                owner.location(),
+                format!(
+                    "ocannl-simplify: {float} computations of a '{}' block: cost {} -> {} (e-graph: {} nodes, {} iterations, stopped: {})",
+                    ir::name(&owner),
+                    show(s.cost_before),
+                    show(cost_after),
+                    s.nodes,
+                    s.iterations,
+                    stop_name(&s.stop)
+                ),
+            )
+            .emit();
+        }
+    }
+    Ok(())
+}
+
+/// The roots of a group: its members used by anything else.
+fn group_roots(g: &Group) -> Vec<usize> {
+    (0..g.members.len())
+        .filter(|&m| {
+            ir::users(g.value(m))
+                .iter()
+                .any(|u| !g.member_of_op.contains_key(&(u.to_raw().ptr as usize)))
+        })
+        .collect()
+}
+
+/// A root replaced: the member, and what replaces it.
+type Replacement<'c, 'a> = (usize, Ref<'c, 'a>);
+
+/// The plan of the simplified roots, in block order, each resolved before
+/// its op: the new ops it may emit, and the roots whose value changes.
+fn plan<'c, 'a>(
+    g: &Group<'c, 'a>,
+    s: &SimplifiedRoots,
+    roots: &[usize],
+) -> (Vec<NewOp<'c, 'a>>, Vec<Replacement<'c, 'a>>) {
     let mut planner = Planner {
-        g: &g,
+        g,
         out: &s.expr,
         avail: FxHashMap::default(),
         new_ops: vec![],
         new_constants: FxHashMap::default(),
     };
-    let mut replaced: Vec<(usize, Ref)> = vec![];
+    let mut replaced = vec![];
     for (k, &m) in roots.iter().enumerate() {
         let (pos, _) = g.members[m];
         let old = g.value(m);
@@ -559,11 +619,17 @@ fn simplify_group(block: BlockRef, float: &str, settings: &Settings) -> Result<(
             }
         }
     }
-    if replaced.is_empty() {
-        return Ok(());
-    }
-    let new_ops = planner.new_ops;
-    // The ops to emit: those the replacements use.
+    (planner.new_ops, replaced)
+}
+
+/// Which new ops the replacements use (those to emit), and the cost of the
+/// block once they are placed: the emitted ops, and the members still used.
+fn placed_cost(
+    g: &Group,
+    roots: &[usize],
+    new_ops: &[NewOp],
+    replaced: &[Replacement],
+) -> (Vec<bool>, f64) {
     let mut emit = vec![false; new_ops.len()];
     let mut stack: Vec<Ref> = replaced.iter().map(|(_, r)| *r).collect();
     let mut olds_used: Vec<Value> = vec![];
@@ -577,17 +643,16 @@ fn simplify_group(block: BlockRef, float: &str, settings: &Settings) -> Result<(
             }
         }
     }
-    // The cost after: emitted ops, and the members still used.
     let replaced_members: FxHashSet<usize> = replaced.iter().map(|(m, _)| *m).collect();
     let kept_roots = roots
         .iter()
         .copied()
         .filter(|m| !replaced_members.contains(m));
     let live = reachable(
-        &g,
+        g,
         kept_roots.chain(olds_used.iter().filter_map(|v| g.member(*v))),
     );
-    let cost_after: f64 = new_ops
+    let cost = new_ops
         .iter()
         .zip(&emit)
         .filter(|(_, e)| **e)
@@ -597,17 +662,18 @@ fn simplify_group(block: BlockRef, float: &str, settings: &Settings) -> Result<(
             .filter(|&m| live[m])
             .map(|m| node_cost(&g.dag[g.members[m].1]))
             .sum::<f64>();
-    if cost_after >= s.cost_before {
-        tracing::debug!(cost_after, "no cheaper rewrite once placed: block kept");
-        return Ok(());
-    }
+    (emit, cost)
+}
 
-    // Emit, replace, erase.
-    let ctx_ref = block
-        .parent_operation()
-        .ok_or("internal error: a block without an op")?
-        .context();
-    let ctx = ir::context(&ctx_ref);
+/// Emits the new ops marked in `emit`, each before its root's op, with the
+/// fast-math flags of the ops its root's rewrite replaces; returns the
+/// value of each (`None`: not emitted).
+fn emit_new_ops<'c, 'a>(
+    ctx: &'c melior::Context,
+    g: &Group<'c, 'a>,
+    new_ops: &[NewOp<'c, 'a>],
+    emit: &[bool],
+) -> Result<Vec<Option<Value<'c, 'a>>>, String> {
     let ty: Type = g.value(0).r#type();
     // Per root position, the ops its rewrite replaces, and the fast-math
     // flags of a new op of each name.
@@ -637,12 +703,12 @@ fn simplify_group(block: BlockRef, float: &str, settings: &Settings) -> Result<(
         };
         let root_dag = dag_at.entry(n.before).or_insert_with(|| {
             let m = g.member_of_op[&(before.to_raw().ptr as usize)];
-            let seen = reachable(&g, [m]);
+            let seen = reachable(g, [m]);
             (0..seen.len()).filter(|&k| seen[k]).collect()
         });
         let fastmath = *flags_at
             .entry((n.before, mlir))
-            .or_insert_with(|| fastmath_attr(ctx, &g, root_dag, mlir));
+            .or_insert_with(|| fastmath_attr(ctx, g, root_dag, mlir));
         let attrs: Vec<(&str, Attribute)> = fastmath.iter().map(|a| ("fastmath", *a)).collect();
         let v = match &n.node {
             Scalar::Num(c) => b.float(at, c.value(), ty),
@@ -650,15 +716,14 @@ fn simplify_group(block: BlockRef, float: &str, settings: &Settings) -> Result<(
         };
         made[i] = Some(v);
     }
-    for &(m, r) in &replaced {
-        let new = match r {
-            Ref::Old(v) => v,
-            Ref::New(j) => made[j].expect("replacements are emitted"),
-        };
-        ir::replace_all_uses(g.value(m), new);
-    }
-    // The members left unused (users first), erased.
-    let dag = reachable(&g, roots.iter().copied());
+    Ok(made)
+}
+
+/// Erases the members of the roots' DAG left unused once the roots' uses
+/// are replaced (users first), and the constants of enclosing regions that
+/// only they used.
+fn erase_unused(g: &Group, roots: &[usize]) -> Result<(), String> {
+    let dag = reachable(g, roots.iter().copied());
     let mut dead = vec![false; g.members.len()];
     let mut dead_ops: FxHashSet<usize> = FxHashSet::default();
     for m in (0..g.members.len()).rev() {
@@ -691,26 +756,9 @@ fn simplify_group(block: BlockRef, float: &str, settings: &Settings) -> Result<(
     for m in (0..g.members.len()).filter(|&m| dead[m]) {
         graveyard.bury(g.ops[g.members[m].0]);
     }
-    graveyard.erase_all()?;
-
-    if settings.remarks {
-        if let Some(owner) = block.parent_operation() {
-            Diagnostic::remark(
-                owner.location(),
-                format!(
-                    "ocannl-simplify: {float} computations of a '{}' block: cost {} -> {} (e-graph: {} nodes, {} iterations, stopped: {})",
-                    ir::name(&owner),
-                    show(s.cost_before),
-                    show(cost_after),
-                    s.nodes,
-                    s.iterations,
-                    stop_name(&s.stop)
-                ),
-            )
-            .emit();
-        }
-    }
-    Ok(())
+    // SAFETY: the group's handles to the erased ops are not used after
+    // (the caller only reports on the block).
+    unsafe { graveyard.erase_all() }
 }
 
 /// A cost as the remarks show it (no negative zero).

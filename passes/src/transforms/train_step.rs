@@ -154,7 +154,9 @@ fn train_step<'c, 'a>(grad_fn: OperationRef<'c, 'a>, of: &str, opts: &Sgd) -> Pa
     Builder::new(ctx, ret.location()).op(at, "func.return", &[loss], &[], &[]);
     let mut gone = Graveyard::new();
     gone.bury(ret);
-    gone.erase_all().at(loc)?;
+    // SAFETY: the old return is not used after (`at` and `em`, which hold
+    // it, are not used again).
+    unsafe { gone.erase_all() }.at(loc)?;
     let attrs: Vec<Option<(&str, &str)>> = arg_attrs
         .iter()
         .map(|a| a.as_ref().map(|(n, v)| (n.as_str(), v.as_str())))

@@ -208,7 +208,9 @@ fn routine<'c, 'a>(func: OperationRef<'c, 'a>, opts: VOptions, explain: bool) ->
         }
         dead.bury(op);
     }
-    dead.erase_all().at(func.location())?;
+    // SAFETY: of `ops`, only node ops are used after, and no node is
+    // buried (changes are to assignments and initializations).
+    unsafe { dead.erase_all() }.at(func.location())?;
     for d in &plan.decisions {
         let op = node_of(d.buf).expect("a decision per node");
         // A node decided by an earlier run (it has a reason) keeps its

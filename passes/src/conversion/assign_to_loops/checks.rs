@@ -18,14 +18,17 @@
 //! global `__ocannl_status` the same way.)
 
 use melior::ir::{
-    attribute::{ArrayAttribute, StringAttribute, TypeAttribute},
+    attribute::{
+        ArrayAttribute, DenseElementsAttribute, IntegerAttribute, StringAttribute, TypeAttribute,
+    },
     block::{BlockArgument, BlockLike},
     operation::{OperationBuilder, OperationLike},
+    r#type::{IntegerType, RankedTensorType},
     Attribute, Identifier, Location, OperationRef, RegionLike, Type, Value, ValueLike,
 };
-use ocannl_mlir::{attr, ir, At, Builder};
+use ocannl_mlir::{attr, builder::CmpI, ir, At, Builder};
 
-use super::accum::memref_info;
+use super::assignment::memref_info;
 
 /// The status global's symbol.
 pub const STATUS: &str = "__ocannl_status";
@@ -125,6 +128,16 @@ fn find_status<'c, 'a>(module: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 
     None
 }
 
+/// The status words all 0 (`dense<0> : tensor<4xi64>`).
+fn clear_status<'c>(e: &Builder<'c>) -> Result<Attribute<'c>, String> {
+    let i64t: Type = IntegerType::new(e.ctx, 64).into();
+    let words = RankedTensorType::new(&[STATUS_WORDS as u64], i64t, None);
+    let zero = IntegerAttribute::new(i64t, 0).into();
+    DenseElementsAttribute::new(words.into(), &[zero])
+        .map(Into::into)
+        .map_err(|er| er.to_string())
+}
+
 /// `loc("f.mlir":3:5)` as `f.mlir:3:5`.
 pub fn place(l: Location) -> String {
     let l = l.to_string();
@@ -183,10 +196,7 @@ impl<'c, 'a> Checks<'c, 'a> {
                         StringAttribute::new(ctx, STATUS).into(),
                     ),
                     (Identifier::new(ctx, "type"), TypeAttribute::new(ty).into()),
-                    (
-                        Identifier::new(ctx, "initial_value"),
-                        e.attr(&format!("dense<0> : tensor<{STATUS_WORDS}xi64>"))?,
-                    ),
+                    (Identifier::new(ctx, "initial_value"), clear_status(e)?),
                 ])
                 .build()
                 .map_err(|er| er.to_string())?;
@@ -213,14 +223,8 @@ impl<'c, 'a> Checks<'c, 'a> {
         let g = self.status(e, at)?;
         let zero = e.index(at, 0)?;
         let code = e.op1(at, "memref.load", &[g, zero], e.ty("i64")?, &[]);
-        let none = e.constant(at, "0", "i64")?;
-        Ok(e.op1(
-            at,
-            "arith.cmpi",
-            &[code, none],
-            e.ty("i1")?,
-            &[("predicate", e.attr("0 : i64")?)],
-        ))
+        let none = e.i64(at, 0);
+        Ok(e.cmpi(at, CmpI::Eq, code, none))
     }
 
     /// Runs `body` only while no check has failed.
@@ -260,10 +264,10 @@ impl<'c, 'a> Checks<'c, 'a> {
         e.if_then(at, record, &mut |inner| {
             let g = self.status(e, inner)?;
             let words = [
-                e.constant(inner, &(code as i64).to_string(), "i64")?,
-                e.constant(inner, &id.to_string(), "i64")?,
+                e.i64(inner, code as i64),
+                e.i64(inner, id as i64),
                 value,
-                e.constant(inner, &bound.to_string(), "i64")?,
+                e.i64(inner, bound),
             ];
             for (k, w) in words.into_iter().enumerate() {
                 let k = e.index(inner, k as i64)?;
@@ -294,14 +298,8 @@ impl<'c, 'a> Checks<'c, 'a> {
             &[],
         );
         let zero = e.index(at, 0)?;
-        let null = e.op1(
-            at,
-            "arith.cmpi",
-            &[ptr, zero],
-            e.ty("i1")?,
-            &[("predicate", e.attr("0 : i64")?)],
-        );
-        let size = e.constant(at, &bytes.to_string(), "i64")?;
+        let null = e.cmpi(at, CmpI::Eq, ptr, zero);
+        let size = e.i64(at, bytes);
         let message = format!(
             "{}: error: cannot allocate the buffer of node '{name}'",
             place(op.location())
@@ -375,20 +373,8 @@ impl<'c, 'a> Checks<'c, 'a> {
                         &[("map", attr::affine_map_attr(sub))],
                     );
                     let (zero, size) = (e.index(at, 0)?, e.index(at, dims[r])?);
-                    let below = e.op1(
-                        at,
-                        "arith.cmpi",
-                        &[v, zero],
-                        i1,
-                        &[("predicate", e.attr("2 : i64")?)],
-                    );
-                    let above = e.op1(
-                        at,
-                        "arith.cmpi",
-                        &[v, size],
-                        i1,
-                        &[("predicate", e.attr("5 : i64")?)],
-                    );
+                    let below = e.cmpi(at, CmpI::Slt, v, zero);
+                    let above = e.cmpi(at, CmpI::Sge, v, size);
                     let out = e.op1(at, "arith.ori", &[below, above], i1, &[]);
                     // The value reported: the first one outside.
                     shown = Some(match (shown, failed) {

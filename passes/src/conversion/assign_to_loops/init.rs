@@ -1,6 +1,7 @@
 //! Tensor nodes and their initializations: `node` becomes `memref.alloc`;
 //! `fill`, `range`, `literal` (from a `memref.global`) and `uniform` become
-//! loops over the cells in memory order.
+//! loops over the cells in memory order. [`fill`] is also the reset of an
+//! assignment's result to the neutral element.
 
 use melior::ir::{
     attribute::{StringAttribute, TypeAttribute},
@@ -11,17 +12,14 @@ use melior::ir::{
 use ocannl_mlir::{attr, ir, At, Builder};
 use ocannl_ops::rng;
 
-use super::{
-    accum::{fill, memref_info},
-    target::LoopTarget,
-};
+use super::{assignment::memref_info, target::LoopTarget};
 
-/// `node`: a buffer, replacing the node's value. Returns the buffer.
 /// Whether a node's memory mode is `virtual` (it gets no buffer).
 pub fn is_virtual(op: &OperationRef) -> bool {
     ocannl_assign_dialect::string_attr(op, "memory").is_ok_and(|m| m == "virtual")
 }
 
+/// `node`: a buffer, replacing the node's value. Returns the buffer.
 pub fn node<'c, 'a>(
     e: &Builder<'c>,
     at: At<'c, 'a>,
@@ -31,6 +29,31 @@ pub fn node<'c, 'a>(
     let alloc = e.alloc(at, old.r#type(), None)?;
     ir::replace_all_uses(old, alloc);
     Ok(alloc)
+}
+
+/// Stores `value` into every cell of `buf`, in parallel where the target
+/// says so.
+pub fn fill<'c, 'a>(
+    e: &Builder<'c>,
+    target: &dyn LoopTarget,
+    at: At<'c, 'a>,
+    buf: Value<'c, 'a>,
+    dims: &[i64],
+    value: Value<'c, 'a>,
+) -> Result<(), String> {
+    let ranges: Vec<(i64, i64)> = dims.iter().map(|&d| (0, d)).collect();
+    target.independent_nest(
+        e,
+        at,
+        &ranges,
+        target.parallel(&ranges),
+        &mut |inner, ivs| {
+            let mut ops = vec![value, buf];
+            ops.extend_from_slice(ivs);
+            e.op0(inner, "memref.store", &ops);
+            Ok(())
+        },
+    )
 }
 
 /// `fill`: every cell set to the attribute `value`.
@@ -183,20 +206,20 @@ fn uniform_value<'c, 'a>(
     eltt: Type<'c>,
 ) -> Result<Value<'c, 'a>, String> {
     let i64t = e.ty("i64")?;
-    let c = |v: u64| e.constant(at, &(v as i64).to_string(), "i64");
+    let c = |v: u64| e.i64(at, v as i64);
     let idx = e.op1(at, "arith.index_cast", &[lin], i64t, &[]);
-    let golden = c(rng::GOLDEN)?;
-    let s = c(seed as u64)?;
+    let golden = c(rng::GOLDEN);
+    let s = c(seed as u64);
     let x = e.op1(at, "arith.muli", &[idx, golden], i64t, &[]);
     let x = e.op1(at, "arith.addi", &[x, s], i64t, &[]);
     let x = e.op1(at, "arith.addi", &[x, golden], i64t, &[]);
     let mix = |x: Value<'c, 'a>, shift: u32, mul: Option<u64>| -> Result<Value<'c, 'a>, String> {
-        let sh = c(shift as u64)?;
+        let sh = c(shift as u64);
         let t = e.op1(at, "arith.shrui", &[x, sh], i64t, &[]);
         let x = e.op1(at, "arith.xori", &[x, t], i64t, &[]);
         Ok(match mul {
             Some(m) => {
-                let m = c(m)?;
+                let m = c(m);
                 e.op1(at, "arith.muli", &[x, m], i64t, &[])
             }
             None => x,
@@ -206,7 +229,7 @@ fn uniform_value<'c, 'a>(
     let x = mix(x, rng::SHIFTS[1], Some(rng::MIX2))?;
     let x = mix(x, rng::SHIFTS[2], None)?;
     // The top bits, as a float in [0, 1).
-    let sh = c((64 - rng::FLOAT_BITS) as u64)?;
+    let sh = c((64 - rng::FLOAT_BITS) as u64);
     let top = e.op1(at, "arith.shrui", &[x, sh], i64t, &[]);
     let f = e.op1(at, "arith.uitofp", &[top], eltt, &[]);
     let scale = e.float(at, (high - low) / (1u64 << rng::FLOAT_BITS) as f64, eltt);

@@ -22,7 +22,10 @@
 //! result is plain upstream MLIR (scf, memref, arith, math, affine, vector)
 //! that stock `mlir-opt` processes and lowers to LLVM.
 //!
-//! - [`accum`]: accumulating assignments as loop nests.
+//! - [`assignment`]: an accumulating assignment as loops, which asks no
+//!   target (what a target decides comes in as arguments).
+//! - [`accum`]: an accumulating assignment lowered for a target: the fill
+//!   before it, the target's kernel or the scalar loops.
 //! - [`init`]: nodes and initializations.
 //! - [`numeric`] (in the dialect crate): numeric ops and bodies as
 //!   `arith`/`math` ops.
@@ -30,6 +33,7 @@
 //! - [`target`]: the target interface.
 
 pub mod accum;
+pub mod assignment;
 pub mod checks;
 pub mod dealloc;
 pub use ocannl_assign_dialect::numeric;
@@ -44,7 +48,7 @@ use ocannl_mlir::{
 
 use crate::framework::{Locate, Options, PassResult};
 
-pub use accum::Assignment;
+pub use assignment::Assignment;
 pub use target::LoopTarget;
 
 crate::define_pass!(
@@ -84,7 +88,9 @@ fn run<'c, 'a>(module: OperationRef<'c, 'a>, options: &Options) -> PassResult<'c
         lower(ctx, module, &op, target, &mut globals, &mut checks).at(op.location())?;
         lowered.bury(op);
     }
-    lowered.erase_all().at(module.location())?;
+    // SAFETY: the lowered ops were moved into the graveyard; nothing else
+    // holds them.
+    unsafe { lowered.erase_all() }.at(module.location())?;
     checks.finish(ctx);
     Ok(())
 }

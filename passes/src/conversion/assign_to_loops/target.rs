@@ -14,7 +14,7 @@ use std::sync::{Mutex, OnceLock};
 use melior::ir::Value;
 use ocannl_mlir::{At, Builder};
 
-use super::accum::Assignment;
+use super::assignment::Assignment;
 
 /// The body of a loop nest: gets the insertion point inside and the
 /// induction variables (outermost first).
