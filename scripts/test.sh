@@ -9,6 +9,13 @@ python3 scripts/module-cycles.py
 # The lit suite runs the tools and the plugin of stock MLIR tools; cargo
 # test builds only the tools its tests name.
 cargo build --workspace
+# Lints, the workspace's included: every unsafe block and unsafe fn says
+# why it is sound (Cargo.toml's [workspace.lints]).
+if cargo clippy --version >/dev/null 2>&1; then
+  cargo clippy --workspace --all-targets -- -D warnings
+else
+  echo "test.sh: cargo clippy is not installed (rustup component add clippy); lints not checked" >&2
+fi
 cargo test --workspace "$@"
 # Optimized builds can expose undefined behaviour the debug build hides.
 cargo build --release --workspace

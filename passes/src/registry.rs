@@ -271,8 +271,11 @@ static SHAPE_TYPES: ffi::CStrs<1> = ffi::CStrs([c"tensor".as_ptr()]);
 pub fn register_all() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
+        // SAFETY: a static table of `DIALECTS.len()` definitions, whose
+        // strings, IRDL text and functions live for the whole process.
         unsafe { ffi::ocannl_set_dialects(DIALECTS.as_ptr(), DIALECTS.len()) };
         for def in all_passes() {
+            // SAFETY: a static pass definition (`define_pass!`).
             unsafe { ffi::ocannl_register_pass(def) };
         }
     });
@@ -281,6 +284,7 @@ pub fn register_all() {
 /// Registers a pass defined outside this crate (a backend's, with
 /// [`crate::define_pass!`]) under its name.
 pub fn register_pass(def: &'static ffi::PassDef) {
+    // SAFETY: a static pass definition, alive for the whole process.
     unsafe { ffi::ocannl_register_pass(def) };
 }
 
@@ -289,6 +293,7 @@ pub fn register_pass(def: &'static ffi::PassDef) {
 /// one that names it.
 pub fn register_pipeline(name: &CStr, description: &CStr, pipeline: &str) {
     let text = CString::new(pipeline).expect("pipeline text has no NUL");
+    // SAFETY: C strings that outlive the call (the shim copies them).
     unsafe { ffi::ocannl_register_pipeline(name.as_ptr(), description.as_ptr(), text.as_ptr()) };
 }
 
@@ -302,6 +307,8 @@ pub fn register_pipeline_with_options(
     options: &'static [ffi::PipelineOption],
 ) {
     let text = CString::new(pipeline).expect("pipeline text has no NUL");
+    // SAFETY: C strings that outlive the call (the shim copies them) and a
+    // static table of `options.len()` options.
     unsafe {
         ffi::ocannl_register_pipeline_with_options(
             name.as_ptr(),

@@ -543,9 +543,9 @@ impl Results {
             off += words.len();
             out.push(match slot {
                 Slot::Index => HostValue::Index(words[0]),
-                // SAFETY: a descriptor of a live buffer of that type and
-                // sizes, written by the compiled code.
                 Slot::MemRef { elt, dims } => {
+                    // SAFETY: a descriptor of a live buffer of that type and
+                    // sizes, written by the compiled code.
                     HostValue::Tensor(unsafe { read_tensor(words, *elt, dims) })
                 }
             });
@@ -565,8 +565,9 @@ impl Drop for Results {
 }
 
 fn write_cells(words: &mut [u64], elt: Elt, data: &[f64]) {
+    // SAFETY: the owned u64 words seen as their bytes (any bytes are valid
+    // u8s, and the slice borrows `words` mutably for its lifetime).
     let bytes: &mut [u8] =
-        // SAFETY: reinterpreting owned u64 words as bytes.
         unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr() as *mut u8, words.len() * 8) };
     for (i, &x) in data.iter().enumerate() {
         match elt {
@@ -594,6 +595,8 @@ unsafe fn read_tensor(words: &[i64], elt: Elt, dims: &[u64]) -> HostTensor {
             .map(|(&i, &s)| i as i64 * s)
             .sum::<i64>()
             + offset;
+        // SAFETY: the index of a cell of the buffer the descriptor
+        // describes (the caller's contract).
         let v = unsafe {
             match elt {
                 Elt::F64 => *(aligned as *const f64).offset(lin as isize),
