@@ -4,8 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
-# No two modules of a crate import each other, directly or through others.
-python3 scripts/module-cycles.py
+# No two modules of a crate import each other, directly or through others;
+# no unsafe block wraps a closure.
+python3 scripts/structure.py
 # The lit suite runs the tools and the plugin of stock MLIR tools; cargo
 # test builds only the tools its tests name.
 cargo build --workspace

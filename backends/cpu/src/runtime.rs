@@ -405,12 +405,8 @@ impl Call {
         }
         // SAFETY: the packed arguments point to live values of the types the
         // signature gives, and the result area has room for every result.
-        unsafe {
-            self.program
-                .engine
-                .invoke_packed(&self.entry, &mut packed)
-                .map_err(|e| format!("cannot call @{}: {e}", self.entry))?;
-        }
+        let called = unsafe { self.program.engine.invoke_packed(&self.entry, &mut packed) };
+        called.map_err(|e| format!("cannot call @{}: {e}", self.entry))?;
         // What the compiled code allocated for the results: each allocation
         // once, and never an argument's storage.
         let arg_storage: Vec<i64> = self.storage.iter().map(|s| s.as_ptr() as i64).collect();

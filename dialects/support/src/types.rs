@@ -32,25 +32,24 @@ pub fn element_type(ty: Type) -> Option<Type> {
 /// The sizes of a ranked shaped type, a dynamic size as -1; `None` for
 /// other types.
 pub fn static_dims(ty: Type) -> Option<Vec<i64>> {
-    // SAFETY: checked to be shaped and ranked.
-    unsafe {
-        let raw = ty.to_raw();
-        if !mlir_sys::mlirTypeIsAShaped(raw) || !mlir_sys::mlirShapedTypeHasRank(raw) {
-            return None;
-        }
-        let rank = mlir_sys::mlirShapedTypeGetRank(raw);
-        Some(
-            (0..rank as isize)
-                .map(|i| {
-                    if mlir_sys::mlirShapedTypeIsDynamicDim(raw, i) {
-                        -1
-                    } else {
-                        mlir_sys::mlirShapedTypeGetDimSize(raw, i)
-                    }
-                })
-                .collect(),
-        )
+    let raw = ty.to_raw();
+    // SAFETY: `raw` is a live type; these only ask what it is.
+    if !unsafe { mlir_sys::mlirTypeIsAShaped(raw) && mlir_sys::mlirShapedTypeHasRank(raw) } {
+        return None;
     }
+    // SAFETY: checked to be shaped and ranked.
+    let rank = unsafe { mlir_sys::mlirShapedTypeGetRank(raw) };
+    let size = |i: isize| {
+        // SAFETY: a ranked shaped type and an axis below its rank.
+        unsafe {
+            if mlir_sys::mlirShapedTypeIsDynamicDim(raw, i) {
+                -1
+            } else {
+                mlir_sys::mlirShapedTypeGetDimSize(raw, i)
+            }
+        }
+    };
+    Some((0..rank as isize).map(size).collect())
 }
 
 /// Static sizes of a memref (a dynamic size counts as 0); `None` for other

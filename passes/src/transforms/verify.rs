@@ -94,9 +94,10 @@ pub unsafe extern "C" fn verify_op_hook(
 ) -> bool {
     // SAFETY: the caller passes a live operation, alive during the call.
     let op = unsafe { OperationRef::from_raw(op) };
+    let check = || verify_one(&op);
     // SAFETY: `sink` and `state` come from the shim (this function's
     // contract).
-    unsafe { guarded(sink, state, || verify_one(&op)) }
+    unsafe { guarded(sink, state, check) }
 }
 
 /// The verifier of `!ocannl_shape.tensor`'s parameters, called by MLIR
@@ -133,9 +134,10 @@ pub unsafe extern "C" fn verify_type_hook(
         [shape, elt] => Ok(unsafe { [Attribute::from_raw(*shape), Attribute::from_raw(*elt)] }),
         _ => Err(n),
     };
+    let check = || verify_tensor_type(params);
     // SAFETY: `sink` and `state` come from the shim (this function's
     // contract).
-    unsafe { guarded(sink, state, || verify_tensor_type(params)) }
+    unsafe { guarded(sink, state, check) }
 }
 
 /// The checks of `!ocannl_shape.tensor<"SHAPE", ELT>`'s parameters (or

@@ -1,12 +1,18 @@
 #!/usr/bin/env python3
-"""Finds import cycles between the modules (files) of each crate of the
-workspace: module A imports module B when A's code names an item of B
-(`use crate::b::..`, `super::b::..`, `b::..` for a child `mod b;`, or a path
-in an expression). Declaring a child module (`mod b;`) and re-exporting it
-(`pub use b::X` in the parent) are not imports. Prints each cycle and exits 1
-when there is one.
+"""Checks of the code's structure that the compiler does not make:
 
-Usage: scripts/module-cycles.py [ROOT]
+- no import cycles between the modules (files) of a crate: module A imports
+  module B when A's code names an item of B (`use crate::b::..`,
+  `super::b::..`, `b::..` for a child `mod b;`, or a path in an
+  expression); declaring a child module (`mod b;`) and re-exporting it
+  (`pub use b::X` in the parent) are not imports;
+- no `unsafe` block wraps a closure (the closure's body would be unsafe
+  code without a reason of its own): an unsafe block holds the unsafe
+  operations, each with its `// SAFETY:` comment (clippy checks those).
+
+Prints each violation and exits 1 when there is one.
+
+Usage: scripts/structure.py [ROOT]
 """
 import os
 import re
@@ -145,8 +151,34 @@ def cycles(graph):
     return out
 
 
+def unsafe_closures(root):
+    """`unsafe { .. }` blocks whose body holds a closure: (file, line)."""
+    out = []
+    for src in crates(root):
+        for dirpath, _, filenames in os.walk(os.path.dirname(src)):
+            if "target" in dirpath.split(os.sep):
+                continue
+            for f in filenames:
+                if not f.endswith(".rs"):
+                    continue
+                path = os.path.join(dirpath, f)
+                text = strip(open(path, encoding="utf-8").read())
+                for m in re.finditer(r"\bunsafe\s*\{", text):
+                    i, depth = m.end(), 1
+                    while depth and i < len(text):
+                        depth += {"{": 1, "}": -1}.get(text[i], 0)
+                        i += 1
+                    body = text[m.end() : i - 1]
+                    if re.search(r"(?<![|])\|[\w\s,:&()]*\|\s*[\w{(]|\|\|\s*[\w{(]", body):
+                        out.append((os.path.relpath(path, root), text[: m.start()].count("\n") + 1))
+    return out
+
+
 def main():
     bad = 0
+    for path, line in sorted(set(unsafe_closures(ROOT))):
+        bad += 1
+        print(f"{path}:{line}: an unsafe block wraps a closure: keep only the unsafe operations in it")
     for src in sorted(crates(ROOT)):
         mods = modules(src)
         graph = {}
@@ -160,7 +192,7 @@ def main():
             names = sorted("::".join(m) or "(crate root)" for m in comp)
             print(f"{os.path.relpath(src, ROOT)}: modules import each other: {', '.join(names)}")
     if bad == 0:
-        print("no module cycles")
+        print("no module cycles, no unsafe block around a closure")
     return 1 if bad else 0
 
 
