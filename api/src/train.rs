@@ -220,6 +220,35 @@ pub struct Trainer {
     _context: Context,
 }
 
+/// Where a diagnostic is, from its printed location: a name as it was
+/// given (`loc("w\22x")` is `w"x`), a file position as `FILE:LINE:COL`.
+fn place(loc: &str) -> String {
+    let inner = loc
+        .strip_prefix("loc(")
+        .and_then(|l| l.strip_suffix(')'))
+        .unwrap_or(loc);
+    match crate::writer::read_string_literal(inner) {
+        Some((name, rest)) => format!("{name}{rest}"),
+        None => inner.to_string(),
+    }
+}
+
+/// The file of a param in a directory of saved params: `NAME.npy`, with
+/// every byte of the name other than ASCII letters, digits, `_`, `-` and
+/// (not first) `.` written `%XX`, so that any name is one file inside the
+/// directory (`a/b` is `a%2Fb.npy`, `..` is `%2E..npy`).
+fn param_file(dir: &Path, name: &str) -> std::path::PathBuf {
+    let mut file = String::with_capacity(name.len() + 4);
+    for (i, b) in name.bytes().enumerate() {
+        match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_' | b'-' => file.push(char::from(b)),
+            b'.' if i > 0 => file.push('.'),
+            _ => file.push_str(&format!("%{b:02X}")),
+        }
+    }
+    dir.join(file + ".npy")
+}
+
 /// The diagnostics a context emits, collected as lines.
 struct Diagnostics(Arc<Mutex<Vec<String>>>);
 
@@ -228,12 +257,7 @@ impl Diagnostics {
         let messages = Arc::new(Mutex::new(vec![]));
         let sink = messages.clone();
         context.attach_diagnostic_handler(move |d| {
-            let loc = d.location().to_string();
-            let place = loc
-                .strip_prefix("loc(")
-                .and_then(|l| l.strip_suffix(')'))
-                .unwrap_or(&loc)
-                .replace('"', "");
+            let place = place(&d.location().to_string());
             let mut text = format!(
                 "{place}: {}: {d}",
                 format!("{:?}", d.severity()).to_lowercase()
@@ -510,13 +534,15 @@ impl Trainer {
         Ok(())
     }
 
-    /// Writes every param as `DIR/NAME.npy`.
+    /// Writes every param as `DIR/NAME.npy` (a name's bytes other than
+    /// letters, digits, `_`, `-` and `.` written `%XX`: every param is one
+    /// file inside `DIR`).
     pub fn save(&self, dir: &Path) -> Result<(), Error> {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         for name in &self.layout.params {
             let t = self.param(name)?;
-            ocannl_runtime::npy::write(&dir.join(format!("{name}.npy")), &t)?;
+            ocannl_runtime::npy::write(&param_file(dir, name), &t)?;
         }
         Ok(())
     }
@@ -528,7 +554,7 @@ impl Trainer {
         for name in &names {
             values.insert(
                 name.clone(),
-                ocannl_runtime::npy::read(&dir.join(format!("{name}.npy")))?,
+                ocannl_runtime::npy::read(&param_file(dir, name))?,
             );
         }
         for name in &names {

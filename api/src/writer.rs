@@ -60,6 +60,41 @@ pub(crate) fn string_literal(s: &str) -> String {
     out
 }
 
+/// The string an MLIR string literal at the start of `text` holds (the
+/// inverse of [`string_literal`], and of MLIR's printer: `\\`, `\"`,
+/// `\n`, `\t` and `\XX` in hex), and the text after it; `None` when
+/// `text` does not start with a well-formed literal.
+pub(crate) fn read_string_literal(text: &str) -> Option<(String, &str)> {
+    let body = text.strip_prefix('"')?;
+    let bytes = body.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => return Some((String::from_utf8(out).ok()?, &body[i + 1..])),
+            b'\\' => {
+                let (b, len) = match bytes.get(i + 1)? {
+                    b'\\' => (b'\\', 2),
+                    b'"' => (b'"', 2),
+                    b'n' => (b'\n', 2),
+                    b't' => (b'\t', 2),
+                    _ => {
+                        let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+                        (u8::from_str_radix(hex, 16).ok()?, 3)
+                    }
+                };
+                out.push(b);
+                i += len;
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    None
+}
+
 /// `!ocannl_shape.tensor<"SHAPE", f32>`.
 fn tensor_type(shape: &str) -> String {
     format!("!ocannl_shape.tensor<{}, f32>", string_literal(shape))

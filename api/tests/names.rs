@@ -487,3 +487,56 @@ fn deep_expressions_are_written_and_dropped() {
         .join()
         .unwrap();
 }
+
+/// Saved params are one file each inside the directory, whatever their
+/// names (slashes, dots, quotes, unicode), and load back.
+#[test]
+fn any_param_names_save_and_load_inside_the_directory() {
+    let names = ["../up", "a/b", "..", ".hidden", "q\"u\\o", "ünï", "plain_w-1.x", "%41"];
+    let x = data("x", "4|3");
+    let mut y: Tensor = number(0.0);
+    for (k, n) in names.iter().enumerate() {
+        y = y + param(n).output(&[2]).seed(k as i64) * &x;
+    }
+    let loss = sum(&y);
+    let mut trainer = Trainer::new(&loss, &y, Sgd::default()).unwrap();
+    let root = std::env::temp_dir().join(format!("ocannl-save-{}", std::process::id()));
+    let dir = root.join("model");
+    trainer.save(&dir).unwrap();
+    let files: BTreeSet<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(files.len(), names.len(), "{files:?}");
+    assert!(files.contains("plain_w-1.x.npy"), "{files:?}");
+    assert_eq!(
+        std::fs::read_dir(&root).unwrap().count(),
+        1,
+        "nothing written beside the directory"
+    );
+    let saved: Vec<HostTensor> = names.iter().map(|n| trainer.param(n).unwrap()).collect();
+    for n in names {
+        let zeros = HostTensor {
+            elt: Elt::F32,
+            dims: vec![2, 3],
+            data: vec![0.0; 6],
+        };
+        trainer.set_param(n, &zeros).unwrap();
+    }
+    trainer.load(&dir).unwrap();
+    for (n, want) in names.iter().zip(&saved) {
+        assert_eq!(&trainer.param(n).unwrap(), want, "{n}");
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// A diagnostic at a param names it as it was given, quotes included.
+#[test]
+fn diagnostics_name_params_as_given() {
+    let y = param("w\"x ü") * &data("x", "4|3");
+    let e = match Trainer::new(&sum(&y), &y, Sgd::default()) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("a param of unknown output dims compiled"),
+    };
+    assert!(e.starts_with("w\"x ü: error: "), "{e}");
+}
