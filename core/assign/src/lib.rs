@@ -329,12 +329,6 @@ pub fn run_mut(r: &Routine, args: &mut [Value]) -> Result<Vec<Value>, RunError> 
             _ => return Err(RunError(format!("argument {v:?} does not fit {a:?}"))),
         }
     }
-    let get = |bufs: &Vec<Option<Buffer>>, i: usize| -> Result<usize, RunError> {
-        match bufs.get(i) {
-            Some(Some(_)) => Ok(i),
-            _ => Err(RunError(format!("buffer {i} is not allocated"))),
-        }
-    };
     for s in &r.stmts {
         check_stmt(s, &bufs, &r.args)?;
         match s {
@@ -358,11 +352,11 @@ pub fn run_mut(r: &Routine, args: &mut [Value]) -> Result<Vec<Value>, RunError> 
                 bufs[*buf] = Some(Buffer::new(dims.clone(), data));
             }
             Stmt::Fill { buf, value } => {
-                let i = get(&bufs, *buf)?;
+                let i = live(&bufs, *buf)?;
                 bufs[i].as_mut().expect("checked").data.fill(*value);
             }
             Stmt::Range { buf } => {
-                let i = get(&bufs, *buf)?;
+                let i = live(&bufs, *buf)?;
                 for (k, x) in bufs[i]
                     .as_mut()
                     .expect("checked")
@@ -379,7 +373,7 @@ pub fn run_mut(r: &Routine, args: &mut [Value]) -> Result<Vec<Value>, RunError> 
                 low,
                 high,
             } => {
-                let i = get(&bufs, *buf)?;
+                let i = live(&bufs, *buf)?;
                 for (k, x) in bufs[i]
                     .as_mut()
                     .expect("checked")
@@ -391,7 +385,7 @@ pub fn run_mut(r: &Routine, args: &mut [Value]) -> Result<Vec<Value>, RunError> 
                 }
             }
             Stmt::Literal { buf, values } => {
-                let i = get(&bufs, *buf)?;
+                let i = live(&bufs, *buf)?;
                 let b = bufs[i].as_mut().expect("checked");
                 if values.len() != b.data.len() {
                     return Err(RunError(format!(
@@ -402,84 +396,14 @@ pub fn run_mut(r: &Routine, args: &mut [Value]) -> Result<Vec<Value>, RunError> 
                 }
                 b.data.copy_from_slice(values);
             }
-            Stmt::Accum {
-                lhs,
-                rhs,
-                accum,
-                op,
-                initialize_neutral,
-                space,
-                maps,
-                symbols,
-            } => {
-                let l = get(&bufs, *lhs)?;
-                let syms: Vec<i64> = symbols
-                    .iter()
-                    .map(|&k| scalars.get(k).copied().unwrap_or(0))
-                    .collect();
-                if *initialize_neutral {
-                    bufs[l]
-                        .as_mut()
-                        .expect("checked")
-                        .data
-                        .fill(accum.neutral());
-                }
-                let rs: Vec<usize> = rhs
-                    .iter()
-                    .map(|&k| get(&bufs, k))
-                    .collect::<Result<_, _>>()?;
-                let mut vals = vec![0.0; rs.len()];
-                let mut scratch = vec![];
-                let mut idx = vec![];
-                for_each(space, |it| {
-                    for (k, &rb) in rs.iter().enumerate() {
-                        idx.clear();
-                        for e in &maps[k + 1] {
-                            idx.push(e.eval(it, &syms).ok_or_else(bad_index)?);
-                        }
-                        let b = bufs[rb].as_ref().expect("checked");
-                        let outside = maps[k + 1]
-                            .iter()
-                            .zip(&idx)
-                            .zip(&b.dims)
-                            .any(|((e, &i), &d)| e.is_padded() && (i < 0 || i as u64 >= d));
-                        vals[k] = if outside {
-                            accum.neutral()
-                        } else {
-                            b.data[b.offset(&idx)?]
-                        };
-                    }
-                    let v = op.eval_with(&vals, &mut scratch).ok_or_else(|| {
-                        RunError(format!("the body {op} cannot be evaluated on {vals:?}"))
-                    })?;
-                    idx.clear();
-                    for e in &maps[0] {
-                        idx.push(e.eval(it, &syms).ok_or_else(bad_index)?);
-                    }
-                    let b = bufs[l].as_mut().expect("checked");
-                    // A padded index of the result (the gradient of a padded
-                    // read) outside the buffer writes into the padding: the
-                    // write is dropped.
-                    let outside = maps[0]
-                        .iter()
-                        .zip(&idx)
-                        .zip(&b.dims)
-                        .any(|((e, &i), &d)| e.is_padded() && (i < 0 || i as u64 >= d));
-                    if outside {
-                        return Ok(());
-                    }
-                    let o = b.offset(&idx)?;
-                    b.data[o] = accum.apply(b.data[o], v);
-                    Ok(())
-                })?;
-            }
+            Stmt::Accum { .. } => accumulate(&mut bufs, &scalars, s)?,
         }
     }
     let results = r
         .results
         .iter()
         .map(|&k| {
-            let i = get(&bufs, k)?;
+            let i = live(&bufs, k)?;
             let b = bufs[i].as_ref().expect("checked");
             Ok(Value::Buffer {
                 dims: b.dims.clone(),
@@ -493,6 +417,90 @@ pub fn run_mut(r: &Routine, args: &mut [Value]) -> Result<Vec<Value>, RunError> 
         }
     }
     Ok(results)
+}
+
+/// Buffer `i` when it is allocated.
+fn live(bufs: &[Option<Buffer>], i: usize) -> Result<usize, RunError> {
+    match bufs.get(i) {
+        Some(Some(_)) => Ok(i),
+        _ => Err(RunError(format!("buffer {i} is not allocated"))),
+    }
+}
+
+/// Whether an index of a padded expression falls outside its axis: the
+/// read gives the padding value, the write is dropped.
+fn in_padding(map: &[Affine], idx: &[i64], dims: &[u64]) -> bool {
+    map.iter()
+        .zip(idx)
+        .zip(dims)
+        .any(|((e, &i), &d)| e.is_padded() && (i < 0 || i as u64 >= d))
+}
+
+/// Runs one assignment (checked by [`check_stmt`]) over the buffers, with
+/// the routine's index arguments `scalars`.
+fn accumulate(bufs: &mut [Option<Buffer>], scalars: &[i64], s: &Stmt) -> Result<(), RunError> {
+    let Stmt::Accum {
+        lhs,
+        rhs,
+        accum,
+        op,
+        initialize_neutral,
+        space,
+        maps,
+        symbols,
+    } = s
+    else {
+        return Ok(());
+    };
+    let l = live(bufs, *lhs)?;
+    let syms: Vec<i64> = symbols
+        .iter()
+        .map(|&k| scalars.get(k).copied().unwrap_or(0))
+        .collect();
+    if *initialize_neutral {
+        bufs[l]
+            .as_mut()
+            .expect("checked")
+            .data
+            .fill(accum.neutral());
+    }
+    let rs: Vec<usize> = rhs
+        .iter()
+        .map(|&k| live(bufs, k))
+        .collect::<Result<_, _>>()?;
+    let mut vals = vec![0.0; rs.len()];
+    let mut scratch = vec![];
+    let mut idx = vec![];
+    for_each(space, |it| {
+        for (k, &rb) in rs.iter().enumerate() {
+            idx.clear();
+            for e in &maps[k + 1] {
+                idx.push(e.eval(it, &syms).ok_or_else(bad_index)?);
+            }
+            let b = bufs[rb].as_ref().expect("checked");
+            vals[k] = if in_padding(&maps[k + 1], &idx, &b.dims) {
+                accum.neutral()
+            } else {
+                b.data[b.offset(&idx)?]
+            };
+        }
+        let v = op
+            .eval_with(&vals, &mut scratch)
+            .ok_or_else(|| RunError(format!("the body {op} cannot be evaluated on {vals:?}")))?;
+        idx.clear();
+        for e in &maps[0] {
+            idx.push(e.eval(it, &syms).ok_or_else(bad_index)?);
+        }
+        let b = bufs[l].as_mut().expect("checked");
+        // A padded index of the result (the gradient of a padded read)
+        // outside the buffer writes into the padding: the write is dropped.
+        if in_padding(&maps[0], &idx, &b.dims) {
+            return Ok(());
+        }
+        let o = b.offset(&idx)?;
+        b.data[o] = accum.apply(b.data[o], v);
+        Ok(())
+    })
 }
 
 #[cfg(test)]
