@@ -10,9 +10,26 @@ use crate::{
     Precision, Rule, RULES,
 };
 
+/// The default options without the time limit: what a test computes never
+/// depends on how loaded the machine is (the node and iteration limits
+/// still bound the work).
+fn untimed() -> Options {
+    Options {
+        limits: untimed_limits(),
+        ..Options::default()
+    }
+}
+
+fn untimed_limits() -> Limits {
+    Limits {
+        time: std::time::Duration::from_secs(3600),
+        ..Limits::default()
+    }
+}
+
 fn simp(s: &str) -> String {
     let e: RecExpr<lang::Scalar> = s.parse().unwrap();
-    simplify(&e, Limits::default()).expr.to_string()
+    simplify(&e, untimed_limits()).expr.to_string()
 }
 
 macro_rules! table {
@@ -49,7 +66,7 @@ fn the_language_is_the_vocabulary() {
 #[test]
 fn common_subexpressions_are_shared() {
     let e: RecExpr<lang::Scalar> = "(add (exp x0) (mul (exp x0) x1))".parse().unwrap();
-    let s = simplify(&e, Limits::default());
+    let s = simplify(&e, untimed_limits());
     // exp is computed once.
     assert_eq!(
         s.expr
@@ -66,7 +83,7 @@ fn common_subexpressions_are_shared() {
 fn runs_report_why_they_stopped() {
     let e: RecExpr<lang::Scalar> = "(add x0 0)".parse().unwrap();
     assert!(matches!(
-        simplify(&e, Limits::default()).stop,
+        simplify(&e, untimed_limits()).stop,
         StopReason::Saturated
     ));
     // A long sum under a tiny node limit stops at the limit, still correct.
@@ -77,7 +94,7 @@ fn runs_report_why_they_stopped() {
     let e: RecExpr<lang::Scalar> = s.parse().unwrap();
     let small = Limits {
         nodes: 200,
-        ..Limits::default()
+        ..untimed_limits()
     };
     let r = simplify(&e, small);
     assert!(matches!(r.stop, StopReason::NodeLimit(_)), "{:?}", r.stop);
@@ -113,7 +130,7 @@ fn simplifying_keeps_values() {
     for _ in 0..300 {
         let text = gen(&mut rng, 4, &leaves, &ops1, &ops2);
         let e: RecExpr<lang::Scalar> = text.parse().unwrap();
-        let s = simplify(&e, Limits::default());
+        let s = simplify(&e, untimed_limits());
         assert!(s.cost_after <= s.cost_before + 1e-9, "{text}: {}", s.expr);
         for _ in 0..5 {
             let args: Vec<f64> = (0..3).map(|_| 0.25 + 2.0 * rng.next_f64()).collect();
@@ -139,7 +156,7 @@ fn simp_exact(s: &str, precision: Precision) -> String {
     let e: RecExpr<lang::Scalar> = s.parse().unwrap();
     let options = Options {
         precision,
-        ..Options::default()
+        ..untimed()
     };
     simplify_with(&e, &options).expr.to_string()
 }
@@ -233,7 +250,7 @@ fn several_roots_share_subexpressions() {
     let root_of = |pred: fn(&lang::Scalar) -> bool| Id::from(nodes.iter().position(pred).unwrap());
     let r1 = root_of(|n| matches!(n, lang::Scalar::Add(_)));
     let r2 = root_of(|n| matches!(n, lang::Scalar::Mul(_)));
-    let s = simplify_roots(&dag, &[r1, r2], &Options::default());
+    let s = simplify_roots(&dag, &[r1, r2], &untimed());
     let exps = s
         .expr
         .as_ref()
@@ -443,7 +460,7 @@ fn long_chains_simplify() {
             _ => lang::Scalar::Sub([prev, x]),
         });
     }
-    let s = simplify_roots(&dag, &[prev], &Options::default());
+    let s = simplify_roots(&dag, &[prev], &untimed());
     assert_eq!(s.cost_before, 3500.0);
     assert_eq!(s.cost_after, 2000.0);
     let args = [0.75, -1.25];
