@@ -9,7 +9,7 @@ use std::{
 };
 
 use ocannl_assign::virtualize::Memory;
-use ocannl_ops::{BinaryOp, NumOp, TernaryOp, UnaryOp};
+use ocannl_ops::{Accum, BinaryOp, NumOp, TernaryOp, UnaryOp};
 use ocannl_shape_dialect::ParamInit;
 
 static NEXT_ID: AtomicUsize = AtomicUsize::new(0);
@@ -30,17 +30,41 @@ pub(crate) enum Node {
     Param(Rc<ParamDecl>),
     Data { name: String, shape: String },
     Number(f64),
+    /// A constant of a given shape: one value in every cell, or the cells
+    /// in memory order.
+    Constant {
+        shape: String,
+        cells: Cells,
+    },
     Op(NumOp, Vec<Tensor>),
     Compose(Tensor, Tensor),
-    Einsum(String, Vec<Tensor>),
+    Einsum(Einsum, Vec<Tensor>),
     Transpose(Tensor),
+}
+
+/// The cells of a constant.
+#[derive(Clone, Debug)]
+pub(crate) enum Cells {
+    Fill(f64),
+    Values(Vec<f64>),
+}
+
+/// An einsum's spec, and its accumulation and op when they are not the
+/// defaults (a sum; `identity` of one operand, `mul` of two).
+#[derive(Clone, Debug)]
+pub(crate) struct Einsum {
+    pub spec: String,
+    pub accum: Option<Accum>,
+    pub op: Option<NumOp>,
 }
 
 impl Node {
     /// The tensors this node computes from, in order.
     pub(crate) fn operands(&self) -> Vec<&Tensor> {
         match self {
-            Node::Param(_) | Node::Data { .. } | Node::Number(_) => vec![],
+            Node::Param(_) | Node::Data { .. } | Node::Number(_) | Node::Constant { .. } => {
+                vec![]
+            }
             Node::Op(_, xs) | Node::Einsum(_, xs) => xs.iter().collect(),
             Node::Compose(a, b) => vec![a, b],
             Node::Transpose(x) => vec![x],
@@ -292,12 +316,102 @@ pub fn pointdiv(a: &Tensor, b: &Tensor) -> Tensor {
     binary(BinaryOp::Div, a, b)
 }
 
-/// A generalized einsum (`"...|i; i->j => ...|j"`) of one or two tensors.
+/// A generalized einsum (`"...|i; i->j => ...|j"`) of one or two tensors:
+/// the product of two operands (a single operand's cells as they are),
+/// summed over the axes the result does not name.
 pub fn einsum(spec: &str, operands: &[&Tensor]) -> Tensor {
+    einsum_node(spec, None, None, operands)
+}
+
+/// An einsum with its accumulation and op given: `accum` combines the
+/// values of one result cell (`Accum::Max` for a max-reduction, OCANNL's
+/// `@^^`), `op` computes each value from the operands' cells (a unary op
+/// of one operand, a binary op of two; the verifier checks the arity).
+pub fn einsum_with(
+    spec: &str,
+    accum: Accum,
+    op: impl Into<NumOp>,
+    operands: &[&Tensor],
+) -> Tensor {
+    einsum_node(spec, Some(accum), Some(op.into()), operands)
+}
+
+fn einsum_node(
+    spec: &str,
+    accum: Option<Accum>,
+    op: Option<NumOp>,
+    operands: &[&Tensor],
+) -> Tensor {
     Tensor::new(Node::Einsum(
-        spec.into(),
+        Einsum {
+            spec: spec.into(),
+            accum,
+            op,
+        },
         operands.iter().map(|t| (*t).clone()).collect(),
     ))
+}
+
+/// A constant of shape `shape` with `value` in every cell.
+pub fn full(shape: &str, value: f64) -> Tensor {
+    Tensor::new(Node::Constant {
+        shape: shape.into(),
+        cells: Cells::Fill(value),
+    })
+}
+
+/// A constant of shape `shape` whose cells, in memory order (batch, output,
+/// input; row-major), are `values`; the verifier checks that their number
+/// is the shape's.
+pub fn constant(shape: &str, values: &[f64]) -> Tensor {
+    Tensor::new(Node::Constant {
+        shape: shape.into(),
+        cells: Cells::Values(values.to_vec()),
+    })
+}
+
+/// `0, 1, ..., n-1` along one output axis (shape `"n"`): compared with
+/// class ids it makes one-hot rows ([`one_hot`]).
+pub fn iota(n: u64) -> Tensor {
+    let values: Vec<f64> = (0..n).map(|i| i as f64).collect();
+    constant(&n.to_string(), &values)
+}
+
+/// `1` where `a < b`, else `0`, pointwise with broadcasting.
+pub fn lt(a: &Tensor, b: &Tensor) -> Tensor {
+    binary(BinaryOp::Lt, a, b)
+}
+
+/// `1` where `a == b`, else `0`.
+pub fn eq(a: &Tensor, b: &Tensor) -> Tensor {
+    binary(BinaryOp::Eq, a, b)
+}
+
+/// `1` where `a != b`, else `0`.
+pub fn ne(a: &Tensor, b: &Tensor) -> Tensor {
+    binary(BinaryOp::Ne, a, b)
+}
+
+/// `a` where `cond` is not 0, else `b` (OCANNL's `where`).
+pub fn where_(cond: &Tensor, a: &Tensor, b: &Tensor) -> Tensor {
+    ternary(TernaryOp::Where, cond, a, b)
+}
+
+/// The larger of `a` and `b` (NaN if either is), pointwise.
+pub fn maximum(a: &Tensor, b: &Tensor) -> Tensor {
+    binary(BinaryOp::Max, a, b)
+}
+
+/// The smaller of `a` and `b` (NaN if either is), pointwise.
+pub fn minimum(a: &Tensor, b: &Tensor) -> Tensor {
+    binary(BinaryOp::Min, a, b)
+}
+
+/// One-hot rows of class ids: `ids` (one id per row, in a last output
+/// axis of size 1, e.g. shape `"B|1"`) compared with `0..classes`, giving
+/// `"B|classes"` of 0 and 1.
+pub fn one_hot(ids: &Tensor, classes: u64) -> Tensor {
+    eq(ids, &iota(classes))
 }
 
 /// Swaps the input and output rows.

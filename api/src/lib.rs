@@ -31,15 +31,18 @@
 //! Shape errors are the pass's own messages ([`Error`]).
 
 mod expr;
+pub mod nn;
 pub mod train;
 mod writer;
 
 use std::fmt;
 
 pub use expr::{
-    binary, data, einsum, exp, log, number, param, pointdiv, pointmul, relu, sqrt, sum, tanh,
-    ternary, transpose, unary, Param, Tensor,
+    binary, constant, data, einsum, einsum_with, eq, exp, full, iota, log, lt, maximum, minimum,
+    ne, number, one_hot, param, pointdiv, pointmul, relu, sqrt, sum, tanh, ternary, transpose,
+    unary, where_, Param, Tensor,
 };
+pub use ocannl_ops::{Accum, BinaryOp, TernaryOp, UnaryOp};
 pub use ocannl_assign::virtualize::Memory;
 pub use ocannl_runtime::{npy, Elt, HostTensor};
 pub use ocannl_shape_dialect::ParamInit;

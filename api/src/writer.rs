@@ -13,7 +13,7 @@ use std::{collections::HashMap, fmt};
 use ocannl_ops::NumOp;
 
 use crate::{
-    expr::{Node, ParamDecl, Tensor},
+    expr::{Cells, Node, ParamDecl, Tensor},
     Error,
 };
 
@@ -105,17 +105,35 @@ enum Attr {
     Str(String),
     /// A float written as `f32`.
     F32(f64),
+    /// f32 cells in memory order: a dense literal of one axis.
+    Dense(Vec<f64>),
     I64(i64),
+}
+
+/// An f32 literal: decimal for what f32 holds; infinities and NaN (which
+/// have no decimal literal) as the f32's bits.
+fn f32_literal(x: f64) -> String {
+    if (x as f32).is_finite() {
+        format!("{x:.17e}")
+    } else {
+        format!("0x{:08X}", (x as f32).to_bits())
+    }
 }
 
 impl fmt::Display for Attr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Attr::Str(s) => f.write_str(&string_literal(s)),
-            // Decimal for what f32 holds; infinities and NaN (which have no
-            // decimal literal) as the f32's bits.
-            Attr::F32(x) if (*x as f32).is_finite() => write!(f, "{x:.17e} : f32"),
-            Attr::F32(x) => write!(f, "0x{:08X} : f32", (*x as f32).to_bits()),
+            Attr::F32(x) => write!(f, "{} : f32", f32_literal(*x)),
+            Attr::Dense(v) => write!(
+                f,
+                "dense<[{}]> : tensor<{}xf32>",
+                v.iter()
+                    .map(|&x| f32_literal(x))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                v.len()
+            ),
             Attr::I64(i) => write!(f, "{i} : i64"),
         }
     }
@@ -287,9 +305,24 @@ impl Writer {
                 self.op(op)
             }
             Node::Compose(..) => self.op(Op::new("ocannl_shape.compose", operands)),
-            Node::Einsum(spec, _) => {
-                let op =
-                    Op::new("ocannl_shape.einsum", operands).attr("spec", Attr::Str(spec.clone()));
+            Node::Einsum(e, _) => {
+                let mut op =
+                    Op::new("ocannl_shape.einsum", operands).attr("spec", Attr::Str(e.spec.clone()));
+                if let Some(num) = e.op {
+                    op.set("op", Attr::Str(num.name().into()));
+                }
+                if let Some(accum) = e.accum {
+                    op.set("accum", Attr::Str(accum.name().into()));
+                }
+                self.op(op)
+            }
+            Node::Constant { shape, cells } => {
+                let value = match cells {
+                    Cells::Fill(x) => Attr::F32(*x),
+                    Cells::Values(v) => Attr::Dense(v.clone()),
+                };
+                let mut op = Op::new("ocannl_shape.constant", vec![]).attr("value", value);
+                op.shape = shape.clone();
                 self.op(op)
             }
             Node::Transpose(_) => self.op(Op::new("ocannl_shape.transpose", operands)),

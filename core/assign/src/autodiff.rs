@@ -161,13 +161,13 @@ pub fn backprop(r: &Routine, loss: usize, params: &[usize]) -> Result<Backprop, 
             continue;
         }
         let sign = match accum {
-            Accum::Assign | Accum::Add => 1.0,
+            Accum::Assign | Accum::Add | Accum::Max | Accum::Min => 1.0,
             Accum::Sub => -1.0,
             other => {
                 return Err(AutodiffError {
                     stmt: Some(k),
                     message: format!(
-                        "cannot differentiate an accumulation by '{other}' (only assign, add and sub are differentiable)"
+                        "cannot differentiate an accumulation by '{other}' (only assign, add, sub, max and min are differentiable)"
                     ),
                 })
             }
@@ -180,7 +180,7 @@ pub fn backprop(r: &Routine, loss: usize, params: &[usize]) -> Result<Backprop, 
                 ),
             });
         };
-        let fwd = Fwd {
+        let mut fwd = Fwd {
             lhs,
             space,
             maps,
@@ -188,6 +188,18 @@ pub fn backprop(r: &Routine, loss: usize, params: &[usize]) -> Result<Backprop, 
             rhs,
             g: (g, maps[0].clone()),
         };
+        if matches!(accum, Accum::Max | Accum::Min) {
+            // The result is one of the values: the gradient reaches the
+            // values equal to it (each of them, on a tie).
+            let values = (0..rhs.len()).map(|i| fwd.x(i)).collect();
+            let v = b.temp(&fwd, op, values);
+            let hit = b.temp(
+                &fwd,
+                NumOp::Binary(BinaryOp::Eq),
+                vec![v, (*lhs, maps[0].clone())],
+            );
+            fwd.g = b.temp(&fwd, NumOp::Binary(BinaryOp::Mul), vec![fwd.g.clone(), hit]);
+        }
         for (i, &x) in rhs.iter().enumerate() {
             if !needs[x] {
                 continue;

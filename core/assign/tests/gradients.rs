@@ -250,6 +250,71 @@ fn contraction_fixed_index_and_subtraction() {
     check("contraction", &r, &[a, b], &vals);
 }
 
+/// Max- and min-reductions (of a value and of a product): the gradient
+/// reaches the value each result is, then a weighted sum makes the loss.
+#[test]
+fn max_and_min_reductions() {
+    for accum in [Accum::Max, Accum::Min] {
+        let mut rng = SplitMix64::new(11);
+        let (a, b, m, l) = (0, 1, 2, 3);
+        for op in [
+            NumOp::Unary(UnaryOp::Identity),
+            NumOp::Binary(BinaryOp::Mul),
+        ] {
+            let rhs = if op.arity() == 1 { vec![a] } else { vec![a, b] };
+            let mut maps = vec![vec![d(0)], vec![d(0), d(1)]];
+            if op.arity() == 2 {
+                maps.push(vec![d(1)]);
+            }
+            let r = Routine {
+                args: vec![
+                    Arg::Buffer { dims: vec![3, 5] },
+                    Arg::Buffer { dims: vec![5] },
+                ],
+                stmts: vec![
+                    Stmt::Alloc {
+                        buf: m,
+                        dims: vec![3],
+                    },
+                    Stmt::Accum {
+                        lhs: m,
+                        rhs,
+                        accum,
+                        op: op.into(),
+                        initialize_neutral: true,
+                        space: vec![3, 5],
+                        maps,
+                        symbols: vec![],
+                    },
+                    Stmt::Alloc {
+                        buf: l,
+                        dims: vec![],
+                    },
+                    // sum(m * m): every row's result weighs differently.
+                    Stmt::Accum {
+                        lhs: l,
+                        rhs: vec![m, m],
+                        accum: Accum::Add,
+                        op: NumOp::Binary(BinaryOp::Mul).into(),
+                        initialize_neutral: true,
+                        space: vec![3],
+                        maps: vec![vec![], vec![d(0)], vec![d(0)]],
+                        symbols: vec![],
+                    },
+                ],
+                results: vec![l],
+            };
+            // Distinct values: no tie, so the max is differentiable.
+            let vals = vec![
+                buffer(&[3, 5], (0..15).map(|k| k as f64 * 0.37 % 1.3 - 0.6 + 0.01 * rng.next_f64()).collect()),
+                buffer(&[5], (0..5).map(|k| 0.5 + 0.2 * k as f64).collect()),
+            ];
+            let params = if op.arity() == 1 { vec![a] } else { vec![a, b] };
+            check(&format!("{accum} of {op}"), &r, &params, &vals);
+        }
+    }
+}
+
 /// A valid 1-d convolution `y[o] =+ x[o + k] * w[k]` and its sum of squares.
 #[test]
 fn convolution() {
@@ -324,7 +389,7 @@ fn refusals() {
             Stmt::Accum {
                 lhs: 1,
                 rhs: vec![0],
-                accum: Accum::Max,
+                accum: Accum::Mul,
                 op: NumOp::Unary(UnaryOp::Identity).into(),
                 initialize_neutral: true,
                 space: vec![3],
@@ -336,6 +401,6 @@ fn refusals() {
     };
     let e = backprop(&r, 1, &[0]).unwrap_err();
     assert_eq!(e.stmt, Some(1));
-    assert!(e.message.contains("'max'"), "{e}");
+    assert!(e.message.contains("'mul'"), "{e}");
     assert!(backprop(&r, 7, &[0]).is_err());
 }

@@ -309,6 +309,24 @@ pub enum NumOp {
     Ternary(TernaryOp),
 }
 
+impl From<UnaryOp> for NumOp {
+    fn from(op: UnaryOp) -> NumOp {
+        NumOp::Unary(op)
+    }
+}
+
+impl From<BinaryOp> for NumOp {
+    fn from(op: BinaryOp) -> NumOp {
+        NumOp::Binary(op)
+    }
+}
+
+impl From<TernaryOp> for NumOp {
+    fn from(op: TernaryOp) -> NumOp {
+        NumOp::Ternary(op)
+    }
+}
+
 impl NumOp {
     pub fn arity(self) -> usize {
         match self {

@@ -37,10 +37,10 @@ func.func @no_params(%x: memref<3xf32>) -> memref<3xf32> {
 
 #id = affine_map<(d0) -> (d0)>
 #none = affine_map<(d0) -> ()>
-func.func @max_pool(%w: memref<3xf32> {ocannl.param = "w"}) -> memref<f32> {
+func.func @product(%w: memref<3xf32> {ocannl.param = "w"}) -> memref<f32> {
   %l = "ocannl_assign.node"() {kind = "value", memory = "materialized", name = "m", shape = ""} : () -> memref<f32>
-  // expected-error@+1 {{cannot generate the backprop of @max_pool: cannot differentiate an accumulation by 'max' (only assign, add and sub are differentiable)}}
-  "ocannl_assign.accum_unop"(%l, %w) {accum = "max", op = "identity", initialize_neutral = true, space = array<i64: 3>, indexing_maps = [#none, #id]} : (memref<f32>, memref<3xf32>) -> ()
+  // expected-error@+1 {{cannot generate the backprop of @product: cannot differentiate an accumulation by 'mul' (only assign, add, sub, max and min are differentiable)}}
+  "ocannl_assign.accum_unop"(%l, %w) {accum = "mul", op = "identity", initialize_neutral = true, space = array<i64: 3>, indexing_maps = [#none, #id]} : (memref<f32>, memref<3xf32>) -> ()
   return %l : memref<f32>
 }
 

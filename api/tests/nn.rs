@@ -1,0 +1,183 @@
+//! The layers' values against closed forms computed here in f64: each
+//! layer's module is compiled by the CPU backend and run on fixed inputs.
+//! Their gradients are checked against central differences by
+//! `tools/ocannl-run/tests/layers.rs`.
+
+use melior::ir::Module;
+use ocannl::{nn, *};
+use ocannl_passes::pipelines;
+use ocannl_runtime::{CompileOptions, HostValue};
+
+/// Runs `@f` returning `outputs` on `inputs` (one per data, in order).
+fn eval(outputs: &[&Tensor], inputs: &[HostTensor]) -> Vec<HostTensor> {
+    ocannl_cpu::install();
+    let text = Tensor::module("f", outputs).unwrap();
+    let context = ocannl_passes::new_context().unwrap();
+    let mut module = Module::parse(&context, &text).expect("the module parses");
+    let backend = ocannl_passes::backend("cpu").unwrap();
+    let pipeline = pipelines::verify().then(pipelines::to_loops(Some(backend.loop_target())));
+    ocannl_passes::run_pipeline(&context, &mut module, &pipeline).expect("lowers");
+    let program = backend
+        .compile(&context, &mut module, &CompileOptions::default())
+        .expect("compiles");
+    let args: Vec<HostValue> = inputs.iter().cloned().map(HostValue::Tensor).collect();
+    program
+        .call("f", &args)
+        .expect("runs")
+        .into_iter()
+        .map(|v| match v {
+            HostValue::Tensor(t) => t,
+            HostValue::Index(_) => panic!("an index result"),
+        })
+        .collect()
+}
+
+fn tensor(dims: &[u64], data: &[f64]) -> HostTensor {
+    HostTensor {
+        elt: Elt::F32,
+        dims: dims.to_vec(),
+        data: data.to_vec(),
+    }
+}
+
+fn close(got: &[f64], want: &[f64], tol: f64) {
+    assert_eq!(got.len(), want.len(), "{got:?} vs {want:?}");
+    for (g, w) in got.iter().zip(want) {
+        assert!((g - w).abs() <= tol * (1.0 + w.abs()), "{got:?} vs {want:?}");
+    }
+}
+
+/// Logits with a large row (softmax must not overflow), a row of ties and
+/// an ordinary one: 3 rows of 4 classes.
+const LOGITS: [f64; 12] = [
+    1000.0, 999.0, 998.0, 0.0, //
+    0.5, 0.5, 0.5, 0.5, //
+    -1.0, 2.0, 0.25, -3.5,
+];
+
+fn softmax_rows(x: &[f64], c: usize) -> Vec<f64> {
+    x.chunks(c)
+        .flat_map(|r| {
+            let m = r.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            let s: f64 = r.iter().map(|v| (v - m).exp()).sum();
+            r.iter().map(move |v| (v - m).exp() / s).collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+#[test]
+fn softmax_and_log_softmax_are_the_closed_forms() {
+    let x = data("x", "3|4");
+    let out = eval(
+        &[&nn::softmax(&x), &nn::log_softmax(&x)],
+        &[tensor(&[3, 4], &LOGITS)],
+    );
+    let want = softmax_rows(&LOGITS, 4);
+    assert_eq!(out[0].dims, [3, 4]);
+    close(&out[0].data, &want, 1e-6);
+    let logs: Vec<f64> = want.iter().map(|p| p.ln()).collect();
+    close(&out[1].data, &logs, 1e-5);
+}
+
+#[test]
+fn max_sum_and_mean_over_the_last_axis() {
+    let x = data("x", "3|4");
+    let out = eval(
+        &[&nn::max_last(&x), &nn::sum_last(&x), &nn::mean_last(&x), &nn::mean(&x)],
+        &[tensor(&[3, 4], &LOGITS)],
+    );
+    let rows: Vec<&[f64]> = LOGITS.chunks(4).collect();
+    assert_eq!(out[0].dims, [3, 1]);
+    close(
+        &out[0].data,
+        &rows.iter().map(|r| r.iter().cloned().fold(f64::MIN, f64::max)).collect::<Vec<_>>(),
+        0.0,
+    );
+    let sums: Vec<f64> = rows.iter().map(|r| r.iter().sum()).collect();
+    close(&out[1].data, &sums, 1e-6);
+    close(&out[2].data, &sums.iter().map(|s| s / 4.0).collect::<Vec<_>>(), 1e-6);
+    close(&out[3].data, &[LOGITS.iter().sum::<f64>() / 12.0], 1e-6);
+}
+
+#[test]
+fn cross_entropy_is_the_mean_negative_log_likelihood() {
+    let x = data("x", "3|4");
+    let ids = data("ids", "3|1");
+    let mask = data("mask", "3|1");
+    let labels = [0.0, 3.0, 1.0];
+    let out = eval(
+        &[
+            &nn::cross_entropy(&x, &ids, 4),
+            &nn::masked_cross_entropy(&x, &ids, 4, &mask),
+            &one_hot(&ids, 4),
+        ],
+        &[
+            tensor(&[3, 4], &LOGITS),
+            tensor(&[3, 1], &labels),
+            tensor(&[3, 1], &[1.0, 0.0, 1.0]),
+        ],
+    );
+    let p = softmax_rows(&LOGITS, 4);
+    let nll: Vec<f64> = labels
+        .iter()
+        .enumerate()
+        .map(|(r, &l)| -p[r * 4 + l as usize].ln())
+        .collect();
+    close(&out[0].data, &[nll.iter().sum::<f64>() / 3.0], 1e-5);
+    close(&out[1].data, &[(nll[0] + nll[2]) / 2.0], 1e-5);
+    close(
+        &out[2].data,
+        &[1., 0., 0., 0., 0., 0., 0., 1., 0., 1., 0., 0.],
+        0.0,
+    );
+}
+
+#[test]
+fn layer_norm_normalizes_each_row() {
+    let x = data("x", "3|4");
+    let y = nn::layer_norm("ln", &x, 1e-5);
+    let loss = sum(&y);
+    // The params start at zero: the layer is the plain normalization.
+    let trainer = Trainer::new(&loss, &y, Sgd::default()).unwrap();
+    let got = trainer.forward(&[tensor(&[3, 4], &LOGITS)]).unwrap();
+    let want: Vec<f64> = LOGITS
+        .chunks(4)
+        .flat_map(|r| {
+            let m = r.iter().sum::<f64>() / 4.0;
+            let v = r.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / 4.0;
+            r.iter().map(move |x| (x - m) / (v + 1e-5).sqrt()).collect::<Vec<_>>()
+        })
+        .collect();
+    close(&got.data, &want, 1e-4);
+    let mut names = trainer.param_names().to_vec();
+    names.sort();
+    assert_eq!(names, ["ln.bias", "ln.gain"]);
+}
+
+#[test]
+fn an_mlp_classifier_trains_with_cross_entropy() {
+    // Two separable classes of points: the loss falls and every point is
+    // classified right.
+    let x = data("x", "8|2");
+    let ids = data("ids", "8|1");
+    let logits = nn::mlp("mlp", &x, &[8], &[2]);
+    let loss = nn::cross_entropy(&logits, &ids, 2);
+    let mut trainer = Trainer::new(&loss, &logits, Sgd::default()).unwrap();
+    let points = [
+        -1.0, -0.5, -0.8, -1.2, -1.5, -0.2, -0.3, -0.9, //
+        1.0, 0.5, 0.8, 1.2, 1.5, 0.2, 0.3, 0.9,
+    ];
+    let labels = [0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0];
+    let batch = [tensor(&[8, 2], &points), tensor(&[8, 1], &labels)];
+    let first = trainer.step(&batch, 0.5).unwrap();
+    let mut last = first;
+    for _ in 0..200 {
+        last = trainer.step(&batch, 0.5).unwrap();
+    }
+    assert!(first > 0.3 && last < 0.05, "{first} -> {last}");
+    let out = trainer.forward(&[tensor(&[8, 2], &points)]).unwrap();
+    for (r, &l) in labels.iter().enumerate() {
+        let row = &out.data[r * 2..r * 2 + 2];
+        assert_eq!((row[1] > row[0]) as u8 as f64, l, "{:?}", out.data);
+    }
+}

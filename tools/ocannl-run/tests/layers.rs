@@ -1,0 +1,119 @@
+//! The gradients of `ocannl::nn`'s layers, each behind a linear layer of
+//! params: `ocannl-run --grad-check` compares backprop with central
+//! differences in f64, and the compiled gradients with the interpreted
+//! ones. The modules are written by the `ocannl` crate; their values are
+//! checked against closed forms in `api/tests/nn.rs`.
+
+use std::{path::Path, process::Command};
+
+use ocannl::{nn, *};
+
+/// Runs `--grad-check` on `@f` returning `loss`, with `args` (`random:SEED`
+/// or `.npy` files, one per data in order of creation).
+fn grad_check(tag: &str, loss: &Tensor, args: &[String]) {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("{tag}.mlir"));
+    let text = Tensor::module("f", &[loss]).unwrap();
+    std::fs::write(&file, &text).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ocannl-run"))
+        .arg(&file)
+        .args(["--entry", "f", "--grad-check", "--opt-level", "0"])
+        .args(args.iter().map(|a| format!("--arg={a}")))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("backprop vs finite differences"),
+        "{tag}:\n{text}\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Class ids `0..classes` for `rows` rows, as a `rows x 1` `.npy` file.
+fn class_ids(tag: &str, rows: u64, classes: u64) -> String {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{tag}-ids.npy"));
+    let t = HostTensor {
+        elt: Elt::F32,
+        dims: vec![rows, 1],
+        data: (0..rows).map(|r| ((r * 7 + 3) % classes) as f64).collect(),
+    };
+    ocannl::npy::write(&path, &t).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn softmax_and_log_softmax() {
+    let x = data("x", "5|3");
+    let w = data("w", "5|4");
+    let logits = nn::linear("l", &x, &[4]);
+    grad_check(
+        "softmax",
+        &sum(&pointmul(&nn::softmax(&logits), &w)),
+        &["random:1".into(), "random:2".into()],
+    );
+    grad_check(
+        "log_softmax",
+        &sum(&pointmul(&nn::log_softmax(&logits), &w)),
+        &["random:3".into(), "random:4".into()],
+    );
+}
+
+#[test]
+fn cross_entropy_and_its_mask() {
+    let x = data("x", "6|3");
+    let ids = data("ids", "6|1");
+    let mask = data("mask", "6|1");
+    let logits = nn::linear("l", &x, &[4]);
+    grad_check(
+        "cross_entropy",
+        &nn::cross_entropy(&logits, &ids, 4),
+        &["random:5".into(), class_ids("ce", 6, 4)],
+    );
+    let mask_file = {
+        let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers/mask.npy");
+        let t = HostTensor {
+            elt: Elt::F32,
+            dims: vec![6, 1],
+            data: vec![1.0, 1.0, 0.0, 1.0, 0.0, 1.0],
+        };
+        ocannl::npy::write(&path, &t).unwrap();
+        path.display().to_string()
+    };
+    grad_check(
+        "masked_cross_entropy",
+        &nn::masked_cross_entropy(&logits, &ids, 4, &mask),
+        &["random:6".into(), class_ids("mce", 6, 4), mask_file],
+    );
+}
+
+#[test]
+fn max_mean_and_layer_norm() {
+    let x = data("x", "4|3");
+    let w = data("w", "4|5");
+    let h = nn::linear("l", &x, &[5]);
+    grad_check(
+        "max_last",
+        &sum(&pointmul(&nn::max_last(&h), &nn::mean_last(&w))),
+        &["random:7".into(), "random:8".into()],
+    );
+    grad_check(
+        "layer_norm",
+        &sum(&pointmul(&nn::layer_norm("ln", &h, 1e-5), &w)),
+        &["random:9".into(), "random:10".into()],
+    );
+}
+
+#[test]
+fn an_mlp() {
+    let x = data("x", "4|3");
+    let ids = data("ids", "4|1");
+    let logits = nn::mlp("mlp", &x, &[6, 5], &[3]);
+    grad_check(
+        "mlp",
+        &nn::cross_entropy(&logits, &ids, 3),
+        &["random:11".into(), class_ids("mlp", 4, 3)],
+    );
+}
