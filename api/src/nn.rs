@@ -9,7 +9,10 @@
 use ocannl_ops::{Accum, BinaryOp, UnaryOp};
 
 use crate::{
-    expr::{binary, einsum, einsum_with, exp, log, number, one_hot, param, pointdiv, pointmul, relu, sqrt, sum},
+    expr::{
+        binary, einsum, einsum_with, exp, full, log, number, one_hot, param, pointdiv, pointmul,
+        relu, sqrt, sum,
+    },
     ParamInit, Tensor,
 };
 
@@ -127,4 +130,91 @@ pub fn layer_norm(name: &str, x: &Tensor, eps: f64) -> Tensor {
     let gain = param(&format!("{name}.gain")).init(ParamInit::Zeros);
     let bias = param(&format!("{name}.bias")).init(ParamInit::Zeros);
     pointmul(&(1.0 + &gain), &y) + &bias
+}
+
+/// A 2-d convolution's geometry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Conv2d {
+    /// The kernel's height and width.
+    pub kernel: u64,
+    pub stride: u64,
+    /// `true`: the output has `input / stride` rows and columns, the input
+    /// padded with zeros (OCANNL's `use_padding`); `false`: only windows
+    /// inside the input ("valid").
+    pub padding: bool,
+    pub in_channels: u64,
+    pub out_channels: u64,
+}
+
+/// A 2-d convolution of channels-last images (`"B|H,W,C"`: the output row
+/// holds height, width and channels) with the params `NAME.kernel`
+/// (`kernel x kernel x in_channels -> out_channels`, He-initialized) and
+/// `NAME.bias` (zeros): OCANNL's `conv2d` spec
+/// `"...|s*oh+kh, s*ow+kw, ic; kh, kw, ic -> oc => ...|oh, ow, oc"`. The
+/// input channels are given, not inferred: a single channel broadcasts, so
+/// nothing else would decide the kernel's.
+pub fn conv2d(name: &str, x: &Tensor, c: Conv2d) -> Tensor {
+    let pad = if c.padding { "=+" } else { "<+" };
+    let s = c.stride;
+    let spec = format!(
+        "...|{s}*oh{pad}kh, {s}*ow{pad}kw, ic; kh, kw, ic -> oc => ...|oh, ow, oc"
+    );
+    let kernel = param(&format!("{name}.kernel"))
+        .input(&[c.kernel, c.kernel, c.in_channels])
+        .output(&[c.out_channels])
+        .init(ParamInit::He);
+    let bias = param(&format!("{name}.bias"))
+        .output(&[c.out_channels])
+        .init(ParamInit::Zeros);
+    einsum(&spec, &[x, &kernel]) + &bias
+}
+
+/// The spec of a pooling window of `window x window` cells moved by
+/// `stride`, inside the input, over channels-last images.
+fn pool_spec(stride: u64) -> String {
+    format!("...|{stride}*oh<+wh, {stride}*ow<+ww, c; wh, ww => ...|oh, ow, c")
+}
+
+/// Max-pooling of channels-last images (OCANNL's `max_pool2d`: the window
+/// is the shape of a constant of zeros added to each cell, `@^+`).
+pub fn max_pool2d(x: &Tensor, window: u64, stride: u64) -> Tensor {
+    let w = full(&format!("{window},{window}"), 0.0);
+    einsum_with(&pool_spec(stride), Accum::Max, BinaryOp::Add, &[x, &w])
+}
+
+/// Average-pooling: the window's sum divided by its `window * window`
+/// cells.
+pub fn avg_pool2d(x: &Tensor, window: u64, stride: u64) -> Tensor {
+    let w = full(&format!("{window},{window}"), 0.0);
+    let s = einsum_with(&pool_spec(stride), Accum::Add, BinaryOp::Add, &[x, &w]);
+    s * (1.0 / (window * window) as f64)
+}
+
+/// The mean over the height and width of channels-last images (`"B|H,W,C"`
+/// to `"B|1,1,C"`), dividing by `H * W` (OCANNL's sums without dividing).
+pub fn global_avg_pool2d(x: &Tensor) -> Tensor {
+    const SPEC: &str = "...|h, w, c => ...|0, 0, c";
+    pointdiv(&einsum(SPEC, &[x]), &einsum(SPEC, &[&ones_like(x)]))
+}
+
+/// LeNet-5 on channels-last images of `channels` channels (28 x 28: the
+/// first convolution keeps the size): 5x5 convolution to 6 channels, relu,
+/// 2x2 max-pooling, 5x5 convolution to 16, relu, 2x2 max-pooling, then
+/// layers of 120 and 84 (relu) and the `classes` logits.
+pub fn lenet(name: &str, x: &Tensor, channels: u64, classes: u64) -> Tensor {
+    let conv = |k: &str, x: &Tensor, padding, in_channels, out_channels| {
+        let c = Conv2d {
+            kernel: 5,
+            stride: 1,
+            padding,
+            in_channels,
+            out_channels,
+        };
+        max_pool2d(&relu(&conv2d(&format!("{name}.{k}"), x, c)), 2, 2)
+    };
+    let h = conv("conv1", x, true, channels, 6);
+    let h = conv("conv2", &h, false, 6, 16);
+    let h = mlp_layer(&format!("{name}.fc1"), &h, &[120]);
+    let h = mlp_layer(&format!("{name}.fc2"), &h, &[84]);
+    linear(&format!("{name}.logits"), &h, &[classes])
 }

@@ -181,3 +181,121 @@ fn an_mlp_classifier_trains_with_cross_entropy() {
         assert_eq!((row[1] > row[0]) as u8 as f64, l, "{:?}", out.data);
     }
 }
+
+/// `x` of `h x w x c` cells in memory order, from a formula.
+fn image(h: u64, w: u64, c: u64) -> Vec<f64> {
+    (0..h * w * c).map(|k| ((k * 37 % 23) as f64 - 11.0) / 7.0).collect()
+}
+
+#[test]
+fn pooling_is_the_windows_max_and_mean() {
+    let x = data("x", "1|4,6,2");
+    let out = eval(
+        &[
+            &nn::max_pool2d(&x, 2, 2),
+            &nn::avg_pool2d(&x, 2, 2),
+            &nn::global_avg_pool2d(&x),
+        ],
+        &[tensor(&[1, 4, 6, 2], &image(4, 6, 2))],
+    );
+    let v = image(4, 6, 2);
+    let at = |i: u64, j: u64, c: u64| v[((i * 6 + j) * 2 + c) as usize];
+    let (mut max, mut avg) = (vec![], vec![]);
+    for oi in 0..2 {
+        for oj in 0..3 {
+            for c in 0..2 {
+                let win: Vec<f64> = (0..2)
+                    .flat_map(|a| (0..2).map(move |b| (a, b)))
+                    .map(|(a, b)| at(2 * oi + a, 2 * oj + b, c))
+                    .collect();
+                max.push(win.iter().cloned().fold(f64::MIN, f64::max));
+                avg.push(win.iter().sum::<f64>() / 4.0);
+            }
+        }
+    }
+    assert_eq!(out[0].dims, [1, 2, 3, 2]);
+    close(&out[0].data, &max, 1e-7);
+    close(&out[1].data, &avg, 1e-6);
+    let global: Vec<f64> = (0..2)
+        .map(|c| (0..24).map(|p| v[(p * 2 + c) as usize]).sum::<f64>() / 24.0)
+        .collect();
+    assert_eq!(out[2].dims, [1, 1, 1, 2]);
+    close(&out[2].data, &global, 1e-6);
+}
+
+#[test]
+fn a_padded_and_a_valid_convolution_are_the_direct_sums() {
+    // The kernel is a param: its values come from the init routine of a
+    // trainer, then the forward routine computes the convolution.
+    for padding in [true, false] {
+        let (h, w, ic, oc, k) = (5u64, 6u64, 2u64, 3u64, 3u64);
+        let x = data("x", &format!("1|{h},{w},{ic}"));
+        let geometry = nn::Conv2d {
+            kernel: k,
+            stride: 1,
+            padding,
+            in_channels: ic,
+            out_channels: oc,
+        };
+        let y = nn::conv2d("c", &x, geometry);
+        let trainer = Trainer::new(&sum(&y), &y, Sgd::default()).unwrap();
+        let kernel = trainer.param("c.kernel").unwrap();
+        assert_eq!(kernel.dims, [oc, k, k, ic]);
+        let got = trainer.forward(&[tensor(&[1, h, w, ic], &image(h, w, ic))]).unwrap();
+        let v = image(h, w, ic);
+        // Padding "=": input = stride * output, the window starting
+        // (k - 1) / 2 before the output cell.
+        let (oh, ow, off) = if padding {
+            (h, w, (k as i64 - 1) / 2)
+        } else {
+            (h - k + 1, w - k + 1, 0)
+        };
+        assert_eq!(got.dims, [1, oh, ow, oc]);
+        let mut want = vec![];
+        for i in 0..oh as i64 {
+            for j in 0..ow as i64 {
+                for o in 0..oc {
+                    let mut s = 0.0;
+                    for a in 0..k as i64 {
+                        for b in 0..k as i64 {
+                            let (ii, jj) = (i + a - off, j + b - off);
+                            if ii < 0 || jj < 0 || ii >= h as i64 || jj >= w as i64 {
+                                continue;
+                            }
+                            for c in 0..ic as i64 {
+                                let xv = v[((ii * w as i64 + jj) * ic as i64 + c) as usize];
+                                let kv = kernel.data
+                                    [(((o as i64 * k as i64 + a) * k as i64 + b) * ic as i64 + c) as usize];
+                                s += xv * kv;
+                            }
+                        }
+                    }
+                    want.push(s);
+                }
+            }
+        }
+        close(&got.data, &want, 1e-5);
+    }
+}
+
+#[test]
+fn lenet_classifies_channels_last_images() {
+    let x = data("x", "2|28,28,1");
+    let ids = data("ids", "2|1");
+    let logits = nn::lenet("lenet", &x, 1, 10);
+    let loss = nn::cross_entropy(&logits, &ids, 10);
+    let mut trainer = Trainer::new(&loss, &logits, Sgd::default()).unwrap();
+    let mut names = trainer.param_names().to_vec();
+    names.sort();
+    assert_eq!(names.len(), 10, "{names:?}");
+    assert_eq!(trainer.param("lenet.fc1.w").unwrap().dims, [120, 5, 5, 16]);
+    let images = tensor(&[2, 28, 28, 1], &image(28, 28, 2));
+    let labels = tensor(&[2, 1], &[3.0, 7.0]);
+    let first = trainer.step(&[images.clone(), labels.clone()], 0.05).unwrap();
+    let mut last = first;
+    for _ in 0..30 {
+        last = trainer.step(&[images.clone(), labels.clone()], 0.05).unwrap();
+    }
+    assert!(last < first * 0.5, "{first} -> {last}");
+    assert_eq!(trainer.forward(&[images]).unwrap().dims, [2, 10]);
+}

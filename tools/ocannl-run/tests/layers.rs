@@ -117,3 +117,49 @@ fn an_mlp() {
         &["random:11".into(), class_ids("mlp", 4, 3)],
     );
 }
+
+#[test]
+fn convolutions_and_pooling() {
+    let x = data("x", "2|6,5,2");
+    let w = data("w", "2|3,2,3");
+    for (tag, padding, stride) in [("conv_same", true, 1), ("conv_valid", false, 1), ("conv_stride", true, 2)] {
+        let y = nn::conv2d(
+            tag,
+            &x,
+            nn::Conv2d {
+                kernel: 3,
+                stride,
+                padding,
+                in_channels: 2,
+                out_channels: 3,
+            },
+        );
+        grad_check(tag, &sum(&pointmul(&y, &y)), &["random:12".into()]);
+    }
+    let h = nn::conv2d(
+        "c",
+        &x,
+        nn::Conv2d {
+            kernel: 3,
+            stride: 1,
+            padding: true,
+            in_channels: 2,
+            out_channels: 3,
+        },
+    );
+    grad_check(
+        "max_pool",
+        &sum(&pointmul(&nn::max_pool2d(&h, 2, 2), &w)),
+        &["random:13".into(), "random:14".into()],
+    );
+    grad_check(
+        "avg_pool",
+        &sum(&pointmul(&nn::avg_pool2d(&h, 2, 2), &w)),
+        &["random:15".into(), "random:16".into()],
+    );
+    grad_check(
+        "global_avg_pool",
+        &sum(&pointmul(&nn::global_avg_pool2d(&h), &h)),
+        &["random:17".into()],
+    );
+}
