@@ -218,3 +218,144 @@ pub fn lenet(name: &str, x: &Tensor, channels: u64, classes: u64) -> Tensor {
     let h = mlp_layer(&format!("{name}.fc2"), &h, &[84]);
     linear(&format!("{name}.logits"), &h, &[classes])
 }
+
+/// The softmax of `x` over the axes `reduce` reduces: `reduce` is an einsum
+/// spec of one operand whose result keeps every other axis and has one
+/// cell where the reduced ones were (so it broadcasts back), e.g.
+/// [`LAST_AXIS`] or, for attention scores `"...|t->h"`, `"...|t->h =>
+/// ...|0->h"`.
+pub fn softmax_over(x: &Tensor, reduce: &str) -> Tensor {
+    let m = einsum_with(reduce, Accum::Max, UnaryOp::Identity, &[x]);
+    let e = exp(&(x - &m));
+    pointdiv(&e, &einsum(reduce, &[&e]))
+}
+
+/// A learned embedding of token ids (`"...|1"`: one id per position, the
+/// positions in the batch row) into `dim` features: the param `NAME`
+/// (`vocab -> dim`) times the ids' one-hot rows.
+pub fn embedding(name: &str, ids: &Tensor, vocab: u64, dim: u64) -> Tensor {
+    let table = param(name)
+        .input(&[vocab])
+        .output(&[dim])
+        .init(ParamInit::Glorot);
+    &table * &one_hot(ids, vocab)
+}
+
+/// Learned positions: `len` vectors of `dim` features (the param `NAME`,
+/// `len -> dim`), one per position, as a `"len|dim"` tensor that broadcasts
+/// over a `"...,len|dim"` sequence.
+pub fn learned_positions(name: &str, len: u64, dim: u64) -> Tensor {
+    let positions: Vec<f64> = (0..len).map(|p| p as f64).collect();
+    let ids = crate::expr::constant(&format!("{len}|1"), &positions);
+    embedding(name, &ids, len, dim)
+}
+
+/// Sinusoidal positions (`sin` on even features, `cos` on odd ones, of
+/// frequencies `10000^(-2i/dim)`), a `"len|dim"` constant.
+pub fn sinusoidal_positions(len: u64, dim: u64) -> Tensor {
+    let mut cells = Vec::with_capacity((len * dim) as usize);
+    for p in 0..len {
+        for f in 0..dim {
+            let rate = 10000f64.powf(-((f / 2 * 2) as f64) / dim as f64);
+            let a = p as f64 * rate;
+            cells.push(if f % 2 == 0 { a.sin() } else { a.cos() });
+        }
+    }
+    crate::expr::constant(&format!("{len}|{dim}"), &cells)
+}
+
+/// The causal mask of `len` positions, shaped to broadcast over attention
+/// scores `"...,s|t->h"`: `1` where key position `t` is at most query
+/// position `s`, else `0`.
+pub fn causal_mask(len: u64) -> Tensor {
+    let mut cells = Vec::with_capacity((len * len) as usize);
+    for s in 0..len {
+        for t in 0..len {
+            cells.push(if t <= s { 1.0 } else { 0.0 });
+        }
+    }
+    crate::expr::constant(&format!("{len}|{len}->1"), &cells)
+}
+
+/// Multi-head self-attention over sequences `"...,s|d"` (positions in the
+/// batch row): queries, keys and values `NAME.q`, `NAME.k`, `NAME.v`
+/// (`d -> heads, head_dim`), scores with OCANNL's spec `"...,s|h,e;
+/// ...,t|h,e => ...,s|t->h"` scaled by `1/sqrt(head_dim)`, positions the
+/// `mask` (`"s|t->1"`, e.g. [`causal_mask`]) zeroes set to `-1e9` before
+/// the softmax over `t`, the values' weighted sum, and the output `NAME.o`
+/// (`heads, head_dim -> d`).
+pub fn multi_head_attention(
+    name: &str,
+    x: &Tensor,
+    dim: u64,
+    heads: u64,
+    mask: Option<&Tensor>,
+) -> Tensor {
+    let head_dim = dim / heads;
+    let project = |p: &str| {
+        let w = param(&format!("{name}.{p}"))
+            .input(&[dim])
+            .output(&[heads, head_dim])
+            .init(ParamInit::Glorot);
+        &w * x
+    };
+    let (q, k, v) = (project("q"), project("k"), project("v"));
+    let scores = einsum("...,s|h,e; ...,t|h,e => ...,s|t->h", &[&q, &k])
+        * (1.0 / (head_dim as f64).sqrt());
+    let scores = match mask {
+        Some(m) => crate::expr::where_(m, &scores, &number(-1e9)),
+        None => scores,
+    };
+    let attn = softmax_over(&scores, "...|t->h => ...|0->h");
+    let mixed = einsum("...,s|t->h; ...,t|h,e => ...,s|h,e", &[&attn, &v]);
+    let o = param(&format!("{name}.o"))
+        .input(&[heads, head_dim])
+        .output(&[dim])
+        .init(ParamInit::Glorot);
+    &o * &mixed
+}
+
+/// A pre-norm decoder block: `h = x + attention(layer_norm(x))`, then
+/// `h + mlp(layer_norm(h))` with a hidden layer of `4 * dim`.
+pub fn decoder_only_block(name: &str, x: &Tensor, dim: u64, heads: u64, mask: &Tensor) -> Tensor {
+    let a = multi_head_attention(
+        &format!("{name}.attn"),
+        &layer_norm(&format!("{name}.ln1"), x, 1e-5),
+        dim,
+        heads,
+        Some(mask),
+    );
+    let h = x + &a;
+    let f = mlp(
+        &format!("{name}.mlp"),
+        &layer_norm(&format!("{name}.ln2"), &h, 1e-5),
+        &[4 * dim],
+        &[dim],
+    );
+    &h + &f
+}
+
+/// A decoder-only transformer over token ids `"...,len|1"`: embedding and
+/// learned positions, `layers` blocks, a final layer norm and the logits
+/// over the vocabulary (`"...,len|vocab"`).
+pub fn decoder_only(
+    name: &str,
+    ids: &Tensor,
+    vocab: u64,
+    len: u64,
+    dim: u64,
+    heads: u64,
+    layers: u64,
+) -> Tensor {
+    let mask = causal_mask(len);
+    let mut h = embedding(&format!("{name}.embed"), ids, vocab, dim)
+        + learned_positions(&format!("{name}.pos"), len, dim);
+    for l in 0..layers {
+        h = decoder_only_block(&format!("{name}.{l}"), &h, dim, heads, &mask);
+    }
+    linear(
+        &format!("{name}.head"),
+        &layer_norm(&format!("{name}.ln"), &h, 1e-5),
+        &[vocab],
+    )
+}

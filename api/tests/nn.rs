@@ -299,3 +299,38 @@ fn lenet_classifies_channels_last_images() {
     assert!(last < first * 0.5, "{first} -> {last}");
     assert_eq!(trainer.forward(&[images]).unwrap().dims, [2, 10]);
 }
+
+#[test]
+fn attention_is_causal_and_a_tiny_language_model_trains() {
+    let (vocab, len, dim, heads) = (5u64, 4u64, 8u64, 2u64);
+    let ids = data("ids", &format!("3,{len}|1"));
+    let targets = data("targets", &format!("3,{len}|1"));
+    let logits = nn::decoder_only("lm", &ids, vocab, len, dim, heads, 1);
+    let loss = nn::cross_entropy(&logits, &targets, vocab);
+    let mut trainer = Trainer::new(&loss, &logits, Sgd::default()).unwrap();
+    // Next-token prediction of fixed sequences.
+    let seqs = [[0.0, 1.0, 2.0, 3.0], [4.0, 3.0, 2.0, 1.0], [1.0, 1.0, 2.0, 2.0]];
+    let next = [[1.0, 2.0, 3.0, 4.0], [3.0, 2.0, 1.0, 0.0], [1.0, 2.0, 2.0, 3.0]];
+    let input = tensor(&[3, len, 1], &seqs.concat());
+    let target = tensor(&[3, len, 1], &next.concat());
+    let out = trainer.forward(&[input.clone()]).unwrap();
+    assert_eq!(out.dims, [3, len, vocab]);
+    // Causality: changing the last token changes no earlier position.
+    let mut changed = seqs;
+    changed[0][3] = 0.0;
+    let out2 = trainer
+        .forward(&[tensor(&[3, len, 1], &changed.concat())])
+        .unwrap();
+    let row = (len * vocab) as usize;
+    close(&out2.data[..3 * vocab as usize], &out.data[..3 * vocab as usize], 1e-6);
+    assert!(out2.data[3 * vocab as usize..row]
+        .iter()
+        .zip(&out.data[3 * vocab as usize..row])
+        .any(|(a, b)| (a - b).abs() > 1e-6));
+    let first = trainer.step(&[input.clone(), target.clone()], 0.1).unwrap();
+    let mut last = first;
+    for _ in 0..150 {
+        last = trainer.step(&[input.clone(), target.clone()], 0.1).unwrap();
+    }
+    assert!(first > 1.0 && last < 0.3 * first, "{first} -> {last}");
+}

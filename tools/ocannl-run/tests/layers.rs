@@ -30,15 +30,18 @@ fn grad_check(tag: &str, loss: &Tensor, args: &[String]) {
     );
 }
 
-/// Class ids `0..classes` for `rows` rows, as a `rows x 1` `.npy` file.
-fn class_ids(tag: &str, rows: u64, classes: u64) -> String {
+/// Class ids `0..classes`, one per row of a `dims` `.npy` file (its last
+/// axis of size 1).
+fn class_ids(tag: &str, dims: &[u64], classes: u64) -> String {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("{tag}-ids.npy"));
     let t = HostTensor {
         elt: Elt::F32,
-        dims: vec![rows, 1],
-        data: (0..rows).map(|r| ((r * 7 + 3) % classes) as f64).collect(),
+        dims: dims.to_vec(),
+        data: (0..dims.iter().product::<u64>())
+            .map(|r| ((r * 7 + 3) % classes) as f64)
+            .collect(),
     };
     ocannl::npy::write(&path, &t).unwrap();
     path.display().to_string()
@@ -70,7 +73,7 @@ fn cross_entropy_and_its_mask() {
     grad_check(
         "cross_entropy",
         &nn::cross_entropy(&logits, &ids, 4),
-        &["random:5".into(), class_ids("ce", 6, 4)],
+        &["random:5".into(), class_ids("ce", &[6, 1], 4)],
     );
     let mask_file = {
         let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers/mask.npy");
@@ -85,7 +88,7 @@ fn cross_entropy_and_its_mask() {
     grad_check(
         "masked_cross_entropy",
         &nn::masked_cross_entropy(&logits, &ids, 4, &mask),
-        &["random:6".into(), class_ids("mce", 6, 4), mask_file],
+        &["random:6".into(), class_ids("mce", &[6, 1], 4), mask_file],
     );
 }
 
@@ -114,7 +117,7 @@ fn an_mlp() {
     grad_check(
         "mlp",
         &nn::cross_entropy(&logits, &ids, 3),
-        &["random:11".into(), class_ids("mlp", 4, 3)],
+        &["random:11".into(), class_ids("mlp", &[4, 1], 3)],
     );
 }
 
@@ -161,5 +164,30 @@ fn convolutions_and_pooling() {
         "global_avg_pool",
         &sum(&pointmul(&nn::global_avg_pool2d(&h), &h)),
         &["random:17".into()],
+    );
+}
+
+#[test]
+fn attention_embedding_and_a_decoder_block() {
+    let x = data("x", "2,3|4");
+    let w = data("w", "2,3|4");
+    let mask = nn::causal_mask(3);
+    grad_check(
+        "attention",
+        &sum(&pointmul(&nn::multi_head_attention("a", &x, 4, 2, Some(&mask)), &w)),
+        &["random:18".into(), "random:19".into()],
+    );
+    grad_check(
+        "block",
+        &sum(&pointmul(&nn::decoder_only_block("b", &x, 4, 2, &mask), &w)),
+        &["random:20".into(), "random:21".into()],
+    );
+    let ids = data("ids", "2,3|1");
+    let targets = data("targets", "2,3|1");
+    let logits = nn::decoder_only("lm", &ids, 3, 3, 4, 2, 1);
+    grad_check(
+        "decoder_only",
+        &nn::cross_entropy(&logits, &targets, 3),
+        &[class_ids("lm-ids", &[2, 3, 1], 3), class_ids("lm-targets", &[2, 3, 1], 3)],
     );
 }
