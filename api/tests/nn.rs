@@ -313,7 +313,7 @@ fn attention_is_causal_and_a_tiny_language_model_trains() {
     let next = [[1.0, 2.0, 3.0, 4.0], [3.0, 2.0, 1.0, 0.0], [1.0, 2.0, 2.0, 3.0]];
     let input = tensor(&[3, len, 1], &seqs.concat());
     let target = tensor(&[3, len, 1], &next.concat());
-    let out = trainer.forward(&[input.clone()]).unwrap();
+    let out = trainer.forward(std::slice::from_ref(&input)).unwrap();
     assert_eq!(out.dims, [3, len, vocab]);
     // Causality: changing the last token changes no earlier position.
     let mut changed = seqs;
