@@ -23,6 +23,7 @@
 use std::{collections::BTreeMap, fmt, time::Duration};
 
 pub mod npy;
+pub mod safetensors;
 
 /// An element type the runtimes exchange.
 pub use ocannl_assign::Elt;
@@ -34,6 +35,23 @@ pub struct HostTensor {
     pub elt: Elt,
     pub dims: Vec<u64>,
     pub data: Vec<f64>,
+}
+
+impl HostTensor {
+    /// The number of cells, checked: sizes that make a buffer
+    /// (`ocannl_assign::check_buffer`) and one value per cell.
+    pub fn check(&self) -> Result<u64, String> {
+        let cells =
+            ocannl_assign::check_buffer(&self.dims, self.elt.size()).map_err(|e| e.to_string())?;
+        if self.data.len() as u64 != cells {
+            return Err(format!(
+                "{} values for a tensor of shape {:?} ({cells} cells)",
+                self.data.len(),
+                self.dims
+            ));
+        }
+        Ok(cells)
+    }
 }
 
 /// An argument or result.
@@ -364,4 +382,38 @@ mod tests {
             Err("the x backend has no option 'chip' (it has none)".into())
         );
     }
+}
+
+/// Writes a file through `write` atomically: into a temporary file in the
+/// same directory, renamed over `path` once complete, so that a failure
+/// leaves no partial file and keeps what `path` held (the one way the
+/// runtime's file formats are written).
+pub fn write_atomically(
+    path: &std::path::Path,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), String> {
+    use std::io::Write;
+    let err = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".ocannl-").suffix(".tmp");
+    // The file gets the permissions a new file gets (the umask applies),
+    // not the temporary file's private ones.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut file = builder.tempfile_in(dir).map_err(err)?;
+    {
+        let mut w = std::io::BufWriter::new(file.as_file_mut());
+        write(&mut w).map_err(err)?;
+        w.flush().map_err(err)?;
+    }
+    // Dropped on an error above: the temporary file is removed.
+    file.persist(path).map_err(|e| err(e.error))?;
+    Ok(())
 }

@@ -9,10 +9,7 @@
 //! temporary file in the same directory, renamed over the target once
 //! complete: a failed write leaves no partial file.
 
-use std::{
-    io::{BufWriter, Write},
-    path::Path,
-};
+use std::{io::Write, path::Path};
 
 use npyz::{DType, Order, TypeChar, WriterBuilder};
 
@@ -96,39 +93,12 @@ fn row_major(stored: &[f64], dims: &[u64], strides: &[u64]) -> Vec<f64> {
 /// Writes a tensor as a `.npy` file (C order, little-endian `<f4` or
 /// `<f8`), replacing `path` only once the whole file is written.
 pub fn write(path: &Path, t: &HostTensor) -> Result<(), String> {
-    let err = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
-    let cells = ocannl_assign::check_buffer(&t.dims, t.elt.size())
+    t.check()
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    if t.data.len() as u64 != cells {
-        return Err(format!(
-            "cannot write {}: {} values for a tensor of shape {:?} ({cells} cells)",
-            path.display(),
-            t.data.len(),
-            t.dims
-        ));
-    }
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".ocannl-").suffix(".npy.tmp");
-    // The file gets the permissions a new file gets (the umask applies),
-    // not the temporary file's private ones.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    let mut file = builder.tempfile_in(dir).map_err(err)?;
-    write_to(BufWriter::new(file.as_file_mut()), t).map_err(err)?;
-    // Dropped on an error above: the temporary file is removed.
-    file.persist(path).map_err(|e| err(e.error))?;
-    Ok(())
+    crate::write_atomically(path, |w| write_to(w, t))
 }
 
-/// Writes the `.npy` bytes of a tensor (whose cells match its shape).
-fn write_to(w: impl Write, t: &HostTensor) -> std::io::Result<()> {
+fn write_to(w: &mut dyn Write, t: &HostTensor) -> std::io::Result<()> {
     match t.elt {
         Elt::F32 => {
             let mut out = npyz::WriteOptions::<f32>::new()
