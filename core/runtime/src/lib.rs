@@ -298,6 +298,40 @@ pub trait Session {
     fn results(&self) -> Result<Vec<HostValue>, String>;
 }
 
+/// Writes a file through `write` atomically: into a temporary file in the
+/// same directory, renamed over `path` once complete, so that a failure
+/// leaves no partial file and keeps what `path` held (the one way the
+/// runtime's file formats are written).
+pub fn write_atomically(
+    path: &std::path::Path,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), String> {
+    use std::io::Write;
+    let err = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".ocannl-").suffix(".tmp");
+    // The file gets the permissions a new file gets (the umask applies),
+    // not the temporary file's private ones.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut file = builder.tempfile_in(dir).map_err(err)?;
+    {
+        let mut w = std::io::BufWriter::new(file.as_file_mut());
+        write(&mut w).map_err(err)?;
+        w.flush().map_err(err)?;
+    }
+    // Dropped on an error above: the temporary file is removed.
+    file.persist(path).map_err(|e| err(e.error))?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -382,38 +416,4 @@ mod tests {
             Err("the x backend has no option 'chip' (it has none)".into())
         );
     }
-}
-
-/// Writes a file through `write` atomically: into a temporary file in the
-/// same directory, renamed over `path` once complete, so that a failure
-/// leaves no partial file and keeps what `path` held (the one way the
-/// runtime's file formats are written).
-pub fn write_atomically(
-    path: &std::path::Path,
-    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
-) -> Result<(), String> {
-    use std::io::Write;
-    let err = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => std::path::Path::new("."),
-    };
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".ocannl-").suffix(".tmp");
-    // The file gets the permissions a new file gets (the umask applies),
-    // not the temporary file's private ones.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    let mut file = builder.tempfile_in(dir).map_err(err)?;
-    {
-        let mut w = std::io::BufWriter::new(file.as_file_mut());
-        write(&mut w).map_err(err)?;
-        w.flush().map_err(err)?;
-    }
-    // Dropped on an error above: the temporary file is removed.
-    file.persist(path).map_err(|e| err(e.error))?;
-    Ok(())
 }
