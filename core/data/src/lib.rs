@@ -9,13 +9,15 @@
 //!   `dataset-fashion-mnist` ([`FashionMnist::load_default`]) or a
 //!   directory; images as f32 in `[0, 1]`, channels last, labels as class
 //!   ids or one-hot.
+//! - [`words`]: the word list of Debian's package `wamerican`, lowercase
+//!   words `a` to `z` split into training and test words, and their tokens.
 //! - [`batches`]: batches of indices in a seeded order, new each epoch (the
 //!   last partial batch dropped by default: a compiled train step has a
 //!   fixed batch size), and batches gathered into [`HostTensor`]s.
 //!
 //! A file a Debian package installs that is missing or damaged is one error
 //! naming the file and the package to install; `scripts/bootstrap.sh`
-//! installs it.
+//! installs both packages.
 //!
 //! ```no_run
 //! use ocannl_data::{batches::Batches, fashion_mnist::{FashionMnist, Labels, Layout}};
@@ -42,6 +44,8 @@ pub mod batches;
 pub mod fashion_mnist;
 mod file;
 pub mod idx;
+pub mod words;
 
 pub use batches::{Batches, Last};
 pub use fashion_mnist::FashionMnist;
+pub use words::Words;
