@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs what building and testing the project needs on Debian bookworm:
 # LLVM/MLIR 22 (libraries, mlir-opt, lit and FileCheck), LLVM's OpenMP runtime
-# (parallel loops) and a C++ compiler; and NVIDIA's ptxas and libdevice from
-# the nvidia-cuda-nvcc-cu12 wheel (PyPI), unpacked under target/tools, for the
+# (parallel loops) and a C++ compiler; the datasets that tests and examples
+# read (Fashion-MNIST under /usr/share/datasets/fashion-mnist, the word list
+# /usr/share/dict/words); and NVIDIA's ptxas and libdevice from the
+# nvidia-cuda-nvcc-cu12 wheel (PyPI), unpacked under target/tools, for the
 # GPU target's tests (checking the PTX; math functions in kernels).
 # Does nothing when everything is already installed.
 set -euo pipefail
@@ -10,6 +12,7 @@ set -euo pipefail
 packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools libpolly-22-dev libomp-22-dev
   libclang1-22 libclang-common-22-dev libzstd-dev zlib1g-dev g++ python3 python3-pip
+  dataset-fashion-mnist wamerican
 )
 
 missing=()

@@ -27,6 +27,8 @@
 //! - [`Tensor::module`] prints the `ocannl_shape` module an expression
 //!   builds; [`train::Trainer`] compiles a loss and a forward function into
 //!   routines for training and inference.
+//! - [`data`](mod@data): datasets (Fashion-MNIST, a word list) and seeded
+//!   minibatches as host tensors.
 //!
 //! Shape errors are the pass's own messages ([`Error`]).
 
@@ -44,6 +46,8 @@ pub use expr::{
 };
 pub use ocannl_ops::{Accum, BinaryOp, TernaryOp, UnaryOp};
 pub use ocannl_assign::virtualize::Memory;
+/// Datasets and minibatches (`ocannl-data`): Fashion-MNIST, words, batches.
+pub use ocannl_data as data;
 pub use ocannl_runtime::{npy, Elt, HostTensor};
 pub use ocannl_shape_dialect::ParamInit;
 pub use train::{Device, Sgd, Trainer};
