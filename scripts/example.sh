@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# The project's main job: the two-moons demo. A 2-16-16-1 MLP written with
-# the ocannl crate's tensor expressions is compiled through the whole
-# pipeline (shape inference, assignments, backprop, SGD, loops, LLVM) and
-# trained on the CPU; then the decision boundary is plotted in the terminal
-# and the training accuracy printed (the demo fails below 0.95).
-# Arguments go to the demo (e.g. --epochs 20, --hidden 64).
+# The project's main job: LeNet-5 on Fashion-MNIST. The model is written
+# with the ocannl crate's layers (ocannl::nn::lenet, cross-entropy) and
+# compiled through the whole pipeline (shape inference, assignments,
+# backprop, SGD, loops, LLVM); it trains on Debian's dataset-fashion-mnist
+# (which bootstrap.sh installs) with a progress bar, prints the test
+# accuracy after each epoch and the loss curve, saves the params as one
+# safetensors file, and fails below 89% test accuracy.
+# Arguments go to the example (e.g. --epochs 2, --batch 128, --device cuda).
+# The two-moons demo is the quick one:
+#   cargo run --release -p ocannl --example moons
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
-cargo build --quiet --release -p ocannl --example moons
-exec target/release/examples/moons "$@"
+cargo build --quiet --release -p ocannl --example fashion_mnist
+exec target/release/examples/fashion_mnist "$@"

@@ -25,4 +25,11 @@ cargo build --release -p ocannl --example moons
 target/release/examples/moons --no-plot --save target/moons-model
 # A saved model evaluated again without training: the params round-trip.
 target/release/examples/moons --no-plot --load target/moons-model --epochs 0
+# The main job, short: LeNet-5 on a fifth of Fashion-MNIST for one epoch
+# (the full run, scripts/example.sh, reaches 89%), its checkpoint reloaded.
+cargo build --release -p ocannl --example fashion_mnist
+target/release/examples/fashion_mnist --epochs 1 --train-items 12800 --min-accuracy 0.78 \
+  --save target/fashion-mnist-short.safetensors
+target/release/examples/fashion_mnist --epochs 0 --load target/fashion-mnist-short.safetensors \
+  --min-accuracy 0.78
 "${MLIR_SYS_220_PREFIX:-/usr/lib/llvm-22}/bin/lit" -s test --param tool_dir=target/release --param exec_root=target/release/lit

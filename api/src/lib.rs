@@ -32,6 +32,7 @@
 //!
 //! Shape errors are the pass's own messages ([`Error`]).
 
+mod checkpoint;
 mod expr;
 pub mod nn;
 pub mod train;

@@ -1,0 +1,227 @@
+//! LeNet-5 on Fashion-MNIST, the main job: OCANNL's `lenet` (channels
+//! last) trained with cross-entropy on the 60,000 training images of
+//! Debian's `dataset-fashion-mnist` (which `scripts/bootstrap.sh`
+//! installs), evaluated on the 10,000 test images after each epoch.
+//!
+//! `cargo run --release -p ocannl --example fashion_mnist -- [--epochs N]
+//! [--batch B] [--lr LR] [--optimizer sgd|adam|adamw] [--device NAME]
+//! [--train-items N] [--save FILE] [--load FILE] [--min-accuracy A]`
+//!
+//! A progress bar shows the loss and the examples per second; each epoch
+//! prints the test accuracy; the end prints the loss curve, writes the
+//! params as one `safetensors` file (`--save`, by default
+//! `target/fashion-mnist.safetensors`) and fails when the final test
+//! accuracy is below `--min-accuracy` (0.89). `--load FILE --epochs 0`
+//! evaluates a saved model.
+
+use std::{path::PathBuf, time::Instant};
+
+use clap::Parser;
+use indicatif::{ProgressBar, ProgressStyle};
+use ocannl::{
+    data::{
+        fashion_mnist::{Labels, Layout, Split},
+        Batches, FashionMnist,
+    },
+    nn, *,
+};
+
+// The tools' allocator (see tools/ocannl-opt).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+#[derive(Parser)]
+#[command(about = "Trains LeNet-5 on Fashion-MNIST")]
+struct Cli {
+    /// Passes over the training images.
+    #[arg(long, default_value_t = 8)]
+    epochs: u64,
+    /// Images per train step.
+    #[arg(long, default_value_t = 64)]
+    batch: u64,
+    /// The learning rate at the start (decayed linearly to 0).
+    #[arg(long, default_value_t = 0.05)]
+    lr: f64,
+    /// sgd (with momentum 0.9).
+    #[arg(long, default_value = "sgd")]
+    optimizer: String,
+    /// The backend that trains (`cpu`, `cuda`).
+    #[arg(long, default_value = "cpu")]
+    device: String,
+    /// Train on the first N training images only (a quick run).
+    #[arg(long)]
+    train_items: Option<usize>,
+    /// The order of the batches.
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    /// Where the trained params go (one safetensors file).
+    #[arg(long, default_value = "target/fashion-mnist.safetensors")]
+    save: PathBuf,
+    /// Start from params saved before.
+    #[arg(long)]
+    load: Option<PathBuf>,
+    /// Fail when the final test accuracy is below this.
+    #[arg(long, default_value_t = 0.89)]
+    min_accuracy: f64,
+    /// Print the `ocannl_shape` module and stop.
+    #[arg(long)]
+    print_module: bool,
+}
+
+/// Images per evaluation call.
+const EVAL_BATCH: u64 = 500;
+
+fn main() {
+    // Errors as their messages, one per line.
+    if let Err(e) = run(Cli::parse()) {
+        eprintln!("{e}");
+        std::process::exit(1);
+    }
+}
+
+/// The share of `split`'s images the current params classify right.
+fn accuracy(trainer: &Trainer, split: &Split) -> Result<f64, Error> {
+    let n = split.len();
+    let mut correct = 0;
+    for start in (0..n).step_by(EVAL_BATCH as usize) {
+        // The last call is padded with the first images, not counted.
+        let indices: Vec<usize> = (start..start + EVAL_BATCH as usize)
+            .map(|i| if i < n { i } else { i - start })
+            .collect();
+        let logits = trainer.forward(&[split.images_batch(&indices, Layout::Hwc)?])?;
+        for (row, &i) in logits.data.chunks(10).zip(&indices).take(n - start) {
+            let predicted = (0..10)
+                .max_by(|&a, &b| row[a].total_cmp(&row[b]))
+                .expect("10 classes");
+            correct += (Some(predicted as u8) == split.label(i)) as usize;
+        }
+    }
+    Ok(correct as f64 / n as f64)
+}
+
+/// The loss per epoch as a small terminal chart.
+fn plot(losses: &[f64]) {
+    let (rows, width) = (8usize, losses.len());
+    let (lo, hi) = losses
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), &l| (a.min(l), b.max(l)));
+    println!("\ntraining loss per epoch ({hi:.3} at the top, {lo:.3} at the bottom)");
+    for r in 0..rows {
+        let level = hi - (hi - lo) * r as f64 / (rows - 1).max(1) as f64;
+        let line: String = losses
+            .iter()
+            .map(|&l| if l >= level - 1e-12 { "##" } else { "  " })
+            .collect();
+        println!("  |{line}");
+    }
+    println!("  +{}", "--".repeat(width));
+}
+
+fn run(cli: Cli) -> Result<(), Error> {
+    let b = cli.batch;
+    let x = data("images", &format!("{b}|28,28,1"));
+    let ids = data("labels", &format!("{b}|1"));
+    let logits = nn::lenet("lenet", &x, 1, 10);
+    let loss = nn::cross_entropy(&logits, &ids, 10);
+    let eval_x = data("images", &format!("{EVAL_BATCH}|28,28,1"));
+    let forward = nn::lenet("lenet", &eval_x, 1, 10);
+    if cli.print_module {
+        print!(
+            "{}{}",
+            Tensor::module("loss", &[&loss])?,
+            Tensor::module("forward", &[&forward])?
+        );
+        return Ok(());
+    }
+    let data = FashionMnist::load_default()?;
+    let train_items = cli.train_items.unwrap_or(data.train.len()).min(data.train.len());
+    println!(
+        "Fashion-MNIST: {train_items} training and {} test images",
+        data.test.len()
+    );
+    let optimizer = match cli.optimizer.as_str() {
+        "sgd" => Sgd {
+            momentum: 0.9,
+            ..Sgd::default()
+        },
+        other => return Err(format!("unknown optimizer '{other}' (sgd)").into()),
+    };
+    let t = Instant::now();
+    let mut trainer = Trainer::new_on(cli.device.as_str(), &loss, &forward, optimizer)?;
+    println!(
+        "compiled the train step in {:.0} ms",
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    if let Some(path) = &cli.load {
+        trainer.load_checkpoint(path)?;
+        println!("loaded the params from {}", path.display());
+    }
+    let mut batches = Batches::new(train_items, b as usize, cli.seed)?;
+    let steps = cli.epochs as usize * batches.per_epoch();
+    let mut losses = vec![];
+    let mut accuracy_now = None;
+    let mut step = 0;
+    let started = Instant::now();
+    for epoch in 0..cli.epochs {
+        let bar = ProgressBar::new(batches.per_epoch() as u64);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "epoch {prefix} [{bar:30}] {pos}/{len} {msg} ({eta} left)",
+            )
+            .map_err(|e| e.to_string())?
+            .progress_chars("=> "),
+        );
+        bar.set_prefix(format!("{}/{}", epoch + 1, cli.epochs));
+        let (mut total, mut count) = (0.0, 0);
+        let t = Instant::now();
+        for indices in batches.epoch(epoch) {
+            let lr = cli.lr * (steps - step) as f64 / steps as f64;
+            let images = data.train.images_batch(indices, Layout::Hwc)?;
+            let labels = data.train.labels_batch(indices, Labels::ClassIds)?;
+            total += trainer.step(&[images, labels], lr)?;
+            count += 1;
+            step += 1;
+            if count % 20 == 0 {
+                bar.set_message(format!(
+                    "loss {:.4}, {:.0} examples/s",
+                    total / count as f64,
+                    (count * b as usize) as f64 / t.elapsed().as_secs_f64()
+                ));
+            }
+            bar.inc(1);
+        }
+        bar.finish_and_clear();
+        let acc = accuracy(&trainer, &data.test)?;
+        accuracy_now = Some(acc);
+        let mean = total / count.max(1) as f64;
+        losses.push(mean);
+        println!(
+            "epoch {}/{}: loss {mean:.4}, test accuracy {acc:.4}, {:.1} s",
+            epoch + 1,
+            cli.epochs,
+            t.elapsed().as_secs_f64()
+        );
+    }
+    if step > 0 {
+        println!(
+            "trained {step} steps in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+        plot(&losses);
+        trainer.save_checkpoint(&cli.save)?;
+        println!("saved the params to {}", cli.save.display());
+    }
+    let acc = match accuracy_now {
+        Some(a) => a,
+        None => accuracy(&trainer, &data.test)?,
+    };
+    println!("test accuracy: {acc:.4}");
+    if acc < cli.min_accuracy {
+        return Err(format!(
+            "the test accuracy {acc:.4} is below {} (--min-accuracy)",
+            cli.min_accuracy
+        )
+        .into());
+    }
+    Ok(())
+}
