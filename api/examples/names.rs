@@ -1,0 +1,231 @@
+//! A character-level transformer on words, in the style of makemore: a
+//! decoder-only transformer (`ocannl::nn::decoder_only`) predicts each next
+//! letter of the words of Debian's `wamerican` list (lowercase a-z, split
+//! into training and test words by `ocannl::data::words`), trained with
+//! AdamW and cross-entropy, the positions after a word's end token masked.
+//! It prints the training and test loss at intervals, then samples words
+//! from the model: a compiled forward routine with the current params, the
+//! sampling on the host.
+//!
+//! `cargo run --release -p ocannl --example names -- [--steps N] [--batch B]
+//! [--layers L] [--heads H] [--dim D] [--lr LR] [--samples N]`
+
+use std::time::Instant;
+
+use clap::Parser;
+use ocannl::{
+    data::words::{self, Words},
+    nn, *,
+};
+
+// The tools' allocator (see tools/ocannl-opt).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+#[derive(Parser)]
+#[command(about = "Trains a character-level transformer on words and samples new ones")]
+struct Cli {
+    /// Train steps.
+    #[arg(long, default_value_t = 3000)]
+    steps: usize,
+    /// Words per train step.
+    #[arg(long, default_value_t = 32)]
+    batch: u64,
+    #[arg(long, default_value_t = 4)]
+    layers: u64,
+    #[arg(long, default_value_t = 4)]
+    heads: u64,
+    /// Features per position.
+    #[arg(long, default_value_t = 64)]
+    dim: u64,
+    /// AdamW's peak learning rate (warmup, then cosine decay).
+    #[arg(long, default_value_t = 5e-4)]
+    lr: f64,
+    /// Steps between two reports of the training and test loss.
+    #[arg(long, default_value_t = 500)]
+    every: usize,
+    /// Words to sample at the end.
+    #[arg(long, default_value_t = 20)]
+    samples: usize,
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+}
+
+fn main() {
+    if let Err(e) = run(Cli::parse()) {
+        eprintln!("{e}");
+        std::process::exit(1);
+    }
+}
+
+/// A batch of words as the model's inputs: the end token then the letters
+/// (`ids`), the letters then the end token (`targets`), and 1 at the
+/// positions up to the end token (`mask`), each `batch x len x 1`.
+fn batch(words: &[&String], len: usize) -> Result<[HostTensor; 3], Error> {
+    let (mut ids, mut targets, mut mask) = (vec![], vec![], vec![]);
+    for w in words {
+        let tokens = words::encode(w)?;
+        for p in 0..len {
+            let input = if p == 0 { words::END } else { tokens.get(p - 1).copied().unwrap_or(words::END) };
+            ids.push(input as f64);
+            targets.push(tokens.get(p).copied().unwrap_or(words::END) as f64);
+            mask.push(if p < tokens.len() { 1.0 } else { 0.0 });
+        }
+    }
+    let t = |data: Vec<f64>| HostTensor {
+        elt: Elt::F32,
+        dims: vec![words.len() as u64, len as u64, 1],
+        data,
+    };
+    Ok([t(ids), t(targets), t(mask)])
+}
+
+fn run(cli: Cli) -> Result<(), Error> {
+    let words = Words::load_default()?;
+    // The context: the longest word and its end token.
+    let len = words.train.iter().chain(&words.test).map(|w| w.len()).max().unwrap_or(1) + 1;
+    println!(
+        "{} training and {} test words, context {len}",
+        words.train.len(),
+        words.test.len()
+    );
+    let vocab = words::VOCAB as u64;
+    let (b, l) = (cli.batch, len as u64);
+    let model = |ids: &Tensor| nn::decoder_only("lm", ids, vocab, l, cli.dim, cli.heads, cli.layers);
+    let ids = data("ids", &format!("{b},{l}|1"));
+    let targets = data("targets", &format!("{b},{l}|1"));
+    let mask = data("mask", &format!("{b},{l}|1"));
+    let loss = nn::masked_cross_entropy(&model(&ids), &targets, vocab, &mask);
+    // Sampling and evaluation read the same model through a forward
+    // routine of `b` words.
+    let forward = model(&data("ids", &format!("{b},{l}|1")));
+    let t = Instant::now();
+    let optimizer = Optimizer::AdamW(Adam {
+        weight_decay: 0.01,
+        ..Adam::default()
+    });
+    let mut trainer = Trainer::new(&loss, &forward, optimizer)?;
+    println!("compiled the train step in {:.1} s", t.elapsed().as_secs_f64());
+    let schedule = Schedule::WarmupCosine {
+        peak: cli.lr,
+        warmup: cli.steps / 20,
+        steps: cli.steps,
+        end: cli.lr / 10.0,
+    };
+    let mut rng = ocannl_ops::SplitMix64::new(cli.seed);
+    let pick = |rng: &mut ocannl_ops::SplitMix64, from: &[String]| -> Vec<usize> {
+        (0..b).map(|_| rng.below(from.len() as u64) as usize).collect()
+    };
+    let started = Instant::now();
+    let mut running = 0.0;
+    for step in 0..cli.steps {
+        let chosen: Vec<&String> = pick(&mut rng, &words.train).into_iter().map(|i| &words.train[i]).collect();
+        running += trainer.step(&batch(&chosen, len)?, schedule.lr(step))?;
+        if (step + 1) % cli.every == 0 || step + 1 == cli.steps {
+            let test = test_loss(&trainer, &words.test, len, b as usize, &mut rng)?;
+            let done = (step + 1) % cli.every;
+            let n = if done == 0 { cli.every } else { done };
+            println!(
+                "step {:>6}: train loss {:.4}, test loss {test:.4} ({:.1} ms per step)",
+                step + 1,
+                running / n as f64,
+                started.elapsed().as_secs_f64() * 1e3 / (step + 1) as f64
+            );
+            running = 0.0;
+        }
+    }
+    println!("\nsampled words:");
+    for w in sample(&trainer, cli.samples, len, b as usize, &mut rng)? {
+        println!("  {w}");
+    }
+    Ok(())
+}
+
+/// The masked cross-entropy of the test words (batches of `b` random ones,
+/// 20 of them), computed on the host from the forward routine's logits.
+fn test_loss(
+    trainer: &Trainer,
+    test: &[String],
+    len: usize,
+    b: usize,
+    rng: &mut ocannl_ops::SplitMix64,
+) -> Result<f64, Error> {
+    let (mut total, mut count) = (0.0, 0usize);
+    for _ in 0..20 {
+        let chosen: Vec<&String> = (0..b).map(|_| &test[rng.below(test.len() as u64) as usize]).collect();
+        let [ids, targets, mask] = batch(&chosen, len)?;
+        let logits = trainer.forward(&[ids])?;
+        let v = words::VOCAB;
+        for (k, row) in logits.data.chunks(v).enumerate() {
+            if mask.data[k] == 0.0 {
+                continue;
+            }
+            let m = row.iter().cloned().fold(f64::MIN, f64::max);
+            let lse = m + row.iter().map(|x| (x - m).exp()).sum::<f64>().ln();
+            total += lse - row[targets.data[k] as usize];
+            count += 1;
+        }
+    }
+    Ok(total / count.max(1) as f64)
+}
+
+/// `n` words sampled letter by letter from the model's next-letter
+/// distributions (each word one row of a forward call of `b` rows).
+fn sample(
+    trainer: &Trainer,
+    n: usize,
+    len: usize,
+    b: usize,
+    rng: &mut ocannl_ops::SplitMix64,
+) -> Result<Vec<String>, Error> {
+    let v = words::VOCAB;
+    let mut out = vec![];
+    while out.len() < n {
+        let rows = (n - out.len()).min(b);
+        // Row r holds the end token then the letters sampled so far.
+        let mut seqs: Vec<Vec<usize>> = vec![vec![]; rows];
+        let mut done = vec![false; rows];
+        for p in 0..len {
+            let mut ids = vec![words::END as f64; b * len];
+            for (r, s) in seqs.iter().enumerate() {
+                for (k, &t) in s.iter().enumerate() {
+                    ids[r * len + k + 1] = t as f64;
+                }
+            }
+            let logits = trainer.forward(&[HostTensor {
+                elt: Elt::F32,
+                dims: vec![b as u64, len as u64, 1],
+                data: ids,
+            }])?;
+            for r in 0..rows {
+                if done[r] {
+                    continue;
+                }
+                let row = &logits.data[(r * len + p) * v..(r * len + p + 1) * v];
+                let m = row.iter().cloned().fold(f64::MIN, f64::max);
+                let weights: Vec<f64> = row.iter().map(|x| (x - m).exp()).collect();
+                let mut u = rng.next_f64() * weights.iter().sum::<f64>();
+                let mut t = v - 1;
+                for (k, w) in weights.iter().enumerate() {
+                    if u < *w {
+                        t = k;
+                        break;
+                    }
+                    u -= w;
+                }
+                if t == words::END || p + 1 == len {
+                    done[r] = true;
+                } else {
+                    seqs[r].push(t);
+                }
+            }
+            if done.iter().all(|&d| d) {
+                break;
+            }
+        }
+        for s in seqs {
+            out.push(words::decode(&s).unwrap_or_default());
+        }
+    }
+    Ok(out)
+}
