@@ -187,6 +187,12 @@ fn run() -> Result<(), Error> {
         println!("loaded the params from {dir}");
     }
     let steps = epochs * n / batch;
+    // OCANNL's schedule: linear decay from 0.1.
+    let schedule = Schedule::Linear {
+        peak: 0.1,
+        end: 0.0,
+        steps,
+    };
     let t = Instant::now();
     let mut order: Vec<usize> = (0..n).collect();
     for epoch in 0..epochs {
@@ -197,8 +203,7 @@ fn run() -> Result<(), Error> {
         let mut total = 0.0;
         for b in 0..n / batch {
             let step = epoch * (n / batch) + b;
-            // OCANNL's schedule: linear decay from 0.1.
-            let lr = 0.1 * (steps - step) as f64 / steps as f64;
+            let lr = schedule.lr(step);
             let idx = &order[b * batch..(b + 1) * batch];
             let xb = tensor(
                 vec![batch as u64, 2],
