@@ -197,15 +197,23 @@ pub fn optimizer_options(opt: &Optimizer) -> Vec<(&'static str, String)> {
 }
 
 fn run<'c>(module: OperationRef<'c, '_>, options: &Options) -> PassResult<'c> {
-    let opt = parse_optimizer(&|name| options.get(name).map(str::to_string)).at(module.location())?;
-    for func in ir::ops_named(module, "func.func") {
-        let Some(of) = func
-            .attribute("ocannl.grad_of")
-            .ok()
-            .and_then(ocannl_mlir::attr::string_value)
-        else {
-            continue;
-        };
+    let grad_fns: Vec<(OperationRef, String)> = ir::ops_named(module, "func.func")
+        .into_iter()
+        .filter_map(|func| {
+            let of = func
+                .attribute("ocannl.grad_of")
+                .ok()
+                .and_then(ocannl_mlir::attr::string_value)?;
+            Some((func, of))
+        })
+        .collect();
+    // Bad options are reported at the first function they would make a
+    // train step of (at the module when there is none).
+    let at = grad_fns
+        .first()
+        .map_or(module.location(), |(f, _)| f.location());
+    let opt = parse_optimizer(&|name| options.get(name).map(str::to_string)).at(at)?;
+    for (func, of) in grad_fns {
         train_step(func, &of, &opt)?;
     }
     Ok(())
