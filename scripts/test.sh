@@ -25,4 +25,6 @@ cargo build --release -p ocannl --example moons
 target/release/examples/moons --no-plot --save target/moons-model
 # A saved model evaluated again without training: the params round-trip.
 target/release/examples/moons --no-plot --load target/moons-model --epochs 0
+# Trained with AdamW (a warmup and cosine schedule).
+target/release/examples/moons --no-plot --optimizer adamw
 "${MLIR_SYS_220_PREFIX:-/usr/lib/llvm-22}/bin/lit" -s test --param tool_dir=target/release --param exec_root=target/release/lit

@@ -102,7 +102,10 @@ fn train(opt: Optimizer) -> (Vec<f64>, [f64; 4], Trainer) {
     let loss = sum(&pointmul(&e, &e)) * (1.0 / BATCH as f64);
     let mut trainer = Trainer::new(&loss, &pred, opt).unwrap();
     let (xs, ts) = batch();
-    let xb = tensor(vec![BATCH as u64, 3], xs.iter().flatten().copied().collect());
+    let xb = tensor(
+        vec![BATCH as u64, 3],
+        xs.iter().flatten().copied().collect(),
+    );
     let tb = tensor(vec![BATCH as u64, 1], ts);
     let losses = (0..STEPS)
         .map(|step| {
@@ -155,7 +158,10 @@ fn adam_and_adamw_train_as_their_closed_forms() {
         }
         // The state: the step count, and the moments of each param.
         let t = trainer.optimizer_state(State::Step, "").unwrap();
-        assert_eq!((t.dims.as_slice(), t.data.as_slice()), (&[][..], &[STEPS as f64][..]));
+        assert_eq!(
+            (t.dims.as_slice(), t.data.as_slice()),
+            (&[][..], &[STEPS as f64][..])
+        );
         let m = trainer.optimizer_state(State::AdamM, "w").unwrap();
         assert_eq!(m.dims, [1, 3]);
         assert!(m.data.iter().all(|x| *x != 0.0), "{m:?}");

@@ -220,7 +220,9 @@ impl Optimizer {
             if x.is_finite() && x >= 0.0 {
                 Ok(())
             } else {
-                Err(format!("{name} must be a finite number at least 0, not {x}"))
+                Err(format!(
+                    "{name} must be a finite number at least 0, not {x}"
+                ))
             }
         };
         match self {
@@ -409,7 +411,10 @@ impl E {
 fn clip(out: &mut Out, c: f64, params: &[ParamUpdate]) {
     use BinaryOp::*;
     let sq = out.alloc(vec![], "clip_sum_sq".into());
-    out.step.stmts.push(Stmt::Fill { buf: sq, value: 0.0 });
+    out.step.stmts.push(Stmt::Fill {
+        buf: sq,
+        value: 0.0,
+    });
     for p in params {
         out.assign(
             &p.dims,

@@ -400,7 +400,14 @@ fn options_out_of_range_and_missing_state_are_errors() {
         state: vec![],
         dims: vec![2],
     };
-    let e = optim::step(&Optimizer::adam(), std::slice::from_ref(&p), &[2], 3, &mut 4).unwrap_err();
+    let e = optim::step(
+        &Optimizer::adam(),
+        std::slice::from_ref(&p),
+        &[2],
+        3,
+        &mut 4,
+    )
+    .unwrap_err();
     assert!(e.contains("needs 2"), "{e}");
     let e = optim::step(
         &Optimizer::adam(),

@@ -109,7 +109,11 @@ pub fn parse_optimizer(get: &dyn Fn(&str) -> Option<String>) -> Result<Optimizer
     let nesterov = match get("nesterov").as_deref() {
         None | Some("false" | "0") => false,
         Some("true" | "1") => true,
-        Some(t) => return Err(format!("option 'nesterov' must be true or false, not '{t}'")),
+        Some(t) => {
+            return Err(format!(
+                "option 'nesterov' must be true or false, not '{t}'"
+            ))
+        }
     };
     let beta1 = number(get, "beta1", adam.beta1)?;
     let beta2 = number(get, "beta2", adam.beta2)?;
@@ -119,7 +123,11 @@ pub fn parse_optimizer(get: &dyn Fn(&str) -> Option<String>) -> Result<Optimizer
     let not_for = |what: &str, option: &str| {
         Err(format!(
             "option '{option}' is {what}'s, not {name}'s (set optimizer={})",
-            if what == "SGD" { "sgd" } else { "adam or adamw" }
+            if what == "SGD" {
+                "sgd"
+            } else {
+                "adam or adamw"
+            }
         ))
     };
     let opt = match name.as_str() {
@@ -377,10 +385,7 @@ mod tests {
             assert_eq!(parse(&pairs), Ok(o), "{pairs:?}");
             // Every option printed is one the pass declares.
             for (k, _) in &text {
-                assert!(
-                    OPTION_NAMES.contains(k),
-                    "option {k} is not the pass's"
-                );
+                assert!(OPTION_NAMES.contains(k), "option {k} is not the pass's");
             }
         }
     }
@@ -429,6 +434,9 @@ mod tests {
         let e = parse(&[("optimizer", "adam"), ("beta1", "1")]).unwrap_err();
         assert!(e.contains("beta1 must be in [0, 1)"), "{e}");
         let e = parse(&[("clip-norm", "-1")]).unwrap_err();
-        assert!(e.contains("'clip-norm' must be a non-negative number"), "{e}");
+        assert!(
+            e.contains("'clip-norm' must be a non-negative number"),
+            "{e}"
+        );
     }
 }

@@ -320,13 +320,24 @@ const OPTIMIZERS: [(&str, &[&str], usize, usize); 5] = [
     ("adamw", &["clip-norm=0.5"], 2, 1),
     (
         "sgd",
-        &["momentum=0.9", "nesterov=true", "weight-decay=0.01", "clip-norm=0.5"],
+        &[
+            "momentum=0.9",
+            "nesterov=true",
+            "weight-decay=0.01",
+            "clip-norm=0.5",
+        ],
         1,
         0,
     ),
     (
         "adam",
-        &["beta1=0.8", "beta2=0.99", "eps=1e-6", "weight-decay=0.1", "clip-norm=2"],
+        &[
+            "beta1=0.8",
+            "beta2=0.99",
+            "eps=1e-6",
+            "weight-decay=0.1",
+            "clip-norm=2",
+        ],
         2,
         1,
     ),
@@ -417,10 +428,7 @@ fn optimized_train_steps_agree_with_plain_ones() {
                     let close = (a.is_nan() && b.is_nan())
                         || a == b
                         || (a - b).abs() <= 1e-3 * a.abs().max(b.abs()) + 1e-4;
-                    assert!(
-                        close,
-                        "{what}: {name} {a} ({mode}) vs {b} (plain)\n{text}"
-                    );
+                    assert!(close, "{what}: {name} {a} ({mode}) vs {b} (plain)\n{text}");
                 }
             }
         }
