@@ -31,6 +31,7 @@ cargo test --release -p ocannl-run --test differential -- --include-ignored gpu 
 echo "== the moons demo trained on the GPU (fails below 0.95 accuracy)"
 cargo build --release -p ocannl --example moons
 target/release/examples/moons --no-plot --device cuda
+target/release/examples/moons --no-plot --device cuda --optimizer adamw
 
 echo "== benchmarks"
 bench=target/release/bench

@@ -25,6 +25,8 @@ cargo build --release -p ocannl --example moons
 target/release/examples/moons --no-plot --save target/moons-model
 # A saved model evaluated again without training: the params round-trip.
 target/release/examples/moons --no-plot --load target/moons-model --epochs 0
+# Trained with AdamW (a warmup and cosine schedule).
+target/release/examples/moons --no-plot --optimizer adamw
 # The main job, short: LeNet-5 on a fifth of Fashion-MNIST for one epoch
 # (the full run, scripts/example.sh, reaches 89%), its checkpoint reloaded.
 cargo build --release -p ocannl --example fashion_mnist

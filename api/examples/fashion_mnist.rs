@@ -42,7 +42,8 @@ struct Cli {
     /// The learning rate at the start (decayed linearly to 0).
     #[arg(long, default_value_t = 0.05)]
     lr: f64,
-    /// sgd (with momentum 0.9).
+    /// sgd (with momentum 0.9), adam or adamw (PyTorch's defaults; try
+    /// `--lr 0.002`).
     #[arg(long, default_value = "sgd")]
     optimizer: String,
     /// The backend that trains (`cpu`, `cuda`).
@@ -140,11 +141,13 @@ fn run(cli: Cli) -> Result<(), Error> {
         data.test.len()
     );
     let optimizer = match cli.optimizer.as_str() {
-        "sgd" => Sgd {
+        "sgd" => Optimizer::Sgd(Sgd {
             momentum: 0.9,
             ..Sgd::default()
-        },
-        other => return Err(format!("unknown optimizer '{other}' (sgd)").into()),
+        }),
+        "adam" => Optimizer::adam(),
+        "adamw" => Optimizer::adamw(),
+        other => return Err(format!("unknown optimizer '{other}' (sgd, adam, adamw)").into()),
     };
     let t = Instant::now();
     let mut trainer = Trainer::new_on(cli.device.as_str(), &loss, &forward, optimizer)?;
@@ -158,6 +161,11 @@ fn run(cli: Cli) -> Result<(), Error> {
     }
     let mut batches = Batches::new(train_items, b as usize, cli.seed)?;
     let steps = cli.epochs as usize * batches.per_epoch();
+    let schedule = Schedule::Linear {
+        peak: cli.lr,
+        end: 0.0,
+        steps,
+    };
     let mut losses = vec![];
     let mut accuracy_now = None;
     let mut step = 0;
@@ -175,7 +183,7 @@ fn run(cli: Cli) -> Result<(), Error> {
         let (mut total, mut count) = (0.0, 0);
         let t = Instant::now();
         for indices in batches.epoch(epoch) {
-            let lr = cli.lr * (steps - step) as f64 / steps as f64;
+            let lr = schedule.lr(step);
             let images = data.train.images_batch(indices, Layout::Hwc)?;
             let labels = data.train.labels_batch(indices, Labels::ClassIds)?;
             total += trainer.step(&[images, labels], lr)?;

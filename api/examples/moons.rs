@@ -9,7 +9,9 @@
 //! the training accuracy is below 0.95, unless `--no-accuracy-check`;
 //! `--save DIR` writes the trained params as `.npy` files, `--load DIR`
 //! starts from them: `--load DIR --epochs 0` evaluates a saved model;
-//! `--device cuda` trains on an NVIDIA GPU).
+//! `--device cuda` trains on an NVIDIA GPU; `--optimizer adam` or
+//! `--optimizer adamw` trains with Adam or AdamW, with a warmup and cosine
+//! decay from 0.01, instead of SGD with linear decay from 0.1).
 
 use std::time::Instant;
 
@@ -95,6 +97,15 @@ fn arg(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
+/// The value after `name` on the command line.
+fn option(name: &str) -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .cloned()
+}
+
 fn tensor(dims: Vec<u64>, data: Vec<f64>) -> HostTensor {
     HostTensor {
         elt: Elt::F32,
@@ -161,15 +172,42 @@ fn run() -> Result<(), Error> {
         } else {
             ocannl::Device::CPU
         };
-    let mut trainer = Trainer::new_on(
-        device,
-        &loss,
-        &forward,
-        Sgd {
-            weight_decay: 0.0001,
-            ..Sgd::default()
-        },
-    )?;
+    let steps = epochs * n / batch;
+    let (optimizer, schedule) = match option("--optimizer").as_deref() {
+        None | Some("sgd") => (
+            Optimizer::Sgd(Sgd {
+                weight_decay: 0.0001,
+                ..Sgd::default()
+            }),
+            // OCANNL's schedule: linear decay from 0.1.
+            Schedule::Linear {
+                peak: 0.1,
+                end: 0.0,
+                steps,
+            },
+        ),
+        Some(name @ ("adam" | "adamw")) => {
+            let adam = Adam {
+                weight_decay: 0.0001,
+                ..Adam::default()
+            };
+            let schedule = Schedule::WarmupCosine {
+                peak: 0.01,
+                warmup: steps / 20,
+                steps,
+                end: 0.0,
+            };
+            if name == "adam" {
+                (Optimizer::Adam(adam), schedule)
+            } else {
+                (Optimizer::AdamW(adam), schedule)
+            }
+        }
+        Some(other) => {
+            return Err(format!("--optimizer: sgd, adam or adamw, not '{other}'").into());
+        }
+    };
+    let mut trainer = Trainer::new_on(device, &loss, &forward, optimizer)?;
     let times = trainer.times();
     println!(
         "compiled the train step in {:.0} ms (the project's passes {:.0} ms, LLVM {:.0} ms)",
@@ -186,7 +224,6 @@ fn run() -> Result<(), Error> {
         trainer.load(std::path::Path::new(dir))?;
         println!("loaded the params from {dir}");
     }
-    let steps = epochs * n / batch;
     let t = Instant::now();
     let mut order: Vec<usize> = (0..n).collect();
     for epoch in 0..epochs {
@@ -197,8 +234,7 @@ fn run() -> Result<(), Error> {
         let mut total = 0.0;
         for b in 0..n / batch {
             let step = epoch * (n / batch) + b;
-            // OCANNL's schedule: linear decay from 0.1.
-            let lr = 0.1 * (steps - step) as f64 / steps as f64;
+            let lr = schedule.lr(step);
             let idx = &order[b * batch..(b + 1) * batch];
             let xb = tensor(
                 vec![batch as u64, 2],

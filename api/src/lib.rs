@@ -26,7 +26,8 @@
 //! - [`Tensor::memory`] pins a node's memory mode (a [`Memory`]).
 //! - [`Tensor::module`] prints the `ocannl_shape` module an expression
 //!   builds; [`train::Trainer`] compiles a loss and a forward function into
-//!   routines for training and inference.
+//!   routines for training and inference, with an [`Optimizer`] ([`Sgd`],
+//!   [`Adam`], AdamW) and the learning rate of each step (a [`Schedule`]).
 //! - [`data`](mod@data): datasets (Fashion-MNIST, a word list) and seeded
 //!   minibatches as host tensors.
 //!
@@ -35,6 +36,7 @@
 mod checkpoint;
 mod expr;
 pub mod nn;
+mod schedule;
 pub mod train;
 mod writer;
 
@@ -51,7 +53,8 @@ pub use ocannl_assign::virtualize::Memory;
 pub use ocannl_data as data;
 pub use ocannl_runtime::{npy, Elt, HostTensor};
 pub use ocannl_shape_dialect::ParamInit;
-pub use train::{Device, Sgd, Trainer};
+pub use schedule::Schedule;
+pub use train::{Adam, Device, Optimizer, Sgd, State, Trainer};
 
 /// An error from building, compiling or running: the diagnostics, each as
 /// `PLACE: error: message`, the place being a param's or data's name, or

@@ -1,10 +1,11 @@
 //! Compiling a loss and a forward function into routines: an init routine,
-//! a train step (forward, zero gradients, backprop, SGD update of the params
-//! in place) and the forward routine for inference, each compiled once and
-//! called many times. The params (and the optimizer's state) live in the
-//! train step's argument buffers between calls, in the memory of the
-//! backend the trainer runs on ([`Device`]: host memory on the CPU, device
-//! memory on the GPU).
+//! a train step (forward, zero gradients, backprop, the optimizer's update
+//! of the params in place: an [`Optimizer`], SGD, Adam or AdamW) and the
+//! forward routine for inference, each compiled once and called many
+//! times. The params and the optimizer's state (momenta, moments, the step
+//! count) live in the train step's argument buffers between calls, in the
+//! memory of the backend the trainer runs on ([`Device`]: host memory on
+//! the CPU, device memory on the GPU).
 //!
 //! The routines run through `ocannl-runtime`'s interface: a backend is
 //! found by name in `ocannl_passes`'s registry, so this module names none.
@@ -94,8 +95,11 @@ fn find_backend(device: &Device) -> Result<&'static dyn Backend, Error> {
     }
 }
 
-/// SGD's options (OCANNL's `sgd_update`): the assignment model's own.
-pub use ocannl_assign::optim::Sgd;
+/// The optimizers (SGD with OCANNL's options, Adam, AdamW, each with
+/// optional global-norm clipping) and the kinds of their state: the
+/// assignment model's own.
+pub use ocannl_assign::optim::{Adam, Optimizer, Sgd, State};
+use ocannl_passes::transforms::train_step::{state_arg, LEARNING_RATE};
 
 /// How long building the routines took.
 #[derive(Clone, Debug, Default)]
@@ -142,35 +146,47 @@ fn keep_only(module: &Module, keep: &[&str]) -> Result<(), Error> {
 }
 
 /// The argument positions of the routines, read from the lowered module
-/// (the names are attributes of the arguments).
+/// (what each argument is, is an attribute of it).
 struct Layout {
     /// The train step's data arguments (its first), then its params (by
-    /// name), then the optimizer's momenta; the learning rate follows.
+    /// name); the optimizer's state and the learning rate follow.
     n_data: usize,
     params: Vec<String>,
-    n_momenta: usize,
+    /// The optimizer's state: each argument's kind, its param's name
+    /// (empty for the step's own state) and its position.
+    state: Vec<(State, String, usize)>,
+    /// The train step's learning-rate argument.
+    lr: usize,
     /// The forward routine's data arguments, then its params (by name).
     forward_data: usize,
     forward_params: Vec<String>,
 }
 
 impl Layout {
-    fn read(module: &Module) -> Layout {
+    fn read(module: &Module) -> Result<Layout, Error> {
         let step_params = arg_attrs(module, "loss_train_step", "ocannl.param");
-        let step_momenta = arg_attrs(module, "loss_train_step", "ocannl.momentum");
+        let lr = arg_attrs(module, "loss_train_step", LEARNING_RATE)
+            .iter()
+            .position(Option::is_some)
+            .ok_or_else(|| {
+                "internal error: the train step has no learning-rate argument".to_string()
+            })?;
+        let state = function(module, "loss_train_step")
+            .map(|f| {
+                (0..step_params.len())
+                    .filter_map(|i| state_arg(f, i).map(|(kind, p)| (kind, p, i)))
+                    .collect()
+            })
+            .unwrap_or_default();
         let fwd_params = arg_attrs(module, "forward", "ocannl.param");
-        Layout {
+        Ok(Layout {
             n_data: step_params.iter().take_while(|p| p.is_none()).count(),
             params: step_params.iter().flatten().cloned().collect(),
-            n_momenta: step_momenta.iter().flatten().count(),
+            state,
+            lr,
             forward_data: fwd_params.iter().take_while(|p| p.is_none()).count(),
             forward_params: fwd_params.iter().flatten().cloned().collect(),
-        }
-    }
-
-    /// The train step's learning-rate argument.
-    fn lr(&self) -> usize {
-        self.n_data + self.params.len() + self.n_momenta
+        })
     }
 }
 
@@ -297,19 +313,19 @@ impl Diagnostics {
     }
 }
 
-/// Lowers the module of `loss` and `forward` for training with `sgd`, to
-/// loops for `backend`'s target; returns the work of one train step
-/// (iterations of its assignments).
+/// Lowers the module of `loss` and `forward` for training with
+/// `optimizer`, to loops for `backend`'s target; returns the work of one
+/// train step (iterations of its assignments).
 fn lower_for_training(
     context: &Context,
     module: &mut Module,
-    sgd: &Sgd,
+    optimizer: &Optimizer,
     backend: &dyn Backend,
     diagnostics: &Diagnostics,
 ) -> Result<u64, Error> {
     let pipeline = pipelines::verify()
         .then(pipelines::infer_shapes())
-        .then(pipelines::train(Some("loss"), Some(sgd)))
+        .then(pipelines::train(Some("loss"), Some(optimizer)))
         .then(pipelines::optimize());
     ocannl_passes::run_pipeline(context, module, &pipeline)
         .map_err(|_| diagnostics.or("compiling failed"))?;
@@ -354,12 +370,18 @@ fn initialized_step(program: &dyn Executable, layout: &Layout) -> Result<Box<dyn
 }
 
 impl Trainer {
-    /// Compiles `loss` (a tensor of one cell) for training with SGD, and
-    /// `forward` for inference. Data tensors are the routines' inputs, in
-    /// order of creation; the two may use data of different shapes (a
-    /// batch for training, any number of rows for inference).
-    pub fn new(loss: &Tensor, forward: &Tensor, sgd: Sgd) -> Result<Trainer, Error> {
-        Trainer::new_on(Device::CPU, loss, forward, sgd)
+    /// Compiles `loss` (a tensor of one cell) for training with
+    /// `optimizer` (an [`Optimizer`], or the options of one: [`Sgd`],
+    /// [`Adam`]), and `forward` for inference. Data tensors are the
+    /// routines' inputs, in order of creation; the two may use data of
+    /// different shapes (a batch for training, any number of rows for
+    /// inference). The optimizer's state starts at zero.
+    pub fn new(
+        loss: &Tensor,
+        forward: &Tensor,
+        optimizer: impl Into<Optimizer>,
+    ) -> Result<Trainer, Error> {
+        Trainer::new_on(Device::CPU, loss, forward, optimizer)
     }
 
     /// [`Trainer::new`] on a device ([`Device::CPU`], [`Device::CUDA`], or
@@ -371,8 +393,10 @@ impl Trainer {
         device: impl Into<Device>,
         loss: &Tensor,
         forward: &Tensor,
-        sgd: Sgd,
+        optimizer: impl Into<Optimizer>,
     ) -> Result<Trainer, Error> {
+        let optimizer = optimizer.into();
+        optimizer.check()?;
         let device = device.into();
         let backend = find_backend(&device)?;
         let text = format!(
@@ -386,9 +410,9 @@ impl Trainer {
         let mut module = Module::parse(&context, &text)
             .ok_or_else(|| diagnostics.or("the module does not parse"))?;
         let t = Instant::now();
-        let work = lower_for_training(&context, &mut module, &sgd, backend, &diagnostics)?;
+        let work = lower_for_training(&context, &mut module, &optimizer, backend, &diagnostics)?;
         let passes = t.elapsed();
-        let layout = Layout::read(&module);
+        let layout = Layout::read(&module)?;
         // The train step (with the init routine) is compiled now; the
         // forward routine, from its own module, on first use.
         let forward_text = split_forward(&module, &diagnostics)?;
@@ -435,7 +459,7 @@ impl Trainer {
         for (i, t) in batch.iter().enumerate() {
             self.step.set(i, &HostValue::Tensor(t.clone()))?;
         }
-        let lr_at = self.layout.lr();
+        let lr_at = self.layout.lr;
         let elt = match self.step.signature().inputs.get(lr_at) {
             Some(Slot::MemRef { elt, .. }) => *elt,
             _ => Elt::F32,
@@ -532,6 +556,21 @@ impl Trainer {
         self.step
             .set(self.layout.n_data + k, &HostValue::Tensor(value.clone()))?;
         Ok(())
+    }
+
+    /// The current value of a buffer of the optimizer's state: `kind` of
+    /// param `param` (`""` for the step count, the train step's own).
+    pub fn optimizer_state(&self, kind: State, param: &str) -> Result<HostTensor, Error> {
+        let &(_, _, at) = self
+            .layout
+            .state
+            .iter()
+            .find(|(k, p, _)| *k == kind && p == param)
+            .ok_or_else(|| format!("the optimizer has no {} state for '{param}'", kind.name()))?;
+        match self.step.get(at)? {
+            HostValue::Tensor(t) => Ok(t),
+            HostValue::Index(_) => Err("the optimizer's state is not a tensor".to_string().into()),
+        }
     }
 
     /// Writes every param as `DIR/NAME.npy` (a name's bytes other than

@@ -147,7 +147,7 @@ impl fmt::Display for Pipeline {
 
 /// The project's pipelines, each spelled once.
 pub mod pipelines {
-    use ocannl_assign::optim::Sgd;
+    use ocannl_assign::optim::Optimizer;
 
     use super::Pipeline;
 
@@ -180,28 +180,24 @@ pub mod pipelines {
         }
     }
 
-    /// `ocannl-train-step` with SGD's options (the pass's defaults when
-    /// `None`).
-    pub fn train_step(sgd: Option<&Sgd>) -> Pipeline {
-        match sgd {
-            Some(sgd) => Pipeline::new().pass_with(
+    /// `ocannl-train-step` with an optimizer (the pass's defaults, SGD
+    /// without options, when `None`).
+    pub fn train_step(optimizer: Option<&Optimizer>) -> Pipeline {
+        match optimizer {
+            Some(o) => Pipeline::new().pass_with(
                 "ocannl-train-step",
-                [
-                    ("momentum", sgd.momentum.to_string()),
-                    ("weight-decay", sgd.weight_decay.to_string()),
-                    ("nesterov", sgd.nesterov.to_string()),
-                ],
+                crate::transforms::train_step::optimizer_options(o),
             ),
             None => Pipeline::new().pass("ocannl-train-step"),
         }
     }
 
     /// Training, after shape inference: params as arguments, backprop of
-    /// `functions` and the SGD train step.
-    pub fn train(functions: Option<&str>, sgd: Option<&Sgd>) -> Pipeline {
+    /// `functions` and the train step with `optimizer`.
+    pub fn train(functions: Option<&str>, optimizer: Option<&Optimizer>) -> Pipeline {
         lower_to_assign(true)
             .then(autodiff(functions))
-            .then(train_step(sgd))
+            .then(train_step(optimizer))
     }
 
     /// The optimizations of `ocannl_assign` routines: virtualization

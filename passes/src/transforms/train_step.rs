@@ -1,17 +1,32 @@
-//! `ocannl-train-step{momentum=0 weight-decay=0 nesterov=false}`: for every
-//! gradient routine `@<f>_grad` made by `ocannl-autodiff`, adds
-//! `@<f>_train_step`: the forward computation, backprop, then one SGD step
-//! (`ocannl_assign::optim`, OCANNL's options) that updates the params in
-//! place. Its arguments are those of `@<f>_grad`, then one momentum buffer
-//! per param when `momentum > 0` (`{ocannl.momentum = NAME}`, kept by the
-//! caller like the params), then the learning rate as a 0-d buffer
-//! (`{ocannl.learning_rate}`); it returns the loss.
+//! `ocannl-train-step{optimizer=sgd momentum=0 nesterov=false weight-decay=
+//! beta1=0.9 beta2=0.999 eps=1e-8 clip-norm=0}`: for every gradient routine
+//! `@<f>_grad` made by `ocannl-autodiff`, adds `@<f>_train_step`: the
+//! forward computation, backprop, then one step of the optimizer
+//! (`ocannl_assign::optim`: SGD with OCANNL's options, Adam or AdamW, with
+//! optional global-norm clipping) that updates the params in place.
+//!
+//! Its arguments are those of `@<f>_grad`, then the optimizer's state, which
+//! the caller keeps across calls like the params (zeros before the first
+//! step), then the learning rate as a 0-d buffer
+//! (`{ocannl.learning_rate = ""}`). Each state argument is marked with an
+//! attribute naming its kind, `ocannl.<kind>` ([`state_attribute`]), whose
+//! value is the param's name (empty for the routine's own state): per
+//! param, kind after kind, `{ocannl.momentum = NAME}` (SGD with momentum)
+//! or `{ocannl.adam_m = NAME}` then `{ocannl.adam_v = NAME}` (Adam,
+//! AdamW); then `{ocannl.step = ""}` (Adam, AdamW: the number of steps
+//! taken, 0-d, incremented by the step). It returns the loss.
+//!
+//! The options are read into an [`Optimizer`] by [`parse_optimizer`] and
+//! printed back by [`optimizer_options`] (what
+//! `ocannl_passes::pipelines::train_step` writes); an option of another
+//! optimizer than the one chosen, set to other than its default, is an
+//! error, as is an unknown optimizer.
 
 use melior::ir::{
     attribute::StringAttribute, block::BlockLike, operation::OperationLike, OperationRef,
     RegionLike, Value, ValueLike,
 };
-use ocannl_assign::optim::{sgd_step, ParamUpdate, Sgd};
+use ocannl_assign::optim::{self, Adam, Optimizer, ParamUpdate, Sgd, State};
 use ocannl_assign_dialect::emit::{Emitter, NodeInfo};
 use ocannl_mlir::{
     ir::{self, Graveyard},
@@ -28,42 +43,191 @@ crate::define_pass!(
     run,
     "ocannl-train-step",
     "OcannlTrainStep",
-    "For every gradient routine of ocannl-autodiff, add @<f>_train_step: forward, backprop and one SGD step updating the params in place; it takes momentum buffers (when momentum > 0) and the learning rate as arguments, and returns the loss",
+    "For every gradient routine of ocannl-autodiff, add @<f>_train_step: forward, backprop and one optimizer step (SGD, Adam or AdamW, optionally with global-norm clipping) updating the params in place; it takes the optimizer's state ({ocannl.momentum|adam_m|adam_v = PARAM}, {ocannl.step}) and the learning rate as arguments, and returns the loss",
     [
+        ("optimizer", STRING, "sgd", "The optimizer: sgd, adam or adamw"),
         ("momentum", STRING, "0", "SGD momentum (0: none)"),
-        ("weight-decay", STRING, "0", "Weight decay added to each gradient (times the param)"),
-        ("nesterov", BOOL, "false", "Nesterov momentum"),
+        ("nesterov", BOOL, "false", "Nesterov momentum (SGD)"),
+        ("weight-decay", STRING, "", "Weight decay: sgd and adam add it times the param to the gradient, adamw decays the param by the learning rate times it (default: 0 for sgd and adam, 0.01 for adamw)"),
+        ("beta1", STRING, "0.9", "Adam's decay of the first moment (adam, adamw)"),
+        ("beta2", STRING, "0.999", "Adam's decay of the second moment (adam, adamw)"),
+        ("eps", STRING, "1e-8", "Adam's term added to the root of the second moment (adam, adamw)"),
+        ("clip-norm", STRING, "0", "Global-norm gradient clipping: the gradients are scaled so that their norm is at most this (0: none)"),
     ]
 );
 
-fn number(options: &Options, name: &str) -> Result<f64, String> {
-    let text = options.get(name).unwrap_or("0");
-    text.parse::<f64>()
-        .ok()
-        .filter(|x| x.is_finite() && *x >= 0.0)
-        .ok_or_else(|| format!("option '{name}' must be a non-negative number, not '{text}'"))
+/// The pass's options, in the order it declares them.
+pub const OPTION_NAMES: [&str; 8] = [
+    "optimizer",
+    "momentum",
+    "nesterov",
+    "weight-decay",
+    "beta1",
+    "beta2",
+    "eps",
+    "clip-norm",
+];
+
+/// The attribute that marks the learning-rate argument of a train step.
+pub const LEARNING_RATE: &str = "ocannl.learning_rate";
+
+/// The attribute that marks a state argument of a train step
+/// (`ocannl.momentum`, `ocannl.adam_m`, `ocannl.adam_v`, `ocannl.step`).
+pub fn state_attribute(s: State) -> String {
+    format!("ocannl.{}", s.name())
+}
+
+/// What argument `i` of a train step is, if it is the optimizer's state:
+/// its kind and its param's name (empty for the routine's own state).
+pub fn state_arg(func: OperationRef, i: usize) -> Option<(State, String)> {
+    State::ALL
+        .into_iter()
+        .find_map(|s| ir::arg_string_attr(func, i, &state_attribute(s)).map(|p| (s, p)))
+}
+
+/// Option `name` as a number at least 0 (`default` when it is not given or
+/// empty).
+fn number(get: &dyn Fn(&str) -> Option<String>, name: &str, default: f64) -> Result<f64, String> {
+    match get(name) {
+        None => Ok(default),
+        Some(t) if t.is_empty() => Ok(default),
+        Some(text) => text
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite() && *x >= 0.0)
+            .ok_or_else(|| format!("option '{name}' must be a non-negative number, not '{text}'")),
+    }
+}
+
+/// The optimizer that options give (`get` returns an option's text, `None`
+/// when it is not given: then the default). Options of another optimizer
+/// than the one named must keep their defaults.
+pub fn parse_optimizer(get: &dyn Fn(&str) -> Option<String>) -> Result<Optimizer, String> {
+    let name = get("optimizer").unwrap_or_else(|| "sgd".into());
+    let (sgd, adam) = (Sgd::default(), Adam::default());
+    let momentum = number(get, "momentum", sgd.momentum)?;
+    let nesterov = match get("nesterov").as_deref() {
+        None | Some("false" | "0") => false,
+        Some("true" | "1") => true,
+        Some(t) => {
+            return Err(format!(
+                "option 'nesterov' must be true or false, not '{t}'"
+            ))
+        }
+    };
+    let beta1 = number(get, "beta1", adam.beta1)?;
+    let beta2 = number(get, "beta2", adam.beta2)?;
+    let eps = number(get, "eps", adam.eps)?;
+    let clip = number(get, "clip-norm", 0.0)?;
+    let clip_norm = (clip > 0.0).then_some(clip);
+    let not_for = |what: &str, option: &str| {
+        Err(format!(
+            "option '{option}' is {what}'s, not {name}'s (set optimizer={})",
+            if what == "SGD" {
+                "sgd"
+            } else {
+                "adam or adamw"
+            }
+        ))
+    };
+    let opt = match name.as_str() {
+        "sgd" => {
+            for (option, value, default) in [
+                ("beta1", beta1, adam.beta1),
+                ("beta2", beta2, adam.beta2),
+                ("eps", eps, adam.eps),
+            ] {
+                if value != default {
+                    return not_for("Adam", option);
+                }
+            }
+            Optimizer::Sgd(Sgd {
+                momentum,
+                weight_decay: number(get, "weight-decay", sgd.weight_decay)?,
+                nesterov,
+                clip_norm,
+            })
+        }
+        "adam" | "adamw" => {
+            if momentum != sgd.momentum {
+                return not_for("SGD", "momentum");
+            }
+            if nesterov {
+                return not_for("SGD", "nesterov");
+            }
+            let defaults = if name == "adam" {
+                adam
+            } else {
+                Adam::adamw_default()
+            };
+            let o = Adam {
+                beta1,
+                beta2,
+                eps,
+                weight_decay: number(get, "weight-decay", defaults.weight_decay)?,
+                clip_norm,
+            };
+            if name == "adam" {
+                Optimizer::Adam(o)
+            } else {
+                Optimizer::AdamW(o)
+            }
+        }
+        other => {
+            return Err(format!(
+                "unknown optimizer '{other}' (expected {})",
+                Optimizer::NAMES.join(", ")
+            ))
+        }
+    };
+    opt.check()?;
+    Ok(opt)
+}
+
+/// The options of the pass that give `opt` (the inverse of
+/// [`parse_optimizer`]).
+pub fn optimizer_options(opt: &Optimizer) -> Vec<(&'static str, String)> {
+    let mut out = vec![("optimizer", opt.name().to_string())];
+    match opt {
+        Optimizer::Sgd(o) => {
+            out.push(("momentum", o.momentum.to_string()));
+            out.push(("nesterov", o.nesterov.to_string()));
+        }
+        Optimizer::Adam(o) | Optimizer::AdamW(o) => {
+            out.push(("beta1", o.beta1.to_string()));
+            out.push(("beta2", o.beta2.to_string()));
+            out.push(("eps", o.eps.to_string()));
+        }
+    }
+    out.push(("weight-decay", opt.weight_decay().to_string()));
+    out.push(("clip-norm", opt.clip_norm().unwrap_or(0.0).to_string()));
+    out
 }
 
 fn run<'c>(module: OperationRef<'c, '_>, options: &Options) -> PassResult<'c> {
-    let opts = Sgd {
-        momentum: number(options, "momentum").at(module.location())?,
-        weight_decay: number(options, "weight-decay").at(module.location())?,
-        nesterov: options.flag("nesterov"),
-    };
-    for func in ir::ops_named(module, "func.func") {
-        let Some(of) = func
-            .attribute("ocannl.grad_of")
-            .ok()
-            .and_then(ocannl_mlir::attr::string_value)
-        else {
-            continue;
-        };
-        train_step(func, &of, &opts)?;
+    let grad_fns: Vec<(OperationRef, String)> = ir::ops_named(module, "func.func")
+        .into_iter()
+        .filter_map(|func| {
+            let of = func
+                .attribute("ocannl.grad_of")
+                .ok()
+                .and_then(ocannl_mlir::attr::string_value)?;
+            Some((func, of))
+        })
+        .collect();
+    // Bad options are reported at the first function they would make a
+    // train step of (at the module when there is none).
+    let at = grad_fns
+        .first()
+        .map_or(module.location(), |(f, _)| f.location());
+    let opt = parse_optimizer(&|name| options.get(name).map(str::to_string)).at(at)?;
+    for (func, of) in grad_fns {
+        train_step(func, &of, &opt)?;
     }
     Ok(())
 }
 
-fn train_step<'c, 'a>(grad_fn: OperationRef<'c, 'a>, of: &str, opts: &Sgd) -> PassResult<'c> {
+fn train_step<'c, 'a>(grad_fn: OperationRef<'c, 'a>, of: &str, opt: &Optimizer) -> PassResult<'c> {
     let loc = grad_fn.location();
     let ctx_ref = grad_fn.context();
     let ctx = ir::context(&ctx_ref);
@@ -112,43 +276,58 @@ fn train_step<'c, 'a>(grad_fn: OperationRef<'c, 'a>, of: &str, opts: &Sgd) -> Pa
         })
         .collect();
     let mut all: Vec<Option<Value>> = values.iter().map(|v| Some(*v)).collect();
-    let mut updates = vec![];
-    for (k, (p, pname)) in params.iter().enumerate() {
-        let ty = values[*p].r#type();
-        let momentum = if opts.momentum > 0.0 {
-            let m: Value = entry.add_argument(ty, loc);
-            arg_attrs.push(Some(("ocannl.momentum".into(), pname.clone())));
-            all.push(Some(m));
-            Some(all.len() - 1)
-        } else {
-            None
-        };
-        updates.push(ParamUpdate {
-            param: *p,
-            grad: routine.results[1 + k],
-            momentum,
-            dims: types::memref_dims(ty).unwrap_or_default(),
-        });
+    // The state, kind after kind: one buffer per param of its type, then
+    // the routine's own (0-d, of the loss's type).
+    let mut state: Vec<Vec<usize>> = vec![vec![]; params.len()];
+    for kind in opt.param_state() {
+        for (k, (p, pname)) in params.iter().enumerate() {
+            let arg: Value = entry.add_argument(values[*p].r#type(), loc);
+            arg_attrs.push(Some((state_attribute(kind), pname.clone())));
+            all.push(Some(arg));
+            state[k].push(all.len() - 1);
+        }
     }
-    let lr_ty = Builder::new(ctx, loc)
+    let scalar_ty = Builder::new(ctx, loc)
         .ty(&format!("memref<{elt}>"))
         .at(loc)?;
-    let lr: Value = entry.add_argument(lr_ty, loc);
-    arg_attrs.push(Some(("ocannl.learning_rate".into(), String::new())));
+    let mut global = vec![];
+    for kind in opt.global_state() {
+        let arg: Value = entry.add_argument(scalar_ty, loc);
+        arg_attrs.push(Some((state_attribute(kind), String::new())));
+        all.push(Some(arg));
+        global.push(all.len() - 1);
+    }
+    let updates: Vec<ParamUpdate> = params
+        .iter()
+        .zip(state)
+        .enumerate()
+        .map(|(k, ((p, _), state))| ParamUpdate {
+            param: *p,
+            grad: routine.results[1 + k],
+            state,
+            dims: types::memref_dims(values[*p].r#type()).unwrap_or_default(),
+        })
+        .collect();
+    let lr: Value = entry.add_argument(scalar_ty, loc);
+    arg_attrs.push(Some((LEARNING_RATE.into(), String::new())));
     all.push(Some(lr));
     let lr_buf = all.len() - 1;
     let mut next = all.len();
-    let stmts = sgd_step(opts, &updates, lr_buf, &mut next);
+    let step_stmts = optim::step(opt, &updates, &global, lr_buf, &mut next).at(loc)?;
     let ret = *ir::ops_named(step, "func.return")
         .last()
         .ok_or_else(|| PassError::at(loc, "a function without a return"))?;
     let at = At::before(ret).at(loc)?;
     let mut em = Emitter::new(ctx, ret.location(), at, all, elt);
     let info = |b: usize| NodeInfo {
-        name: format!("sgd_const_{b}"),
+        name: step_stmts
+            .names
+            .iter()
+            .find(|(n, _)| *n == b)
+            .map_or_else(|| format!("optim_{b}"), |(_, name)| name.clone()),
         kind: "value",
     };
-    for s in &stmts {
+    for s in &step_stmts.stmts {
         em.stmt(s, &info).at(loc)?;
     }
     Builder::new(ctx, ret.location()).op(at, "func.return", &[loss], &[], &[]);
@@ -164,4 +343,100 @@ fn train_step<'c, 'a>(grad_fn: OperationRef<'c, 'a>, of: &str, opts: &Sgd) -> Pa
     ir::set_arg_string_attrs(ctx, step, &attrs);
     update_signature(step);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(options: &[(&str, &str)]) -> Result<Optimizer, String> {
+        parse_optimizer(&|name| {
+            options
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+        })
+    }
+
+    /// Every optimizer printed as options reads back as itself.
+    #[test]
+    fn options_round_trip() {
+        let opts = [
+            Optimizer::default(),
+            Optimizer::Sgd(Sgd {
+                momentum: 0.9,
+                weight_decay: 1e-4,
+                nesterov: true,
+                clip_norm: Some(2.5),
+            }),
+            Optimizer::adam(),
+            Optimizer::adamw(),
+            Optimizer::AdamW(Adam {
+                beta1: 0.8,
+                beta2: 0.95,
+                eps: 1e-6,
+                weight_decay: 0.0,
+                clip_norm: Some(1.0),
+            }),
+        ];
+        for o in opts {
+            let text: Vec<(&str, String)> = optimizer_options(&o);
+            let pairs: Vec<(&str, &str)> = text.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            assert_eq!(parse(&pairs), Ok(o), "{pairs:?}");
+            // Every option printed is one the pass declares.
+            for (k, _) in &text {
+                assert!(OPTION_NAMES.contains(k), "option {k} is not the pass's");
+            }
+        }
+    }
+
+    #[test]
+    fn declared_options_are_the_ones_read() {
+        let declared: Vec<String> = (0..DEF.num_options)
+            .map(|i| {
+                // SAFETY: `DEF.options` points to `DEF.num_options` static
+                // options whose names are NUL-terminated static strings.
+                unsafe { std::ffi::CStr::from_ptr((*DEF.options.add(i)).name) }
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        assert_eq!(declared, OPTION_NAMES);
+    }
+
+    #[test]
+    fn defaults_and_errors() {
+        assert_eq!(parse(&[]), Ok(Optimizer::default()));
+        // The pass's own defaults (every option given, as MLIR gives them).
+        let defaults = [
+            ("momentum", "0"),
+            ("nesterov", "false"),
+            ("weight-decay", ""),
+            ("beta1", "0.9"),
+            ("beta2", "0.999"),
+            ("eps", "1e-8"),
+            ("clip-norm", "0"),
+        ];
+        let with = |name: &'static str| {
+            let mut o = vec![("optimizer", name)];
+            o.extend(defaults);
+            o
+        };
+        assert_eq!(parse(&with("sgd")), Ok(Optimizer::default()));
+        assert_eq!(parse(&with("adam")), Ok(Optimizer::adam()));
+        assert_eq!(parse(&with("adamw")), Ok(Optimizer::adamw()));
+        let e = parse(&[("optimizer", "adagrad")]).unwrap_err();
+        assert_eq!(e, "unknown optimizer 'adagrad' (expected sgd, adam, adamw)");
+        let e = parse(&[("optimizer", "adam"), ("momentum", "0.9")]).unwrap_err();
+        assert!(e.contains("'momentum' is SGD's"), "{e}");
+        let e = parse(&[("optimizer", "sgd"), ("beta2", "0.9")]).unwrap_err();
+        assert!(e.contains("'beta2' is Adam's"), "{e}");
+        let e = parse(&[("optimizer", "adam"), ("beta1", "1")]).unwrap_err();
+        assert!(e.contains("beta1 must be in [0, 1)"), "{e}");
+        let e = parse(&[("clip-norm", "-1")]).unwrap_err();
+        assert!(
+            e.contains("'clip-norm' must be a non-negative number"),
+            "{e}"
+        );
+    }
 }

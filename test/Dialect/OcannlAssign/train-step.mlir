@@ -1,6 +1,10 @@
 // RUN: ocannl-opt %s --pass-pipeline="builtin.module(ocannl-autodiff,ocannl-train-step)" | FileCheck %s --check-prefix=SGD
 // RUN: ocannl-opt %s --pass-pipeline="builtin.module(ocannl-autodiff,ocannl-train-step{momentum=0.9 weight-decay=0.01 nesterov=true})" | FileCheck %s --check-prefix=NESTEROV
 // RUN: not ocannl-opt %s --pass-pipeline="builtin.module(ocannl-autodiff,ocannl-train-step{momentum=fast})" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not ocannl-opt %s --pass-pipeline="builtin.module(ocannl-autodiff,ocannl-train-step{optimizer=adam momentum=0.9})" 2>&1 | FileCheck %s --check-prefix=MOMENTUM
+// RUN: not ocannl-opt %s --pass-pipeline="builtin.module(ocannl-autodiff,ocannl-train-step{beta1=0.5})" 2>&1 | FileCheck %s --check-prefix=BETA
+// RUN: not ocannl-opt %s --pass-pipeline="builtin.module(ocannl-autodiff,ocannl-train-step{optimizer=adamw beta2=1})" 2>&1 | FileCheck %s --check-prefix=RANGE
+// RUN: not ocannl-opt %s --pass-pipeline="builtin.module(ocannl-autodiff,ocannl-train-step{clip-norm=big})" 2>&1 | FileCheck %s --check-prefix=CLIP
 
 #id = affine_map<(d0) -> (d0)>
 #none = affine_map<(d0) -> ()>
@@ -29,4 +33,10 @@ func.func @f(%x: memref<3xf32>, %w: memref<3xf32> {ocannl.param = "w"}) -> memre
 // NESTEROV-NEXT: "ocannl_assign.accum_binop"(%[[G]], %[[MU]], %[[M]]) {accum = "add", {{.*}}op = "mul"
 // NESTEROV-NEXT: "ocannl_assign.accum_binop"(%[[W]], %[[LR]], %[[G]]) {accum = "sub", {{.*}}op = "mul"
 
-// BAD: error: option 'momentum' must be a non-negative number, not 'fast'
+// Bad options, at the function whose train step they would make (the
+// unknown optimizer: train-step-invalid.mlir).
+// BAD: train-step.mlir:[[# @LINE - 27]]:1: error: option 'momentum' must be a non-negative number, not 'fast'
+// MOMENTUM: train-step.mlir:[[# @LINE - 28]]:1: error: option 'momentum' is SGD's, not adam's (set optimizer=sgd)
+// BETA: error: option 'beta1' is Adam's, not sgd's (set optimizer=adam or adamw)
+// RANGE: error: beta2 must be in [0, 1), not 1
+// CLIP: error: option 'clip-norm' must be a non-negative number, not 'big'

@@ -23,6 +23,7 @@ use std::{
 
 use clap::Parser;
 use melior::ir::{attribute::StringAttribute, operation::OperationLike, Module, OperationRef};
+use ocannl_assign::optim::Optimizer;
 use ocannl_passes::{pipelines, Backend, Pipeline};
 use ocannl_runtime::{CompileOptions, Elt, HostTensor, HostValue, Slot};
 
@@ -85,13 +86,26 @@ struct Cli {
     /// once.
     #[arg(long)]
     stats: bool,
-    /// Lower for training: params as arguments, backprop and SGD
-    /// (`ocannl-autodiff`, `ocannl-train-step`), so that `--entry F_train_step`
-    /// runs a train step of `F` (params and learning rate are its last
-    /// arguments; with `--repeat`, each run continues from the params the
-    /// previous one left).
+    /// Lower for training: params as arguments, backprop and an optimizer
+    /// step (`ocannl-autodiff`, `ocannl-train-step`), so that `--entry
+    /// F_train_step` runs a train step of `F` (its arguments: the data, the
+    /// params, the optimizer's state, the learning rate; with `--repeat`,
+    /// each run continues from the params and state the previous one left).
     #[arg(long)]
     train: bool,
+    /// With `--train`: the optimizer, `sgd`, `adam` or `adamw`.
+    #[arg(long, requires = "train", default_value = "sgd")]
+    optimizer: String,
+    /// With `--train`: an option of the optimizer, `KEY=VALUE`
+    /// (repeatable), as `ocannl-train-step` takes them: `momentum`,
+    /// `nesterov`, `weight-decay`, `beta1`, `beta2`, `eps`, `clip-norm`.
+    #[arg(long = "optimizer-option", value_name = "KEY=VALUE", requires = "train", value_parser = parse_backend_option)]
+    optimizer_options: Vec<(String, String)>,
+    /// With `--out-dir`: also write the buffer arguments as they are after
+    /// the runs (a train step's updated params and optimizer state), as
+    /// `arg0.npy`, ... (index arguments are skipped).
+    #[arg(long, requires = "out_dir")]
+    out_args: bool,
     /// Where to run: the name of a registered backend, `cpu` (MLIR's JIT)
     /// or `cuda` (an NVIDIA GPU through the CUDA driver).
     #[arg(long, default_value = DEFAULT_DEVICE)]
@@ -130,7 +144,7 @@ struct Cli {
 /// The backend `--device` names by default.
 const DEFAULT_DEVICE: &str = "cpu";
 
-/// `--backend-option KEY=VALUE`.
+/// `--backend-option KEY=VALUE` (and `--optimizer-option`).
 fn parse_backend_option(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
         Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
@@ -163,18 +177,18 @@ type Array = HostTensor;
 /// The stages up to the loops for `backend`, each timed: shape inference,
 /// the lowering to assignments (for training with `--train`), each
 /// optimization, the lowering to loops.
-fn stages(cli: &Cli, backend: &dyn Backend) -> Vec<Pipeline> {
+fn stages(cli: &Cli, backend: &dyn Backend) -> Result<Vec<Pipeline>, String> {
     let mut s = vec![
         pipelines::infer_shapes(),
         if cli.train {
-            pipelines::train(None, None)
+            pipelines::train(None, Some(&cli.optimizer()?))
         } else {
             pipelines::lower_to_assign(false)
         },
     ];
     s.extend(cli.optimize().split());
     s.push(pipelines::lower_to_loops(Some(backend.loop_target())));
-    s
+    Ok(s)
 }
 
 /// `--stats`: the buffers, loop nests and peak buffer bytes of a lowered
@@ -238,6 +252,30 @@ fn parse_memory_limit(s: &str) -> Result<MemoryLimit, String> {
 }
 
 impl Cli {
+    /// `--optimizer` with its `--optimizer-option`s.
+    fn optimizer(&self) -> Result<Optimizer, String> {
+        use ocannl_passes::transforms::train_step::{parse_optimizer, OPTION_NAMES};
+        for (k, _) in &self.optimizer_options {
+            if k == "optimizer" || !OPTION_NAMES.contains(&k.as_str()) {
+                return Err(format!(
+                    "--optimizer-option: unknown option '{k}' (expected one of {})",
+                    OPTION_NAMES[1..].join(", ")
+                ));
+            }
+        }
+        parse_optimizer(&|name| {
+            if name == "optimizer" {
+                return Some(self.optimizer.clone());
+            }
+            self.optimizer_options
+                .iter()
+                .rev()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+        })
+        .map_err(|e| format!("--optimizer: {e}"))
+    }
+
     /// The optimizations of the assignments, as a pipeline.
     fn optimize(&self) -> Pipeline {
         if self.no_optimize {
@@ -325,7 +363,7 @@ fn run(cli: &Cli) -> Result<(), String> {
     if cli.grad_check {
         return grad_check(cli, backend, &context, &mut module, &name);
     }
-    for pipeline in stages(cli, backend) {
+    for pipeline in stages(cli, backend)? {
         let stage = pipeline.name();
         if cli.interpret && stage == "ocannl-lower-to-loops" {
             return interpret(cli, &module, &phases);
@@ -367,6 +405,13 @@ fn run(cli: &Cli) -> Result<(), String> {
         times.push(t.elapsed());
     }
     let results = session.results()?;
+    if cli.out_args {
+        for (k, slot) in sig.inputs.iter().enumerate() {
+            if let (Slot::MemRef { .. }, HostValue::Tensor(t)) = (slot, session.get(k)?) {
+                write_arg(cli, k, &t)?;
+            }
+        }
+    }
     for (k, r) in results.iter().enumerate() {
         match r {
             HostValue::Index(v) => {
@@ -394,6 +439,14 @@ fn run(cli: &Cli) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// `--out-args`: writes argument `k` as it is after the runs.
+fn write_arg(cli: &Cli, k: usize, arr: &Array) -> Result<(), String> {
+    match &cli.out_dir {
+        Some(dir) => ocannl_runtime::npy::write(&dir.join(format!("arg{k}.npy")), arr),
+        None => Ok(()),
+    }
 }
 
 /// Prints a result and writes it to the output directory.
@@ -469,18 +522,31 @@ fn interpret(cli: &Cli, module: &Module, phases: &[(&str, Duration)]) -> Result<
             .map_err(|e| format!("interpreter: {e}"))?;
         times.push(t.elapsed());
     }
-    for (k, (r, slot)) in results.into_iter().zip(&sig.outputs).enumerate() {
-        let elt = match slot {
-            Slot::MemRef { elt, .. } => *elt,
-            Slot::Index => continue,
-        };
-        if let ocannl_assign::Value::Buffer { dims, data } = r {
-            // The interpreter computes in f64; an f32 result is rounded.
+    // The interpreter computes in f64; an f32 buffer is rounded.
+    let array = |slot: &Slot, v: ocannl_assign::Value| match (slot, v) {
+        (Slot::MemRef { elt, .. }, ocannl_assign::Value::Buffer { dims, data }) => {
             let data = match elt {
                 Elt::F64 => data,
                 Elt::F32 => data.into_iter().map(|x| x as f32 as f64).collect(),
             };
-            emit_result(cli, k, &Array { elt, dims, data })?;
+            Some(Array {
+                elt: *elt,
+                dims,
+                data,
+            })
+        }
+        _ => None,
+    };
+    if cli.out_args {
+        for (k, (v, slot)) in values.into_iter().zip(&sig.inputs).enumerate() {
+            if let Some(a) = array(slot, v) {
+                write_arg(cli, k, &a)?;
+            }
+        }
+    }
+    for (k, (r, slot)) in results.into_iter().zip(&sig.outputs).enumerate() {
+        if let Some(a) = array(slot, r) {
+            emit_result(cli, k, &a)?;
         }
     }
     if cli.repeat > 1 {

@@ -552,7 +552,8 @@ fn gpu_convolutions_agree_with_the_cpu() {
 
 /// A layer's train step (the loss `sum relu(w x + b)`), five steps in a
 /// row, each from the params the previous one updated in place on the
-/// device: the losses of the last step agree.
+/// device, with SGD and with AdamW and clipping (the optimizer's state kept
+/// on the device too): the losses of the last step agree.
 #[test]
 #[ignore = "needs an NVIDIA GPU (scripts/gpu-check.sh runs it)"]
 fn gpu_train_steps_agree_with_the_cpu() {
@@ -571,44 +572,58 @@ fn gpu_train_steps_agree_with_the_cpu() {
         },
     )
     .expect("lr.npy");
-    let mut losses = vec![];
-    for device in ["cpu", "cuda"] {
-        let out = dir.join(device);
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ocannl-run"));
-        cmd.arg(&model)
-            .args([
-                "--entry",
-                "loss_train_step",
-                "--train",
-                "--repeat",
-                "5",
-                "--quiet",
-                "--device",
-                device,
-                "--out-dir",
-            ])
-            .arg(&out);
-        // The data and the params (w, b), generated; the learning rate.
-        for i in 0..3 {
-            cmd.arg("--arg").arg(format!("random:{}", 40 + i));
+    // The optimizer, its options, and its state arguments (after the data
+    // and the params w, b).
+    for (optimizer, options, state) in [("sgd", &[][..], 0), ("adamw", &["clip-norm=1"][..], 5)] {
+        let mut losses = vec![];
+        for device in ["cpu", "cuda"] {
+            let out = dir.join(format!("{optimizer}-{device}"));
+            let mut cmd = Command::new(env!("CARGO_BIN_EXE_ocannl-run"));
+            cmd.arg(&model)
+                .args([
+                    "--entry",
+                    "loss_train_step",
+                    "--train",
+                    "--optimizer",
+                    optimizer,
+                    "--repeat",
+                    "5",
+                    "--quiet",
+                    "--device",
+                    device,
+                    "--out-dir",
+                ])
+                .arg(&out);
+            for o in options {
+                cmd.args(["--optimizer-option", o]);
+            }
+            // The data, the params (w, b) and the state, generated; the
+            // learning rate.
+            for i in 0..3 + state {
+                cmd.arg("--arg").arg(format!("random:{}", 40 + i));
+            }
+            cmd.arg("--arg").arg(&lr);
+            let o = cmd.output().expect("run ocannl-run");
+            assert!(
+                o.status.success(),
+                "{optimizer}, {device}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            losses.push(read(&out.join("result0.npy")).1);
         }
-        cmd.arg("--arg").arg(&lr);
-        let o = cmd.output().expect("run ocannl-run");
+        assert_eq!(losses[0].len(), 1);
         assert!(
-            o.status.success(),
-            "{device}: {}",
-            String::from_utf8_lossy(&o.stderr)
+            losses[0][0] > 1.0,
+            "{optimizer}: the loss vanished: {}",
+            losses[0][0]
         );
-        losses.push(read(&out.join("result0.npy")).1);
+        assert!(
+            close(losses[0][0], losses[1][0]),
+            "{optimizer}: loss after 5 steps: cpu {} vs cuda {}",
+            losses[0][0],
+            losses[1][0]
+        );
     }
-    assert_eq!(losses[0].len(), 1);
-    assert!(losses[0][0] > 1.0, "the loss vanished: {}", losses[0][0]);
-    assert!(
-        close(losses[0][0], losses[1][0]),
-        "loss after 5 steps: cpu {} vs cuda {}",
-        losses[0][0],
-        losses[1][0]
-    );
     clean(&dir);
 }
 

@@ -311,10 +311,43 @@ fn scalar_npy(path: &Path, x: f32) {
     .expect("write npy");
 }
 
-/// Train steps of the same random programs (params updated by SGD, three
-/// steps in a row) compute the same losses compiled with the optimizations
-/// (virtualization of forward and backprop nodes) and interpreted without
-/// them, and interpreted with them.
+/// The optimizers the train steps are checked with, one per program in
+/// turn: `--optimizer`, its `--optimizer-option`s, and the number of state
+/// arguments per param and of the step routine's own.
+const OPTIMIZERS: [(&str, &[&str], usize, usize); 5] = [
+    ("sgd", &[], 0, 0),
+    ("adam", &[], 2, 1),
+    ("adamw", &["clip-norm=0.5"], 2, 1),
+    (
+        "sgd",
+        &[
+            "momentum=0.9",
+            "nesterov=true",
+            "weight-decay=0.01",
+            "clip-norm=0.5",
+        ],
+        1,
+        0,
+    ),
+    (
+        "adam",
+        &[
+            "beta1=0.8",
+            "beta2=0.99",
+            "eps=1e-6",
+            "weight-decay=0.1",
+            "clip-norm=2",
+        ],
+        2,
+        1,
+    ),
+];
+
+/// Train steps of the same random programs (params updated in place by an
+/// optimizer, SGD, Adam or AdamW, with and without clipping, in turn; three
+/// steps in a row) compute the same losses, params and optimizer state
+/// compiled with the optimizations (virtualization of forward and backprop
+/// nodes) and interpreted without them, and interpreted with them.
 #[test]
 fn optimized_train_steps_agree_with_plain_ones() {
     let bin = env!("CARGO_BIN_EXE_ocannl-run");
@@ -328,12 +361,26 @@ fn optimized_train_steps_agree_with_plain_ones() {
         .chain(BinaryOp::ALL.iter().map(|&o| NumOp::Binary(o)))
         .chain(TernaryOp::ALL.iter().map(|&o| NumOp::Ternary(o)))
         .collect();
+    let mut moved = vec![0usize; OPTIMIZERS.len()];
     for (k, &op) in ops.iter().enumerate() {
         let seed = 5000 + k as u64;
         let (text, slice, params) = program(seed, op);
+        let (optimizer, options, per_param, global) = OPTIMIZERS[k % OPTIMIZERS.len()];
+        let what = format!("{op} (seed {seed}, {optimizer} {options:?})");
         let file = dir.join(format!("t{seed}.mlir"));
         std::fs::write(&file, &text).unwrap();
-        let mut losses = vec![];
+        // The data, the index, the params, the state (generated: moments
+        // in [0, 1), as the second moment must be), the learning rate.
+        let mut args = vec![format!("random:{seed}")];
+        if let Some(index) = slice {
+            args.push(index.to_string());
+        }
+        let first_param = args.len();
+        for p in 0..params + per_param * params + global {
+            args.push(format!("random:{}", seed * 10 + p as u64));
+        }
+        args.push(lr.display().to_string());
+        let mut outputs = vec![];
         for (mode, flags) in [
             ("jit", &[][..]),
             ("plain", &["--interpret", "--no-optimize"][..]),
@@ -346,39 +393,56 @@ fn optimized_train_steps_agree_with_plain_ones() {
                     "--entry",
                     "f_train_step",
                     "--train",
+                    "--optimizer",
+                    optimizer,
                     "--repeat",
                     "3",
                     "--quiet",
+                    "--out-args",
                 ])
+                .args(options.iter().flat_map(|o| ["--optimizer-option", o]))
                 .args(flags)
                 .arg("--out-dir")
-                .arg(&out)
-                .arg(format!("--arg=random:{seed}"));
-            if let Some(index) = slice {
-                cmd.arg(format!("--arg={index}"));
+                .arg(&out);
+            for a in &args {
+                cmd.arg(format!("--arg={a}"));
             }
-            for p in 0..params {
-                cmd.arg(format!("--arg=random:{}", seed * 10 + p as u64));
-            }
-            cmd.arg("--arg").arg(&lr);
             let o = cmd.output().unwrap();
             assert!(
                 o.status.success(),
-                "{mode}, {op} (seed {seed}):\n{text}\n{}",
+                "{mode}, {what}:\n{text}\n{}",
                 String::from_utf8_lossy(&o.stderr)
             );
-            losses.push((mode, read(&out.join("result0.npy"))));
+            // The loss, then every buffer argument after the steps.
+            let mut values = vec![("loss".to_string(), read(&out.join("result0.npy")))];
+            for i in (0..args.len()).filter(|&i| slice.is_none() || i != 1) {
+                values.push((format!("arg{i}"), read(&out.join(format!("arg{i}.npy")))));
+            }
+            outputs.push((mode, values));
         }
-        let (_, base) = &losses[1];
-        for (mode, l) in &losses {
-            for (a, b) in l.iter().zip(base) {
-                let close = (a.is_nan() && b.is_nan())
-                    || (a - b).abs() <= 1e-3 * a.abs().max(b.abs()) + 1e-4;
-                assert!(
-                    close,
-                    "{op} (seed {seed}): loss {a} ({mode}) vs {b} (plain)\n{text}"
-                );
+        let (_, base) = &outputs[1];
+        for (mode, values) in &outputs {
+            for ((name, v), (_, b)) in values.iter().zip(base) {
+                assert_eq!(v.len(), b.len());
+                for (a, b) in v.iter().zip(b) {
+                    let close = (a.is_nan() && b.is_nan())
+                        || a == b
+                        || (a - b).abs() <= 1e-3 * a.abs().max(b.abs()) + 1e-4;
+                    assert!(close, "{what}: {name} {a} ({mode}) vs {b} (plain)\n{text}");
+                }
             }
         }
+        // The params moved from their generated values.
+        let value = |name: String| &base.iter().find(|(n, _)| *n == name).unwrap().1;
+        let changed = (0..params).any(|p| {
+            let mut rng = SplitMix64::new(seed * 10 + p as u64);
+            let after = value(format!("arg{}", first_param + p));
+            after.iter().any(|&x| x != rng.next_f64() as f32)
+        });
+        if changed {
+            moved[k % OPTIMIZERS.len()] += 1;
+        }
     }
+    // Every optimizer updated the params of some program.
+    assert!(moved.iter().all(|&m| m > 0), "{moved:?}");
 }

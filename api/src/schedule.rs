@@ -1,0 +1,159 @@
+//! Learning-rate schedules: the learning rate of each step, given to
+//! [`crate::Trainer::step`].
+
+use std::f64::consts::PI;
+
+/// A learning rate per step (counted from 0). Warmups rise linearly from 0
+/// (step 0 has learning rate 0) to `peak` at step `warmup`, as optax's and
+/// Hugging Face's schedules do; decays go from `peak` at their first step
+/// to `end` at step `steps`, and stay at `end` after.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Schedule {
+    /// The same learning rate at every step.
+    Constant(f64),
+    /// Linear decay from `peak` at step 0 to `end` at step `steps`
+    /// (OCANNL's demos: `peak * (steps - step) / steps` when `end` is 0).
+    Linear { peak: f64, end: f64, steps: usize },
+    /// Linear warmup to `peak` over `warmup` steps, then cosine decay to
+    /// `end` at step `steps`.
+    WarmupCosine {
+        peak: f64,
+        warmup: usize,
+        steps: usize,
+        end: f64,
+    },
+    /// Linear warmup to `peak` over `warmup` steps, then linear decay to
+    /// `end` at step `steps`.
+    WarmupLinear {
+        peak: f64,
+        warmup: usize,
+        steps: usize,
+        end: f64,
+    },
+}
+
+impl Schedule {
+    /// The learning rate of step `step`.
+    pub fn lr(&self, step: usize) -> f64 {
+        match *self {
+            Schedule::Constant(lr) => lr,
+            Schedule::Linear { peak, end, steps } => linear(peak, end, step, 0, steps),
+            Schedule::WarmupLinear {
+                peak,
+                warmup,
+                steps,
+                end,
+            } => match warm(peak, warmup, step) {
+                Some(lr) => lr,
+                None => linear(peak, end, step, warmup, steps),
+            },
+            Schedule::WarmupCosine {
+                peak,
+                warmup,
+                steps,
+                end,
+            } => match warm(peak, warmup, step) {
+                Some(lr) => lr,
+                None if step >= steps => end,
+                None => {
+                    let progress = (step - warmup) as f64 / (steps - warmup) as f64;
+                    end + (peak - end) * 0.5 * (1.0 + (PI * progress).cos())
+                }
+            },
+        }
+    }
+}
+
+/// The warmup's learning rate, while it lasts.
+fn warm(peak: f64, warmup: usize, step: usize) -> Option<f64> {
+    (step < warmup).then(|| peak * step as f64 / warmup as f64)
+}
+
+/// From `peak` at step `from` to `end` at step `to` (`end` from then on).
+fn linear(peak: f64, end: f64, step: usize, from: usize, to: usize) -> f64 {
+    if step >= to {
+        return end;
+    }
+    // Written so that `end = 0` gives exactly `peak * left / span`.
+    let (left, span) = ((to - step) as f64, (to - from) as f64);
+    (peak - end) * left / span + end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-12
+    }
+
+    #[test]
+    fn linear_decay_is_the_demos_schedule() {
+        let steps = 4000;
+        let s = Schedule::Linear {
+            peak: 0.1,
+            end: 0.0,
+            steps,
+        };
+        for step in 0..steps {
+            // Bit for bit: the moons demo keeps its results.
+            assert_eq!(s.lr(step), 0.1 * (steps - step) as f64 / steps as f64);
+        }
+        assert_eq!(s.lr(steps), 0.0);
+        assert_eq!(s.lr(steps + 10), 0.0);
+        let s = Schedule::Linear {
+            peak: 1.0,
+            end: 0.5,
+            steps: 10,
+        };
+        assert!(close(s.lr(0), 1.0) && close(s.lr(5), 0.75) && close(s.lr(10), 0.5));
+    }
+
+    #[test]
+    fn warmups_then_decays() {
+        let cos = Schedule::WarmupCosine {
+            peak: 1.0,
+            warmup: 10,
+            steps: 110,
+            end: 0.1,
+        };
+        let lin = Schedule::WarmupLinear {
+            peak: 1.0,
+            warmup: 10,
+            steps: 110,
+            end: 0.1,
+        };
+        for s in [cos, lin] {
+            assert_eq!(s.lr(0), 0.0);
+            assert!(close(s.lr(5), 0.5));
+            assert!(close(s.lr(10), 1.0));
+            // Halfway through the decay: the middle, for both.
+            assert!(close(s.lr(60), 0.55), "{s:?}: {}", s.lr(60));
+            assert!(close(s.lr(110), 0.1) && close(s.lr(1000), 0.1));
+            // Never increasing after the warmup.
+            for step in 10..120 {
+                assert!(s.lr(step + 1) <= s.lr(step), "{s:?} at {step}");
+            }
+        }
+        // The cosine's quarter point: (1 + cos(pi / 4)) / 2 of the way.
+        let q = 0.1 + 0.9 * 0.5 * (1.0 + (PI / 4.0).cos());
+        assert!(close(cos.lr(35), q));
+        assert!(close(lin.lr(35), 0.1 + 0.9 * 0.75));
+        assert_eq!(Schedule::Constant(0.3).lr(12345), 0.3);
+        // No warmup: the decay from step 0; a decay of no steps: the end.
+        let s = Schedule::WarmupCosine {
+            peak: 2.0,
+            warmup: 0,
+            steps: 0,
+            end: 0.5,
+        };
+        assert_eq!(s.lr(0), 0.5);
+        let s = Schedule::WarmupLinear {
+            peak: 2.0,
+            warmup: 0,
+            steps: 4,
+            end: 0.0,
+        };
+        assert_eq!(s.lr(0), 2.0);
+    }
+}
