@@ -41,8 +41,9 @@ struct Cli {
     /// AdamW's peak learning rate (warmup, then cosine decay).
     #[arg(long, default_value_t = 5e-4)]
     lr: f64,
-    /// Steps between two reports of the training and test loss.
-    #[arg(long, default_value_t = 500)]
+    /// Steps between two reports of the training loss and of the loss
+    /// on every test word.
+    #[arg(long, default_value_t = 1000)]
     every: usize,
     /// Words to sample at the end.
     #[arg(long, default_value_t = 20)]
@@ -122,7 +123,7 @@ fn run(cli: Cli) -> Result<(), Error> {
         let chosen: Vec<&String> = pick(&mut rng, &words.train).into_iter().map(|i| &words.train[i]).collect();
         running += trainer.step(&batch(&chosen, len)?, schedule.lr(step))?;
         if (step + 1) % cli.every == 0 || step + 1 == cli.steps {
-            let test = test_loss(&trainer, &words.test, len, b as usize, &mut rng)?;
+            let test = test_loss(&trainer, &words.test, len, b as usize)?;
             let done = (step + 1) % cli.every;
             let n = if done == 0 { cli.every } else { done };
             println!(
@@ -141,22 +142,18 @@ fn run(cli: Cli) -> Result<(), Error> {
     Ok(())
 }
 
-/// The masked cross-entropy of the test words (batches of `b` random ones,
-/// 20 of them), computed on the host from the forward routine's logits.
-fn test_loss(
-    trainer: &Trainer,
-    test: &[String],
-    len: usize,
-    b: usize,
-    rng: &mut ocannl_ops::SplitMix64,
-) -> Result<f64, Error> {
+/// The masked cross-entropy over every test word (in batches of `b`, the
+/// last one padded with words not counted), computed on the host from the
+/// forward routine's logits.
+fn test_loss(trainer: &Trainer, test: &[String], len: usize, b: usize) -> Result<f64, Error> {
     let (mut total, mut count) = (0.0, 0usize);
-    for _ in 0..20 {
-        let chosen: Vec<&String> = (0..b).map(|_| &test[rng.below(test.len() as u64) as usize]).collect();
+    for start in (0..test.len()).step_by(b) {
+        let chosen: Vec<&String> = (start..start + b).map(|i| &test[i % test.len()]).collect();
         let [ids, targets, mask] = batch(&chosen, len)?;
         let logits = trainer.forward(&[ids])?;
         let v = words::VOCAB;
-        for (k, row) in logits.data.chunks(v).enumerate() {
+        let counted = (test.len() - start).min(b) * len;
+        for (k, row) in logits.data.chunks(v).enumerate().take(counted) {
             if mask.data[k] == 0.0 {
                 continue;
             }
