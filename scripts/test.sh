@@ -34,4 +34,7 @@ target/release/examples/fashion_mnist --epochs 1 --train-items 12800 --min-accur
   --save target/fashion-mnist-short.safetensors
 target/release/examples/fashion_mnist --epochs 0 --load target/fashion-mnist-short.safetensors \
   --min-accuracy 0.78
+# The character transformer, short: one layer, 300 AdamW steps.
+cargo build --release -p ocannl --example names
+target/release/examples/names --layers 1 --steps 300 --every 300 --samples 3 --max-test-loss 2.6
 "${MLIR_SYS_220_PREFIX:-/usr/lib/llvm-22}/bin/lit" -s test --param tool_dir=target/release --param exec_root=target/release/lit

@@ -132,6 +132,16 @@ pub fn layer_norm(name: &str, x: &Tensor, eps: f64) -> Tensor {
     pointmul(&(1.0 + &gain), &y) + &bias
 }
 
+/// Dropout of `x` with the keep mask `keep` (a data input of `x`'s shape,
+/// or one that broadcasts to it: 1 where a cell is kept, 0 where it is
+/// dropped, drawn anew each step by `ocannl::data::batches::dropout_mask`):
+/// `x * keep / (1 - rate)`, so that the expected value is `x`'s. Put it in
+/// the training loss only; the forward routine for inference leaves it
+/// out.
+pub fn dropout(x: &Tensor, keep: &Tensor, rate: f64) -> Tensor {
+    pointmul(x, keep) * (1.0 / (1.0 - rate))
+}
+
 /// A 2-d convolution's geometry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Conv2d {

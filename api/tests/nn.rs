@@ -334,3 +334,20 @@ fn attention_is_causal_and_a_tiny_language_model_trains() {
     }
     assert!(first > 1.0 && last < 0.3 * first, "{first} -> {last}");
 }
+
+#[test]
+fn dropout_scales_what_it_keeps() {
+    let x = data("x", "3|4");
+    let keep = data("keep", "3|4");
+    let mask = ocannl::data::batches::dropout_mask(&[3, 4], 0.5, 3, 0).unwrap();
+    let out = eval(
+        &[&nn::dropout(&x, &keep, 0.5)],
+        &[tensor(&[3, 4], &LOGITS), mask.clone()],
+    );
+    let want: Vec<f64> = LOGITS
+        .iter()
+        .zip(&mask.data)
+        .map(|(x, k)| x * k * 2.0)
+        .collect();
+    close(&out[0].data, &want, 1e-6);
+}

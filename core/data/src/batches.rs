@@ -159,3 +159,28 @@ pub fn one_hot(labels: &[u8], classes: usize, indices: &[usize]) -> Result<HostT
         data,
     })
 }
+
+/// A dropout mask of `dims`: each cell 1 (kept) with probability
+/// `1 - rate`, else 0, from the generator seeded by `seed` and `step`, so
+/// that each train step draws a new mask and a run is reproducible. Passed
+/// as a data input to `ocannl::nn::dropout` in the training loss (the
+/// forward routine for inference has no dropout). A rate outside `[0, 1)`
+/// is an error.
+pub fn dropout_mask(dims: &[u64], rate: f64, seed: u64, step: u64) -> Result<HostTensor, String> {
+    if !(0.0..1.0).contains(&rate) {
+        return Err(format!("a dropout rate is in [0, 1), not {rate}"));
+    }
+    let cells = dims
+        .iter()
+        .try_fold(1u64, |a, &d| a.checked_mul(d))
+        .ok_or_else(|| format!("a mask of dims {dims:?} has too many cells"))?;
+    let mut rng = SplitMix64::new(mix(seed ^ mix(step.wrapping_add(0x5eed))));
+    let data = (0..cells)
+        .map(|_| if rng.next_f64() < rate { 0.0 } else { 1.0 })
+        .collect();
+    Ok(HostTensor {
+        elt: Elt::F32,
+        dims: dims.to_vec(),
+        data,
+    })
+}

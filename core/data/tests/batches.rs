@@ -122,3 +122,19 @@ fn gathered_tensors() {
     let e = one_hot(&labels, 3, &[5]).expect_err("past the end");
     assert!(e.contains("index 5 in a batch of 3 labels"), "{e}");
 }
+
+#[test]
+fn dropout_masks_keep_their_share_and_change_each_step() {
+    use ocannl_data::batches::dropout_mask;
+    let a = dropout_mask(&[100, 50], 0.25, 7, 0).unwrap();
+    assert_eq!(a.dims, [100, 50]);
+    let kept = a.data.iter().filter(|&&x| x == 1.0).count();
+    assert!(a.data.iter().all(|&x| x == 0.0 || x == 1.0));
+    assert!((3550..=3950).contains(&kept), "{kept} of 5000 kept");
+    assert_eq!(a, dropout_mask(&[100, 50], 0.25, 7, 0).unwrap());
+    assert_ne!(a, dropout_mask(&[100, 50], 0.25, 7, 1).unwrap());
+    assert_ne!(a, dropout_mask(&[100, 50], 0.25, 8, 0).unwrap());
+    assert!(dropout_mask(&[2], 0.0, 1, 1).unwrap().data.iter().all(|&x| x == 1.0));
+    assert!(dropout_mask(&[2], 1.0, 1, 1).unwrap_err().contains("[0, 1)"));
+    assert!(dropout_mask(&[2], -0.1, 1, 1).is_err());
+}
