@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Side-by-side speed of the project's generated code and numpy (OpenBLAS).
 
-Runs, in one invocation, f32 matmuls (256, 512, 1024, 2048 square) and an MLP
+Runs, in one invocation, f32 matmuls (square, small and odd sizes: 64, 84,
+100, 120, 256, 257, 512, 1000, 1024, 2048) and an MLP
 forward pass (batch 1024, widths 256-256-256) through `ocannl-run` (release
 build, JIT at O3, median of repeated runs) and through numpy (installed with
 pip into a local virtual environment, target/bench-venv), and prints GFLOP/s
@@ -110,9 +111,13 @@ def main():
     quick = "--quick" in sys.argv
     rng = np.random.default_rng(0)
     rows = []
-    for n in [256, 512, 1024] + ([] if quick else [2048]):
+    # Real layers are small and odd-sized (LeNet's 400-120-84-10 at batch
+    # 64, attention's 16x64) beside the large square ones.
+    sizes = [64, 100, 257, 1024] if quick else [64, 84, 100, 120, 256, 257, 512, 1000, 1024, 2048]
+    for n in sizes:
         flops = 2.0 * n ** 3
-        rep = 3 if n >= 2048 else 7
+        # Small products take microseconds: many runs for a stable median.
+        rep = 3 if n >= 2048 else 7 if n >= 512 else 501
         ours, _ = run_ocannl(matmul_module(n), "mm", 2, rep)
         a = rng.random((n, n), dtype=np.float32)
         b = rng.random((n, n), dtype=np.float32)
