@@ -43,11 +43,24 @@ pub fn read_body(op: &OperationRef, reads: usize, elt: &str) -> Result<Body, Str
         ids.insert(key(a.into()), instrs.len());
         instrs.push(Instr::Arg(k));
     }
-    let id = |ids: &HashMap<usize, usize>, v: Value| -> Result<usize, String> {
-        ids.get(&key(v)).copied().ok_or_else(|| {
-            "an op of the body uses a value defined outside it; the body is isolated (constants go inside)"
+    // A value of the body, or a float constant of an enclosing region
+    // (upstream `canonicalize` hoists constants out of regions that are not
+    // isolated from above, as this one cannot be declared): read as a
+    // constant of the body, once.
+    let id = |ids: &mut HashMap<usize, usize>,
+              instrs: &mut Vec<Instr>,
+              v: Value|
+     -> Result<usize, String> {
+        if let Some(&i) = ids.get(&key(v)) {
+            return Ok(i);
+        }
+        let c = outer_constant(v, elt).ok_or_else(|| {
+            "an op of the body uses a value defined outside it that is not a float constant; the body reads its buffers' cells and constants only"
                 .to_string()
-        })
+        })?;
+        ids.insert(key(v), instrs.len());
+        instrs.push(Instr::Const(c));
+        Ok(instrs.len() - 1)
     };
     let mut cur = block.first_operation();
     while let Some(o) = cur {
@@ -70,10 +83,8 @@ pub fn read_body(op: &OperationRef, reads: usize, elt: &str) -> Result<Body, Str
                     "the body must end with 'vector.yield' of one value of the element type {elt}, found {t}"
                 ));
             }
-            let body = Body {
-                result: id(&ids, *v)?,
-                instrs,
-            };
+            let result = id(&mut ids, &mut instrs, *v)?;
+            let body = Body { result, instrs };
             body.check()
                 .map_err(|m| format!("the body is not supported in an assignment body: {m}"))?;
             return Ok(body);
@@ -81,7 +92,7 @@ pub fn read_body(op: &OperationRef, reads: usize, elt: &str) -> Result<Body, Str
         let operands: Vec<Value> = o.operands().collect();
         let args = operands
             .iter()
-            .map(|v| id(&ids, *v))
+            .map(|v| id(&mut ids, &mut instrs, *v))
             .collect::<Result<Vec<_>, _>>()?;
         let results: Vec<Value> = o.results().map(Value::from).collect();
         let unsupported = || {
@@ -134,4 +145,16 @@ pub fn read_body(op: &OperationRef, reads: usize, elt: &str) -> Result<Body, Str
         cur = next;
     }
     Err("the body must end with 'vector.yield' of one value".into())
+}
+
+/// The value of `v` when an `arith.constant` of element type `elt` defines
+/// it.
+fn outer_constant(v: Value, elt: &str) -> Option<f64> {
+    let result = melior::ir::operation::OperationResult::try_from(v).ok()?;
+    let op = result.owner();
+    if op.name().as_string_ref().as_str() != Ok("arith.constant") || v.r#type().to_string() != elt
+    {
+        return None;
+    }
+    attr::number_value(op.attribute("value").ok()?)
 }

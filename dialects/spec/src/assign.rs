@@ -331,7 +331,9 @@ readers, and `ocannl-simplify` simplifies bodies.
 The body ends with the upstream `vector.yield` (an IRDL-defined op cannot
 be a terminator, and this one has no parent constraint), so stock MLIR tools
 parse the op, and upstream passes (`cse`, `canonicalize`, `ocannl-simplify`)
-work inside it. One limit of IRDL: it binds every value of a variadic group
+work inside it. The body reads its block arguments, its own constants, and
+float constants of enclosing regions (an IRDL-defined op cannot be declared
+isolated from above, so `canonicalize` hoists constants out of it). One limit of IRDL: it binds every value of a variadic group
 to one type, so stock `mlir-opt --irdl-file=...` accepts this op only when
 its inputs all have one type; with the plugin (see README.md), stock
 `mlir-opt` checks the op fully.",

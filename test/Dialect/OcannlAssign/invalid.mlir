@@ -268,9 +268,9 @@ func.func @accum_unsupported_op(%x: memref<4xf32>, %y: memref<4xf32>) {
 
 // -----
 
-func.func @accum_uses_outer_value(%x: memref<4xf32>, %y: memref<4xf32>) {
-  %c = arith.constant 2.0 : f32
-  // expected-error@+1 {{'ocannl_assign.accum' op an op of the body uses a value defined outside it}}
+func.func @accum_uses_outer_value(%x: memref<4xf32>, %y: memref<4xf32>, %f: f32) {
+  %c = arith.addf %f, %f : f32
+  // expected-error@+1 {{'ocannl_assign.accum' op an op of the body uses a value defined outside it that is not a float constant}}
   "ocannl_assign.accum"(%y, %x) ({
   ^bb0(%a: f32):
     %t = arith.mulf %a, %c : f32
