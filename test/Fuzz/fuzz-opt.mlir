@@ -1,5 +1,5 @@
 // A short fixed-seed run of the mutation fuzzer over the lit inputs
-// (scripts/fuzz-opt.py; README.md says how to run it for long): no mutant
+// (scripts/fuzz-opt.py; docs/testing.md says how to run it for long): no mutant
 // crashes ocannl-opt (no signal, panic, internal error, invalid IR after a
 // project pass, or ocannl types left after --ocannl-to-llvm).
 // RUN: %python %repo/scripts/fuzz-opt.py --tool-dir %tool_dir --count 40 --seed 1 --quiet --out %t | FileCheck %s

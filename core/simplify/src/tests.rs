@@ -470,7 +470,7 @@ fn long_chains_simplify() {
 }
 
 /// The `ocannl-simplify` pass declares these as its options' defaults
-/// (`node-limit`, `iter-limit`, `time-limit-ms`), and README.md shows them:
+/// (`node-limit`, `iter-limit`, `time-limit-ms`), and docs/passes.md shows them:
 /// change them together.
 #[test]
 fn default_limits_are_the_pass_options_defaults() {

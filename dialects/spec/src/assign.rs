@@ -335,7 +335,7 @@ work inside it. The body reads its block arguments, its own constants, and
 float constants of enclosing regions (an IRDL-defined op cannot be declared
 isolated from above, so `canonicalize` hoists constants out of it). One limit of IRDL: it binds every value of a variadic group
 to one type, so stock `mlir-opt --irdl-file=...` accepts this op only when
-its inputs all have one type; with the plugin (see README.md), stock
+its inputs all have one type; with the plugin (see docs/mlir-tools.md), stock
 `mlir-opt` checks the op fully.",
             operands: &[
                 LHS,

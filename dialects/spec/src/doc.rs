@@ -75,7 +75,7 @@ pub fn generate(dialects: &[&Dialect]) -> String {
     let _ = writeln!(s);
     let _ = writeln!(
         s,
-        "Every op has MLIR's generic syntax. `ocannl-opt` (and stock `mlir-opt` with the plugin, see README.md) checks everything below whenever it verifies IR, after parsing and after every pass, and reports a broken rule as `'DIALECT.OP' op MESSAGE` at the op. Stock `mlir-opt --irdl-file=...` checks what IRDL expresses: operand and result kinds, required attributes and their closed sets of names. Attribute names without a dialect prefix are the op's own: any other is an error (`dialect.name` attributes belong to other dialects and are allowed)."
+        "Every op has MLIR's generic syntax. `ocannl-opt` (and stock `mlir-opt` with the plugin, see docs/mlir-tools.md) checks everything below whenever it verifies IR, after parsing and after every pass, and reports a broken rule as `'DIALECT.OP' op MESSAGE` at the op. Stock `mlir-opt --irdl-file=...` checks what IRDL expresses: operand and result kinds, required attributes and their closed sets of names. Attribute names without a dialect prefix are the op's own: any other is an error (`dialect.name` attributes belong to other dialects and are allowed)."
     );
     let _ = writeln!(s);
     let _ = writeln!(s, "Contents:");
