@@ -9,9 +9,16 @@
 //!
 //! `cargo run --release -p ocannl --example names -- [--steps N] [--batch B]
 //! [--layers L] [--heads H] [--dim D] [--lr LR] [--samples N]
-//! [--max-test-loss X]`: 6000 steps reach a test loss of about 1.95 nats.
+//! [--max-test-loss X] [--save-data DIR]`: 6000 steps reach a test loss of
+//! about 1.95 nats. `--save-data DIR` writes the words as the model reads
+//! them and the words of each step as `.npy` files (for comparisons with
+//! other frameworks on the same batches, as `benches/vs_jax_models.py`
+//! does).
 
-use std::time::Instant;
+use std::{
+    path::{Path, PathBuf},
+    time::{Duration, Instant},
+};
 
 use clap::Parser;
 use ocannl::{
@@ -54,6 +61,13 @@ struct Cli {
     /// Fail when the final test loss is above this.
     #[arg(long)]
     max_test_loss: Option<f64>,
+    /// Write every training and test word as the model reads them
+    /// (`train_ids.npy`, `train_targets.npy`, `train_mask.npy`, each
+    /// `words x context`, and the same for `test`) and each step's
+    /// training words (`batches.npy`, `steps x batch` indices into the
+    /// training words) into DIR.
+    #[arg(long)]
+    save_data: Option<PathBuf>,
 }
 
 fn main() {
@@ -83,6 +97,29 @@ fn batch(words: &[&String], len: usize) -> Result<[HostTensor; 3], Error> {
         data,
     };
     Ok([t(ids), t(targets), t(mask)])
+}
+
+/// `--save-data`: the training and test words as [`batch`] encodes them,
+/// then `order` (the training words' indices of each step) as `.npy` files
+/// in `dir`.
+fn save_data(dir: &Path, words: &Words, len: usize, order: &[Vec<usize>]) -> Result<(), Error> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    for (name, split) in [("train", &words.train), ("test", &words.test)] {
+        let all: Vec<&String> = split.iter().collect();
+        let parts = ["ids", "targets", "mask"].into_iter().zip(batch(&all, len)?);
+        for (part, mut t) in parts {
+            t.dims.truncate(2);
+            npy::write(&dir.join(format!("{name}_{part}.npy")), &t)?;
+        }
+    }
+    let b = order.first().map_or(0, Vec::len);
+    let order = HostTensor {
+        elt: Elt::F64,
+        dims: vec![order.len() as u64, b as u64],
+        data: order.iter().flatten().map(|&i| i as f64).collect(),
+    };
+    npy::write(&dir.join("batches.npy"), &order)?;
+    Ok(())
 }
 
 fn run(cli: Cli) -> Result<(), Error> {
@@ -121,12 +158,21 @@ fn run(cli: Cli) -> Result<(), Error> {
     let pick = |rng: &mut ocannl_ops::SplitMix64, from: &[String]| -> Vec<usize> {
         (0..b).map(|_| rng.below(from.len() as u64) as usize).collect()
     };
-    let started = Instant::now();
+    // The time of the train steps (with their batches), evaluation left out.
+    let mut training = Duration::ZERO;
     let mut running = 0.0;
     let mut last_test = None;
+    // The training words of each step, for `--save-data`.
+    let mut order = vec![];
     for step in 0..cli.steps {
-        let chosen: Vec<&String> = pick(&mut rng, &words.train).into_iter().map(|i| &words.train[i]).collect();
+        let t = Instant::now();
+        let picked = pick(&mut rng, &words.train);
+        let chosen: Vec<&String> = picked.iter().map(|&i| &words.train[i]).collect();
         running += trainer.step(&batch(&chosen, len)?, schedule.lr(step))?;
+        training += t.elapsed();
+        if cli.save_data.is_some() {
+            order.push(picked);
+        }
         if (step + 1) % cli.every == 0 || step + 1 == cli.steps {
             let test = test_loss(&trainer, &words.test, len, b as usize)?;
             last_test = Some(test);
@@ -136,10 +182,21 @@ fn run(cli: Cli) -> Result<(), Error> {
                 "step {:>6}: train loss {:.4}, test loss {test:.4} ({:.1} ms per step)",
                 step + 1,
                 running / n as f64,
-                started.elapsed().as_secs_f64() * 1e3 / (step + 1) as f64
+                training.as_secs_f64() * 1e3 / (step + 1) as f64
             );
             running = 0.0;
         }
+    }
+    if cli.steps > 0 {
+        println!(
+            "trained {} steps in {:.1} s ({:.3} ms per step, the evaluations not counted)",
+            cli.steps,
+            training.as_secs_f64(),
+            training.as_secs_f64() * 1e3 / cli.steps as f64
+        );
+    }
+    if let Some(dir) = &cli.save_data {
+        save_data(dir, &words, len, &order)?;
     }
     println!("\nsampled words:");
     for w in sample(&trainer, cli.samples, len, b as usize, &mut rng)? {
