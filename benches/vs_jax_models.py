@@ -40,8 +40,9 @@ import sys
 import tempfile
 import time
 
+import benchvenv
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-VENV = os.path.join(ROOT, "target", "bench-venv")
 # OCANNL_TOOL_DIR runs another build's examples (e.g. to compare two commits).
 TOOL_DIR = os.environ.get("OCANNL_TOOL_DIR")
 EXAMPLES = os.path.join(os.path.abspath(TOOL_DIR or os.path.join(ROOT, "target", "release")),
@@ -56,17 +57,8 @@ TRANSFORMER_LR, TRANSFORMER_BATCH = 5e-4, 32
 
 
 def ensure_jax():
-    """Re-runs this script inside a venv that has jax."""
-    try:
-        import jax  # noqa: F401
-        return
-    except ImportError:
-        pass
-    py = os.path.join(VENV, "bin", "python3")
-    if not os.path.exists(py):
-        subprocess.check_call([sys.executable, "-m", "venv", VENV])
-    subprocess.check_call([py, "-m", "pip", "install", "--quiet", "jax[cpu]", "numpy"])
-    os.execv(py, [py] + sys.argv)
+    """Re-runs this script inside the benchmarks' venv, which has jax."""
+    benchvenv.ensure("jax", ["jax[cpu]", "numpy"])
 
 
 def build():

@@ -16,25 +16,17 @@ import subprocess
 import sys
 import tempfile
 
+import benchvenv
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-VENV = os.path.join(ROOT, "target", "bench-venv")
 # OCANNL_TOOL_DIR runs another build's tools (e.g. to compare two commits).
 TOOL_DIR = os.environ.get("OCANNL_TOOL_DIR")
 RUN = os.path.join(TOOL_DIR or os.path.join(ROOT, "target", "release"), "ocannl-run")
 
 
 def ensure_numpy():
-    """Re-runs this script inside a venv that has numpy."""
-    try:
-        import numpy  # noqa: F401
-        return
-    except ImportError:
-        pass
-    py = os.path.join(VENV, "bin", "python3")
-    if not os.path.exists(py):
-        subprocess.check_call([sys.executable, "-m", "venv", VENV])
-    subprocess.check_call([py, "-m", "pip", "install", "--quiet", "numpy"])
-    os.execv(py, [py] + sys.argv)
+    """Re-runs this script inside the benchmarks' venv, which has numpy."""
+    benchvenv.ensure("numpy", ["numpy"])
 
 
 def build():
