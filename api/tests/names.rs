@@ -540,3 +540,16 @@ fn diagnostics_name_params_as_given() {
     };
     assert!(e.starts_with("w\"x ü: error: "), "{e}");
 }
+
+/// OCANNL's names of the scaled initializations are the same ones.
+#[test]
+fn kaiming_and_xavier_are_he_and_glorot() {
+    let x = data("x", "4|3");
+    let y = param("k").output(&[2]).init(ParamInit::KAIMING) * &x
+        + param("g").output(&[2]).init(ParamInit::XAVIER) * &x;
+    let text = Tensor::module("f", &[&y]).unwrap();
+    assert!(
+        text.contains(r#"init = "he""#) && text.contains(r#"init = "glorot""#),
+        "{text}"
+    );
+}

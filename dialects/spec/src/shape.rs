@@ -23,6 +23,11 @@ pub enum ParamInit {
 }
 
 impl ParamInit {
+    /// Kaiming (He) uniform, OCANNL's `kaiming`: [`ParamInit::He`].
+    pub const KAIMING: ParamInit = ParamInit::He;
+    /// Xavier (Glorot) uniform, OCANNL's `xavier`: [`ParamInit::Glorot`].
+    pub const XAVIER: ParamInit = ParamInit::Glorot;
+
     pub const ALL: [ParamInit; 4] = [
         ParamInit::Uniform,
         ParamInit::Glorot,
