@@ -112,10 +112,7 @@ impl Slot {
         match (self, v) {
             (Slot::Index, HostValue::Index(_)) => true,
             (Slot::MemRef { elt, dims }, HostValue::Tensor(t)) => {
-                t.elt == *elt
-                    && t.dims == *dims
-                    && dims.iter().try_fold(1u64, |a, &d| a.checked_mul(d))
-                        == Some(t.data.len() as u64)
+                t.elt == *elt && t.dims == *dims && t.check().is_ok()
             }
             _ => false,
         }
