@@ -147,7 +147,7 @@ fn run(cli: Cli) -> Result<(), Error> {
         ..Adam::default()
     });
     let mut trainer = Trainer::new(&loss, &forward, optimizer)?;
-    println!("compiled the train step in {:.1} s", t.elapsed().as_secs_f64());
+    println!("compiled the train step in {:.1} s ({:?})", t.elapsed().as_secs_f64(), trainer.times());
     let schedule = Schedule::WarmupCosine {
         peak: cli.lr,
         warmup: cli.steps / 20,
