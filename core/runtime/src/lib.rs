@@ -11,6 +11,8 @@
 //! - [`CompileOptions`]: what a caller asks of a backend's compiler (the
 //!   optimization level, a memory limit, and options by name that only some
 //!   backends know).
+//! - [`cache`]: the persistent compilation cache on disk (entries keyed by
+//!   a hash of what decides them, checked when read, written atomically).
 //! - [`npy`]: `.npy` files read into and written from host tensors (the one
 //!   reader and writer of the project).
 //!
@@ -22,6 +24,7 @@
 
 use std::{collections::BTreeMap, fmt, time::Duration};
 
+pub mod cache;
 pub mod npy;
 pub mod safetensors;
 
@@ -185,6 +188,9 @@ pub struct CompileOptions {
     /// Backend-specific options by name (the GPU's `chip` and `ptx`, the
     /// CPU's `openmp`).
     pub named: BTreeMap<String, String>,
+    /// Where compiled code is cached across processes (by default the
+    /// user's cache directory; see [`cache`]).
+    pub cache: cache::CacheDir,
 }
 
 impl Default for CompileOptions {
@@ -194,6 +200,7 @@ impl Default for CompileOptions {
             work: None,
             memory_limit: physical_memory(),
             named: BTreeMap::new(),
+            cache: cache::CacheDir::Default,
         }
     }
 }
