@@ -19,7 +19,6 @@
 
 use std::{
     fmt,
-    io::Write,
     path::{Path, PathBuf},
     sync::atomic::{AtomicBool, AtomicUsize, Ordering},
 };
