@@ -147,7 +147,13 @@ fn run(cli: Cli) -> Result<(), Error> {
         ..Adam::default()
     });
     let mut trainer = Trainer::new(&loss, &forward, optimizer)?;
-    println!("compiled the train step in {:.1} s ({:?})", t.elapsed().as_secs_f64(), trainer.times());
+    let times = trainer.times();
+    println!(
+        "compiled the train step in {:.2} s (passes {:.2} s, backend {:.2} s)",
+        t.elapsed().as_secs_f64(),
+        times.passes.as_secs_f64(),
+        times.train_step.as_secs_f64()
+    );
     let schedule = Schedule::WarmupCosine {
         peak: cli.lr,
         warmup: cli.steps / 20,
