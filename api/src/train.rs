@@ -457,8 +457,29 @@ impl Trainer {
             .into());
         }
         for (i, t) in batch.iter().enumerate() {
-            self.step.set(i, &HostValue::Tensor(t.clone()))?;
+            self.set_input(i, &HostValue::Tensor(t.clone()))?;
         }
+        self.step_on_inputs(lr)
+    }
+
+    /// Sets data input `i` of the loss (a tensor for a [`data`](crate::data()) input, an
+    /// index for an [`index`](crate::index()) input, in order of creation)
+    /// for the steps that follow: an input set once stays, so a whole
+    /// dataset can be set once and sliced at an index set each step
+    /// ([`Tensor::batch_slice`](crate::Tensor::batch_slice)).
+    pub fn set_input(&mut self, i: usize, value: &HostValue) -> Result<(), Error> {
+        let n_data = self.layout.n_data;
+        if i >= n_data {
+            return Err(format!("the loss has {n_data} data input(s), no input #{i}").into());
+        }
+        self.step.set(i, value)?;
+        Ok(())
+    }
+
+    /// One training step on the inputs as set ([`Trainer::set_input`]; a
+    /// data input never set is zeros) with the learning rate `lr`; returns
+    /// the loss before the update.
+    pub fn step_on_inputs(&mut self, lr: f64) -> Result<f64, Error> {
         let lr_at = self.layout.lr;
         let elt = match self.step.signature().inputs.get(lr_at) {
             Some(Slot::MemRef { elt, .. }) => *elt,
@@ -482,6 +503,13 @@ impl Trainer {
     /// The forward routine on inputs (one tensor per data input of the
     /// forward function, in order), with the current params.
     pub fn forward(&self, inputs: &[HostTensor]) -> Result<HostTensor, Error> {
+        let inputs: Vec<HostValue> = inputs.iter().cloned().map(HostValue::Tensor).collect();
+        self.forward_values(&inputs)
+    }
+
+    /// [`Trainer::forward`] on inputs that may be indices (for the
+    /// forward function's [`index`](crate::index()) inputs).
+    pub fn forward_values(&self, inputs: &[HostValue]) -> Result<HostTensor, Error> {
         if inputs.len() != self.layout.forward_data {
             return Err(format!(
                 "the forward function takes {} data tensor(s), {} given",
@@ -490,7 +518,7 @@ impl Trainer {
             )
             .into());
         }
-        let mut args: Vec<HostValue> = inputs.iter().cloned().map(HostValue::Tensor).collect();
+        let mut args: Vec<HostValue> = inputs.to_vec();
         for name in &self.layout.forward_params {
             args.push(HostValue::Tensor(self.param(name)?));
         }
