@@ -147,7 +147,22 @@ fn run(cli: Cli) -> Result<(), Error> {
         ..Adam::default()
     });
     let mut trainer = Trainer::new(&loss, &forward, optimizer)?;
-    println!("compiled the train step in {:.1} s ({:?})", t.elapsed().as_secs_f64(), trainer.times());
+    let times = trainer.times();
+    println!(
+        "compiled the train step in {:.2} s (passes {:.2} s, backend {:.2} s; cache: {:?})",
+        t.elapsed().as_secs_f64(),
+        times.passes.as_secs_f64(),
+        times.train_step.as_secs_f64(),
+        times.cache,
+    );
+    if !times.phases.is_empty() {
+        let phases: Vec<String> = times
+            .phases
+            .iter()
+            .map(|(n, d)| format!("{n} {:.3} s", d.as_secs_f64()))
+            .collect();
+        println!("  backend phases: {}", phases.join(", "));
+    }
     let schedule = Schedule::WarmupCosine {
         peak: cli.lr,
         warmup: cli.steps / 20,

@@ -29,6 +29,10 @@ pub(crate) struct ParamDecl {
 pub(crate) enum Node {
     Param(Rc<ParamDecl>),
     Data { name: String, shape: String },
+    /// An `index` argument (a position along a batch axis).
+    IndexArg { name: String },
+    /// The batch slice of a tensor at an index argument.
+    BatchSlice(Tensor, Tensor),
     Number(f64),
     /// A constant of a given shape: one value in every cell, or the cells
     /// in memory order.
@@ -62,11 +66,15 @@ impl Node {
     /// The tensors this node computes from, in order.
     pub(crate) fn operands(&self) -> Vec<&Tensor> {
         match self {
-            Node::Param(_) | Node::Data { .. } | Node::Number(_) | Node::Constant { .. } => {
+            Node::Param(_)
+            | Node::Data { .. }
+            | Node::IndexArg { .. }
+            | Node::Number(_)
+            | Node::Constant { .. } => {
                 vec![]
             }
             Node::Op(_, xs) | Node::Einsum(_, xs) => xs.iter().collect(),
-            Node::Compose(a, b) => vec![a, b],
+            Node::Compose(a, b) | Node::BatchSlice(a, b) => vec![a, b],
             Node::Transpose(x) => vec![x],
         }
     }
@@ -75,7 +83,7 @@ impl Node {
     fn take_operands(&mut self) -> Vec<Tensor> {
         match std::mem::replace(self, Node::Number(0.0)) {
             Node::Op(_, xs) | Node::Einsum(_, xs) => xs,
-            Node::Compose(a, b) => vec![a, b],
+            Node::Compose(a, b) | Node::BatchSlice(a, b) => vec![a, b],
             Node::Transpose(x) => vec![x],
             other => {
                 *self = other;
@@ -261,6 +269,28 @@ pub fn data(name: &str, shape: &str) -> Tensor {
         name: name.into(),
         shape: shape.into(),
     })
+}
+
+/// An index fed at each call: an `index` argument of the function, in
+/// order of creation with the data. It selects a position along a batch
+/// axis ([`Tensor::batch_slice`]): e.g. a whole dataset kept as one data
+/// input of shape `"batches,batch|features"`, and the index of the batch a
+/// step trains on.
+#[derive(Clone, Debug)]
+pub struct Index(pub(crate) Tensor);
+
+/// An index argument (its name is its location, which diagnostics show).
+pub fn index(name: &str) -> Index {
+    Index(Tensor::new(Node::IndexArg { name: name.into() }))
+}
+
+impl Tensor {
+    /// The slice of this tensor at position `i` of its first batch axis:
+    /// that axis removed (OCANNL's `@|`). An index outside the axis is an
+    /// error when the function runs, naming the index and the axis.
+    pub fn batch_slice(&self, i: &Index) -> Tensor {
+        Tensor::new(Node::BatchSlice(self.clone(), i.0.clone()))
+    }
 }
 
 /// A number, broadcast to whatever shape it meets.

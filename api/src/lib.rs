@@ -43,15 +43,15 @@ mod writer;
 use std::fmt;
 
 pub use expr::{
-    binary, constant, data, einsum, einsum_with, eq, exp, full, iota, log, lt, maximum, minimum,
+    binary, constant, data, einsum, einsum_with, eq, exp, full, index, iota, log, lt, maximum, minimum,
     ne, number, one_hot, param, pointdiv, pointmul, relu, sqrt, sum, tanh, ternary, transpose,
-    unary, where_, Param, Tensor,
+    unary, where_, Index, Param, Tensor,
 };
 pub use ocannl_ops::{Accum, BinaryOp, TernaryOp, UnaryOp};
 pub use ocannl_assign::virtualize::Memory;
 /// Datasets and minibatches (`ocannl-data`): Fashion-MNIST, words, batches.
 pub use ocannl_data as data;
-pub use ocannl_runtime::{npy, Elt, HostTensor};
+pub use ocannl_runtime::{npy, Elt, HostTensor, HostValue};
 pub use ocannl_shape_dialect::ParamInit;
 pub use schedule::Schedule;
 pub use train::{Adam, Device, Optimizer, Sgd, State, Trainer};

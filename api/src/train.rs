@@ -24,8 +24,15 @@ use melior::{
     ir::{operation::OperationLike, Module},
     Context,
 };
-use ocannl_passes::{pipelines, Backend};
-use ocannl_runtime::{CompileOptions, Executable, HostTensor, HostValue, Session, Slot};
+use ocannl_passes::{
+    backend::compile_cached,
+    pipelines, Backend,
+};
+use ocannl_runtime::{
+    bundle::Bundle, CompileOptions, Executable, HostTensor, HostValue, Session, Slot,
+};
+
+pub use ocannl_passes::backend::CacheUse;
 
 use crate::{Error, Tensor};
 
@@ -102,7 +109,7 @@ pub use ocannl_assign::optim::{Adam, Optimizer, Sgd, State};
 use ocannl_passes::transforms::train_step::{state_arg, LEARNING_RATE};
 
 /// How long building the routines took.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct CompileTimes {
     /// The project's passes, to loops (every routine).
     pub passes: Duration,
@@ -111,6 +118,12 @@ pub struct CompileTimes {
     pub train_step: Duration,
     /// The same for the forward routine, once it has been used.
     pub forward: Option<Duration>,
+    /// Whether the train step came from the compilation cache (then
+    /// `passes` is zero and `train_step` the time to load it).
+    pub cache: CacheUse,
+    /// The backend's phases compiling the train step, by name, with what
+    /// it counts (kernels, parts compiled and cached), when it compiled.
+    pub phases: Vec<(String, Duration)>,
 }
 
 /// The iterations of a routine's assignments.
@@ -163,6 +176,63 @@ struct Layout {
 }
 
 impl Layout {
+    /// The layout, the train step's work and the forward routine's module
+    /// as the sections of a bundle (what the compilation cache keeps with
+    /// the train step).
+    fn encode(&self, work: u64, forward_text: &str) -> Vec<u8> {
+        let mut b = Bundle::default();
+        b.push("n_data", self.n_data.to_string());
+        b.push("lr", self.lr.to_string());
+        b.push("forward_data", self.forward_data.to_string());
+        b.push("work", work.to_string());
+        b.push("forward", forward_text);
+        for p in &self.params {
+            b.push("param", p.as_str());
+        }
+        for p in &self.forward_params {
+            b.push("forward_param", p.as_str());
+        }
+        for (kind, param, at) in &self.state {
+            b.push("state", format!("{} {at} {param}", kind.name()));
+        }
+        b.to_bytes()
+    }
+
+    /// What [`Layout::encode`] wrote.
+    fn decode(bytes: &[u8]) -> Option<(Layout, u64, String)> {
+        let b = Bundle::from_bytes(bytes)?;
+        let number = |name: &str| b.text(name)?.parse::<u64>().ok();
+        let all = |name: &str| -> Option<Vec<String>> {
+            b.sections
+                .iter()
+                .filter(|(n, _)| n == name)
+                .map(|(_, v)| String::from_utf8(v.clone()).ok())
+                .collect()
+        };
+        let state = all("state")?
+            .iter()
+            .map(|line| {
+                let mut parts = line.splitn(3, ' ');
+                let kind = parts.next()?;
+                let kind = State::ALL.into_iter().find(|s| s.name() == kind)?;
+                let at = parts.next()?.parse().ok()?;
+                Some((kind, parts.next()?.to_string(), at))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some((
+            Layout {
+                n_data: number("n_data")? as usize,
+                params: all("param")?,
+                state,
+                lr: number("lr")? as usize,
+                forward_data: number("forward_data")? as usize,
+                forward_params: all("forward_param")?,
+            },
+            number("work")?,
+            b.text("forward")?.to_string(),
+        ))
+    }
+
     fn read(module: &Module) -> Result<Layout, Error> {
         let step_params = arg_attrs(module, "loss_train_step", "ocannl.param");
         let lr = arg_attrs(module, "loss_train_step", LEARNING_RATE)
@@ -313,6 +383,14 @@ impl Diagnostics {
     }
 }
 
+/// The passes from the tensor expressions to the optimized train step.
+fn training_pipeline(optimizer: &Optimizer) -> ocannl_passes::Pipeline {
+    pipelines::verify()
+        .then(pipelines::infer_shapes())
+        .then(pipelines::train(Some("loss"), Some(optimizer)))
+        .then(pipelines::optimize())
+}
+
 /// Lowers the module of `loss` and `forward` for training with
 /// `optimizer`, to loops for `backend`'s target; returns the work of one
 /// train step (iterations of its assignments).
@@ -323,10 +401,7 @@ fn lower_for_training(
     backend: &dyn Backend,
     diagnostics: &Diagnostics,
 ) -> Result<u64, Error> {
-    let pipeline = pipelines::verify()
-        .then(pipelines::infer_shapes())
-        .then(pipelines::train(Some("loss"), Some(optimizer)))
-        .then(pipelines::optimize());
+    let pipeline = training_pipeline(optimizer);
     ocannl_passes::run_pipeline(context, module, &pipeline)
         .map_err(|_| diagnostics.or("compiling failed"))?;
     let work = function(module, "loss_train_step")
@@ -407,24 +482,43 @@ impl Trainer {
         let context = ocannl_passes::new_context()?;
         melior::utility::register_all_llvm_translations(&context);
         let diagnostics = Diagnostics::attach(&context);
-        let mut module = Module::parse(&context, &text)
-            .ok_or_else(|| diagnostics.or("the module does not parse"))?;
+        let mut options = backend.default_options();
+        // What decides the compiled code: the module, the passes, the loop
+        // target's lowering (the backend adds its own options).
+        let pipeline = training_pipeline(&optimizer).to_string();
+        let to_loops = pipelines::lower_to_loops(Some(backend.loop_target())).to_string();
+        let key: [&[u8]; 4] = [
+            b"trainer 1",
+            text.as_bytes(),
+            pipeline.as_bytes(),
+            to_loops.as_bytes(),
+        ];
         let t = Instant::now();
-        let work = lower_for_training(&context, &mut module, &optimizer, backend, &diagnostics)?;
-        let passes = t.elapsed();
-        let layout = Layout::read(&module)?;
-        // The train step (with the init routine) is compiled now; the
-        // forward routine, from its own module, on first use.
-        let forward_text = split_forward(&module, &diagnostics)?;
-        let options = CompileOptions {
-            work: Some(work),
-            ..backend.default_options()
-        };
-        let t = Instant::now();
-        let program = backend
-            .compile(&context, &mut module, &options)
-            .map_err(|e| diagnostics.then(e))?;
-        let train_step = t.elapsed();
+        let mut passes = Duration::ZERO;
+        let cached = compile_cached(backend, &options, &key, || {
+            let mut module = Module::parse(&context, &text)
+                .ok_or_else(|| diagnostics.or("the module does not parse"))?;
+            let work =
+                lower_for_training(&context, &mut module, &optimizer, backend, &diagnostics)?;
+            passes = t.elapsed();
+            let layout = Layout::read(&module)?;
+            // The train step (with the init routine) is compiled now; the
+            // forward routine, from its own module, on first use.
+            let forward_text = split_forward(&module, &diagnostics)?;
+            let options = CompileOptions {
+                work: Some(work),
+                ..options.clone()
+            };
+            let program = backend
+                .compile(&context, &mut module, &options)
+                .map_err(|e| diagnostics.then(e))?;
+            Ok::<_, Error>((program, layout.encode(work, &forward_text)))
+        })?;
+        let train_step = t.elapsed() - passes;
+        let (program, cache) = (cached.executable, cached.cache);
+        let (layout, work, forward_text) = Layout::decode(&cached.extra)
+            .ok_or_else(|| Error::from("internal error: a damaged layout".to_string()))?;
+        options.work = Some(work);
         let step = initialized_step(&*program, &layout)?;
         Ok(Trainer {
             step,
@@ -439,6 +533,12 @@ impl Trainer {
                 passes,
                 train_step,
                 forward: None,
+                cache,
+                phases: program
+                    .phases()
+                    .iter()
+                    .map(|(n, d)| (n.to_string(), *d))
+                    .collect(),
             }),
             _context: context,
         })
@@ -457,8 +557,29 @@ impl Trainer {
             .into());
         }
         for (i, t) in batch.iter().enumerate() {
-            self.step.set(i, &HostValue::Tensor(t.clone()))?;
+            self.set_input(i, &HostValue::Tensor(t.clone()))?;
         }
+        self.step_on_inputs(lr)
+    }
+
+    /// Sets data input `i` of the loss (a tensor for a [`data`](crate::data()) input, an
+    /// index for an [`index`](crate::index()) input, in order of creation)
+    /// for the steps that follow: an input set once stays, so a whole
+    /// dataset can be set once and sliced at an index set each step
+    /// ([`Tensor::batch_slice`](crate::Tensor::batch_slice)).
+    pub fn set_input(&mut self, i: usize, value: &HostValue) -> Result<(), Error> {
+        let n_data = self.layout.n_data;
+        if i >= n_data {
+            return Err(format!("the loss has {n_data} data input(s), no input #{i}").into());
+        }
+        self.step.set(i, value)?;
+        Ok(())
+    }
+
+    /// One training step on the inputs as set ([`Trainer::set_input`]; a
+    /// data input never set is zeros) with the learning rate `lr`; returns
+    /// the loss before the update.
+    pub fn step_on_inputs(&mut self, lr: f64) -> Result<f64, Error> {
         let lr_at = self.layout.lr;
         let elt = match self.step.signature().inputs.get(lr_at) {
             Some(Slot::MemRef { elt, .. }) => *elt,
@@ -482,6 +603,13 @@ impl Trainer {
     /// The forward routine on inputs (one tensor per data input of the
     /// forward function, in order), with the current params.
     pub fn forward(&self, inputs: &[HostTensor]) -> Result<HostTensor, Error> {
+        let inputs: Vec<HostValue> = inputs.iter().cloned().map(HostValue::Tensor).collect();
+        self.forward_values(&inputs)
+    }
+
+    /// [`Trainer::forward`] on inputs that may be indices (for the
+    /// forward function's [`index`](crate::index()) inputs).
+    pub fn forward_values(&self, inputs: &[HostValue]) -> Result<HostTensor, Error> {
         if inputs.len() != self.layout.forward_data {
             return Err(format!(
                 "the forward function takes {} data tensor(s), {} given",
@@ -490,7 +618,7 @@ impl Trainer {
             )
             .into());
         }
-        let mut args: Vec<HostValue> = inputs.iter().cloned().map(HostValue::Tensor).collect();
+        let mut args: Vec<HostValue> = inputs.to_vec();
         for name in &self.layout.forward_params {
             args.push(HostValue::Tensor(self.param(name)?));
         }

@@ -152,7 +152,8 @@ struct Arg {
     /// The data's creation order: arguments are sorted by it.
     id: usize,
     name: String,
-    shape: String,
+    /// A tensor's shape; `None` for an index.
+    shape: Option<String>,
 }
 
 struct Op {
@@ -214,10 +215,14 @@ impl Writer {
         Value::Op(self.ops.len() - 1)
     }
 
-    fn shape(&self, v: Value) -> &str {
+    /// The MLIR type of a value: a tensor of its shape, or `index`.
+    fn type_of(&self, v: Value) -> String {
         match v {
-            Value::Arg(k) => &self.args[k].shape,
-            Value::Op(i) => &self.ops[i].shape,
+            Value::Arg(k) => self.args[k]
+                .shape
+                .as_deref()
+                .map_or_else(|| "index".to_string(), tensor_type),
+            Value::Op(i) => tensor_type(&self.ops[i].shape),
         }
     }
 
@@ -258,10 +263,19 @@ impl Writer {
                 self.args.push(Arg {
                     id: t.id(),
                     name: name.clone(),
-                    shape: shape.clone(),
+                    shape: Some(shape.clone()),
                 });
                 Value::Arg(self.args.len() - 1)
             }
+            Node::IndexArg { name } => {
+                self.args.push(Arg {
+                    id: t.id(),
+                    name: name.clone(),
+                    shape: None,
+                });
+                Value::Arg(self.args.len() - 1)
+            }
+            Node::BatchSlice(..) => self.op(Op::new("ocannl_shape.batch_slice", operands)),
             Node::Param(d) => {
                 // Declarations of one name are merged: what one gives and
                 // another does not applies; what two give must agree.
@@ -359,11 +373,11 @@ impl Writer {
             format!(
                 "%arg{}: {}{}",
                 position[k],
-                tensor_type(&a.shape),
+                self.type_of(Value::Arg(k)),
                 loc(&a.name)
             )
         }));
-        let result_types = list(&mut results.iter().map(|&v| tensor_type(self.shape(v))));
+        let result_types = list(&mut results.iter().map(|&v| self.type_of(v)));
         let mut out = format!(
             "func.func @{}({args}) -> ({result_types}) {{\n",
             string_literal(name)
@@ -381,7 +395,7 @@ impl Writer {
                 "  %{i} = \"{}\"({}){attrs} : ({}) -> {}{}\n",
                 op.name,
                 list(&mut op.operands.iter().map(|&v| ssa(v))),
-                list(&mut op.operands.iter().map(|&v| tensor_type(self.shape(v)))),
+                list(&mut op.operands.iter().map(|&v| self.type_of(v))),
                 tensor_type(&op.shape),
                 op.loc.as_deref().map(loc).unwrap_or_default(),
             );

@@ -58,6 +58,104 @@ pub trait Backend: Send + Sync {
         module: &mut Module,
         options: &CompileOptions,
     ) -> Result<Box<dyn Executable>, String>;
+
+    /// What decides the backend's code besides the module: the options
+    /// that change it, its compiler's version, the machine it compiles for
+    /// (one line, part of every cache key); `None` when its executables
+    /// cannot be cached ([`Executable::serialize`] gives nothing).
+    fn cache_tag(&self, options: &CompileOptions) -> Option<String> {
+        let _ = options;
+        None
+    }
+
+    /// The executable that [`Executable::serialize`] wrote, for `options`.
+    fn load(&self, bytes: &[u8], options: &CompileOptions) -> Result<Box<dyn Executable>, String> {
+        let _ = (bytes, options);
+        Err(format!("the {} backend cannot load compiled code", self.name()))
+    }
+}
+
+/// What [`compile_cached`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CacheUse {
+    /// The executable was loaded from the cache.
+    Hit,
+    /// It was compiled, and stored.
+    Miss,
+    /// It was compiled: no cache, or the backend cannot cache.
+    Uncached,
+}
+
+/// What [`compile_cached`] gives.
+pub struct Cached {
+    pub executable: Box<dyn Executable>,
+    /// The caller's bytes stored with it.
+    pub extra: Vec<u8>,
+    pub cache: CacheUse,
+}
+
+/// An executable of `backend` and the caller's bytes stored with it
+/// (`extra`: what else the caller derived while compiling), taken from the
+/// compilation cache of `options.cache` under the key of `key` (what
+/// decides the compiled code, besides the backend's [`Backend::cache_tag`]
+/// and the project's version, which are added here), else made by
+/// `compile` and stored. An entry the backend cannot load is compiled
+/// again and replaced.
+pub fn compile_cached<E>(
+    backend: &dyn Backend,
+    options: &CompileOptions,
+    key: &[&[u8]],
+    compile: impl FnOnce() -> Result<(Box<dyn Executable>, Vec<u8>), E>,
+) -> Result<Cached, E> {
+    use ocannl_runtime::{
+        bundle::Bundle,
+        cache::{Cache, Key},
+    };
+    let Some(tag) = backend.cache_tag(options) else {
+        let (executable, extra) = compile()?;
+        return Ok(Cached {
+            executable,
+            extra,
+            cache: CacheUse::Uncached,
+        });
+    };
+    let cache = Cache::open(&options.cache, "executables");
+    let mut parts: Vec<&[u8]> = vec![
+        b"executable 1",
+        env!("CARGO_PKG_VERSION").as_bytes(),
+        backend.name().as_bytes(),
+        tag.as_bytes(),
+    ];
+    parts.extend_from_slice(key);
+    let key = Key::of(&parts);
+    let loaded = cache.get(&key).and_then(|bytes| {
+        let b = Bundle::from_bytes(&bytes)?;
+        let exe = backend.load(b.get("executable")?, options).ok()?;
+        Some((exe, b.get("extra")?.to_vec()))
+    });
+    if let Some((executable, extra)) = loaded {
+        return Ok(Cached {
+            executable,
+            extra,
+            cache: CacheUse::Hit,
+        });
+    }
+    let (exe, extra) = compile()?;
+    let stored = match exe.serialize() {
+        Some(bytes) if cache.enabled() => {
+            let mut b = Bundle::default();
+            b.push("executable", bytes);
+            b.push("extra", extra.clone());
+            cache.put(&key, &b.to_bytes());
+            CacheUse::Miss
+        }
+        _ => CacheUse::Uncached,
+    };
+    Ok(Cached {
+        executable: exe,
+        extra,
+        cache: stored,
+    })
 }
 
 static BACKENDS: Mutex<Vec<&'static dyn Backend>> = Mutex::new(Vec::new());

@@ -11,6 +11,10 @@
 //! - [`CompileOptions`]: what a caller asks of a backend's compiler (the
 //!   optimization level, a memory limit, and options by name that only some
 //!   backends know).
+//! - [`bundle`]: named sections of bytes in one buffer (what an executable
+//!   or a trainer keeps in the cache), and signatures as one line of text.
+//! - [`cache`]: the persistent compilation cache on disk (entries keyed by
+//!   a hash of what decides them, checked when read, written atomically).
 //! - [`npy`]: `.npy` files read into and written from host tensors (the one
 //!   reader and writer of the project).
 //!
@@ -22,6 +26,8 @@
 
 use std::{collections::BTreeMap, fmt, time::Duration};
 
+pub mod bundle;
+pub mod cache;
 pub mod npy;
 pub mod safetensors;
 
@@ -185,6 +191,9 @@ pub struct CompileOptions {
     /// Backend-specific options by name (the GPU's `chip` and `ptx`, the
     /// CPU's `openmp`).
     pub named: BTreeMap<String, String>,
+    /// Where compiled code is cached across processes (by default the
+    /// user's cache directory; see [`cache`]).
+    pub cache: cache::CacheDir,
 }
 
 impl Default for CompileOptions {
@@ -194,6 +203,7 @@ impl Default for CompileOptions {
             work: None,
             memory_limit: physical_memory(),
             named: BTreeMap::new(),
+            cache: cache::CacheDir::Default,
         }
     }
 }
@@ -265,6 +275,12 @@ pub trait Executable {
     fn describe(&self, entry: &str) -> Result<String, String> {
         let _ = entry;
         Err("this backend has no description of what it runs".into())
+    }
+    /// The executable as bytes its backend's `load` turns back into it (in
+    /// another process: what the compilation cache keeps), where the
+    /// backend can.
+    fn serialize(&self) -> Option<Vec<u8>> {
+        None
     }
 }
 
