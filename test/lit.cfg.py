@@ -38,9 +38,13 @@ else:
 
 path = [tool_dir, os.path.join(llvm_prefix, "bin"), config.environment.get("PATH", os.environ["PATH"])]
 config.environment["PATH"] = os.pathsep.join(path)
-for var in ["RUST_LOG", "TMPDIR", "HOME"]:
+for var in ["RUST_LOG", "TMPDIR", "HOME", "OCANNL_CACHE", "OCANNL_CACHE_DIR"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
+# The compilation cache of the tests is their own (not the user's), unless
+# the environment names one.
+if "OCANNL_CACHE_DIR" not in os.environ:
+    config.environment["OCANNL_CACHE_DIR"] = os.path.join(os.path.abspath(config.test_exec_root), "cache")
 
 # Upstream lowering of the loops to LLVM, for stock `mlir-opt`: the text of
 # the named pipeline `ocannl-loops-to-llvm`, asked of `ocannl-opt` (the one

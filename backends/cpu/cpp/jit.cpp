@@ -502,7 +502,8 @@ char *ocannl_jit_split(MlirOperation module, const char *const *roots,
     }
     // Where each definition goes: a root's own functions and what only it
     // reaches to its part, private constants to every part using them, the
-    // rest (shared internal functions, mutable globals) to the shared part.
+    // rest (what several roots use: internal functions made external,
+    // mutable globals) to the shared part.
     llvm::DenseMap<const llvm::GlobalValue *, size_t> owner;
     const size_t shared = heads.size();
     llvm::DenseSet<const llvm::GlobalValue *> copied;
@@ -511,7 +512,7 @@ char *ocannl_jit_split(MlirOperation module, const char *const *roots,
       for (llvm::Function *f : members[heads[i]])
         owner[f] = i;
     // A variable nothing uses but that the runtime may look up (the status
-    // global) is defined in the shared part too.
+    // global) is defined in the first part.
     for (auto &g : m->globals())
       if (!g.isDeclaration() && !g.hasLocalLinkage() && !users.count(&g))
         users[&g] = {};
@@ -529,8 +530,10 @@ char *ocannl_jit_split(MlirOperation module, const char *const *roots,
         continue;
       if (isLocalConstant(gv)) {
         copied.insert(gv);
-      } else if (llvm::isa<llvm::Function>(gv) && parts.size() == 1) {
+      } else if (parts.size() == 1) {
         owner[gv] = parts[0];
+      } else if (parts.empty() && !heads.empty()) {
+        owner[gv] = 0;
       } else {
         owner[gv] = shared;
         anyShared = true;

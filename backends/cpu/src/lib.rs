@@ -6,7 +6,10 @@
 //! - [`pipeline`]: the named pipelines `ocannl-loops-to-llvm` (upstream
 //!   conversions from the loops to the LLVM dialect) and `ocannl-to-llvm`
 //!   (everything from `ocannl_shape`).
-//! - [`runtime`]: compile a module once with MLIR's JIT, then call its
+//! - [`jit`]: the JIT on LLVM's C++ API: a module translated to LLVM IR,
+//!   split into parts, the parts compiled on threads or taken from the
+//!   compilation cache, and linked.
+//! - [`runtime`]: compile a module once with the [`jit`], then call its
 //!   functions many times with owned host buffers.
 //!
 //! [`install`] makes the CPU the target of the process's passes, registers
@@ -20,13 +23,14 @@ use melior::{ir::Module, Context};
 use ocannl_passes::{conversion::assign_to_loops::target::LoopTarget, Backend};
 use ocannl_runtime::{CompileOptions, Executable};
 
+pub mod jit;
 pub mod kernel;
 pub mod pipeline;
 pub mod runtime;
 pub mod target;
 
 /// The CPU backend (`cpu`): loops lowered for the [`target::Cpu`] target,
-/// compiled by MLIR's JIT into a [`runtime::Program`].
+/// compiled by the [`jit`] into a [`runtime::Program`].
 pub struct Cpu;
 
 impl Backend for Cpu {

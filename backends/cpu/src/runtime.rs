@@ -1,10 +1,12 @@
-//! Compile a module once with MLIR's JIT, then call its functions many
+//! Compile a module once with the CPU's JIT, then call its functions many
 //! times with owned host buffers.
 //!
 //! A [`Program`] is made from a module at the loops stage (the output of
 //! `ocannl-lower-to-loops`): every public function gets a C interface,
-//! the module is lowered with `ocannl-loops-to-llvm` and compiled (loading
-//! LLVM's OpenMP runtime when it has parallel loops). [`Program::call`]
+//! the module is lowered with `ocannl-loops-to-llvm`, split into parts
+//! compiled on threads at a level chosen per part (or taken from the
+//! compilation cache), and linked by the [`crate::jit`] (with LLVM's OpenMP
+//! runtime when it has parallel loops). [`Program::call`]
 //! passes [`HostValue`]s through the packed C interface (any number of
 //! arguments and results) and returns the results as owned host buffers;
 //! the buffers the compiled code allocated for them are freed once each,
@@ -22,6 +24,7 @@ use std::{
     collections::HashMap,
     ffi::c_void,
     marker::PhantomData,
+    num::NonZeroUsize,
     path::Path,
     rc::Rc,
     time::{Duration, Instant},
@@ -29,21 +32,34 @@ use std::{
 
 use melior::{
     ir::{attribute::StringAttribute, operation::OperationLike, Attribute, Module, OperationRef},
-    Context, ExecutionEngine,
+    Context,
 };
 use ocannl_mlir::ir;
 use ocannl_passes::{
     backend::{peak_bytes, signature},
     conversion::assign_to_loops::checks,
 };
+use ocannl_runtime::cache::Cache;
+
+use crate::jit::{self, Jit};
 
 pub use ocannl_runtime::{
     CompileOptions, Elt, Executable, HostTensor, HostValue, Session, Signature, Slot,
 };
 
 /// The options by name [`Program::compile`] knows: `openmp`, the OpenMP
-/// runtime library for parallel loops (default: [`openmp_runtime`]).
-pub const OPTION_NAMES: &[&str] = &["openmp"];
+/// runtime library for parallel loops (default: [`openmp_runtime`]);
+/// `threads`, how many threads compile the module's parts (default:
+/// `OCANNL_COMPILE_THREADS`, else the machine's parallelism); `slp`, LLVM's
+/// SLP vectorizer (`on` or `off`; default: [`SLP`]).
+pub const OPTION_NAMES: &[&str] = &["openmp", "threads", "slp"];
+
+/// Whether LLVM's SLP vectorizer runs by default (the `slp` option).
+pub const SLP: bool = true;
+
+/// The packed interface of a function: one pointer per argument to its
+/// value, then (for results) a pointer to where they go.
+type PackedFn = unsafe extern "C" fn(*mut *mut c_void);
 
 /// 64-bit words of the C-interface value of a slot: a memref descriptor
 /// `{allocated, aligned, offset, sizes[N], strides[N]}` or an index.
@@ -74,6 +90,135 @@ pub fn opt_level(options: &CompileOptions) -> usize {
         Some(_) => 1,
         None => 3,
     }
+}
+
+/// How many threads compile a module's parts: the option `threads`; else
+/// `OCANNL_COMPILE_THREADS` if set; else the machine's parallelism.
+pub fn threads(options: &CompileOptions) -> Result<NonZeroUsize, String> {
+    let parse = |v: &str, what: &str| {
+        v.trim()
+            .parse::<NonZeroUsize>()
+            .map_err(|_| format!("{what} must be a positive number of threads, not '{v}'"))
+    };
+    if let Some(v) = options.get("threads") {
+        return parse(v, "the option 'threads'");
+    }
+    if let Ok(v) = std::env::var("OCANNL_COMPILE_THREADS") {
+        return parse(&v, "OCANNL_COMPILE_THREADS");
+    }
+    Ok(std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN))
+}
+
+/// Whether LLVM's SLP vectorizer runs: the option `slp` (`on`/`off`,
+/// `true`/`false`, `1`/`0`), else [`SLP`].
+pub fn slp(options: &CompileOptions) -> Result<bool, String> {
+    match options.get("slp").map(str::to_ascii_lowercase).as_deref() {
+        None => Ok(SLP),
+        Some("on" | "true" | "1" | "yes") => Ok(true),
+        Some("off" | "false" | "0" | "no") => Ok(false),
+        Some(v) => Err(format!("the option 'slp' is on or off, not '{v}'")),
+    }
+}
+
+/// What an outlined kernel computes (its `ocannl.kernel_kind`), which
+/// decides its optimization level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KernelKind {
+    /// A sum of products: it runs long, and vectorized loops pay.
+    Contraction,
+    /// One pass over its cells.
+    Elementwise,
+}
+
+/// The name of the attribute of an outlined kernel's kind.
+pub const KERNEL_KIND: &str = "ocannl.kernel_kind";
+
+impl KernelKind {
+    fn parse(s: &str) -> Option<KernelKind> {
+        match s {
+            "contraction" => Some(KernelKind::Contraction),
+            "elementwise" => Some(KernelKind::Elementwise),
+            _ => None,
+        }
+    }
+}
+
+/// The optimization level of each part of a module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Levels {
+    /// The level of the public functions and what they share: [`opt_level`].
+    pub host: u32,
+    /// The level of outlined contraction kernels.
+    pub contraction: u32,
+    /// The level of outlined element-wise kernels.
+    pub elementwise: u32,
+}
+
+impl Levels {
+    /// The levels for `options`: one level for everything when one is asked
+    /// for ([`CompileOptions::opt_level`] or `OCANNL_OPT_LEVEL`); else the
+    /// module's level ([`opt_level`]) for the host code, and per kind for
+    /// kernels: contractions at least at 2, element-wise kernels at the
+    /// module's level but at most 1.
+    pub fn of(options: &CompileOptions) -> Result<Levels, String> {
+        let level = opt_level(options);
+        if level > 3 {
+            return Err(format!(
+                "the optimization level must be 0 to 3, not {level}"
+            ));
+        }
+        let level = level as u32;
+        let forced = options.opt_level.is_some()
+            || std::env::var("OCANNL_OPT_LEVEL")
+                .ok()
+                .and_then(|v| v.parse::<usize>().ok())
+                .is_some();
+        Ok(if forced {
+            Levels {
+                host: level,
+                contraction: level,
+                elementwise: level,
+            }
+        } else {
+            Levels {
+                host: level,
+                contraction: level.max(2),
+                elementwise: level.min(1),
+            }
+        })
+    }
+
+    /// The level of a part whose root is `root` (a kernel of a known kind,
+    /// or host code).
+    pub fn of_part(&self, kind: Option<KernelKind>) -> u32 {
+        match kind {
+            Some(KernelKind::Contraction) => self.contraction,
+            Some(KernelKind::Elementwise) => self.elementwise,
+            None => self.host,
+        }
+    }
+}
+
+/// The outlined kernels of a module (the functions with an
+/// [`KERNEL_KIND`] attribute), by name, with their kind (`None`: a kind
+/// this backend does not know, compiled as host code).
+fn kernels(module: &Module) -> Vec<(String, Option<KernelKind>)> {
+    ir::ops_named(module.as_operation(), "func.func")
+        .into_iter()
+        .filter_map(|f| {
+            let kind = f
+                .attribute(KERNEL_KIND)
+                .ok()
+                .and_then(ocannl_mlir::attr::string_value)?;
+            let name = f
+                .attribute("sym_name")
+                .ok()
+                .and_then(|a| StringAttribute::try_from(a).ok())?
+                .value()
+                .to_string();
+            Some((name, KernelKind::parse(&kind)))
+        })
+        .collect()
 }
 
 /// The public functions of a module.
@@ -112,11 +257,15 @@ pub fn signatures(module: &Module) -> HashMap<String, Result<Signature, String>>
 /// The compiled code and what reading its failures needs, shared by a
 /// program and its calls.
 struct Compiled {
-    engine: ExecutionEngine,
+    /// The packed interface of each public function the runtime can call.
+    entries: HashMap<String, PackedFn>,
     /// The messages of the compiled code's checks, by number.
     checks: Vec<String>,
     /// The status words the compiled code writes when a check fails.
     status: Option<*mut i64>,
+    /// The JIT holding the code the pointers above point into (dropped
+    /// last: it is declared last).
+    _jit: Jit,
 }
 
 /// A compiled module.
@@ -127,23 +276,25 @@ pub struct Program {
     peaks: HashMap<String, u64>,
     memory_limit: Option<u64>,
     phases: Vec<(&'static str, Duration)>,
+    stats: Vec<(&'static str, u64)>,
 }
 
 impl Program {
     /// Compiles a module at the loops stage: C interfaces for its public
-    /// functions, `ocannl-loops-to-llvm`, then the JIT at [`opt_level`].
+    /// functions, `ocannl-loops-to-llvm`, then the JIT: the module split
+    /// into parts (a part per public function and per outlined kernel),
+    /// each compiled at its level ([`Levels`]) or taken from the
+    /// compilation cache of [`CompileOptions::cache`], on [`threads`]
+    /// threads, and linked.
     pub fn compile(
         context: &Context,
         module: &mut Module,
         options: &CompileOptions,
     ) -> Result<Program, String> {
         options.check_names("cpu", OPTION_NAMES)?;
-        let opt_level = opt_level(options);
-        if opt_level > 3 {
-            return Err(format!(
-                "the optimization level must be 0 to 3, not {opt_level}"
-            ));
-        }
+        let levels = Levels::of(options)?;
+        let threads = threads(options)?;
+        let slp = slp(options)?;
         let t = Instant::now();
         let signatures = signatures(module);
         let peaks = functions(module)
@@ -152,13 +303,14 @@ impl Program {
             .collect();
         let checks = checks::descriptions(module.as_operation());
         let has_status = checks::has_status(module.as_operation());
+        // Kernels' kinds are discardable attributes: read before lowering.
+        let kernels: HashMap<String, Option<KernelKind>> = kernels(module).into_iter().collect();
         for (_, f) in functions(module) {
             ir::set_attribute(f, "llvm.emit_c_interface", Attribute::unit(context));
         }
         ocannl_passes::run_pipeline(context, module, crate::pipeline::LOOPS_TO_LLVM_NAME)
             .map_err(|e| format!("lowering to LLVM: {e}"))?;
         let mut phases = vec![("to-llvm", t.elapsed())];
-        let t = Instant::now();
         // Parallel loops call the OpenMP runtime, which the JIT loads.
         let parallel = !ir::collect(module.as_operation(), |op| {
             op.name()
@@ -170,58 +322,100 @@ impl Program {
         let omp = options
             .get("openmp")
             .map_or_else(openmp_runtime, str::to_string);
-        let mut libs: Vec<&str> = vec![];
-        let omp_c = format!("{omp}\0");
-        if parallel {
-            if !Path::new(&omp).exists() {
-                return Err(format!(
-                    "the program has parallel loops, but the OpenMP runtime {omp} is missing \
-                     (install libomp-22-dev, or set OCANNL_OPENMP_LIB)"
-                ));
-            }
-            // The execution engine reads the path as a C string.
-            libs.push(&omp_c);
+        if parallel && !Path::new(&omp).exists() {
+            return Err(format!(
+                "the program has parallel loops, but the OpenMP runtime {omp} is missing \
+                 (install libomp-22-dev, or set OCANNL_OPENMP_LIB)"
+            ));
         }
+
+        let t = Instant::now();
+        let mut roots: Vec<String> = kernels.keys().cloned().collect();
+        roots.sort();
+        let parts = jit::split(module, &roots)?;
+        phases.push(("translate", t.elapsed()));
+
+        let t = Instant::now();
+        let cache = Cache::open(&options.cache, jit::CACHE_NAMESPACE);
+        let settings = jit::Settings {
+            levels: parts
+                .iter()
+                .map(|p| levels.of_part(kernels.get(&p.root).copied().flatten()))
+                .collect(),
+            slp,
+            threads,
+            cache: &cache,
+        };
+        let objects = jit::objects(&parts, &settings)?;
+        phases.push(("codegen", t.elapsed()));
+
+        let t = Instant::now();
         keep_freed_memory();
-        let engine = ExecutionEngine::new(module, opt_level, &libs, false, false);
-        // The JIT compiles a function when it is first looked up: look up
-        // every entry now, so that compiling happens here and not in the
-        // first call.
-        for name in signatures.keys() {
-            if engine.lookup(&format!("_mlir_{name}")).is_null() {
-                return Err(format!("no function @{name} after compilation"));
+        let libs: Vec<&str> = if parallel { vec![&omp] } else { vec![] };
+        let mut jit = Jit::new(&libs)?;
+        for object in &objects.objects {
+            jit.add_object(object)?;
+        }
+        // Every entry is looked up now, so that linking happens here and
+        // not in the first call.
+        let mut entries = HashMap::new();
+        for (name, sig) in &signatures {
+            let address = jit
+                .lookup(&format!("_mlir__mlir_ciface_{name}"))
+                .map_err(|e| format!("no function @{name} after compilation: {e}"))?;
+            if sig.is_ok() {
+                // SAFETY: the JIT's definition of the packed wrapper MLIR's
+                // C interface gets (`void(void **)`), kept alive with the
+                // JIT in `Compiled`.
+                let f = unsafe { std::mem::transmute::<*mut c_void, PackedFn>(address.as_ptr()) };
+                entries.insert(name.clone(), f);
             }
         }
         let status = if has_status {
-            let p = engine.lookup(checks::STATUS);
-            if p.is_null() {
-                return Err(format!(
-                    "internal error: the compiled module has no symbol {}",
+            let p = jit.lookup(checks::STATUS).map_err(|e| {
+                format!(
+                    "internal error: the compiled module has no symbol {}: {e}",
                     checks::STATUS
-                ));
-            }
-            Some(p as *mut i64)
+                )
+            })?;
+            Some(p.as_ptr() as *mut i64)
         } else {
             None
         };
-        phases.push(("jit", t.elapsed()));
+        phases.push(("link", t.elapsed()));
+        let stats = vec![
+            ("parts", parts.len() as u64),
+            ("parts-compiled", objects.compiled as u64),
+            ("parts-cached", objects.cached as u64),
+            ("kernels", kernels.len() as u64),
+        ];
         Ok(Program {
             compiled: Rc::new(Compiled {
-                engine,
+                entries,
                 checks,
                 status,
+                _jit: jit,
             }),
             signatures,
             peaks,
             memory_limit: options.memory_limit,
             phases,
+            stats,
         })
     }
 
-    /// How long compiling took: lowering to LLVM (`to-llvm`), then the
-    /// JIT (`jit`).
+    /// How long compiling took: lowering to LLVM (`to-llvm`), translating
+    /// to LLVM IR and splitting (`translate`), compiling the parts
+    /// (`codegen`, wall time), loading and linking them (`link`).
     pub fn phases(&self) -> &[(&'static str, Duration)] {
         &self.phases
+    }
+
+    /// What compiling counted: `parts`, `parts-compiled`, `parts-cached`
+    /// (their objects taken from the compilation cache) and `kernels`
+    /// (outlined kernels, each a part).
+    pub fn stats(&self) -> &[(&'static str, u64)] {
+        &self.stats
     }
 
     /// The signature of a public function.
@@ -286,8 +480,14 @@ impl Program {
                 }
             }
         }
+        let packed = *self
+            .compiled
+            .entries
+            .get(entry)
+            .ok_or_else(|| format!("no function @{entry} after compilation"))?;
         Ok(Call {
             program: self.compiled.clone(),
+            packed,
             entry: entry.to_string(),
             sig,
             storage,
@@ -313,12 +513,18 @@ impl Executable for Program {
     fn phases(&self) -> &[(&'static str, Duration)] {
         &self.phases
     }
+
+    fn stats(&self) -> Vec<(&'static str, u64)> {
+        self.stats.clone()
+    }
 }
 
 /// A function with its arguments laid out for the compiled code (it keeps
 /// the compiled program alive).
 pub struct Call {
     program: Rc<Compiled>,
+    /// The function's packed interface, in the program's JIT.
+    packed: PackedFn,
     entry: String,
     sig: Signature,
     /// The tensors' cells (kept alive and in place across invocations).
@@ -386,16 +592,16 @@ impl Call {
             .iter_mut()
             .map(|v| v.as_mut_ptr() as *mut c_void)
             .collect();
-        let mut packed: Vec<*mut ()> = Vec::with_capacity(desc_ptrs.len() + 1);
+        let mut args: Vec<*mut ()> = Vec::with_capacity(desc_ptrs.len() + 1);
         if !sig.outputs.is_empty() {
-            packed.push(&mut result_ptr as *mut *mut c_void as *mut ());
+            args.push(&mut result_ptr as *mut *mut c_void as *mut ());
         }
         for (p, s) in desc_ptrs.iter_mut().zip(&sig.inputs) {
             match s {
                 // The value itself is the index.
-                Slot::Index => packed.push(*p as *mut ()),
+                Slot::Index => args.push(*p as *mut ()),
                 // The value is the pointer to the descriptor.
-                Slot::MemRef { .. } => packed.push(p as *mut *mut c_void as *mut ()),
+                Slot::MemRef { .. } => args.push(p as *mut *mut c_void as *mut ()),
             }
         }
         if let Some(status) = self.program.status {
@@ -403,10 +609,11 @@ impl Call {
             // i64 words, written only by the compiled code during a call.
             unsafe { std::ptr::write_bytes(status, 0, checks::STATUS_WORDS) };
         }
-        // SAFETY: the packed arguments point to live values of the types the
-        // signature gives, and the result area has room for every result.
-        let called = unsafe { self.program.engine.invoke_packed(&self.entry, &mut packed) };
-        called.map_err(|e| format!("cannot call @{}: {e}", self.entry))?;
+        // SAFETY: the packed interface of the entry's C interface, alive
+        // with `self.program`; the packed arguments point to live values of
+        // the types the signature gives, and the result area has room for
+        // every result.
+        unsafe { (self.packed)(args.as_mut_ptr() as *mut *mut c_void) };
         // What the compiled code allocated for the results: each allocation
         // once, and never an argument's storage.
         let arg_storage: Vec<i64> = self.storage.iter().map(|s| s.as_ptr() as i64).collect();

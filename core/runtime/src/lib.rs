@@ -270,6 +270,12 @@ pub trait Executable {
         &[]
     }
 
+    /// What compiling counted, by name (backend-specific: the CPU's parts,
+    /// those compiled and those taken from the compilation cache).
+    fn stats(&self) -> Vec<(&'static str, u64)> {
+        vec![]
+    }
+
     /// What the backend does to run `entry`, as text (the GPU's host
     /// schedule), where it has such a description.
     fn describe(&self, entry: &str) -> Result<String, String> {

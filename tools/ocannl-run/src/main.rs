@@ -61,7 +61,9 @@ struct Cli {
     /// Run the entry this many times and report the per-run time.
     #[arg(long, default_value_t = 1)]
     repeat: usize,
-    /// Report the compile time of each pipeline stage.
+    /// Report the compile time of each pipeline stage and of the backend's
+    /// phases, and what the backend counted compiling (`count NAME: N`: the
+    /// CPU's parts, those compiled and those taken from the cache).
     #[arg(long)]
     time_phases: bool,
     /// LLVM optimization level of the JIT (0 to 3).
@@ -436,6 +438,9 @@ fn run(cli: &Cli) -> Result<(), String> {
     if cli.time_phases {
         for (stage, d) in &phases {
             println!("phase {stage}: {:.3} ms", ms(*d));
+        }
+        for (what, n) in program.stats() {
+            println!("count {what}: {n}");
         }
     }
     Ok(())

@@ -19,6 +19,11 @@
 // RUN: not ocannl-run %s --entry f --arg range --backend-option chip=sm_80 2>&1 | FileCheck %s --check-prefix=OPTION
 // RUN: not ocannl-run %s --entry f --arg range --backend-option chip 2>&1 | FileCheck %s --check-prefix=KV
 // RUN: ocannl-run %s --entry f --arg range --backend-option openmp=%libomp | FileCheck %s --check-prefix=RANGE
+// The JIT's threads and SLP vectorizer.
+// RUN: ocannl-run %s --entry f --arg range --backend-option threads=3 --backend-option slp=off | FileCheck %s --check-prefix=RANGE
+// RUN: not ocannl-run %s --entry f --arg range --backend-option threads=0 2>&1 | FileCheck %s --check-prefix=THREADS
+// RUN: env OCANNL_COMPILE_THREADS=many not ocannl-run %s --entry f --arg range 2>&1 | FileCheck %s --check-prefix=THREADS-ENV
+// RUN: not ocannl-run %s --entry f --arg range --backend-option slp=maybe 2>&1 | FileCheck %s --check-prefix=SLP
 
 // OPT: error: invalid value '{{99|4}}' for '--opt-level <OPT_LEVEL>': {{99|4}} is not in 0..=3
 // range(4) + 1, read back, + 1.
@@ -28,7 +33,10 @@
 // SHORT: short.npy has 12 bytes of data but its header (shape [4], dtype <f4) describes 16
 // ONES: [2, 2, 2, 2]
 // DEVICE: unknown backend 'nope' (the registered backends: cpu, cuda)
-// OPTION: the cpu backend has no option 'chip' (its options: openmp)
+// OPTION: the cpu backend has no option 'chip' (its options: openmp, threads, slp)
+// THREADS: the option 'threads' must be a positive number of threads, not '0'
+// THREADS-ENV: OCANNL_COMPILE_THREADS must be a positive number of threads, not 'many'
+// SLP: the option 'slp' is on or off, not 'maybe'
 // KV: invalid value 'chip' for '--backend-option <KEY=VALUE>': expected KEY=VALUE, found "chip"
 // RANGE: [1, 2, 3, 4]
 func.func @f(%x: !ocannl_shape.tensor<"4", f32>) -> !ocannl_shape.tensor<"4", f32> {

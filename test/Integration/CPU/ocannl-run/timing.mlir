@@ -8,7 +8,12 @@
 // CHECK: phase ocannl-lower-to-assign:
 // CHECK: phase ocannl-lower-to-loops:
 // CHECK: phase to-llvm:
-// CHECK: phase jit:
+// CHECK: phase translate:
+// CHECK: phase codegen:
+// CHECK: phase link:
+// CHECK: count parts: 1{{$}}
+// CHECK: count parts-compiled:
+// CHECK: count parts-cached:
 // SEED: argument #0: expected random:SEED with an integer seed, found "random:x"
 func.func @f(%x: !ocannl_shape.tensor<"8|4", f32>) -> !ocannl_shape.tensor<"?", f32> {
   %s = "ocannl_shape.einsum"(%x) {spec = "...|... => 0"} : (!ocannl_shape.tensor<"8|4", f32>) -> !ocannl_shape.tensor<"?", f32>
