@@ -163,6 +163,10 @@ fn run(cli: Cli) -> Result<(), Error> {
             .collect();
         println!("  backend phases: {}", phases.join(", "));
     }
+    if !times.counts.is_empty() {
+        let counts: Vec<String> = times.counts.iter().map(|(n, c)| format!("{n} {c}")).collect();
+        println!("  backend counts: {}", counts.join(", "));
+    }
     let schedule = Schedule::WarmupCosine {
         peak: cli.lr,
         warmup: cli.steps / 20,

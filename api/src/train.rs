@@ -124,6 +124,9 @@ pub struct CompileTimes {
     /// The backend's phases compiling the train step, by name, with what
     /// it counts (kernels, parts compiled and cached), when it compiled.
     pub phases: Vec<(String, Duration)>,
+    /// What the backend counted compiling the train step, by name (the
+    /// CPU's parts, those compiled and those taken from the cache).
+    pub counts: Vec<(String, u64)>,
 }
 
 /// The iterations of a routine's assignments.
@@ -538,6 +541,11 @@ impl Trainer {
                     .phases()
                     .iter()
                     .map(|(n, d)| (n.to_string(), *d))
+                    .collect(),
+                counts: program
+                    .stats()
+                    .into_iter()
+                    .map(|(n, c)| (n.to_string(), c))
                     .collect(),
             }),
             _context: context,

@@ -52,7 +52,6 @@ unsafe extern "C" {
         out: *mut *mut Jit,
     ) -> *mut c_char;
     pub fn ocannl_jit_add_object(jit: *mut Jit, data: *const u8, len: usize) -> *mut c_char;
-    pub fn ocannl_jit_lookup(jit: *mut Jit, name: *const c_char, address: *mut u64)
-        -> *mut c_char;
+    pub fn ocannl_jit_lookup(jit: *mut Jit, name: *const c_char, address: *mut u64) -> *mut c_char;
     pub fn ocannl_jit_destroy(jit: *mut Jit);
 }

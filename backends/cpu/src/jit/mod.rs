@@ -253,15 +253,13 @@ pub fn objects(parts: &[Part], settings: &Settings) -> Result<Objects, String> {
     })
 }
 
+/// An object file, or why a part did not compile.
+type Compiled = Result<Vec<u8>, String>;
+
 /// Compiles the parts `which` on up to `settings.threads` threads; the
 /// results in the order of `which`.
-fn compile_all(
-    parts: &[Part],
-    which: &[usize],
-    settings: &Settings,
-) -> Vec<Result<Vec<u8>, String>> {
-    let results: Vec<Mutex<Option<Result<Vec<u8>, String>>>> =
-        which.iter().map(|_| Mutex::new(None)).collect();
+fn compile_all(parts: &[Part], which: &[usize], settings: &Settings) -> Vec<Compiled> {
+    let results: Vec<Mutex<Option<Compiled>>> = which.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     let work = || loop {
         let k = next.fetch_add(1, Ordering::Relaxed);

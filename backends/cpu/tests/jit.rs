@@ -1,0 +1,340 @@
+//! The CPU's JIT: modules split into parts (public functions, outlined
+//! kernels, what they share), parts compiled on threads and cached on
+//! disk, and the results the same however they were compiled.
+
+use melior::{ir::Module, Context};
+use ocannl_cpu::{
+    jit,
+    runtime::{Levels, Program},
+};
+use ocannl_runtime::{cache::CacheDir, CompileOptions, Elt, HostTensor, HostValue};
+
+/// An element-wise kernel (over a parallel loop, so OpenMP outlines its
+/// body into an internal function of the kernel's part).
+const SQUARE: &str = r#"
+  func.func private @__ocannl_kernel_square(%a: memref<64xf32>, %b: memref<64xf32>)
+      attributes {no_inline, ocannl.kernel_kind = "elementwise", ocannl.kernel_work = 64 : i64} {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %c1 = arith.constant 1 : index
+    scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+      %v = memref.load %a[%i] : memref<64xf32>
+      %w = arith.mulf %v, %v : f32
+      memref.store %w, %b[%i] : memref<64xf32>
+      scf.reduce
+    }
+    return
+  }
+"#;
+
+/// A contraction kernel: `c[i] = sum_k m[i, k] * x[k]`.
+const MATVEC: &str = r#"
+  func.func private @__ocannl_kernel_matvec(%m: memref<64x64xf32>, %x: memref<64xf32>, %c: memref<64xf32>)
+      attributes {no_inline, ocannl.kernel_kind = "contraction", ocannl.kernel_work = 4096 : i64} {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %c1 = arith.constant 1 : index
+    %zero = arith.constant 0.0 : f32
+    scf.for %i = %c0 to %c64 step %c1 {
+      %s = scf.for %k = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> (f32) {
+        %a = memref.load %m[%i, %k] : memref<64x64xf32>
+        %b = memref.load %x[%k] : memref<64xf32>
+        %p = arith.mulf %a, %b : f32
+        %n = arith.addf %acc, %p : f32
+        scf.yield %n : f32
+      }
+      memref.store %s, %c[%i] : memref<64xf32>
+    }
+    return
+  }
+"#;
+
+/// A private helper both public functions call (not a kernel: it goes to
+/// the part they share).
+const HALF: &str = r#"
+  func.func private @half(%a: memref<64xf32>) {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %c1 = arith.constant 1 : index
+    %h = arith.constant 0.5 : f32
+    scf.for %i = %c0 to %c64 step %c1 {
+      %v = memref.load %a[%i] : memref<64xf32>
+      %w = arith.mulf %v, %h : f32
+      memref.store %w, %a[%i] : memref<64xf32>
+    }
+    return
+  }
+"#;
+
+/// `f(m, x) = half(square(m x))`, `g(x) = half(square(x))`.
+fn two_functions() -> String {
+    format!(
+        r#"module {{
+{SQUARE}
+{MATVEC}
+{HALF}
+  func.func @f(%m: memref<64x64xf32>, %x: memref<64xf32>) -> memref<64xf32> {{
+    %c = memref.alloc() : memref<64xf32>
+    call @__ocannl_kernel_matvec(%m, %x, %c) : (memref<64x64xf32>, memref<64xf32>, memref<64xf32>) -> ()
+    %d = memref.alloc() : memref<64xf32>
+    call @__ocannl_kernel_square(%c, %d) : (memref<64xf32>, memref<64xf32>) -> ()
+    memref.dealloc %c : memref<64xf32>
+    call @half(%d) : (memref<64xf32>) -> ()
+    return %d : memref<64xf32>
+  }}
+  func.func @g(%x: memref<64xf32>) -> memref<64xf32> {{
+    %d = memref.alloc() : memref<64xf32>
+    call @__ocannl_kernel_square(%x, %d) : (memref<64xf32>, memref<64xf32>) -> ()
+    call @half(%d) : (memref<64xf32>) -> ()
+    return %d : memref<64xf32>
+  }}
+}}"#
+    )
+}
+
+/// Another module with the same element-wise kernel.
+fn other_module() -> String {
+    format!(
+        r#"module {{
+{SQUARE}
+  func.func @h(%x: memref<64xf32>) -> memref<64xf32> {{
+    %d = memref.alloc() : memref<64xf32>
+    call @__ocannl_kernel_square(%x, %d) : (memref<64xf32>, memref<64xf32>) -> ()
+    %e = memref.alloc() : memref<64xf32>
+    call @__ocannl_kernel_square(%d, %e) : (memref<64xf32>, memref<64xf32>) -> ()
+    memref.dealloc %d : memref<64xf32>
+    return %e : memref<64xf32>
+  }}
+}}"#
+    )
+}
+
+fn context() -> Context {
+    ocannl_cpu::install();
+    ocannl_passes::new_context().expect("a context")
+}
+
+fn compile(context: &Context, text: &str, options: &CompileOptions) -> Program {
+    let mut module = Module::parse(context, text).expect("the module parses");
+    Program::compile(context, &mut module, options).expect("the module compiles")
+}
+
+fn options(cache: &std::path::Path) -> CompileOptions {
+    CompileOptions {
+        opt_level: None,
+        cache: CacheDir::At(cache.to_path_buf()),
+        ..CompileOptions::default()
+    }
+}
+
+fn count(program: &Program, what: &str) -> u64 {
+    program
+        .stats()
+        .iter()
+        .find(|(n, _)| *n == what)
+        .map(|(_, c)| *c)
+        .unwrap_or_else(|| panic!("no count {what}"))
+}
+
+fn vector(seed: u64) -> HostValue {
+    HostValue::Tensor(HostTensor {
+        elt: Elt::F32,
+        dims: vec![64],
+        data: (0..64)
+            .map(|i| ((i * 7 + seed) % 13) as f64 - 6.0)
+            .collect(),
+    })
+}
+
+fn matrix() -> HostValue {
+    HostValue::Tensor(HostTensor {
+        elt: Elt::F32,
+        dims: vec![64, 64],
+        data: (0..64 * 64)
+            .map(|i| ((i * 5) % 11) as f64 / 4.0 - 1.0)
+            .collect(),
+    })
+}
+
+/// `f` and `g` computed here.
+fn expected(m: &HostValue, x: &HostValue) -> (Vec<f64>, Vec<f64>) {
+    let (HostValue::Tensor(m), HostValue::Tensor(x)) = (m, x) else {
+        unreachable!()
+    };
+    let f = (0..64)
+        .map(|i| {
+            let c: f32 = (0..64)
+                .map(|k| m.data[i * 64 + k] as f32 * x.data[k] as f32)
+                .sum();
+            (c * c * 0.5) as f64
+        })
+        .collect();
+    let g = x
+        .data
+        .iter()
+        .map(|&v| ((v as f32) * (v as f32) * 0.5) as f64)
+        .collect();
+    (f, g)
+}
+
+fn results(program: &Program) -> (Vec<f64>, Vec<f64>) {
+    let data = |v: Vec<HostValue>| match v.into_iter().next() {
+        Some(HostValue::Tensor(t)) => t.data,
+        other => panic!("not a tensor: {other:?}"),
+    };
+    (
+        data(program.call("f", &[matrix(), vector(1)]).expect("f runs")),
+        data(program.call("g", &[vector(2)]).expect("g runs")),
+    )
+}
+
+fn close(a: &[f64], b: &[f64]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| (x - y).abs() <= 1e-4 * (1.0 + y.abs()))
+}
+
+#[test]
+fn parts_are_cached_and_give_the_same_results() {
+    let context = context();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let text = two_functions();
+    let (f, _) = expected(&matrix(), &vector(1));
+    let (_, g) = expected(&matrix(), &vector(2));
+
+    let first = compile(&context, &text, &options(dir.path()));
+    // f, g, the two kernels, and the helper both call.
+    assert_eq!(count(&first, "parts"), 5);
+    assert_eq!(count(&first, "kernels"), 2);
+    assert_eq!(count(&first, "parts-compiled"), 5);
+    assert_eq!(count(&first, "parts-cached"), 0);
+    let (rf, rg) = results(&first);
+    assert!(close(&rf, &f), "{rf:?} != {f:?}");
+    assert!(close(&rg, &g), "{rg:?} != {g:?}");
+
+    let second = compile(&context, &text, &options(dir.path()));
+    assert_eq!(count(&second, "parts-compiled"), 0);
+    assert_eq!(count(&second, "parts-cached"), 5);
+    assert_eq!(results(&second), (rf.clone(), rg.clone()));
+
+    // Another level for everything: other objects.
+    let o0 = CompileOptions {
+        opt_level: Some(0),
+        ..options(dir.path())
+    };
+    let third = compile(&context, &text, &o0);
+    assert_eq!(count(&third, "parts-compiled"), 5);
+    assert_eq!(count(&third, "parts-cached"), 0);
+    let (r0f, r0g) = results(&third);
+    assert!(close(&r0f, &f) && close(&r0g, &g));
+
+    // SLP off: other objects again.
+    let mut no_slp = options(dir.path());
+    no_slp.set("slp", "off");
+    let fourth = compile(&context, &text, &no_slp);
+    assert_eq!(count(&fourth, "parts-cached"), 0);
+
+    // The cache off: everything compiled, nothing stored.
+    let off = CompileOptions {
+        cache: CacheDir::Off,
+        ..CompileOptions::default()
+    };
+    let fifth = compile(&context, &text, &off);
+    assert_eq!(count(&fifth, "parts-compiled"), 5);
+    assert_eq!(count(&fifth, "parts-cached"), 0);
+}
+
+#[test]
+fn a_kernel_is_one_cache_entry_whatever_its_module() {
+    let context = context();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    compile(&context, &two_functions(), &options(dir.path()));
+    let other = compile(&context, &other_module(), &options(dir.path()));
+    // `h` is new; its kernel was compiled with the first module.
+    assert_eq!(count(&other, "parts"), 2);
+    assert_eq!(count(&other, "parts-compiled"), 1);
+    assert_eq!(count(&other, "parts-cached"), 1);
+    let out = other.call("h", &[vector(3)]).expect("h runs");
+    let HostValue::Tensor(t) = &out[0] else {
+        panic!("not a tensor")
+    };
+    let HostValue::Tensor(x) = vector(3) else {
+        unreachable!()
+    };
+    let want: Vec<f64> = x.data.iter().map(|v| v.powi(4)).collect();
+    assert!(close(&t.data, &want), "{:?} != {want:?}", t.data);
+}
+
+#[test]
+fn threads_do_not_change_the_results() {
+    let context = context();
+    let text = two_functions();
+    let with = |threads: &str| {
+        let mut o = CompileOptions {
+            cache: CacheDir::Off,
+            ..CompileOptions::default()
+        };
+        o.set("threads", threads);
+        let p = compile(&context, &text, &o);
+        assert_eq!(count(&p, "parts-compiled"), 5);
+        results(&p)
+    };
+    let one = with("1");
+    assert_eq!(with("4"), one);
+    assert_eq!(with("16"), one);
+}
+
+#[test]
+fn kernels_get_the_level_of_their_kind() {
+    let levels = Levels {
+        host: 0,
+        contraction: 3,
+        elementwise: 1,
+    };
+    use ocannl_cpu::runtime::KernelKind;
+    assert_eq!(levels.of_part(Some(KernelKind::Contraction)), 3);
+    assert_eq!(levels.of_part(Some(KernelKind::Elementwise)), 1);
+    assert_eq!(levels.of_part(None), 0);
+    // A level asked for is every part's.
+    let forced = Levels::of(&CompileOptions {
+        opt_level: Some(2),
+        ..CompileOptions::default()
+    })
+    .expect("levels");
+    assert_eq!(
+        forced,
+        Levels {
+            host: 2,
+            contraction: 2,
+            elementwise: 2
+        }
+    );
+}
+
+#[test]
+fn bad_input_is_an_error() {
+    let err = jit::compile(b"not bitcode", 2, true).expect_err("garbage is refused");
+    assert!(err.contains("bitcode"), "{err}");
+    let err = jit::compile(b"", 2, true).expect_err("nothing is refused");
+    assert!(err.contains("bitcode"), "{err}");
+    // A truncated part.
+    let context = context();
+    let mut module = Module::parse(&context, &other_module()).expect("parses");
+    ocannl_passes::run_pipeline(
+        &context,
+        &mut module,
+        ocannl_cpu::pipeline::LOOPS_TO_LLVM_NAME,
+    )
+    .expect("lowers");
+    let parts = jit::split(&module, &["__ocannl_kernel_square".to_string()]).expect("splits");
+    assert_eq!(parts.len(), 2);
+    let half = &parts[0].bitcode[..parts[0].bitcode.len() / 2];
+    assert!(jit::compile(half, 1, false).is_err());
+    assert!(jit::compile(&parts[0].bitcode, 4, false).is_err());
+    assert!(jit::compile(&parts[0].bitcode, 1, false).is_ok());
+    // A module that is not in the LLVM dialect does not translate.
+    let module = Module::parse(&context, &other_module()).expect("parses");
+    let err = jit::split(&module, &[]).expect_err("not translatable");
+    assert!(err.contains("cannot translate"), "{err}");
+}
