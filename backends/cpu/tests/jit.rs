@@ -229,10 +229,10 @@ fn parts_are_cached_and_give_the_same_results() {
     let (r0f, r0g) = results(&third);
     assert!(close(&r0f, &f) && close(&r0g, &g));
 
-    // SLP off: other objects again.
-    let mut no_slp = options(dir.path());
-    no_slp.set("slp", "off");
-    let fourth = compile(&context, &text, &no_slp);
+    // The SLP vectorizer on (it is off by default): other objects again.
+    let mut slp = options(dir.path());
+    slp.set("slp", "on");
+    let fourth = compile(&context, &text, &slp);
     assert_eq!(count(&fourth, "parts-cached"), 0);
 
     // The cache off: everything compiled, nothing stored.
@@ -297,19 +297,36 @@ fn kernels_get_the_level_of_their_kind() {
     assert_eq!(levels.of_part(Some(KernelKind::Elementwise)), 1);
     assert_eq!(levels.of_part(None), 0);
     // A level asked for is every part's.
-    let forced = Levels::of(&CompileOptions {
+    let two = CompileOptions {
         opt_level: Some(2),
         ..CompileOptions::default()
-    })
-    .expect("levels");
-    assert_eq!(
-        forced,
-        Levels {
-            host: 2,
-            contraction: 2,
-            elementwise: 2
-        }
-    );
+    };
+    let all = |l| Levels {
+        host: l,
+        contraction: l,
+        elementwise: l,
+    };
+    assert_eq!(Levels::of(&two, true).expect("levels"), all(2));
+    // Else, without kernels the module's level (here, for unknown work,
+    // 3), and with kernels that level capped by kind.
+    if std::env::var_os("OCANNL_OPT_LEVEL").is_none() {
+        let unknown = CompileOptions::default();
+        assert_eq!(Levels::of(&unknown, false).expect("levels"), all(3));
+        assert_eq!(
+            Levels::of(&unknown, true).expect("levels"),
+            Levels {
+                host: 1,
+                contraction: 2,
+                elementwise: 1
+            }
+        );
+        // Small work: everything at 0.
+        let small = CompileOptions {
+            work: Some(1000),
+            ..CompileOptions::default()
+        };
+        assert_eq!(Levels::of(&small, true).expect("levels"), all(0));
+    }
 }
 
 #[test]
