@@ -52,6 +52,14 @@ impl Backend for Cpu {
             context, module, options,
         )?))
     }
+
+    fn cache_tag(&self, options: &CompileOptions) -> Option<String> {
+        runtime::cache_tag(options)
+    }
+
+    fn load(&self, bytes: &[u8], options: &CompileOptions) -> Result<Box<dyn Executable>, String> {
+        Ok(Box::new(runtime::Program::load(bytes, options)?))
+    }
 }
 
 /// Makes the CPU the loop target of `ocannl-lower-to-loops`, and registers

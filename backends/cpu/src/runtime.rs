@@ -39,7 +39,7 @@ use ocannl_passes::{
     backend::{peak_bytes, signature},
     conversion::assign_to_loops::checks,
 };
-use ocannl_runtime::cache::Cache;
+use ocannl_runtime::{bundle::Bundle, cache::Cache};
 
 use crate::jit::{self, Jit};
 
@@ -292,7 +292,14 @@ pub struct Program {
     memory_limit: Option<u64>,
     phases: Vec<(&'static str, Duration)>,
     stats: Vec<(&'static str, u64)>,
+    /// The object files, kept for [`Program::serialize`].
+    objects: Vec<Vec<u8>>,
+    /// Whether the code calls the OpenMP runtime.
+    parallel: bool,
 }
+
+/// The format of [`Program::serialize`]'s bundles.
+const PROGRAM_FORMAT: &str = "ocannl-cpu program 1";
 
 impl Program {
     /// Compiles a module at the loops stage: C interfaces for its public
@@ -334,15 +341,7 @@ impl Program {
                 .is_ok_and(|n| n.starts_with("omp."))
         })
         .is_empty();
-        let omp = options
-            .get("openmp")
-            .map_or_else(openmp_runtime, str::to_string);
-        if parallel && !Path::new(&omp).exists() {
-            return Err(format!(
-                "the program has parallel loops, but the OpenMP runtime {omp} is missing \
-                 (install libomp-22-dev, or set OCANNL_OPENMP_LIB)"
-            ));
-        }
+        let libs = libraries(options, parallel)?;
 
         let t = Instant::now();
         let mut roots: Vec<String> = kernels.keys().cloned().collect();
@@ -365,38 +364,7 @@ impl Program {
         phases.push(("codegen", t.elapsed()));
 
         let t = Instant::now();
-        keep_freed_memory();
-        let libs: Vec<&str> = if parallel { vec![&omp] } else { vec![] };
-        let mut jit = Jit::new(&libs)?;
-        for object in &objects.objects {
-            jit.add_object(object)?;
-        }
-        // Every entry is looked up now, so that linking happens here and
-        // not in the first call.
-        let mut entries = HashMap::new();
-        for (name, sig) in &signatures {
-            let address = jit
-                .lookup(&format!("_mlir__mlir_ciface_{name}"))
-                .map_err(|e| format!("no function @{name} after compilation: {e}"))?;
-            if sig.is_ok() {
-                // SAFETY: the JIT's definition of the packed wrapper MLIR's
-                // C interface gets (`void(void **)`), kept alive with the
-                // JIT in `Compiled`.
-                let f = unsafe { std::mem::transmute::<*mut c_void, PackedFn>(address.as_ptr()) };
-                entries.insert(name.clone(), f);
-            }
-        }
-        let status = if has_status {
-            let p = jit.lookup(checks::STATUS).map_err(|e| {
-                format!(
-                    "internal error: the compiled module has no symbol {}: {e}",
-                    checks::STATUS
-                )
-            })?;
-            Some(p.as_ptr() as *mut i64)
-        } else {
-            None
-        };
+        let compiled = link(&objects.objects, &libs, &signatures, checks, has_status)?;
         phases.push(("link", t.elapsed()));
         let stats = vec![
             ("parts", parts.len() as u64),
@@ -405,17 +373,114 @@ impl Program {
             ("kernels", kernels.len() as u64),
         ];
         Ok(Program {
-            compiled: Rc::new(Compiled {
-                entries,
-                checks,
-                status,
-                _jit: jit,
-            }),
+            compiled: Rc::new(compiled),
             signatures,
             peaks,
             memory_limit: options.memory_limit,
             phases,
             stats,
+            objects: objects.objects,
+            parallel,
+        })
+    }
+
+    /// The program as bytes [`Program::load`] reads back (in another
+    /// process: what the compilation cache keeps): its object files, its
+    /// functions' signatures and peak memory, the messages of its checks.
+    pub fn serialize(&self) -> Vec<u8> {
+        let mut b = Bundle::default();
+        b.push("format", PROGRAM_FORMAT);
+        b.push("host", format!("{} {}", jit::host(), jit::llvm_version()));
+        b.push("parallel", if self.parallel { "1" } else { "0" });
+        b.push(
+            "status",
+            if self.compiled.status.is_some() {
+                "1"
+            } else {
+                "0"
+            },
+        );
+        let mut names: Vec<&String> = self.signatures.keys().collect();
+        names.sort();
+        for name in names {
+            let sig = match &self.signatures[name] {
+                Ok(s) => s.encode(),
+                Err(e) => format!("!{e}"),
+            };
+            let peak = self.peaks.get(name).copied().unwrap_or(0);
+            b.push("function", format!("{name}\n{peak}\n{sig}"));
+        }
+        for c in &self.compiled.checks {
+            b.push("check", c.as_str());
+        }
+        for o in &self.objects {
+            b.push("object", o.clone());
+        }
+        b.to_bytes()
+    }
+
+    /// The program [`Program::serialize`] wrote, linked again (for this
+    /// process, with `options`' memory limit and OpenMP runtime).
+    pub fn load(bytes: &[u8], options: &CompileOptions) -> Result<Program, String> {
+        options.check_names("cpu", OPTION_NAMES)?;
+        let t = Instant::now();
+        let damaged = || "a damaged or foreign compiled CPU program".to_string();
+        let b = Bundle::from_bytes(bytes).ok_or_else(damaged)?;
+        let host = format!("{} {}", jit::host(), jit::llvm_version());
+        if b.text("format") != Some(PROGRAM_FORMAT) || b.text("host") != Some(host.as_str()) {
+            return Err(damaged());
+        }
+        let flag = |name: &str| match b.text(name) {
+            Some("1") => Ok(true),
+            Some("0") => Ok(false),
+            _ => Err(damaged()),
+        };
+        let (parallel, has_status) = (flag("parallel")?, flag("status")?);
+        let mut signatures = HashMap::new();
+        let mut peaks = HashMap::new();
+        let mut checks = vec![];
+        let mut objects = vec![];
+        for (name, bytes) in &b.sections {
+            let text = || std::str::from_utf8(bytes).map_err(|_| damaged());
+            match name.as_str() {
+                "function" => {
+                    let mut lines = text()?.splitn(3, '\n');
+                    let (Some(f), Some(peak), Some(sig)) =
+                        (lines.next(), lines.next(), lines.next())
+                    else {
+                        return Err(damaged());
+                    };
+                    let sig = match sig.strip_prefix('!') {
+                        Some(e) => Err(e.to_string()),
+                        None => Ok(Signature::decode(sig).ok_or_else(damaged)?),
+                    };
+                    peaks.insert(f.to_string(), peak.parse().map_err(|_| damaged())?);
+                    signatures.insert(f.to_string(), sig);
+                }
+                "check" => checks.push(text()?.to_string()),
+                "object" => objects.push(bytes.clone()),
+                _ => {}
+            }
+        }
+        let libs = libraries(options, parallel)?;
+        let mut phases = vec![("load", t.elapsed())];
+        let t = Instant::now();
+        let compiled = link(&objects, &libs, &signatures, checks, has_status)?;
+        phases.push(("link", t.elapsed()));
+        let stats = vec![
+            ("parts", objects.len() as u64),
+            ("parts-compiled", 0),
+            ("parts-cached", objects.len() as u64),
+        ];
+        Ok(Program {
+            compiled: Rc::new(compiled),
+            signatures,
+            peaks,
+            memory_limit: options.memory_limit,
+            phases,
+            stats,
+            objects,
+            parallel,
         })
     }
 
@@ -512,6 +577,93 @@ impl Program {
     }
 }
 
+/// The shared libraries the JIT loads for a program: LLVM's OpenMP runtime
+/// when it has parallel loops (the option `openmp`, else
+/// [`openmp_runtime`]).
+fn libraries(options: &CompileOptions, parallel: bool) -> Result<Vec<String>, String> {
+    if !parallel {
+        return Ok(vec![]);
+    }
+    let omp = options
+        .get("openmp")
+        .map_or_else(openmp_runtime, str::to_string);
+    if !Path::new(&omp).exists() {
+        return Err(format!(
+            "the program has parallel loops, but the OpenMP runtime {omp} is missing \
+             (install libomp-22-dev, or set OCANNL_OPENMP_LIB)"
+        ));
+    }
+    Ok(vec![omp])
+}
+
+/// Links object files in a new JIT with `libs`, and looks up every
+/// function's packed interface (so that linking happens here and not in
+/// the first call) and the status global.
+fn link(
+    objects: &[Vec<u8>],
+    libs: &[String],
+    signatures: &HashMap<String, Result<Signature, String>>,
+    checks: Vec<String>,
+    has_status: bool,
+) -> Result<Compiled, String> {
+    keep_freed_memory();
+    let libs: Vec<&str> = libs.iter().map(String::as_str).collect();
+    let mut jit = Jit::new(&libs)?;
+    for object in objects {
+        jit.add_object(object)?;
+    }
+    let mut entries = HashMap::new();
+    for (name, sig) in signatures {
+        let address = jit
+            .lookup(&format!("_mlir__mlir_ciface_{name}"))
+            .map_err(|e| format!("no function @{name} after compilation: {e}"))?;
+        if sig.is_ok() {
+            // SAFETY: the JIT's definition of the packed wrapper of the
+            // function's C interface (`void(void **)`), kept alive with the
+            // JIT in `Compiled`.
+            let f = unsafe { std::mem::transmute::<*mut c_void, PackedFn>(address.as_ptr()) };
+            entries.insert(name.clone(), f);
+        }
+    }
+    let status = if has_status {
+        let p = jit.lookup(checks::STATUS).map_err(|e| {
+            format!(
+                "internal error: the compiled module has no symbol {}: {e}",
+                checks::STATUS
+            )
+        })?;
+        Some(p.as_ptr() as *mut i64)
+    } else {
+        None
+    };
+    Ok(Compiled {
+        entries,
+        checks,
+        status,
+        _jit: jit,
+    })
+}
+
+/// What decides a compiled program besides its module (for the cache of
+/// whole executables): the optimization level asked for, the work hint,
+/// the SLP vectorizer, the host CPU and LLVM's version; `None` (not
+/// cached) when the options are invalid, so that compiling reports them.
+pub fn cache_tag(options: &CompileOptions) -> Option<String> {
+    options.check_names("cpu", OPTION_NAMES).ok()?;
+    threads(options).ok()?;
+    let slp = slp(options).ok()?;
+    let env_level = std::env::var("OCANNL_OPT_LEVEL")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok());
+    Some(format!(
+        "{PROGRAM_FORMAT}; opt {:?} {env_level:?}; work {:?}; slp {slp}; host {}; llvm {}",
+        options.opt_level,
+        options.work,
+        jit::host(),
+        jit::llvm_version()
+    ))
+}
+
 impl Executable for Program {
     fn signature(&self, entry: &str) -> Result<&Signature, String> {
         Program::signature(self, entry)
@@ -531,6 +683,10 @@ impl Executable for Program {
 
     fn stats(&self) -> Vec<(&'static str, u64)> {
         self.stats.clone()
+    }
+
+    fn serialize(&self) -> Option<Vec<u8>> {
+        Some(Program::serialize(self))
     }
 }
 

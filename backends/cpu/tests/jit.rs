@@ -355,3 +355,30 @@ fn bad_input_is_an_error() {
     let err = jit::split(&module, &[]).expect_err("not translatable");
     assert!(err.contains("cannot translate"), "{err}");
 }
+
+#[test]
+fn a_program_serialized_loads_and_gives_the_same_results() {
+    let context = context();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let program = compile(&context, &two_functions(), &options(dir.path()));
+    let bytes = program.serialize();
+    let loaded = Program::load(&bytes, &options(dir.path())).expect("loads");
+    assert_eq!(results(&loaded), results(&program));
+    assert_eq!(count(&loaded, "parts-compiled"), 0);
+    assert_eq!(count(&loaded, "parts-cached"), 5);
+    assert_eq!(loaded.signature("f"), program.signature("f"));
+    // Damaged bytes are an error, never a crash.
+    for n in [0, 1, bytes.len() / 3, bytes.len() - 1] {
+        assert!(Program::load(&bytes[..n], &options(dir.path())).is_err());
+    }
+    let mut foreign = bytes.clone();
+    let at = foreign
+        .windows(b"ocannl-cpu program".len())
+        .position(|w| w == b"ocannl-cpu program")
+        .expect("the format");
+    foreign[at] = b'X';
+    let err = Program::load(&foreign, &options(dir.path()))
+        .err()
+        .expect("refused");
+    assert!(err.contains("damaged or foreign"), "{err}");
+}
