@@ -423,13 +423,9 @@ char *ocannl_jit_split(MlirOperation module, const char *const *roots,
     if (!m->aliases().empty() || !m->ifuncs().empty())
       return fail("the module has aliases or ifuncs, which the JIT does not "
                   "split");
+    // (The translation verified the module; each part is verified when it
+    // is compiled.)
     auto wrappers = packFunctionArguments(*m);
-    {
-      std::string errors;
-      llvm::raw_string_ostream os(errors);
-      if (llvm::verifyModule(*m, &os))
-        return fail("the module's LLVM IR is invalid: " + errors);
-    }
 
     // The roots: named functions, and every other function with a body and
     // external linkage, except wrappers and C interfaces, which go with the
@@ -556,13 +552,6 @@ char *ocannl_jit_split(MlirOperation module, const char *const *roots,
       };
       std::unique_ptr<llvm::Module> part = llvm::CloneModule(*m, vmap, defines);
       canonicalize(*part);
-      {
-        std::string errors;
-        llvm::raw_string_ostream os(errors);
-        if (llvm::verifyModule(*part, &os))
-          return fail("internal error: a part of the module is invalid: " +
-                      errors);
-      }
       Part p;
       p.root = i < heads.size() ? heads[i]->getName().str() : std::string();
       llvm::raw_string_ostream os(p.bitcode);
