@@ -65,7 +65,9 @@ def run(text, entry, args, repeat, flags):
                 a = os.path.join(d, "lr.npy")
                 npy_scalar(a, 0.01)
             cmd += ["--arg", a]
-        p = subprocess.run(cmd, text=True, capture_output=True)
+        # Compile times are cold ones: no compilation cache.
+        p = subprocess.run(cmd, text=True, capture_output=True,
+                           env=dict(os.environ, OCANNL_CACHE="0"))
         if p.returncode != 0:
             sys.exit(f"{' '.join(cmd)} failed:\n{p.stderr}")
     out = p.stdout + p.stderr

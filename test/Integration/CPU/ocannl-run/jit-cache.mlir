@@ -1,0 +1,28 @@
+// REQUIRES: ocannl-run
+// The CPU's JIT keeps each part's object in the compilation cache: a second
+// run compiles nothing, another level compiles again, and no cache compiles
+// everything.
+// RUN: rm -rf %t
+// RUN: env OCANNL_CACHE_DIR=%t ocannl-run %s --entry f --arg range --time-phases | FileCheck %s --check-prefix=COLD
+// RUN: env OCANNL_CACHE_DIR=%t ocannl-run %s --entry f --arg range --time-phases | FileCheck %s --check-prefix=WARM
+// RUN: env OCANNL_CACHE_DIR=%t ocannl-run %s --entry f --arg range --time-phases --opt-level 1 | FileCheck %s --check-prefix=COLD
+// RUN: env OCANNL_CACHE=0 ocannl-run %s --entry f --arg range --time-phases | FileCheck %s --check-prefix=COLD
+// RUN: env OCANNL_CACHE_DIR=%t OCANNL_COMPILE_THREADS=1 ocannl-run %s --entry f --arg range --time-phases | FileCheck %s --check-prefix=WARM
+
+// COLD: [4, 6, 8, 10]
+// COLD: phase translate:
+// COLD: phase codegen:
+// COLD: phase link:
+// COLD: count parts: 1
+// COLD-NEXT: count parts-compiled: 1
+// COLD-NEXT: count parts-cached: 0
+// WARM: [4, 6, 8, 10]
+// WARM: count parts: 1
+// WARM-NEXT: count parts-compiled: 0
+// WARM-NEXT: count parts-cached: 1
+func.func @f(%x: !ocannl_shape.tensor<"4", f32>) -> !ocannl_shape.tensor<"4", f32> {
+  %two = "ocannl_shape.constant"() {value = 2.0 : f32} : () -> !ocannl_shape.tensor<"1", f32>
+  %y = "ocannl_shape.pointwise_binary"(%x, %two) {op = "add"} : (!ocannl_shape.tensor<"4", f32>, !ocannl_shape.tensor<"1", f32>) -> !ocannl_shape.tensor<"4", f32>
+  %z = "ocannl_shape.pointwise_binary"(%y, %two) {op = "mul"} : (!ocannl_shape.tensor<"4", f32>, !ocannl_shape.tensor<"1", f32>) -> !ocannl_shape.tensor<"4", f32>
+  return %z : !ocannl_shape.tensor<"4", f32>
+}
