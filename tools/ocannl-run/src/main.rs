@@ -66,9 +66,11 @@ struct Cli {
     /// CPU's parts, those compiled and those taken from the cache).
     #[arg(long)]
     time_phases: bool,
-    /// LLVM optimization level of the JIT (0 to 3).
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(0..=3))]
-    opt_level: u8,
+    /// LLVM optimization level of the JIT (0 to 3), for all the code; by
+    /// default the backend's choice (the CPU: 3, and for a module with
+    /// outlined kernels at most 2 for contractions and 1 for the rest).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(0..=3))]
+    opt_level: Option<u8>,
     /// The most memory the entry's buffers may take at once, in bytes
     /// (suffixes K, M, G, T: powers of 1024), or `none`; by default the
     /// machine's physical memory. A run that would need more stops before
@@ -299,7 +301,7 @@ impl Cli {
     /// What the backend's compiler is asked for.
     fn compile_options(&self, backend: &dyn Backend) -> CompileOptions {
         let mut options = CompileOptions {
-            opt_level: Some(self.opt_level.into()),
+            opt_level: self.opt_level.map(u32::from),
             memory_limit: self.memory_limit(),
             ..backend.default_options()
         };
