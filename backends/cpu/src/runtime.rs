@@ -755,8 +755,12 @@ impl Call {
         let sig = &self.sig;
         let result_words: usize = sig.outputs.iter().map(words).sum();
         let mut result = vec![0i64; result_words.max(1)];
-        // The packed C interface: one pointer per argument to its value; the
-        // results come back through a pointer passed first.
+        // The packed C interface: one pointer per argument to its value. The
+        // C interface returns one index by value, which the packed wrapper
+        // stores through a pointer after the arguments; other results (a
+        // memref, several results) come back through a pointer passed
+        // first.
+        let by_value = matches!(sig.outputs.as_slice(), [Slot::Index]);
         let mut result_ptr = result.as_mut_ptr() as *mut c_void;
         let mut desc_ptrs: Vec<*mut c_void> = self
             .values
@@ -764,7 +768,7 @@ impl Call {
             .map(|v| v.as_mut_ptr() as *mut c_void)
             .collect();
         let mut args: Vec<*mut ()> = Vec::with_capacity(desc_ptrs.len() + 1);
-        if !sig.outputs.is_empty() {
+        if !sig.outputs.is_empty() && !by_value {
             args.push(&mut result_ptr as *mut *mut c_void as *mut ());
         }
         for (p, s) in desc_ptrs.iter_mut().zip(&sig.inputs) {
@@ -774,6 +778,9 @@ impl Call {
                 // The value is the pointer to the descriptor.
                 Slot::MemRef { .. } => args.push(p as *mut *mut c_void as *mut ()),
             }
+        }
+        if by_value {
+            args.push(result_ptr as *mut ());
         }
         if let Some(status) = self.program.status {
             // SAFETY: the module's status global: `checks::STATUS_WORDS`

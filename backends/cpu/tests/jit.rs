@@ -382,3 +382,68 @@ fn a_program_serialized_loads_and_gives_the_same_results() {
         .expect("refused");
     assert!(err.contains("damaged or foreign"), "{err}");
 }
+
+/// A kernel that records a failed check in the status global, which the
+/// public functions also use: the global is defined in one part and read
+/// by the runtime after each call.
+const FAILING: &str = r#"module attributes {ocannl.runtime_checks = ["the index of test.mlir:1:1"]} {
+  memref.global @__ocannl_status : memref<4xi64> = dense<0>
+  func.func private @__ocannl_kernel_fail(%x: index) attributes {no_inline, ocannl.kernel_kind = "elementwise", ocannl.kernel_work = 1 : i64} {
+    %s = memref.get_global @__ocannl_status : memref<4xi64>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c3 = arith.constant 3 : index
+    %code = arith.constant 2 : i64
+    %check = arith.constant 0 : i64
+    %bound = arith.constant 4 : i64
+    %v = arith.index_cast %x : index to i64
+    memref.store %code, %s[%c0] : memref<4xi64>
+    memref.store %check, %s[%c1] : memref<4xi64>
+    memref.store %v, %s[%c2] : memref<4xi64>
+    memref.store %bound, %s[%c3] : memref<4xi64>
+    return
+  }
+  func.func @f(%x: index) {
+    %s = memref.get_global @__ocannl_status : memref<4xi64>
+    %c0 = arith.constant 0 : index
+    %w = memref.load %s[%c0] : memref<4xi64>
+    %z = arith.constant 0 : i64
+    %ok = arith.cmpi eq, %w, %z : i64
+    scf.if %ok {
+      func.call @__ocannl_kernel_fail(%x) : (index) -> ()
+    }
+    return
+  }
+  func.func @g(%x: index) -> index {
+    %s = memref.get_global @__ocannl_status : memref<4xi64>
+    return %x : index
+  }
+}"#;
+
+#[test]
+fn a_check_failed_in_a_kernel_is_reported() {
+    let context = context();
+    let program = compile(
+        &context,
+        FAILING,
+        &CompileOptions {
+            cache: CacheDir::Off,
+            ..CompileOptions::default()
+        },
+    );
+    // f, g, the kernel, and the status global all three use.
+    assert_eq!(count(&program, "parts"), 4);
+    let err = program
+        .call("f", &[HostValue::Index(7)])
+        .expect_err("the check fails");
+    assert_eq!(
+        err,
+        "the index of test.mlir:1:1 is 7, outside the axis of 4 cell(s) (valid indices: 0 to 3)"
+    );
+    // The status is cleared before each call.
+    assert_eq!(
+        program.call("g", &[HostValue::Index(5)]),
+        Ok(vec![HostValue::Index(5)])
+    );
+}
