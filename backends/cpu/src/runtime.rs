@@ -80,13 +80,7 @@ fn words(slot: &Slot) -> usize {
 /// compiling dominates) and 1 otherwise (on these loop nests -O1 runs as
 /// fast as -O3 and compiles in half the time); else 3.
 pub fn opt_level(options: &CompileOptions) -> usize {
-    if let Some(level) = options.opt_level {
-        return level as usize;
-    }
-    if let Some(level) = std::env::var("OCANNL_OPT_LEVEL")
-        .ok()
-        .and_then(|v| v.parse().ok())
-    {
+    if let Some(level) = asked_level(options) {
         return level;
     }
     match options.work {
@@ -94,6 +88,16 @@ pub fn opt_level(options: &CompileOptions) -> usize {
         Some(_) => 1,
         None => 3,
     }
+}
+
+/// The level asked for: [`CompileOptions::opt_level`], else
+/// `OCANNL_OPT_LEVEL` if it is a number.
+fn asked_level(options: &CompileOptions) -> Option<usize> {
+    options.opt_level.map(|l| l as usize).or_else(|| {
+        std::env::var("OCANNL_OPT_LEVEL")
+            .ok()
+            .and_then(|v| v.parse().ok())
+    })
 }
 
 /// How many threads compile a module's parts: the option `threads`; else
@@ -183,12 +187,7 @@ impl Levels {
             ));
         }
         let level = level as u32;
-        let forced = options.opt_level.is_some()
-            || std::env::var("OCANNL_OPT_LEVEL")
-                .ok()
-                .and_then(|v| v.parse::<usize>().ok())
-                .is_some();
-        Ok(if forced || !has_kernels {
+        Ok(if asked_level(options).is_some() || !has_kernels {
             Levels {
                 host: level,
                 contraction: level,
@@ -652,12 +651,9 @@ pub fn cache_tag(options: &CompileOptions) -> Option<String> {
     options.check_names("cpu", OPTION_NAMES).ok()?;
     threads(options).ok()?;
     let slp = slp(options).ok()?;
-    let env_level = std::env::var("OCANNL_OPT_LEVEL")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok());
     Some(format!(
-        "{PROGRAM_FORMAT}; opt {:?} {env_level:?}; work {:?}; slp {slp}; host {}; llvm {}",
-        options.opt_level,
+        "{PROGRAM_FORMAT}; opt {:?}; work {:?}; slp {slp}; host {}; llvm {}",
+        asked_level(options),
         options.work,
         jit::host(),
         jit::llvm_version()
