@@ -44,7 +44,7 @@ pub use ocannl_runtime::Elt;
 pub struct Device(Cow<'static, str>);
 
 impl Device {
-    /// MLIR's JIT on the CPU.
+    /// The CPU, through its JIT (`ocannl-cpu`).
     pub const CPU: Device = Device(Cow::Borrowed("cpu"));
     /// The first NVIDIA GPU, through the CUDA driver (PTX for its own
     /// architecture).

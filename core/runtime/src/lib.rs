@@ -18,7 +18,7 @@
 //! - [`npy`]: `.npy` files read into and written from host tensors (the one
 //!   reader and writer of the project).
 //!
-//! Backends implement the traits (`ocannl-cpu`: MLIR's JIT; `ocannl-gpu`
+//! Backends implement the traits (`ocannl-cpu`: an LLVM JIT; `ocannl-gpu`
 //! and `ocannl-gpu-runtime`: CUDA); `ocannl_passes::backend` finds them by
 //! name.
 //!

@@ -1,6 +1,6 @@
 //! `ocannl-run FILE --entry F`: compiles a module of `ocannl_shape` tensor
 //! expressions through the full pipeline (shape inference, assignments,
-//! loops, LLVM) with MLIR's JIT and runs function `F`, like upstream's
+//! loops, LLVM) with the backend's JIT and runs function `F`, like upstream's
 //! `mlir-runner`.
 //!
 //! Arguments come from `.npy` files (`--arg x.npy`), or are generated
@@ -110,7 +110,7 @@ struct Cli {
     /// `arg0.npy`, ... (index arguments are skipped).
     #[arg(long, requires = "out_dir")]
     out_args: bool,
-    /// Where to run: the name of a registered backend, `cpu` (MLIR's JIT)
+    /// Where to run: the name of a registered backend, `cpu` (LLVM's JIT)
     /// or `cuda` (an NVIDIA GPU through the CUDA driver).
     #[arg(long, default_value = DEFAULT_DEVICE)]
     device: String,
