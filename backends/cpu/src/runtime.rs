@@ -3,7 +3,8 @@
 //!
 //! A [`Program`] is made from a module at the loops stage (the output of
 //! `ocannl-lower-to-loops`): every public function gets a C interface,
-//! the module is lowered with `ocannl-loops-to-llvm` and compiled (loading
+//! its loop nests become kernels (`ocannl-outline-kernels`), the module is
+//! lowered with `ocannl-loops-to-llvm` and compiled (loading
 //! LLVM's OpenMP runtime when it has parallel loops). [`Program::call`]
 //! passes [`HostValue`]s through the packed C interface (any number of
 //! arguments and results) and returns the results as owned host buffers;
@@ -131,7 +132,8 @@ pub struct Program {
 
 impl Program {
     /// Compiles a module at the loops stage: C interfaces for its public
-    /// functions, `ocannl-loops-to-llvm`, then the JIT at [`opt_level`].
+    /// functions, `ocannl-outline-kernels`, `ocannl-loops-to-llvm`, then
+    /// the JIT at [`opt_level`].
     pub fn compile(
         context: &Context,
         module: &mut Module,
@@ -155,9 +157,13 @@ impl Program {
         for (_, f) in functions(module) {
             ir::set_attribute(f, "llvm.emit_c_interface", Attribute::unit(context));
         }
+        let outline = Instant::now();
+        ocannl_passes::run_pipeline(context, module, crate::pipeline::outline())
+            .map_err(|e| format!("outlining kernels: {e}"))?;
+        let outline = outline.elapsed();
         ocannl_passes::run_pipeline(context, module, crate::pipeline::LOOPS_TO_LLVM_NAME)
             .map_err(|e| format!("lowering to LLVM: {e}"))?;
-        let mut phases = vec![("to-llvm", t.elapsed())];
+        let mut phases = vec![("outline", outline), ("to-llvm", t.elapsed() - outline)];
         let t = Instant::now();
         // Parallel loops call the OpenMP runtime, which the JIT loads.
         let parallel = !ir::collect(module.as_operation(), |op| {
@@ -218,8 +224,8 @@ impl Program {
         })
     }
 
-    /// How long compiling took: lowering to LLVM (`to-llvm`), then the
-    /// JIT (`jit`).
+    /// How long compiling took: outlining kernels (`outline`), lowering to
+    /// LLVM (`to-llvm`), then the JIT (`jit`).
     pub fn phases(&self) -> &[(&'static str, Duration)] {
         &self.phases
     }
