@@ -143,24 +143,6 @@ fn routine_work(r: &ocannl_assign::Routine) -> u64 {
         .fold(0u64, u64::saturating_add)
 }
 
-/// Erases the functions of `module` but `keep`.
-fn keep_only(module: &Module, keep: &[&str]) -> Result<(), Error> {
-    let mut unused = ocannl_mlir::ir::Graveyard::new();
-    for f in ocannl_mlir::ir::ops_named(module.as_operation(), "func.func") {
-        let name = f
-            .attribute("sym_name")
-            .ok()
-            .and_then(ocannl_mlir::attr::string_value)
-            .unwrap_or_default();
-        if !keep.contains(&name.as_str()) {
-            unused.bury(f);
-        }
-    }
-    // SAFETY: the erased functions' handles are not used after.
-    unsafe { unused.erase_all() }?;
-    Ok(())
-}
-
 /// The argument positions of the routines, read from the lowered module
 /// (what each argument is, is an attribute of it).
 struct Layout {
@@ -419,12 +401,13 @@ fn lower_for_training(
 
 /// Splits the lowered module: the init and train-step routines stay in it,
 /// the forward routine goes to a module of its own, returned as text.
-fn split_forward(module: &Module, diagnostics: &Diagnostics) -> Result<String, Error> {
-    let forward = Module::from_operation(ocannl_mlir::ir::clone(module.as_operation()))
+fn split_forward(module: &mut Module, diagnostics: &Diagnostics) -> Result<String, Error> {
+    let mut forward = Module::from_operation(ocannl_mlir::ir::clone(module.as_operation()))
         .ok_or_else(|| diagnostics.or("internal error: cannot copy the module"))?;
-    keep_only(&forward, &["forward"])?;
+    ocannl_passes::keep_only(&mut forward, &["forward"]).map_err(|e| diagnostics.then(e))?;
     let text = forward.as_operation().to_string();
-    keep_only(module, &["loss_init", "loss_train_step"])?;
+    ocannl_passes::keep_only(module, &["loss_init", "loss_train_step"])
+        .map_err(|e| diagnostics.then(e))?;
     Ok(text)
 }
 
@@ -507,7 +490,7 @@ impl Trainer {
             let layout = Layout::read(&module)?;
             // The train step (with the init routine) is compiled now; the
             // forward routine, from its own module, on first use.
-            let forward_text = split_forward(&module, &diagnostics)?;
+            let forward_text = split_forward(&mut module, &diagnostics)?;
             let options = CompileOptions {
                 work: Some(work),
                 ..options.clone()

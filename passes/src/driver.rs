@@ -100,3 +100,31 @@ pub fn run_pipeline(
     pm.run(module)
         .map_err(|_| "the pipeline failed".to_string())
 }
+
+/// Keeps the functions of `module` named in `keep` and what they use, so
+/// that a backend compiles only what runs: every other public function
+/// becomes private, then upstream `symbol-dce` erases the private symbols
+/// that nothing kept refers to (the functions, and the globals and
+/// functions only they used). A kept function that another calls stays.
+pub fn keep_only(module: &mut melior::ir::Module, keep: &[&str]) -> Result<(), String> {
+    use melior::ir::{attribute::StringAttribute, operation::OperationLike};
+    let ctx_ref = module.context();
+    let context = ocannl_mlir::ir::context(&ctx_ref);
+    let top = module.as_operation();
+    for f in ocannl_mlir::ir::ops_named(top, "func.func") {
+        if f.parent_operation().is_none_or(|p| p != top) {
+            continue;
+        }
+        let attr = |n| f.attribute(n).ok().and_then(ocannl_mlir::attr::string_value);
+        let name = attr("sym_name").unwrap_or_default();
+        if !keep.contains(&name.as_str()) && attr("sym_visibility").is_none_or(|v| v == "public") {
+            ocannl_mlir::ir::set_attribute(
+                f,
+                "sym_visibility",
+                StringAttribute::new(context, "private").into(),
+            );
+        }
+    }
+    run_pipeline(context, module, "symbol-dce")
+        .map_err(|e| format!("keeping only {}: {e}", keep.join(", ")))
+}

@@ -6,7 +6,8 @@
 //! - [`registry`]: the one list of passes and the named pipelines.
 //! - [`backend`]: backends by name (what compiles a module at the loops
 //!   stage into an `ocannl_runtime::Executable`).
-//! - [`driver`]: contexts for tools, and `mlir-opt`'s driver.
+//! - [`driver`]: contexts for tools, running pipelines, keeping only the
+//!   functions that run, and `mlir-opt`'s driver.
 //! - [`transforms`]: `ocannl-verify`, `ocannl-infer-shapes`.
 //! - [`conversion`]: `ocannl-lower-to-assign` (shape → assign) and
 //!   `ocannl-lower-to-loops` (assign → upstream loops, with the
@@ -27,7 +28,7 @@ pub mod transforms;
 mod util;
 
 pub use backend::{backend, backends, register_backend, Backend};
-pub use driver::{new_context, opt_main, parse_module, run_pipeline};
+pub use driver::{keep_only, new_context, opt_main, parse_module, run_pipeline};
 pub use registry::{
     pipelines, register_all, register_pass, register_pipeline, register_pipeline_with_options,
     Pipeline, Stage,

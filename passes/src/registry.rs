@@ -19,7 +19,7 @@ use std::{
 use crate::ffi;
 
 /// Every pass of the project, in pipeline order.
-pub fn all_passes() -> [&'static ffi::PassDef; 8] {
+pub fn all_passes() -> [&'static ffi::PassDef; 9] {
     [
         &crate::transforms::verify::DEF,
         &crate::transforms::infer_shapes::DEF,
@@ -28,6 +28,7 @@ pub fn all_passes() -> [&'static ffi::PassDef; 8] {
         &crate::transforms::train_step::DEF,
         &crate::transforms::virtualize::DEF,
         &crate::conversion::assign_to_loops::DEF,
+        &crate::transforms::outline_kernels::DEF,
         &crate::transforms::simplify::DEF,
     ]
 }
@@ -222,6 +223,13 @@ pub mod pipelines {
             "func.func",
             Pipeline::new().pass("canonicalize").pass("cse"),
         )
+    }
+
+    /// `ocannl-outline-kernels`: every loop nest of a routine at the
+    /// loops stage a function of its own, identical ones shared (the CPU
+    /// backend runs it before lowering to LLVM).
+    pub fn outline_kernels() -> Pipeline {
+        Pipeline::new().pass("ocannl-outline-kernels")
     }
 
     /// The target-neutral front of every lowering: from `ocannl_shape` to

@@ -17,6 +17,12 @@
 // RUN: ocannl-opt %S/../Transforms/Simplify/reassociate.mlir --pass-pipeline='builtin.module(ocannl-simplify{fast-math=true})' > %t.ours
 // RUN: diff %t.stock %t.ours
 // RUN: FileCheck %S/../Transforms/Simplify/reassociate.mlir --check-prefix=FAST < %t.stock
+// Kernel outlining, on upstream code (the kernels' names, hashes of their
+// text, are the same in both tools):
+// RUN: mlir-opt --load-pass-plugin=%plugin %S/../Transforms/OutlineKernels/names.mlir --split-input-file --pass-pipeline='builtin.module(ocannl-outline-kernels)' > %t.stock
+// RUN: ocannl-opt %S/../Transforms/OutlineKernels/names.mlir --split-input-file --pass-pipeline='builtin.module(ocannl-outline-kernels)' > %t.ours
+// RUN: diff %t.stock %t.ours
+// RUN: FileCheck %S/../Transforms/OutlineKernels/names.mlir < %t.stock
 // The dialects' verifier too (the same diagnostics as ocannl-opt):
 // RUN: mlir-opt --load-dialect-plugin=%plugin %S/../Dialect/OcannlShape/invalid.mlir --split-input-file --verify-diagnostics -o /dev/null
 // RUN: mlir-opt --load-dialect-plugin=%plugin %S/../Dialect/OcannlAssign/invalid.mlir --split-input-file --verify-diagnostics -o /dev/null

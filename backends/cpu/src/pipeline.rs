@@ -10,10 +10,19 @@ convert-func-to-llvm,convert-openmp-to-llvm,reconcile-unrealized-casts";
 /// The named pipeline running [`LOOPS_TO_LLVM`].
 pub const LOOPS_TO_LLVM_NAME: &str = "ocannl-loops-to-llvm";
 
+/// What the CPU does to a module at the loops stage before
+/// [`LOOPS_TO_LLVM`]: every loop nest a kernel of its own, identical ones
+/// shared (`ocannl-outline-kernels`).
+pub fn outline() -> ocannl_passes::Pipeline {
+    ocannl_passes::pipelines::outline_kernels()
+}
+
 /// The whole pipeline from `ocannl_shape` to the LLVM dialect, on
 /// `builtin.module`.
 pub fn to_llvm() -> ocannl_passes::Pipeline {
-    ocannl_passes::pipelines::to_loops(None).pass(LOOPS_TO_LLVM_NAME)
+    ocannl_passes::pipelines::to_loops(None)
+        .then(outline())
+        .pass(LOOPS_TO_LLVM_NAME)
 }
 
 /// Registers `ocannl-loops-to-llvm` and `ocannl-to-llvm`.
@@ -25,7 +34,7 @@ pub(crate) fn register() {
     );
     ocannl_passes::register_pipeline(
         c"ocannl-to-llvm",
-        c"From ocannl_shape to the LLVM dialect: infer shapes, lower to assignments, to loops, then upstream conversions to LLVM",
+        c"From ocannl_shape to the LLVM dialect: infer shapes, lower to assignments, to loops, outline the loop nests as kernels, then upstream conversions to LLVM",
         &to_llvm().to_string(),
     );
 }

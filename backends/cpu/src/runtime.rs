@@ -3,10 +3,11 @@
 //!
 //! A [`Program`] is made from a module at the loops stage (the output of
 //! `ocannl-lower-to-loops`): every public function gets a C interface,
-//! the module is lowered with `ocannl-loops-to-llvm`, split into parts
-//! compiled on threads at a level chosen per part (or taken from the
-//! compilation cache), and linked by the [`crate::jit`] (with LLVM's OpenMP
-//! runtime when it has parallel loops). [`Program::call`]
+//! its loop nests become kernels (`ocannl-outline-kernels`), the module
+//! is lowered with `ocannl-loops-to-llvm`, split into parts compiled on
+//! threads at a level chosen per part (or taken from the compilation
+//! cache), and linked by the [`crate::jit`] (with LLVM's OpenMP runtime
+//! when it has parallel loops). [`Program::call`]
 //! passes [`HostValue`]s through the packed C interface (any number of
 //! arguments and results) and returns the results as owned host buffers;
 //! the buffers the compiled code allocated for them are freed once each,
@@ -145,13 +146,14 @@ pub enum KernelKind {
 }
 
 /// The name of the attribute of an outlined kernel's kind.
-pub const KERNEL_KIND: &str = "ocannl.kernel_kind";
+pub const KERNEL_KIND: &str = ocannl_passes::transforms::outline_kernels::KIND;
 
 impl KernelKind {
     fn parse(s: &str) -> Option<KernelKind> {
+        use ocannl_passes::transforms::outline_kernels::{CONTRACTION, ELEMENTWISE};
         match s {
-            "contraction" => Some(KernelKind::Contraction),
-            "elementwise" => Some(KernelKind::Elementwise),
+            CONTRACTION => Some(KernelKind::Contraction),
+            ELEMENTWISE => Some(KernelKind::Elementwise),
             _ => None,
         }
     }
@@ -303,17 +305,21 @@ const PROGRAM_FORMAT: &str = "ocannl-cpu program 1";
 
 impl Program {
     /// Compiles a module at the loops stage: C interfaces for its public
-    /// functions, `ocannl-loops-to-llvm`, then the JIT: the module split
-    /// into parts (a part per public function and per outlined kernel),
-    /// each compiled at its level ([`Levels`]) or taken from the
-    /// compilation cache of [`CompileOptions::cache`], on [`threads`]
-    /// threads, and linked.
+    /// functions, `ocannl-outline-kernels`, `ocannl-loops-to-llvm`, then
+    /// the JIT: the module split into parts (a part per public function
+    /// and per outlined kernel), each compiled at its level ([`Levels`]) or
+    /// taken from the compilation cache of [`CompileOptions::cache`], on
+    /// [`threads`] threads, and linked.
     pub fn compile(
         context: &Context,
         module: &mut Module,
         options: &CompileOptions,
     ) -> Result<Program, String> {
         options.check_names("cpu", OPTION_NAMES)?;
+        let t = Instant::now();
+        ocannl_passes::run_pipeline(context, module, crate::pipeline::outline())
+            .map_err(|e| format!("outlining kernels: {e}"))?;
+        let outline = t.elapsed();
         // Kernels' kinds are discardable attributes: read before lowering.
         let kernels: HashMap<String, Option<KernelKind>> = kernels(module).into_iter().collect();
         let levels = Levels::of(options, !kernels.is_empty())?;
@@ -332,7 +338,7 @@ impl Program {
         }
         ocannl_passes::run_pipeline(context, module, crate::pipeline::LOOPS_TO_LLVM_NAME)
             .map_err(|e| format!("lowering to LLVM: {e}"))?;
-        let mut phases = vec![("to-llvm", t.elapsed())];
+        let mut phases = vec![("outline", outline), ("to-llvm", t.elapsed())];
         // Parallel loops call the OpenMP runtime, which the JIT loads.
         let parallel = !ir::collect(module.as_operation(), |op| {
             op.name()
@@ -484,7 +490,8 @@ impl Program {
         })
     }
 
-    /// How long compiling took: lowering to LLVM (`to-llvm`), translating
+    /// How long compiling took: outlining kernels (`outline`), lowering to
+    /// LLVM (`to-llvm`), translating
     /// to LLVM IR and splitting (`translate`), compiling the parts
     /// (`codegen`, wall time), loading and linking them (`link`).
     pub fn phases(&self) -> &[(&'static str, Duration)] {

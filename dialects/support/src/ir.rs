@@ -3,7 +3,7 @@
 use melior::{
     ir::{
         operation::{OperationLike, OperationMutLike, OperationRefMut, WalkOrder, WalkResult},
-        Attribute, BlockRef, OperationRef, Value, ValueLike,
+        block::BlockLike, Attribute, BlockRef, OperationRef, Value, ValueLike,
     },
     Context, ContextRef,
 };
@@ -286,4 +286,73 @@ pub fn function_type<'c>(
         .ok()?
         .value();
     melior::ir::r#type::FunctionType::try_from(ty).ok()
+}
+
+/// Moves `op`, with its regions, to just before `before`, which may be in
+/// another block, region or function (the values `op` uses are not
+/// changed: see [`remap_operands`]).
+pub fn move_before<'c, 'a>(op: OperationRef<'c, 'a>, before: OperationRef<'c, 'a>) {
+    // SAFETY: a mutable view of a live op, used for this call only; MLIR
+    // unlinks it from its block and links it before `before`, which is in a
+    // block (melior's `OperationRef`s always are, or are owned).
+    let mut m = unsafe { OperationRefMut::from_raw(op.to_raw()) };
+    m.move_before(before);
+}
+
+/// Replaces, in `root` and every op inside it, each operand `v` for which
+/// `f(v)` gives a value by that value.
+pub fn remap_operands<'c, 'a>(
+    root: OperationRef<'c, 'a>,
+    mut f: impl FnMut(Value<'c, 'a>) -> Option<Value<'c, 'a>>,
+) {
+    for op in collect(root, |_| true) {
+        for i in 0..op.operand_count() {
+            let Ok(v) = op.operand(i) else { continue };
+            if let Some(new) = f(v) {
+                set_operand(op, i, new);
+            }
+        }
+    }
+}
+
+/// The op defining `v` (`None` for a block argument).
+pub fn defining_op<'c, 'a>(v: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    // Asked first: melior's conversion prints the whole IR into its error
+    // when the value is of the other kind.
+    if !v.is_operation_result() {
+        return None;
+    }
+    melior::ir::operation::OperationResult::try_from(v)
+        .ok()
+        .map(|r| r.owner())
+}
+
+/// Whether `v` is defined inside `root` (a result of `root` itself or of
+/// an op nested in it, or an argument of a block of its regions).
+pub fn defined_inside(root: OperationRef, v: Value) -> bool {
+    // (Asked first, as in `defining_op`.)
+    let arg = v
+        .is_block_argument()
+        .then(|| melior::ir::block::BlockArgument::try_from(v).ok())
+        .flatten();
+    let mut cur = match defining_op(v) {
+        Some(op) => Some(op),
+        None => arg.as_ref().and_then(|a| a.owner().parent_operation()),
+    };
+    while let Some(o) = cur {
+        if o == root {
+            return true;
+        }
+        cur = o.parent_operation();
+    }
+    false
+}
+
+/// The text of an op printed on its own: values numbered from the op
+/// (`%arg0`, `%0`, ... as if it were the whole input, which for an op
+/// isolated from above, such as a `func.func`, does not depend on where
+/// it is), without locations.
+pub fn print_alone(op: OperationRef) -> Result<String, String> {
+    op.to_string_with_flags(melior::ir::operation::OperationPrintingFlags::new().use_local_scope())
+        .map_err(|e| format!("internal error: cannot print '{}': {e}", name(&op)))
 }

@@ -1,9 +1,11 @@
 //! Passes within a dialect: `ocannl-verify` and `ocannl-infer-shapes` on
 //! `ocannl_shape`, `ocannl-autodiff`, `ocannl-train-step` and `ocannl-virtualize` on
-//! `ocannl_assign`; `ocannl-simplify` on upstream `arith`/`math` in any block.
+//! `ocannl_assign`; `ocannl-simplify` on upstream `arith`/`math` in any block;
+//! `ocannl-outline-kernels` on the loops stage.
 
 pub mod autodiff;
 pub mod infer_shapes;
+pub mod outline_kernels;
 pub mod simplify;
 pub mod train_step;
 pub mod verify;

@@ -378,11 +378,13 @@ fn run(cli: &Cli) -> Result<(), String> {
         phases.push((stage, t.elapsed()));
     }
 
-    // The entry must exist before compiling.
+    // The entry must exist before compiling; only it (and what it calls)
+    // is compiled.
     let entry_fn = find_entry(&module, &cli.entry)?;
     if cli.stats {
         print_stats(entry_fn);
     }
+    ocannl_passes::keep_only(&mut module, &[&cli.entry]).map_err(|e| format!("{name}: {e}"))?;
     let program = backend
         .compile(&context, &mut module, &cli.compile_options(backend))
         .map_err(|e| format!("{name}: {e}"))?;
@@ -786,10 +788,12 @@ fn grad_check(
         .then(pipelines::lower_to_loops(Some(backend.loop_target())));
     ocannl_passes::run_pipeline(context, module, &to_loops)
         .map_err(|_| format!("{name}: ocannl-lower-to-loops failed"))?;
+    let grad = format!("{entry}_grad");
+    ocannl_passes::keep_only(module, &[&grad]).map_err(|e| format!("{name}: {e}"))?;
     let program = backend
         .compile(context, module, &cli.compile_options(backend))
         .map_err(|e| format!("{name}: {e}"))?;
-    let gsig = program.signature(&format!("{entry}_grad"))?.clone();
+    let gsig = program.signature(&grad)?.clone();
     let host: Vec<HostValue> = args
         .iter()
         .zip(&gsig.inputs)
@@ -805,7 +809,7 @@ fn grad_check(
             (_, Slot::Index) => HostValue::Index(0),
         })
         .collect();
-    let compiled = program.call(&format!("{entry}_grad"), &host)?;
+    let compiled = program.call(&grad, &host)?;
     let f32_elts = gsig
         .outputs
         .iter()

@@ -1,0 +1,492 @@
+//! `ocannl-outline-kernels{dedup=true explain=false}`: every loop nest of
+//! a routine becomes a function of its own, a kernel, and identical kernels
+//! are one function.
+//!
+//! At the loops stage (the output of `ocannl-lower-to-loops`), in every
+//! `func.func` of the module with a body (other than the kernels
+//! themselves), each maximal loop nest (an `scf.for`, `scf.parallel`,
+//! `affine.for` or `affine.parallel` with no loop around it in the
+//! function) is moved into a `func.func private` with the `no_inline`
+//! attribute (and `passthrough = ["noinline"]`, which upstream
+//! `convert-func-to-llvm` carries to the LLVM function, where `no_inline`
+//! is dropped) and replaced by a `func.call`. A nest may sit inside `scf.if`
+//! (or `affine.if`) guards, the run-time checks: the guards stay in the
+//! routine, around the call. A nest inside any other op (a `gpu.launch`
+//! body) is left as it is, and so is any op that is not a loop. So the
+//! routine keeps its allocations, checks, calls and frees.
+//!
+//! A kernel's arguments are the values defined outside the nest that it
+//! uses (buffers, index operands, other scalars), in order of first use in
+//! a pre-order walk of the nest; its results are the nest's results.
+//! Constants defined outside (`arith.constant`, and `memref.get_global` of
+//! the module's globals, such as the status global) are cloned into the
+//! kernel instead, in the same order, so that a kernel does not depend on
+//! where its constants were materialized (those the routine no longer uses
+//! are erased from it).
+//!
+//! A kernel is named after the SHA-256 of its text: the function printed
+//! on its own (values numbered from the function, `%arg0`, `%0`, ...;
+//! no locations) under a placeholder name,
+//! `@__ocannl_kernel_<first 16 hex digits>`. So kernels equal up to the
+//! buffers they are given (same argument types, same body) are one
+//! function, and a kernel has the same name in every run and every module.
+//! A name already held by another symbol, or by a kernel of another text,
+//! is extended (32 hex digits, then all 64, then a number): two different
+//! kernels are never merged. With `dedup=false` every nest gets a function
+//! of its own (a repeated kernel's name gets a number).
+//!
+//! For the backend, each kernel carries:
+//! - `ocannl.kernel_work` (i64): the iterations of the nest, from the
+//!   static trip counts: a loop's trips times the iterations of what it
+//!   holds (at least one), summed over sibling loops and over both
+//!   branches of an `if`; saturating. Absent when a trip count is not a
+//!   constant (a bound from an argument, an `affine.parallel`).
+//! - `ocannl.kernel_kind` (string): `"contraction"` when the nest holds a
+//!   `vector.fma` or `vector.contract` (the CPU's contraction kernel) or a
+//!   loop carrying values (`scf.for`/`affine.for` with results: a reduction
+//!   carried in registers), else `"elementwise"`.
+//!
+//! With `explain=true`, each routine gets a remark: `@F: N kernels, M distinct`
+//! (the kernels it calls, and how many of them are different functions).
+//! The pass is target-neutral; the CPU backend runs it before lowering to
+//! LLVM (the GPU's nests are `gpu.launch` ops, outlined by upstream
+//! `gpu-kernel-outlining`). Running it again changes nothing: kernels are
+//! not outlined again.
+
+use melior::ir::{
+    attribute::{ArrayAttribute, FlatSymbolRefAttribute, IntegerAttribute, StringAttribute, TypeAttribute},
+    block::BlockLike,
+    operation::OperationLike,
+    r#type::{FunctionType, IntegerType},
+    Attribute, Block, BlockRef, Identifier, OperationRef, Region, RegionLike, Type, Value,
+    ValueLike,
+};
+use melior::Context;
+use ocannl_mlir::{attr, ir, At, Builder};
+use rustc_hash::{FxHashMap, FxHashSet};
+use sha2::{Digest, Sha256};
+
+use crate::{
+    diag::Diagnostic,
+    framework::{Locate, Options, PassResult},
+};
+
+crate::define_pass!(
+    DEF,
+    run,
+    "ocannl-outline-kernels",
+    "OcannlOutlineKernels",
+    "Move every loop nest of a routine into a private no_inline function (a kernel) called from the routine; identical kernels are one function, named after the hash of its text",
+    [
+        (
+            "dedup",
+            BOOL,
+            "true",
+            "Share one function among identical kernels (of the same or different routines)"
+        ),
+        (
+            "explain",
+            BOOL,
+            "false",
+            "Report per routine the number of kernels and of distinct ones as a remark"
+        ),
+    ]
+);
+
+/// The loop ops whose outermost instances become kernels.
+const LOOPS: [&str; 4] = ["scf.for", "scf.parallel", "affine.for", "affine.parallel"];
+
+/// The ops a nest may sit in and still be outlined (they stay in the
+/// routine).
+const GUARDS: [&str; 2] = ["scf.if", "affine.if"];
+
+/// Ops defined outside a nest that are cloned into its kernel rather than
+/// passed.
+const CONSTANTS: [&str; 2] = ["arith.constant", "memref.get_global"];
+
+/// The prefix of kernels' names.
+pub const PREFIX: &str = "__ocannl_kernel_";
+
+/// A kernel's name while its text is printed and hashed.
+const PLACEHOLDER: &str = "__ocannl_kernel";
+
+/// The kernel attribute naming its kind (`"contraction"`,
+/// `"elementwise"`); it also marks a function as a kernel.
+pub const KIND: &str = "ocannl.kernel_kind";
+
+/// The kind of a kernel holding a contraction.
+pub const CONTRACTION: &str = "contraction";
+
+/// The kind of every other kernel.
+pub const ELEMENTWISE: &str = "elementwise";
+
+/// The kernel attribute holding its iterations.
+pub const WORK: &str = "ocannl.kernel_work";
+
+fn run<'c>(module: OperationRef<'c, '_>, options: &Options) -> PassResult<'c> {
+    let dedup = options.flag("dedup");
+    let explain = options.flag("explain");
+    let Some(body) = module.region(0).ok().and_then(|r| r.first_block()) else {
+        return Ok(());
+    };
+    let ctx_ref = module.context();
+    let ctx = ir::context(&ctx_ref);
+    let top: Vec<OperationRef> = {
+        let mut v = vec![];
+        let mut cur = body.first_operation();
+        while let Some(o) = cur {
+            cur = o.next_in_block();
+            v.push(o);
+        }
+        v
+    };
+    // Every symbol's name is taken; existing kernels' texts are known.
+    let mut names = Names::default();
+    let mut routines = vec![];
+    for op in &top {
+        let Some(name) = op.attribute("sym_name").ok().and_then(attr::string_value) else {
+            continue;
+        };
+        let is_func = ir::name(op) == "func.func";
+        if is_func && op.has_attribute(KIND) {
+            let text = kernel_text(ctx, *op, &name).at(op.location())?;
+            names.taken.insert(name.clone(), Some(text));
+        } else {
+            names.taken.insert(name, None);
+            let has_body = op
+                .region(0)
+                .ok()
+                .and_then(|r| r.first_block())
+                .is_some();
+            if is_func && has_body {
+                routines.push(*op);
+            }
+        }
+    }
+    for func in routines {
+        let mut called: Vec<String> = vec![];
+        let mut cloned = vec![];
+        for nest in nests(func) {
+            let loc = nest.location();
+            called.push(outline(ctx, body, nest, &mut names, dedup, &mut cloned).at(loc)?);
+        }
+        // The constants the kernels took that the routine no longer uses.
+        let mut unused = ir::Graveyard::new();
+        let mut seen = FxHashSet::default();
+        for c in cloned {
+            let Ok(r) = c.result(0) else { continue };
+            if seen.insert(ir::key(r.into())) && ir::users(r.into()).is_empty() {
+                unused.bury(c);
+            }
+        }
+        // SAFETY: the buried constants have no uses, and no handle to them
+        // (in `cloned`) is used after.
+        unsafe { unused.erase_all() }.at(func.location())?;
+        if explain {
+            let n = called.len();
+            called.sort();
+            called.dedup();
+            let plural = if n == 1 { "" } else { "s" };
+            let name = func
+                .attribute("sym_name")
+                .ok()
+                .and_then(attr::string_value)
+                .unwrap_or_default();
+            Diagnostic::remark(
+                func.location(),
+                format!("@{name}: {n} kernel{plural}, {} distinct", called.len()),
+            )
+            .emit();
+        }
+    }
+    Ok(())
+}
+
+/// The maximal loop nests of a function that can be outlined: loops with
+/// no loop around them, and only guards between them and the function.
+fn nests<'c, 'a>(func: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    ir::collect(func, |op| {
+        if !LOOPS.contains(&ir::name(op).as_str()) {
+            return false;
+        }
+        let mut p = op.parent_operation();
+        while let Some(q) = p {
+            if q == func {
+                return true;
+            }
+            if !GUARDS.contains(&ir::name(&q).as_str()) {
+                return false;
+            }
+            p = q.parent_operation();
+        }
+        false
+    })
+}
+
+/// Moves `nest` into a kernel called in its place; returns the kernel's
+/// name.
+fn outline<'c, 'a>(
+    ctx: &'c Context,
+    body: BlockRef<'c, 'a>,
+    nest: OperationRef<'c, 'a>,
+    names: &mut Names,
+    dedup: bool,
+    cloned: &mut Vec<OperationRef<'c, 'a>>,
+) -> Result<String, String> {
+    let loc = nest.location();
+    // What the nest uses from outside, in order of first use.
+    let mut seen: FxHashSet<usize> = FxHashSet::default();
+    let mut args: Vec<Value<'c, 'a>> = vec![];
+    let mut consts: Vec<OperationRef<'c, 'a>> = vec![];
+    for op in ir::collect(nest, |_| true) {
+        for v in op.operands() {
+            if ir::defined_inside(nest, v) || !seen.insert(ir::key(v)) {
+                continue;
+            }
+            match ir::defining_op(v) {
+                Some(def) if CONSTANTS.contains(&ir::name(&def).as_str()) => consts.push(def),
+                _ => args.push(v),
+            }
+        }
+    }
+    let arg_types: Vec<Type<'c>> = args.iter().map(|v| v.r#type()).collect();
+    let results: Vec<Value<'c, 'a>> = nest.results().map(Into::into).collect();
+    let result_types: Vec<Type<'c>> = results.iter().map(|v| v.r#type()).collect();
+    // The call, in the nest's place.
+    let b = Builder::new(ctx, loc);
+    let call = b.place(
+        At::before(nest)?,
+        melior::dialect::func::call(
+            ctx,
+            FlatSymbolRefAttribute::new(ctx, PLACEHOLDER),
+            &args,
+            &result_types,
+            loc,
+        ),
+    );
+    for (i, r) in results.iter().enumerate() {
+        let new = call.result(i).map_err(|e| e.to_string())?;
+        ir::replace_all_uses(*r, new.into());
+    }
+    // The kernel: the constants cloned, the nest, the return.
+    let region = Region::new();
+    let arg_locs: Vec<_> = arg_types.iter().map(|t| (*t, loc)).collect();
+    region.append_block(Block::new(&arg_locs));
+    let s = |v: &str| -> Attribute<'c> { StringAttribute::new(ctx, v).into() };
+    let kernel = body.append_operation(melior::dialect::func::func(
+        ctx,
+        StringAttribute::new(ctx, PLACEHOLDER),
+        TypeAttribute::new(FunctionType::new(ctx, &arg_types, &result_types).into()),
+        region,
+        &[
+            (Identifier::new(ctx, "sym_visibility"), s("private")),
+            (Identifier::new(ctx, "no_inline"), Attribute::unit(ctx)),
+            (
+                Identifier::new(ctx, "passthrough"),
+                ArrayAttribute::new(ctx, &[s("noinline")]).into(),
+            ),
+        ],
+        loc,
+    ));
+    let entry = kernel
+        .region(0)
+        .ok()
+        .and_then(|r| r.first_block())
+        .ok_or("internal error: a kernel without a body")?;
+    let ret = entry.append_operation(melior::dialect::func::r#return(&results, loc));
+    let mut map: FxHashMap<usize, Value<'c, 'a>> = FxHashMap::default();
+    for (i, a) in args.iter().enumerate() {
+        let arg = entry.argument(i).map_err(|e| e.to_string())?;
+        map.insert(ir::key(*a), arg.into());
+    }
+    cloned.extend(&consts);
+    for c in &consts {
+        let clone = entry.insert_operation_before(ret, ir::clone(*c));
+        let (old, new) = (c.result(0), clone.result(0));
+        let (old, new) = (old.map_err(|e| e.to_string())?, new.map_err(|e| e.to_string())?);
+        map.insert(ir::key(old.into()), new.into());
+    }
+    ir::move_before(nest, ret);
+    ir::remap_operands(nest, |v| map.get(&ir::key(v)).copied());
+    // What the backend reads of it.
+    ir::set_attribute(kernel, KIND, s(kind(nest)));
+    if let Some(w) = nest_work(nest) {
+        let w = i64::try_from(w).unwrap_or(i64::MAX);
+        ir::set_attribute(
+            kernel,
+            WORK,
+            IntegerAttribute::new(IntegerType::new(ctx, 64).into(), w).into(),
+        );
+    }
+    // Its name, or the existing kernel of the same text.
+    let text = ir::print_alone(kernel)?;
+    let (name, new) = names.place(&text, dedup);
+    tracing::trace!(%name, new, %text, "kernel");
+    ir::set_attribute(
+        call,
+        "callee",
+        FlatSymbolRefAttribute::new(ctx, &name).into(),
+    );
+    if new {
+        ir::set_attribute(kernel, "sym_name", s(&name));
+    } else {
+        let mut dead = ir::Graveyard::new();
+        dead.bury(kernel);
+        // SAFETY: nothing inside the kernel is used after: its values are
+        // used only inside it (the nest's results were replaced by the
+        // call's), and the handles to it and to the nest (`kernel`,
+        // `entry`, `ret`, `nest`, the values of `map`) go out of scope
+        // here.
+        unsafe { dead.erase_all() }?;
+    }
+    Ok(name)
+}
+
+/// The text of an existing kernel under the placeholder name (its name
+/// restored after).
+fn kernel_text<'c>(ctx: &'c Context, func: OperationRef<'c, '_>, name: &str) -> Result<String, String> {
+    ir::set_attribute(func, "sym_name", StringAttribute::new(ctx, PLACEHOLDER).into());
+    let text = ir::print_alone(func);
+    ir::set_attribute(func, "sym_name", StringAttribute::new(ctx, name).into());
+    text
+}
+
+/// `"contraction"` or `"elementwise"` (see the module's documentation).
+fn kind(nest: OperationRef) -> &'static str {
+    let contraction = !ir::collect(nest, |op| {
+        let n = ir::name(op);
+        matches!(n.as_str(), "vector.fma" | "vector.contract")
+            || (matches!(n.as_str(), "scf.for" | "affine.for") && op.result_count() > 0)
+    })
+    .is_empty();
+    if contraction {
+        CONTRACTION
+    } else {
+        ELEMENTWISE
+    }
+}
+
+/// The iterations of a loop: its trips times the iterations of what it
+/// holds (at least one); `None` when a trip count is unknown.
+fn nest_work(op: OperationRef) -> Option<u64> {
+    Some(trips(op)?.saturating_mul(inner_work(op)?.max(1)))
+}
+
+/// The iterations of the loops inside `op` with no loop between them and
+/// `op`, summed (both branches of an `if` counted).
+fn inner_work(op: OperationRef) -> Option<u64> {
+    let mut total = 0u64;
+    for region in op.regions() {
+        let mut block = region.first_block();
+        while let Some(b) = block {
+            let mut cur = b.first_operation();
+            while let Some(o) = cur {
+                let w = if LOOPS.contains(&ir::name(&o).as_str()) {
+                    nest_work(o)?
+                } else {
+                    inner_work(o)?
+                };
+                total = total.saturating_add(w);
+                cur = o.next_in_block();
+            }
+            block = b.next_in_region();
+        }
+    }
+    Some(total)
+}
+
+/// The static trip count of a loop op.
+fn trips(op: OperationRef) -> Option<u64> {
+    let operand = |i: usize| op.operand(i).ok().and_then(constant_index);
+    match ir::name(&op).as_str() {
+        "scf.for" => trip_count(operand(0)?, operand(1)?, operand(2)?),
+        "scf.parallel" => {
+            let n = op.region(0).ok()?.first_block()?.argument_count();
+            (0..n).try_fold(1u64, |acc, d| {
+                let t = trip_count(operand(d)?, operand(n + d)?, operand(2 * n + d)?)?;
+                Some(acc.saturating_mul(t))
+            })
+        }
+        "affine.for" => {
+            let bound = |name: &str| {
+                let map = attr::affine_map(op.attribute(name).ok()?)?;
+                map.is_single_constant().then(|| map.single_constant_result())
+            };
+            let step = attr::int_value(op.attribute("step").ok()?)?;
+            trip_count(bound("lowerBoundMap")?, bound("upperBoundMap")?, step)
+        }
+        _ => None,
+    }
+}
+
+/// The value of an `index` constant.
+fn constant_index(v: Value) -> Option<i64> {
+    let def = ir::defining_op(v)?;
+    if ir::name(&def) != "arith.constant" {
+        return None;
+    }
+    attr::int_value(def.attribute("value").ok()?)
+}
+
+/// Trips of a loop from `lb` to `ub` by `step` (`None` for a step that is
+/// not positive).
+fn trip_count(lb: i64, ub: i64, step: i64) -> Option<u64> {
+    if step <= 0 {
+        return None;
+    }
+    if ub <= lb {
+        return Some(0);
+    }
+    let span = i128::from(ub) - i128::from(lb);
+    u64::try_from((span + i128::from(step) - 1) / i128::from(step)).ok()
+}
+
+/// The module's symbol names: kernels with their text, other symbols
+/// without.
+#[derive(Default)]
+struct Names {
+    taken: FxHashMap<String, Option<String>>,
+}
+
+impl Names {
+    /// The name of a kernel of `text`, and whether it is new (registered
+    /// now) rather than an existing kernel of the same text (`dedup`).
+    fn place(&mut self, text: &str, dedup: bool) -> (String, bool) {
+        let hex: String = Sha256::digest(text.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        for len in [16, 32, 64] {
+            let name = format!("{PREFIX}{}", &hex[..len]);
+            match self.taken.get(&name) {
+                None => {
+                    self.taken.insert(name.clone(), Some(text.to_string()));
+                    return (name, true);
+                }
+                Some(Some(t)) if t == text => {
+                    if dedup {
+                        return (name, false);
+                    }
+                    return (self.numbered(&name, text), true);
+                }
+                // Another symbol, or another kernel whose hash begins the
+                // same: a longer name.
+                Some(_) => {}
+            }
+        }
+        (self.numbered(&format!("{PREFIX}{hex}"), text), true)
+    }
+
+    /// The first free `<base>_<n>`, registered.
+    fn numbered(&mut self, base: &str, text: &str) -> String {
+        let mut n = 1u64;
+        loop {
+            let name = format!("{base}_{n}");
+            if !self.taken.contains_key(&name) {
+                self.taken.insert(name.clone(), Some(text.to_string()));
+                return name;
+            }
+            n += 1;
+        }
+    }
+}
