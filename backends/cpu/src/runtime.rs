@@ -176,8 +176,10 @@ impl Levels {
     /// ([`CompileOptions::opt_level`] or `OCANNL_OPT_LEVEL`), or when the
     /// module has no kernels (its functions hold all its loops); else the
     /// module's level ([`opt_level`]) capped per kind: at most 2 for
-    /// contractions, at most 1 for element-wise kernels and for the host
-    /// code around the kernels (allocations, checks and calls). On the
+    /// contractions, at most 1 for element-wise kernels, and 0 for the host
+    /// code around the kernels (allocations, checks and calls: nothing to
+    /// optimize, and -O1 on a deep model's routine of thousands of calls
+    /// took longer than all its kernels together, for the same step time). On the
     /// lowering's loop nests -O1 ran as fast as -O2 and -O3 in every
     /// workload measured (the contraction kernel is vectorized by
     /// construction) and compiled a large routine in half the time of -O3;
@@ -198,7 +200,7 @@ impl Levels {
             }
         } else {
             Levels {
-                host: level.min(1),
+                host: 0,
                 contraction: level.min(2),
                 elementwise: level.min(1),
             }
