@@ -177,6 +177,11 @@ struct Kernel<'p, 'e, 'c, 'a> {
     packed: Option<Value<'c, 'a>>,
 }
 
+/// The body of the reduction loops: gets the bound reduction iterators
+/// and the carried values, returns the next ones.
+type StepFn<'f, 'c, 'a> = dyn FnMut(At<'c, 'a>, &Bound<'c, 'a>, &[Value<'c, 'a>]) -> Result<Vec<Value<'c, 'a>>, String>
+    + 'f;
+
 /// A block of reduction steps of `k[0]`: its first step and how many.
 type Block<'c, 'a> = Option<(Value<'c, 'a>, Value<'c, 'a>)>;
 
@@ -252,11 +257,7 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         at: At<'c, 'a>,
         block: Block<'c, 'a>,
         carried: &[Value<'c, 'a>],
-        body: &mut dyn FnMut(
-            At<'c, 'a>,
-            &Bound<'c, 'a>,
-            &[Value<'c, 'a>],
-        ) -> Result<Vec<Value<'c, 'a>>, String>,
+        body: &mut StepFn<'_, 'c, 'a>,
     ) -> Result<Vec<Value<'c, 'a>>, String> {
         let mut bound = vec![];
         self.reduce_from(at, 0, block, carried, &mut bound, body)
@@ -269,11 +270,7 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         block: Block<'c, 'a>,
         carried: &[Value<'c, 'a>],
         bound: &mut Bound<'c, 'a>,
-        body: &mut dyn FnMut(
-            At<'c, 'a>,
-            &Bound<'c, 'a>,
-            &[Value<'c, 'a>],
-        ) -> Result<Vec<Value<'c, 'a>>, String>,
+        body: &mut StepFn<'_, 'c, 'a>,
     ) -> Result<Vec<Value<'c, 'a>>, String> {
         let p = self.p;
         let Some(&d) = p.k.get(level) else {

@@ -314,7 +314,7 @@ fn convolution(seed: u64) -> (String, usize) {
 fn multi_contraction(seed: u64) -> (String, usize) {
     let mut r = Rng(ocannl_ops::SplitMix64::new(seed));
     let mut axes: Vec<(char, u64, &str)> = vec![];
-    let mut size = |r: &mut Rng| {
+    let size = |r: &mut Rng| {
         if r.below(4) == 0 {
             1 + r.below(40)
         } else {
@@ -337,7 +337,7 @@ fn multi_contraction(seed: u64) -> (String, usize) {
             axes.push((c, s, role));
         }
     }
-    let mut pick = |roles: &[&str], r: &mut Rng| {
+    let pick = |roles: &[&str], r: &mut Rng| {
         let mut v: Vec<(char, u64)> = axes
             .iter()
             .filter(|a| roles.contains(&a.2))

@@ -216,7 +216,9 @@ mod tests {
     fn paddings() {
         // o + k - 2 over o < 4, k < 5 reads -2..=5 of an axis of 4.
         let e = add(add(Dim(0), Dim(1)), Const(-2));
-        let p = padding(&[e.clone()], &[4], &[4, 5]).unwrap().unwrap();
+        let p = padding(std::slice::from_ref(&e), &[4], &[4, 5])
+            .unwrap()
+            .unwrap();
         assert_eq!(
             p,
             Padded {
