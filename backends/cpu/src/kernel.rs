@@ -13,6 +13,8 @@
 //! vectors (`vector.maskedload`/`maskedstore`), so no cell is left to
 //! scalar loops. The loop the plan names runs in parallel.
 
+use std::{cell::RefCell, collections::HashMap};
+
 use melior::ir::{Type, Value};
 use ocannl_cpu_plan::{
     linear::{Linear, Padded},
@@ -25,23 +27,50 @@ use ocannl_passes::conversion::assign_to_loops::{assignment::memref_info, Assign
 /// The iterators bound so far: `(iterator, value)`.
 type Bound<'c, 'a> = Vec<(usize, Value<'c, 'a>)>;
 
-/// Index arithmetic.
-struct Ix<'e, 'c> {
+/// Index arithmetic, its constants made once before the kernel's code
+/// (before its first op, the constant 0, so they dominate all of it).
+struct Ix<'e, 'c, 'a> {
     e: &'e Builder<'c>,
     idx: Type<'c>,
+    top: At<'c, 'a>,
+    consts: RefCell<HashMap<i64, Value<'c, 'a>>>,
 }
 
-impl<'c> Ix<'_, 'c> {
-    fn c<'a>(&self, at: At<'c, 'a>, v: i64) -> Result<Value<'c, 'a>, String> {
-        self.e.index(at, v)
+impl<'e, 'c, 'a> Ix<'e, 'c, 'a> {
+    fn new(e: &'e Builder<'c>, at: At<'c, 'a>) -> Result<Self, String> {
+        let idx = Type::index(e.ctx);
+        let first = e.op(
+            at,
+            "arith.constant",
+            &[],
+            &[idx],
+            &[("value", e.attr("0 : index")?)],
+        );
+        let zero: Value<'c, 'a> = first.result(0).map_err(|er| er.to_string())?.into();
+        Ok(Ix {
+            e,
+            idx: Type::index(e.ctx),
+            top: At::before(first)?,
+            consts: RefCell::new(HashMap::from([(0, zero)])),
+        })
     }
 
-    fn add<'a>(&self, at: At<'c, 'a>, x: Value<'c, 'a>, y: Value<'c, 'a>) -> Value<'c, 'a> {
+    /// The index constant `v`.
+    fn c(&self, _at: At<'c, 'a>, v: i64) -> Result<Value<'c, 'a>, String> {
+        if let Some(&c) = self.consts.borrow().get(&v) {
+            return Ok(c);
+        }
+        let c = self.e.index(self.top, v)?;
+        self.consts.borrow_mut().insert(v, c);
+        Ok(c)
+    }
+
+    fn add(&self, at: At<'c, 'a>, x: Value<'c, 'a>, y: Value<'c, 'a>) -> Value<'c, 'a> {
         self.e.op1(at, "arith.addi", &[x, y], self.idx, &[])
     }
 
     /// `x + c`.
-    fn add_c<'a>(&self, at: At<'c, 'a>, x: Value<'c, 'a>, c: i64) -> Result<Value<'c, 'a>, String> {
+    fn add_c(&self, at: At<'c, 'a>, x: Value<'c, 'a>, c: i64) -> Result<Value<'c, 'a>, String> {
         if c == 0 {
             return Ok(x);
         }
@@ -50,7 +79,7 @@ impl<'c> Ix<'_, 'c> {
     }
 
     /// `x * c`.
-    fn mul_c<'a>(&self, at: At<'c, 'a>, x: Value<'c, 'a>, c: i64) -> Result<Value<'c, 'a>, String> {
+    fn mul_c(&self, at: At<'c, 'a>, x: Value<'c, 'a>, c: i64) -> Result<Value<'c, 'a>, String> {
         if c == 0 {
             return self.c(at, 0);
         }
@@ -62,7 +91,7 @@ impl<'c> Ix<'_, 'c> {
     }
 
     /// `base + Σ coef[d] * v` over the bound iterators `ivs`.
-    fn part<'a>(
+    fn part(
         &self,
         at: At<'c, 'a>,
         base: Value<'c, 'a>,
@@ -125,6 +154,7 @@ fn fill_flat<'c, 'a>(
 /// copy padded with `pad` (allocated here; returned to be freed).
 fn source<'c, 'a>(
     a: &Assignment<'_, 'c, 'a>,
+    ix: &Ix<'_, 'c, 'a>,
     at: At<'c, 'a>,
     op: &Operand,
     pad: Value<'c, 'a>,
@@ -133,10 +163,6 @@ fn source<'c, 'a>(
     let src = a.tensors[op.buffer];
     let Some(Padded { low, dims: pdims }) = &op.padded else {
         return Ok((flat(e, at, src, &a.elt)?, None));
-    };
-    let ix = Ix {
-        e,
-        idx: Type::index(e.ctx),
     };
     let cells: u64 = pdims.iter().product();
     let cells = i64::try_from(cells).map_err(|_| "a padded copy too large".to_string())?;
@@ -167,7 +193,13 @@ fn source<'c, 'a>(
 struct Kernel<'p, 'e, 'c, 'a> {
     p: &'p Contraction,
     e: &'e Builder<'c>,
-    ix: Ix<'e, 'c>,
+    ix: Ix<'e, 'c, 'a>,
+    /// Masks and zero vectors, made once at the start (by lanes and lanes
+    /// on).
+    masks: RefCell<HashMap<(u64, u64), Value<'c, 'a>>>,
+    zero_vectors: RefCell<HashMap<u64, Value<'c, 'a>>>,
+    /// Vector types by lanes (and whether of `i1`).
+    types: RefCell<HashMap<(u64, bool), Type<'c>>>,
     elt: &'p str,
     eltt: Type<'c>,
     lhs: Value<'c, 'a>,
@@ -186,45 +218,84 @@ type StepFn<'f, 'c, 'a> = dyn FnMut(At<'c, 'a>, &Bound<'c, 'a>, &[Value<'c, 'a>]
 type Block<'c, 'a> = Option<(Value<'c, 'a>, Value<'c, 'a>)>;
 
 impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
-    fn vt(&self, lanes: u64) -> Result<Type<'c>, String> {
-        self.e.ty(&format!("vector<{lanes}x{}>", self.elt))
+    /// `vector<lanes x elt>` (`mask`: of `i1`), parsed once.
+    fn vector_type(&self, lanes: u64, mask: bool) -> Result<Type<'c>, String> {
+        if let Some(&t) = self.types.borrow().get(&(lanes, mask)) {
+            return Ok(t);
+        }
+        let elt = if mask { "i1" } else { self.elt };
+        let t = self.e.ty(&format!("vector<{lanes}x{elt}>"))?;
+        self.types.borrow_mut().insert((lanes, mask), t);
+        Ok(t)
     }
 
-    fn mask(&self, at: At<'c, 'a>, lanes: u64, on: u64) -> Result<Value<'c, 'a>, String> {
-        let t = self.e.ty(&format!("vector<{lanes}xi1>"))?;
-        Ok(self.e.op1(
-            at,
+    fn vt(&self, lanes: u64) -> Result<Type<'c>, String> {
+        self.vector_type(lanes, false)
+    }
+
+    /// The mask of the first `on` of `lanes` lanes, `on` a value (clamped
+    /// to `0..=lanes`).
+    fn dynamic_mask(
+        &self,
+        at: At<'c, 'a>,
+        lanes: u64,
+        on: Value<'c, 'a>,
+    ) -> Result<Value<'c, 'a>, String> {
+        let ix = &self.ix;
+        let lo = ix.c(at, 0)?;
+        let hi = ix.c(at, lanes as i64)?;
+        let on = self.e.op1(at, "arith.maxsi", &[on, lo], ix.idx, &[]);
+        let on = self.e.op1(at, "arith.minsi", &[on, hi], ix.idx, &[]);
+        let t = self.vector_type(lanes, true)?;
+        Ok(self.e.op1(at, "vector.create_mask", &[on], t, &[]))
+    }
+
+    fn mask(&self, _at: At<'c, 'a>, lanes: u64, on: u64) -> Result<Value<'c, 'a>, String> {
+        if let Some(&m) = self.masks.borrow().get(&(lanes, on)) {
+            return Ok(m);
+        }
+        let t = self.vector_type(lanes, true)?;
+        let m = self.e.op1(
+            self.ix.top,
             "vector.constant_mask",
             &[],
             t,
             &[("mask_dim_sizes", self.e.i64_array_attr(&[on as i64]))],
-        ))
+        );
+        self.masks.borrow_mut().insert((lanes, on), m);
+        Ok(m)
     }
 
-    fn zeros(&self, at: At<'c, 'a>, lanes: u64) -> Result<Value<'c, 'a>, String> {
+    fn zeros(&self, _at: At<'c, 'a>, lanes: u64) -> Result<Value<'c, 'a>, String> {
+        if let Some(&z) = self.zero_vectors.borrow().get(&lanes) {
+            return Ok(z);
+        }
         let t = self.vt(lanes)?;
-        let z = self.e.attr(&format!(
+        let attr = self.e.attr(&format!(
             "dense<0.000000e+00> : vector<{lanes}x{}>",
             self.elt
         ))?;
-        Ok(self.e.op1(at, "arith.constant", &[], t, &[("value", z)]))
+        let z = self
+            .e
+            .op1(self.ix.top, "arith.constant", &[], t, &[("value", attr)]);
+        self.zero_vectors.borrow_mut().insert(lanes, z);
+        Ok(z)
     }
 
-    /// A vector of `buf` at `i`, only the first `on` lanes when `on` is
-    /// given (the others 0).
+    /// A vector of `buf` at `i`, only the lanes of `mask` when given (the
+    /// others 0).
     fn load(
         &self,
         at: At<'c, 'a>,
         buf: Value<'c, 'a>,
         i: Value<'c, 'a>,
         lanes: u64,
-        on: Option<u64>,
+        mask: Option<Value<'c, 'a>>,
     ) -> Result<Value<'c, 'a>, String> {
         let t = self.vt(lanes)?;
-        Ok(match on {
+        Ok(match mask {
             None => self.e.op1(at, "vector.load", &[buf, i], t, &[]),
-            Some(on) => {
-                let m = self.mask(at, lanes, on)?;
+            Some(m) => {
                 let z = self.zeros(at, lanes)?;
                 self.e.op1(at, "vector.maskedload", &[buf, i, m, z], t, &[])
             }
@@ -237,17 +308,12 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         v: Value<'c, 'a>,
         buf: Value<'c, 'a>,
         i: Value<'c, 'a>,
-        lanes: u64,
-        on: Option<u64>,
-    ) -> Result<(), String> {
-        match on {
+        mask: Option<Value<'c, 'a>>,
+    ) {
+        match mask {
             None => self.e.op0(at, "vector.store", &[v, buf, i]),
-            Some(on) => {
-                let m = self.mask(at, lanes, on)?;
-                self.e.op0(at, "vector.maskedstore", &[buf, i, m, v]);
-            }
+            Some(m) => self.e.op0(at, "vector.maskedstore", &[buf, i, m, v]),
         }
-        Ok(())
     }
 
     /// The reduction loops (the first over the block when there is one),
@@ -319,7 +385,7 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
     /// Packs `b`'s columns into panels for the block of steps `block`:
     /// panel `q` holds, for each step `s` of the block, the cells of
     /// columns `q * w .. q * w + w` at `q * steps * w + s * w` (`steps` the
-    /// most steps of a block); cells beyond the columns stay 0. The whole
+    /// most steps of a block); cells beyond the columns are 0. The whole
     /// panels are packed in parallel when large, then the last one.
     fn pack(
         &self,
@@ -376,14 +442,16 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
                 let dst = ix.add(at1, dst0, dst);
                 for v in 0..p.tile.vectors {
                     let off = v * lanes;
-                    if off >= columns {
-                        break;
-                    }
-                    let on = (columns - off < lanes).then_some(columns - off);
-                    let si = ix.add_c(at1, src, off as i64)?;
                     let di = ix.add_c(at1, dst, off as i64)?;
-                    let val = self.load(at1, self.b, si, lanes, on)?;
-                    self.store(at1, val, packed, di, lanes, None)?;
+                    let val = if off >= columns {
+                        self.zeros(at1, lanes)?
+                    } else {
+                        let on = (columns - off < lanes).then_some(columns - off);
+                        let si = ix.add_c(at1, src, off as i64)?;
+                        let mask = on.map(|on| self.mask(at1, lanes, on)).transpose()?;
+                        self.load(at1, self.b, si, lanes, mask)?
+                    };
+                    self.store(at1, val, packed, di, None);
                 }
                 Ok(vec![])
             })?;
@@ -406,11 +474,27 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
             })?;
             Ok(vec![])
         })?;
+        // The columns beyond the result read 0.
+        if columns < w as u64 {
+            let zb = e.bounds(at, columns as i64, w, 1)?;
+            let zero = e.float(at, 0.0, self.eltt);
+            e.for_loop(at, zb, &[], &mut |at1, lane, _| {
+                let dst1 = ix.add(at1, dst0, lane);
+                self.reduce(at1, block, &[], &mut |at2, k, _| {
+                    let s = self.step_in_block(at2, k, k0)?;
+                    let dst = ix.mul_c(at2, s, w)?;
+                    let dst = ix.add(at2, dst1, dst);
+                    e.op0(at2, "memref.store", &[zero, packed, dst]);
+                    Ok(vec![])
+                })?;
+                Ok(vec![])
+            })?;
+        }
         Ok(())
     }
 
     /// One tile: `rows` rows from `i0`, `vectors` vectors from column `j0`,
-    /// the last vector with only `last` lanes when given.
+    /// each vector's lanes those of its mask in `masks` when given.
     #[allow(clippy::too_many_arguments)]
     fn tile(
         &self,
@@ -421,12 +505,12 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         j0: Value<'c, 'a>,
         rows: u64,
         vectors: u64,
-        last: Option<u64>,
+        masks: &[Option<Value<'c, 'a>>],
     ) -> Result<(), String> {
         let (p, e, ix) = (self.p, self.e, &self.ix);
         let lanes = p.tile.lanes;
         let vt = self.vt(lanes)?;
-        let on = |v: u64| if v + 1 == vectors { last } else { None };
+        let on = |v: u64| masks[v as usize];
         let zero = ix.c(at, 0)?;
         let lin_base = |at: At<'c, 'a>, l: &Linear| -> Result<Value<'c, 'a>, String> {
             let b = ix.add_c(at, zero, l.offset)?;
@@ -490,12 +574,15 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
             Ok(next)
         })?;
         for (value, (i, m)) in done.into_iter().zip(cells) {
-            self.store(at, value, self.lhs, i, lanes, m)?;
+            self.store(at, value, self.lhs, i, m);
         }
         Ok(())
     }
 
-    /// The column tiles of the rows from `i0`.
+    /// The column tiles of the rows from `i0`: whole tiles in a loop, then
+    /// the last one with its last vector masked; when there are both, one
+    /// loop over all of them with masks computed from each tile's first
+    /// column (one copy of the tile's code instead of two).
     fn columns(
         &self,
         at: At<'c, 'a>,
@@ -505,20 +592,42 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         rows: u64,
     ) -> Result<(), String> {
         let (p, e, ix) = (self.p, self.e, &self.ix);
-        let w = p.tile_columns() as i64;
+        let (w, lanes, vectors) = (p.tile_columns() as i64, p.tile.lanes, p.tile.vectors);
         let (whole, tail) = p.column_tiles();
-        if whole > 0 {
-            let jb = e.bounds(at, 0, whole as i64, 1)?;
-            e.for_loop(at, jb, &[], &mut |at1, jt, _| {
-                let j0 = ix.mul_c(at1, jt, w)?;
-                self.tile(at1, outer, block, i0, j0, rows, p.tile.vectors, None)?;
-                Ok(vec![])
-            })?;
-        }
-        if let Some((vectors, last)) = tail {
-            let j0 = ix.c(at, whole as i64 * w)?;
-            let last = (last < p.tile.lanes).then_some(last);
-            self.tile(at, outer, block, i0, j0, rows, vectors, last)?;
+        let unmasked = vec![None; vectors as usize];
+        match tail {
+            None => {
+                let jb = e.bounds(at, 0, whole as i64, 1)?;
+                e.for_loop(at, jb, &[], &mut |at1, jt, _| {
+                    let j0 = ix.mul_c(at1, jt, w)?;
+                    self.tile(at1, outer, block, i0, j0, rows, vectors, &unmasked)?;
+                    Ok(vec![])
+                })?;
+            }
+            Some((tv, last)) if whole == 0 => {
+                let j0 = ix.c(at, 0)?;
+                let mut masks = vec![None; tv as usize];
+                if last < lanes {
+                    masks[tv as usize - 1] = Some(self.mask(at, lanes, last)?);
+                }
+                self.tile(at, outer, block, i0, j0, rows, tv, &masks)?;
+            }
+            Some(_) => {
+                let n = ix.c(at, p.n() as i64)?;
+                let jb = e.bounds(at, 0, p.column_panels() as i64, 1)?;
+                e.for_loop(at, jb, &[], &mut |at1, jt, _| {
+                    let j0 = ix.mul_c(at1, jt, w)?;
+                    let left = e.op1(at1, "arith.subi", &[n, j0], ix.idx, &[]);
+                    let masks = (0..vectors)
+                        .map(|v| {
+                            let on = ix.add_c(at1, left, -((v * lanes) as i64))?;
+                            self.dynamic_mask(at1, lanes, on).map(Some)
+                        })
+                        .collect::<Result<Vec<_>, String>>()?;
+                    self.tile(at1, outer, block, i0, j0, rows, vectors, &masks)?;
+                    Ok(vec![])
+                })?;
+            }
         }
         Ok(())
     }
@@ -617,19 +726,15 @@ pub fn emit<'c, 'a>(
     p: &Contraction,
 ) -> Result<(), String> {
     let e = a.e;
-    let ix = Ix {
-        e,
-        idx: Type::index(e.ctx),
-    };
+    let ix = Ix::new(e, at)?;
     let pad = a.neutral(at);
     let lhs = flat(e, at, a.tensors[0], &a.elt)?;
-    let (av, a_copy) = source(a, at, &p.a, pad)?;
-    let (bv, b_copy) = source(a, at, &p.b, pad)?;
+    let (av, a_copy) = source(a, &ix, at, &p.a, pad)?;
+    let (bv, b_copy) = source(a, &ix, at, &p.b, pad)?;
     let packed = match p.pack {
         Some(_) => {
             let cells = (p.column_panels() * p.block_steps() * p.tile_columns()) as i64;
             let buf = e.alloc(at, e.ty(&format!("memref<{cells}x{}>", a.elt))?, Some(64))?;
-            fill_flat(e, at, buf, cells, pad)?;
             Some(buf)
         }
         None => None,
@@ -638,6 +743,9 @@ pub fn emit<'c, 'a>(
         p,
         e,
         ix,
+        masks: RefCell::new(HashMap::new()),
+        zero_vectors: RefCell::new(HashMap::new()),
+        types: RefCell::new(HashMap::new()),
         elt: &a.elt,
         eltt: a.eltt,
         lhs,

@@ -32,8 +32,13 @@ impl LoopTarget for Cpu {
     }
 }
 
-/// The contraction plan of an assignment, if the kernel applies.
+/// The contraction plan of an assignment, if the kernel applies (not
+/// when the result is also an operand: the kernel reads operands while
+/// it holds result cells in registers).
 fn contraction(a: &Assignment) -> Option<Contraction> {
+    if a.tensors[1..].contains(&a.tensors[0]) {
+        return None;
+    }
     let space: Vec<u64> = a.space.iter().map(|&d| d as u64).collect();
     let dims = a
         .tensors

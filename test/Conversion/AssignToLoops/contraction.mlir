@@ -29,19 +29,20 @@ func.func @tile(%a: memref<8x16xf32>, %b: memref<16x32xf32>) -> memref<8x32xf32>
 // -----
 
 // Odd sizes stay in the kernel: 14 rows are two tiles of 7, and the 40
-// columns a whole tile of 32 then a tile of one vector of which only 8
-// lanes are loaded, multiplied and stored (masked), so no scalar loop is
-// left.
+// columns a tile of 32 and one of 8: one loop over both, each vector's lanes
+// masked to those inside the result (computed from the tile's first
+// column), so no scalar loop is left and the tile's code is emitted once.
 // CHECK-LABEL: func.func @edges
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c2 step
-// CHECK: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
-// CHECK: %[[M:.*]] = vector.constant_mask [8] : vector<16xi1>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c2{{.*}} step
+// CHECK: %[[M:.*]] = vector.create_mask %{{.*}} : vector<16xi1>
 // CHECK: vector.maskedload %{{.*}}[%{{.*}}], %[[M]]
-// CHECK: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
-// CHECK: vector.maskedload
+// CHECK: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: vector.maskedload %{{.*}}[%{{.*}}], %[[M]]
 // CHECK: vector.fma
-// CHECK-COUNT-7: vector.maskedstore
+// CHECK-COUNT-14: vector.maskedstore
 // CHECK-NOT: memref.load %arg
+// CHECK-NOT: vector.fma
 // CHECK: return
 func.func @edges(%a: memref<14x16xf32>, %b: memref<16x40xf32>) -> memref<14x40xf32> {
   %c = "ocannl_assign.node"() {name = "c", kind = "value", memory = "materialized", shape = "14,40"} : () -> memref<14x40xf32>
@@ -52,13 +53,16 @@ func.func @edges(%a: memref<14x16xf32>, %b: memref<16x40xf32>) -> memref<14x40xf
 // -----
 
 // c = a b^T: b is strided along j, so its columns are packed first, one
-// cell at a time, into 64-byte aligned panels (zeroed, so the columns
-// beyond the result read 0), which the tiles read as vectors.
+// cell at a time, into a 64-byte aligned panel of 32 columns (24 of b,
+// then 8 of zeros, which the tile's last lanes read), which the tiles read
+// as vectors.
 // CHECK-LABEL: func.func @transposed
 // CHECK: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1024xf32>
-// CHECK: memref.store %{{.*}}, %[[P]]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c24
 // CHECK: %[[V:.*]] = memref.load %{{.*}} : memref<768xf32>
 // CHECK-NEXT: memref.store %[[V]], %[[P]]
+// CHECK: scf.for %{{.*}} = %c24{{.*}} to %c32
+// CHECK: memref.store %{{.*}}, %[[P]]
 // CHECK: vector.load %[[P]]
 // CHECK: vector.fma
 // CHECK: memref.dealloc %[[P]]
@@ -99,8 +103,8 @@ func.func @conv(%x: memref<2x8x8x3xf32>, %w: memref<16x3x3x3xf32>) -> memref<2x8
 // distinct and no write is checked. Three channels: vectors of 8 lanes,
 // 3 of them loaded and stored.
 // CHECK-LABEL: func.func @input_grad
-// CHECK: %[[DY:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4608xf32>
 // CHECK: vector.constant_mask [3] : vector<8xi1>
+// CHECK: %[[DY:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4608xf32>
 // CHECK: memref.load %[[DY]]
 // CHECK: vector.fma {{.*}} : vector<8xf32>
 // CHECK: vector.maskedstore

@@ -369,7 +369,8 @@ pub fn choose_tile(m: u64, n: u64, lanes: u64) -> Tile {
 
 /// The rows of a tile for `m` rows, at most `max`: the fewest rows in all
 /// counting each tile's overhead, a smaller last tile costing one more;
-/// more rows on ties.
+/// on ties, no smaller last tile (its code is a second copy of the
+/// tile's), then more rows.
 pub fn tile_rows(m: u64, max: u64) -> u64 {
     let cost = |r: u64| {
         let rest = m % r;
@@ -381,7 +382,7 @@ pub fn tile_rows(m: u64, max: u64) -> u64 {
             }
     };
     (1..=max.min(m).max(1))
-        .min_by_key(|&r| (cost(r), std::cmp::Reverse(r)))
+        .min_by_key(|&r| (cost(r), m % r != 0, std::cmp::Reverse(r)))
         .unwrap_or(1)
 }
 
