@@ -382,7 +382,7 @@ pub fn tile_rows(m: u64, max: u64) -> u64 {
             }
     };
     (1..=max.min(m).max(1))
-        .min_by_key(|&r| (cost(r), m % r != 0, std::cmp::Reverse(r)))
+        .min_by_key(|&r| (cost(r), !m.is_multiple_of(r), std::cmp::Reverse(r)))
         .unwrap_or(1)
 }
 
