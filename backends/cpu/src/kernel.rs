@@ -56,7 +56,7 @@ impl<'e, 'c, 'a> Ix<'e, 'c, 'a> {
     }
 
     /// The index constant `v`.
-    fn c(&self, _at: At<'c, 'a>, v: i64) -> Result<Value<'c, 'a>, String> {
+    fn c(&self, v: i64) -> Result<Value<'c, 'a>, String> {
         if let Some(&c) = self.consts.borrow().get(&v) {
             return Ok(c);
         }
@@ -74,19 +74,19 @@ impl<'e, 'c, 'a> Ix<'e, 'c, 'a> {
         if c == 0 {
             return Ok(x);
         }
-        let c = self.c(at, c)?;
+        let c = self.c(c)?;
         Ok(self.add(at, x, c))
     }
 
     /// `x * c`.
     fn mul_c(&self, at: At<'c, 'a>, x: Value<'c, 'a>, c: i64) -> Result<Value<'c, 'a>, String> {
         if c == 0 {
-            return self.c(at, 0);
+            return self.c(0);
         }
         if c == 1 {
             return Ok(x);
         }
-        let c = self.c(at, c)?;
+        let c = self.c(c)?;
         Ok(self.e.op1(at, "arith.muli", &[x, c], self.idx, &[]))
     }
 
@@ -181,7 +181,7 @@ fn source<'c, 'a>(
         ops.extend_from_slice(ivs);
         let v = e.op1(inner, "memref.load", &ops, a.eltt, &[]);
         let bound: Bound = ivs.iter().copied().enumerate().collect();
-        let base = ix.c(inner, offset)?;
+        let base = ix.c(offset)?;
         let dst = ix.part(inner, base, &strides, &bound)?;
         e.op0(inner, "memref.store", &[v, buf, dst]);
         Ok(())
@@ -242,15 +242,15 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         on: Value<'c, 'a>,
     ) -> Result<Value<'c, 'a>, String> {
         let ix = &self.ix;
-        let lo = ix.c(at, 0)?;
-        let hi = ix.c(at, lanes as i64)?;
+        let lo = ix.c(0)?;
+        let hi = ix.c(lanes as i64)?;
         let on = self.e.op1(at, "arith.maxsi", &[on, lo], ix.idx, &[]);
         let on = self.e.op1(at, "arith.minsi", &[on, hi], ix.idx, &[]);
         let t = self.vector_type(lanes, true)?;
         Ok(self.e.op1(at, "vector.create_mask", &[on], t, &[]))
     }
 
-    fn mask(&self, _at: At<'c, 'a>, lanes: u64, on: u64) -> Result<Value<'c, 'a>, String> {
+    fn mask(&self, lanes: u64, on: u64) -> Result<Value<'c, 'a>, String> {
         if let Some(&m) = self.masks.borrow().get(&(lanes, on)) {
             return Ok(m);
         }
@@ -266,7 +266,7 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         Ok(m)
     }
 
-    fn zeros(&self, _at: At<'c, 'a>, lanes: u64) -> Result<Value<'c, 'a>, String> {
+    fn zeros(&self, lanes: u64) -> Result<Value<'c, 'a>, String> {
         if let Some(&z) = self.zero_vectors.borrow().get(&lanes) {
             return Ok(z);
         }
@@ -296,7 +296,7 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         Ok(match mask {
             None => self.e.op1(at, "vector.load", &[buf, i], t, &[]),
             Some(m) => {
-                let z = self.zeros(at, lanes)?;
+                let z = self.zeros(lanes)?;
                 self.e.op1(at, "vector.maskedload", &[buf, i, m, z], t, &[])
             }
         })
@@ -344,9 +344,9 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         };
         let (lo, hi) = match block.filter(|_| level == 0) {
             Some((k0, steps)) => (k0, self.ix.add(at, k0, steps)),
-            None => (self.ix.c(at, 0)?, self.ix.c(at, p.space[d] as i64)?),
+            None => (self.ix.c(0)?, self.ix.c(p.space[d] as i64)?),
         };
-        let one = self.ix.c(at, 1)?;
+        let one = self.ix.c(1)?;
         self.e
             .for_loop(at, (lo, hi, one), carried, &mut |inner, iv, acc| {
                 bound.push((d, iv));
@@ -371,7 +371,7 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
             coef[d] = stride;
             stride *= p.space[d] as i64;
         }
-        let zero = self.ix.c(at, 0)?;
+        let zero = self.ix.c(0)?;
         let mut pos = self.ix.part(at, zero, &coef, k)?;
         if let Some(k0) = k0 {
             let shift = self.ix.mul_c(at, k0, coef[p.k[0]])?;
@@ -395,7 +395,7 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
     ) -> Result<(), String> {
         let (p, e, ix) = (self.p, self.e, &self.ix);
         let w = p.tile_columns();
-        let zero = ix.c(at, 0)?;
+        let zero = ix.c(0)?;
         let b_base = ix.add_c(at, zero, p.b.at.offset)?;
         let b_base = ix.part(at, b_base, &p.b.at.coef, outer)?;
         let whole = p.n() / w;
@@ -408,7 +408,7 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         }
         let last = p.n() % w;
         if last > 0 {
-            let q = ix.c(at, whole as i64)?;
+            let q = ix.c(whole as i64)?;
             self.panel(at, b_base, block, q, last)?;
         }
         Ok(())
@@ -444,11 +444,11 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
                     let off = v * lanes;
                     let di = ix.add_c(at1, dst, off as i64)?;
                     let val = if off >= columns {
-                        self.zeros(at1, lanes)?
+                        self.zeros(lanes)?
                     } else {
                         let on = (columns - off < lanes).then_some(columns - off);
                         let si = ix.add_c(at1, src, off as i64)?;
-                        let mask = on.map(|on| self.mask(at1, lanes, on)).transpose()?;
+                        let mask = on.map(|on| self.mask(lanes, on)).transpose()?;
                         self.load(at1, self.b, si, lanes, mask)?
                     };
                     self.store(at1, val, packed, di, None);
@@ -511,7 +511,7 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         let lanes = p.tile.lanes;
         let vt = self.vt(lanes)?;
         let on = |v: u64| masks[v as usize];
-        let zero = ix.c(at, 0)?;
+        let zero = ix.c(0)?;
         let lin_base = |at: At<'c, 'a>, l: &Linear| -> Result<Value<'c, 'a>, String> {
             let b = ix.add_c(at, zero, l.offset)?;
             let b = ix.part(at, b, &l.coef, outer)?;
@@ -605,15 +605,15 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
                 })?;
             }
             Some((tv, last)) if whole == 0 => {
-                let j0 = ix.c(at, 0)?;
+                let j0 = ix.c(0)?;
                 let mut masks = vec![None; tv as usize];
                 if last < lanes {
-                    masks[tv as usize - 1] = Some(self.mask(at, lanes, last)?);
+                    masks[tv as usize - 1] = Some(self.mask(lanes, last)?);
                 }
                 self.tile(at, outer, block, i0, j0, rows, tv, &masks)?;
             }
             Some(_) => {
-                let n = ix.c(at, p.n() as i64)?;
+                let n = ix.c(p.n() as i64)?;
                 let jb = e.bounds(at, 0, p.column_panels() as i64, 1)?;
                 e.for_loop(at, jb, &[], &mut |at1, jt, _| {
                     let j0 = ix.mul_c(at1, jt, w)?;
@@ -650,7 +650,7 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
             })?;
         }
         if rest > 0 {
-            let i0 = ix.c(at, (whole * mr) as i64)?;
+            let i0 = ix.c((whole * mr) as i64)?;
             self.columns(at, outer, block, i0, rest)?;
         }
         Ok(())
@@ -706,9 +706,9 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         let size = p.space[k0] as i64;
         let kb = e.bounds(at, 0, size, pack.block as i64)?;
         e.for_loop(at, kb, &[], &mut |inner, start, _| {
-            let sz = ix.c(inner, size)?;
+            let sz = ix.c(size)?;
             let left = e.op1(inner, "arith.subi", &[sz, start], ix.idx, &[]);
-            let bl = ix.c(inner, pack.block as i64)?;
+            let bl = ix.c(pack.block as i64)?;
             let steps = e.op1(inner, "arith.minsi", &[bl, left], ix.idx, &[]);
             let block = Some((start, steps));
             self.pack(inner, outer, block)?;

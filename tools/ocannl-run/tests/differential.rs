@@ -391,7 +391,16 @@ fn conv2d(seed: u64, grad: bool) -> (String, usize) {
     // broadcasts, leaving the convolution's kernel unknown to inference.
     let (kh, kw) = (2 + r.below(3), 2 + r.below(3));
     let padded = r.below(2) == 0;
-    let (b, oh, ow) = (1 + r.below(2), 1 + r.below(6), 1 + r.below(20));
+    // Padded axes have at least 2 outputs: with one, the output iterator
+    // is dropped from the space and the index `k - p` of a kernel of 2 is
+    // a plain iterator, which projections do not mark as padded (the
+    // assignment then fails verification before any lowering).
+    let least = if padded { 2 } else { 1 };
+    let (b, oh, ow) = (
+        1 + r.below(2),
+        least + r.below(7 - least),
+        least + r.below(21 - least),
+    );
     let (ic, oc) = (1 + r.below(4), 1 + r.below(40));
     let input = |out: u64, k: u64| {
         if padded {

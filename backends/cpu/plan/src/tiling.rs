@@ -45,9 +45,10 @@ pub const PACK_BYTES: u64 = 64 << 10;
 /// Row tiles that must read each packed panel for packing to pay off.
 pub const PACK_REUSE: u64 = 4;
 /// A padded copy may hold this many times the operand's cells (plus
-/// [`PAD_SLACK`]).
+/// [`PAD_SLACK`]), and at most [`PAD_MAX_BYTES`].
 pub const PAD_GROWTH: u64 = 4;
 pub const PAD_SLACK: u64 = 1 << 16;
+pub const PAD_MAX_BYTES: u64 = 1 << 30;
 /// Contractions of fewer multiply-adds stay in scalar loops: the kernel's
 /// code (several tile shapes) would cost more to compile than it saves.
 pub const MIN_WORK: u64 = 1 << 12;
@@ -238,7 +239,9 @@ pub fn plan_contraction(
         let at = match &padded {
             Some(p) => {
                 let cells: u64 = dims[x].iter().product();
-                if p.cells() > cells.saturating_mul(PAD_GROWTH).saturating_add(PAD_SLACK) {
+                if p.cells() > cells.saturating_mul(PAD_GROWTH).saturating_add(PAD_SLACK)
+                    || p.cells().saturating_mul(bytes) > PAD_MAX_BYTES
+                {
                     return None;
                 }
                 Linear::row_major(&shifted(&maps[x], p), &p.dims, n)?
