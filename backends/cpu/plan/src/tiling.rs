@@ -52,9 +52,6 @@ pub const PAD_MAX_BYTES: u64 = 1 << 30;
 /// Contractions of fewer multiply-adds stay in scalar loops: the kernel's
 /// code (several tile shapes) would cost more to compile than it saves.
 pub const MIN_WORK: u64 = 1 << 12;
-/// Extra cost of a tile, in rows (loading and storing it, loop overhead),
-/// when choosing the rows of a tile.
-const TILE_OVERHEAD: u64 = 3;
 
 /// How the kernel reads an operand.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -370,23 +367,26 @@ pub fn choose_tile(m: u64, n: u64, lanes: u64) -> Tile {
     }
 }
 
-/// The rows of a tile for `m` rows, at most `max`: the fewest rows in all
-/// counting each tile's overhead, a smaller last tile costing one more;
-/// on ties, no smaller last tile (its code is a second copy of the
-/// tile's), then more rows.
+/// The rows of a tile for `m` rows, at most `max`: all of them when they
+/// fit; else between `max / 2` and `max` (enough independent sums to hide
+/// the multiply-add's latency, the tile's loads and stores amortized), the
+/// most that divide `m`, so that no smaller last tile (a second copy of
+/// the tile's code) is needed; else the fewest tiles, the last one as full
+/// as possible.
 pub fn tile_rows(m: u64, max: u64) -> u64 {
-    let cost = |r: u64| {
-        let rest = m % r;
-        (m / r) * (r + TILE_OVERHEAD)
-            + if rest > 0 {
-                rest + TILE_OVERHEAD + 1
-            } else {
-                0
-            }
-    };
-    (1..=max.min(m).max(1))
-        .min_by_key(|&r| (cost(r), !m.is_multiple_of(r), std::cmp::Reverse(r)))
-        .unwrap_or(1)
+    let max = max.max(1);
+    if m <= max {
+        return m.max(1);
+    }
+    let lo = (max / 2).max(1);
+    (lo..=max)
+        .rev()
+        .find(|&r| m.is_multiple_of(r))
+        .unwrap_or_else(|| {
+            (lo..=max)
+                .min_by_key(|&r| (m.div_ceil(r), r - m % r))
+                .unwrap_or(max)
+        })
 }
 
 /// The loop that runs in parallel: none below [`PARALLEL_WORK`]
@@ -544,11 +544,14 @@ mod tests {
         )
         .is_none());
         for (m, max, want) in [
-            (100, 12, 12),
+            (100, 12, 10),
+            (84, 12, 12),
+            (1024, 12, 8),
             (28, 16, 14),
             (24, 12, 12),
             (3, 12, 3),
-            (13, 12, 12),
+            (13, 12, 7),
+            (257, 12, 12),
             (20, 12, 10),
         ] {
             assert_eq!(tile_rows(m, max), want, "{m} rows, at most {max}");
