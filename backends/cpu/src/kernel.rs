@@ -207,6 +207,8 @@ struct Kernel<'p, 'e, 'c, 'a> {
     b: Value<'c, 'a>,
     /// The packed panels, when `b` is packed.
     packed: Option<Value<'c, 'a>>,
+    /// The tiles start at 0, not at the result's cells.
+    fresh: bool,
 }
 
 /// The body of the reduction loops: gets the bound reduction iterators
@@ -539,7 +541,13 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         }
         let start = cells
             .iter()
-            .map(|&(i, m)| self.load(at, self.lhs, i, lanes, m))
+            .map(|&(i, m)| {
+                if self.fresh {
+                    self.zeros(lanes)
+                } else {
+                    self.load(at, self.lhs, i, lanes, m)
+                }
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let ai = p.a.at.coef[p.i];
         let done = self.reduce(at, block, &start, &mut |at1, k, acc| {
@@ -719,11 +727,14 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
     }
 }
 
-/// Emits the contraction `a` at `at` as the plan `p` says.
+/// Emits the contraction `a` at `at` as the plan `p` says; with `fresh`,
+/// the tiles start at 0 instead of the result's cells (the plan must start
+/// the result: `Contraction::starts_result`).
 pub fn emit<'c, 'a>(
     a: &Assignment<'_, 'c, 'a>,
     at: At<'c, 'a>,
     p: &Contraction,
+    fresh: bool,
 ) -> Result<(), String> {
     let e = a.e;
     let ix = Ix::new(e, at)?;
@@ -752,6 +763,7 @@ pub fn emit<'c, 'a>(
         a: av,
         b: bv,
         packed,
+        fresh,
     };
     k.packed_around(at, 0, &mut vec![])?;
     for buf in [packed, a_copy, b_copy].into_iter().flatten() {

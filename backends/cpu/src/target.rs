@@ -17,6 +17,12 @@ impl LoopTarget for Cpu {
         ocannl_cpu_plan::parallel(ranges)
     }
 
+    /// A contraction whose kernel starts every result cell at 0 itself
+    /// (see `Contraction::starts_result`) needs no fill before it.
+    fn initializes(&self, a: &Assignment<'_, '_, '_>) -> bool {
+        a.initialize_neutral && contraction(a).is_some_and(|p| p.starts_result())
+    }
+
     /// Contractions in the kernel, whole (tails and gather forms
     /// included); the rest in scalar loops.
     fn lower_accumulation<'c, 'a>(
@@ -27,7 +33,8 @@ impl LoopTarget for Cpu {
         let Some(plan) = contraction(a) else {
             return Ok(false);
         };
-        crate::kernel::emit(a, at, &plan)?;
+        let fresh = a.initialize_neutral && plan.starts_result();
+        crate::kernel::emit(a, at, &plan, fresh)?;
         Ok(true)
     }
 }

@@ -28,6 +28,24 @@ func.func @tile(%a: memref<8x16xf32>, %b: memref<16x32xf32>) -> memref<8x32xf32>
 
 // -----
 
+// A result that starts at 0 (initialize_neutral) and whose every cell is in
+// one tile running the whole reduction: no fill before the kernel, and the
+// tile starts at zero vectors instead of loading the result.
+// CHECK-LABEL: func.func @fresh
+// CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
+// CHECK-NOT: memref.store
+// CHECK-NOT: vector.load %{{.*}} : memref<256xf32>
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[Z]], %{{.*}} = %[[Z]],
+// CHECK: vector.fma
+// CHECK-COUNT-16: vector.store
+func.func @fresh(%a: memref<8x16xf32>, %b: memref<16x32xf32>) -> memref<8x32xf32> {
+  %c = "ocannl_assign.node"() {name = "c", kind = "value", memory = "materialized", shape = "8,32"} : () -> memref<8x32xf32>
+  "ocannl_assign.accum_binop"(%c, %a, %b) {accum = "add", op = "mul", initialize_neutral = true, space = array<i64: 8, 32, 16>, indexing_maps = [affine_map<(i, j, k) -> (i, j)>, affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>]} : (memref<8x32xf32>, memref<8x16xf32>, memref<16x32xf32>) -> ()
+  return %c : memref<8x32xf32>
+}
+
+// -----
+
 // Odd sizes stay in the kernel: 14 rows are two tiles of 7, and the 40
 // columns a tile of 32 and one of 8: one loop over both, each vector's lanes
 // masked to those inside the result (computed from the tile's first

@@ -116,6 +116,10 @@ pub struct Contraction {
     pub pack: Option<Pack>,
     pub tile: Tile,
     pub parallel: Parallel,
+    /// Whether the points cover every cell of the result (each axis a
+    /// plain iterator over all of it, or a constant on an axis of one
+    /// cell).
+    pub covers_result: bool,
 }
 
 impl Contraction {
@@ -153,6 +157,13 @@ impl Contraction {
     /// Cells of a column tile.
     pub fn tile_columns(&self) -> u64 {
         self.tile.vectors * self.tile.lanes
+    }
+
+    /// Whether the kernel can start every cell of the result at 0 itself
+    /// (for an assignment that starts at the neutral element): each cell
+    /// is in exactly one tile, which runs the whole reduction at once.
+    pub fn starts_result(&self) -> bool {
+        self.covers_result && self.pack.is_none_or(|p| p.block >= self.space[self.k[0]])
     }
 
     /// Whole row tiles and the rows of the last, smaller one (0: none).
@@ -231,6 +242,10 @@ pub fn plan_contraction(
         return None;
     }
     let lhs = Linear::row_major(&maps[0], &dims[0], n)?;
+    let covers_result = maps[0].iter().zip(&dims[0]).all(|(e, &d)| match e {
+        Affine::Dim(x) => space[*x] == d,
+        _ => d == 1,
+    });
     let operand = |x: usize| -> Option<Operand> {
         let padded = padding(&maps[x], &dims[x], &space)?;
         let at = match &padded {
@@ -342,6 +357,7 @@ pub fn plan_contraction(
         pack,
         tile,
         parallel: Parallel::Sequential,
+        covers_result,
     };
     plan.parallel = choose_parallel(&plan);
     Some(plan)
@@ -454,6 +470,19 @@ mod tests {
         assert_eq!(roles(&c), (vec![1], 0, vec![2], 1));
         assert_eq!(c.pack, None);
         assert_eq!(c.b_lane_coef(), 1);
+        assert!(c.starts_result());
+        // A result axis at a fixed index of two: not every cell.
+        let c = plan(
+            &s,
+            &[
+                vec![Const(0), Dim(0), Dim(1)],
+                maps[1].clone(),
+                maps[2].clone(),
+            ],
+            &[vec![2, 64, 64], dims[1].clone(), dims[2].clone()],
+        )
+        .unwrap();
+        assert!(!c.covers_result && !c.starts_result());
         // Operands swapped.
         let swapped = vec![maps[0].clone(), maps[2].clone(), maps[1].clone()];
         let c = plan(
@@ -473,7 +502,8 @@ mod tests {
         assert_eq!(roles(&c), (vec![1], 0, vec![2], 1));
         assert_eq!(c.b_lane_coef(), 64);
         assert_eq!(c.pack, Some(Pack { block: 64 }));
-        // Large: packed in blocks of KERNEL_DEPTH steps.
+        // Large: packed in blocks of KERNEL_DEPTH steps, so the result is
+        // loaded and stored once per block and starts filled.
         let (s, maps, dims) = matmul(1000, 1000, 1000);
         let c = plan(&s, &maps, &dims).unwrap();
         assert_eq!(
@@ -482,6 +512,7 @@ mod tests {
                 block: KERNEL_DEPTH
             })
         );
+        assert!(c.covers_result && !c.starts_result());
         assert_eq!(c.parallel, Parallel::Rows);
         // Batched: the batch is an outer loop b depends on.
         let c = plan(
