@@ -1,9 +1,9 @@
 //! The CPU's loop target: what `ocannl-lower-to-loops` runs in parallel,
 //! and contractions computed by the register-blocked kernel.
 
-use ocannl_cpu_plan::{tiling, Tile};
+use ocannl_cpu_plan::tiling::{plan_contraction, Contraction};
 use ocannl_mlir::At;
-use ocannl_passes::conversion::assign_to_loops::{accum::scalar, Assignment, LoopTarget};
+use ocannl_passes::conversion::assign_to_loops::{assignment::memref_info, Assignment, LoopTarget};
 
 /// The CPU target.
 pub struct Cpu;
@@ -17,45 +17,44 @@ impl LoopTarget for Cpu {
         ocannl_cpu_plan::parallel(ranges)
     }
 
-    /// Full tiles in the kernel; the last rows and columns in scalar loops.
+    /// A contraction whose kernel starts every result cell at 0 itself
+    /// (see `Contraction::starts_result`) needs no fill before it.
+    fn initializes(&self, a: &Assignment<'_, '_, '_>) -> bool {
+        a.initialize_neutral && contraction(a).is_some_and(|p| p.starts_result())
+    }
+
+    /// Contractions in the kernel, whole (tails and gather forms
+    /// included); the rest in scalar loops.
     fn lower_accumulation<'c, 'a>(
         &self,
         a: &Assignment<'_, 'c, 'a>,
         at: At<'c, 'a>,
     ) -> Result<bool, String> {
-        let Some((plan, tile)) = contraction(a) else {
+        let Some(plan) = contraction(a) else {
             return Ok(false);
         };
-        let full: Vec<(i64, i64)> = a.space.iter().map(|&d| (0, d)).collect();
-        let (m, n) = (a.space[plan.i], a.space[plan.j]);
-        let (mt, nt) = (m / tile.mr * tile.mr, n / tile.nr * tile.nr);
-        crate::kernel::emit(a, self, at, &plan, &tile, mt, nt)?;
-        if mt < m {
-            let mut r = full.clone();
-            r[plan.i] = (mt, m);
-            scalar(a, self, at, &r)?;
-        }
-        if nt < n {
-            let mut r = full;
-            r[plan.i] = (0, mt);
-            r[plan.j] = (nt, n);
-            scalar(a, self, at, &r)?;
-        }
+        let fresh = a.initialize_neutral && plan.starts_result();
+        crate::kernel::emit(a, at, &plan, fresh)?;
         Ok(true)
     }
 }
 
-/// The contraction plan and tile of an assignment, if the kernel applies.
-fn contraction(a: &Assignment) -> Option<(tiling::Contraction, Tile)> {
-    let tile = Tile::for_element(&a.elt)?;
+/// The contraction plan of an assignment, if the kernel applies (not
+/// when the result is also an operand: the kernel reads operands while
+/// it holds result cells in registers).
+fn contraction(a: &Assignment) -> Option<Contraction> {
+    if a.tensors[1..].contains(&a.tensors[0]) {
+        return None;
+    }
     let space: Vec<u64> = a.space.iter().map(|&d| d as u64).collect();
-    tiling::plan_contraction(
-        a.accum,
-        a.op?,
-        &space,
-        &a.exprs,
-        tile.mr as u64,
-        tile.nr as u64,
-    )
-    .map(|p| (p, tile))
+    let dims = a
+        .tensors
+        .iter()
+        .map(|&t| {
+            memref_info(t)
+                .ok()
+                .map(|(d, _)| d.iter().map(|&x| x as u64).collect())
+        })
+        .collect::<Option<Vec<Vec<u64>>>>()?;
+    plan_contraction(a.accum, a.op?, &space, &a.exprs, &dims, &a.elt)
 }

@@ -213,9 +213,10 @@ fn program(seed: u64, big: bool) -> (String, usize) {
     (text, args.len())
 }
 
+/// A result's dims and cells (f64 results rounded to f32, compared as
+/// the f32 ones).
 fn read(path: &Path) -> (Vec<u64>, Vec<f32>) {
     let t = ocannl_runtime::npy::read(path).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(t.elt, ocannl_runtime::Elt::F32, "{}", path.display());
     (t.dims, t.data.into_iter().map(|x| x as f32).collect())
 }
 
@@ -302,6 +303,143 @@ fn convolution(seed: u64) -> (String, usize) {
     (text, 2)
 }
 
+/// A random contraction over several axes of each role, in einsum
+/// notation: rows (in `x` and the result), columns (in `y` and the
+/// result), reductions (in `x` and `y`) and an optional batch (in all
+/// three), each tensor's axes in a random order, f32 or f64: the kernel's
+/// merged columns (contiguous runs of column axes in the result and in
+/// `y`), reductions over several axes in every nesting, and small, odd and
+/// one-cell sizes around its tiles. Returns the text and the number of
+/// arguments.
+fn multi_contraction(seed: u64) -> (String, usize) {
+    let mut r = Rng(ocannl_ops::SplitMix64::new(seed));
+    let mut axes: Vec<(char, u64, &str)> = vec![];
+    let size = |r: &mut Rng| {
+        if r.below(4) == 0 {
+            1 + r.below(40)
+        } else {
+            1 + r.below(7)
+        }
+    };
+    for (names, role, most) in [
+        ("im", "i", 2),
+        ("jnp", "j", 3),
+        ("klq", "k", 3),
+        ("b", "b", 1),
+    ] {
+        let count = if role == "b" {
+            r.below(2)
+        } else {
+            1 + r.below(most)
+        };
+        for c in names.chars().take(count as usize) {
+            let s = size(&mut r);
+            axes.push((c, s, role));
+        }
+    }
+    let pick = |roles: &[&str], r: &mut Rng| {
+        let mut v: Vec<(char, u64)> = axes
+            .iter()
+            .filter(|a| roles.contains(&a.2))
+            .map(|a| (a.0, a.1))
+            .collect();
+        // A random order (Fisher-Yates).
+        for q in (1..v.len()).rev() {
+            let o = r.below(q as u64 + 1) as usize;
+            v.swap(q, o);
+        }
+        v
+    };
+    let x = pick(&["i", "k", "b"], &mut r);
+    let y = pick(&["j", "k", "b"], &mut r);
+    let out = pick(&["i", "j", "b"], &mut r);
+    let elt = *r.pick(&["f32", "f32", "f64"]);
+    let shape = |v: &[(char, u64)]| {
+        v.iter()
+            .map(|a| a.1.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let name = |v: &[(char, u64)]| v.iter().map(|a| a.0).collect::<String>();
+    let t = |v: &[(char, u64)]| format!("!ocannl_shape.tensor<\"{}\", {elt}>", shape(v));
+    let (x, y) = if r.below(2) == 0 { (x, y) } else { (y, x) };
+    let text = format!(
+        "func.func @f(%x: {tx}, %y: {ty}) -> {to} {{\n  %z = \"ocannl_shape.einsum\"(%x, %y) {{spec = \"{sx};{sy}=>{so}\"}} : ({tx}, {ty}) -> {to}\n  return %z : {to}\n}}\n",
+        tx = t(&x),
+        ty = t(&y),
+        to = t(&out),
+        sx = name(&x),
+        sy = name(&y),
+        so = name(&out)
+    );
+    (text, 2)
+}
+
+/// A random 2-D convolution of channels-last images, `nn::conv2d`'s spec
+/// `...|s*oh+d*kh, s*ow+d*kw, ic; kh, kw, ic -> oc => ...|oh, ow, oc`
+/// with stride `s` and dilation `d` of 1 or 2, valid (`<+`) or padded
+/// (`=+`), output widths and channels around the kernel's row tiles and
+/// vector widths. With `grad`, the image and the kernel are params and the
+/// program is the loss `sum(conv(x, w) * g)`, whose `@f_grad` (`--train`)
+/// computes the convolution and its gradients with respect to both.
+/// Returns the text and the number of arguments (of `@f`, or of
+/// `@f_grad`).
+fn conv2d(seed: u64, grad: bool) -> (String, usize) {
+    let mut r = Rng(ocannl_ops::SplitMix64::new(seed));
+    let (stride, dilation) = (1 + r.below(2), 1 + r.below(2));
+    // Kernels of at least 2: a kernel axis of 1 written as a size
+    // broadcasts, leaving the convolution's kernel unknown to inference.
+    let (kh, kw) = (2 + r.below(3), 2 + r.below(3));
+    let padded = r.below(2) == 0;
+    // Padded axes have at least 2 outputs: with one, the output iterator
+    // is dropped from the space and the index `k - p` of a kernel of 2 is
+    // a plain iterator, which projections do not mark as padded (the
+    // assignment then fails verification before any lowering).
+    let least = if padded { 2 } else { 1 };
+    let (b, oh, ow) = (
+        1 + r.below(2),
+        least + r.below(7 - least),
+        least + r.below(21 - least),
+    );
+    let (ic, oc) = (1 + r.below(4), 1 + r.below(40));
+    let input = |out: u64, k: u64| {
+        if padded {
+            stride * out
+        } else {
+            stride * (out - 1) + 1 + dilation * (k - 1)
+        }
+    };
+    let (h, w) = (input(oh, kh), input(ow, kw));
+    let pad = if padded { "=" } else { "<" };
+    let rows = format!(
+        "{stride}*oh{pad}+{dilation}*kh, {stride}*ow{pad}+{dilation}*kw, ic; kh, kw, ic -> oc"
+    );
+    let tw = format!("!ocannl_shape.tensor<\"{kh},{kw},{ic}->{oc}\", f32>");
+    let q = "!ocannl_shape.tensor<\"?\", f32>";
+    if !grad {
+        let tx = format!("!ocannl_shape.tensor<\"{b}|{h},{w},{ic}\", f32>");
+        let ty = format!("!ocannl_shape.tensor<\"{b}|{oh},{ow},{oc}\", f32>");
+        let text = format!(
+            "func.func @f(%x: {tx}, %w: {tw}) -> {ty} {{\n  %y = \"ocannl_shape.einsum\"(%x, %w) {{spec = \"...|{rows} => ...|oh, ow, oc\"}} : ({tx}, {tw}) -> {ty}\n  return %y : {ty}\n}}\n"
+        );
+        return (text, 2);
+    }
+    let tx = format!("!ocannl_shape.tensor<\"{b},{h},{w},{ic}\", f32>");
+    let tg = format!("!ocannl_shape.tensor<\"{b},{oh},{ow},{oc}\", f32>");
+    let text = format!(
+        "func.func @f(%g: {tg}) -> {q} {{
+  %x = \"ocannl_shape.param\"() {{name = \"x\"}} : () -> {tx}
+  %w = \"ocannl_shape.param\"() {{name = \"w\"}} : () -> {tw}
+  %y = \"ocannl_shape.einsum\"(%x, %w) {{spec = \"n, {rows} => n, oh, ow, oc\"}} : ({tx}, {tw}) -> {tg}
+  %p = \"ocannl_shape.pointwise_binary\"(%y, %g) {{op = \"mul\"}} : ({tg}, {tg}) -> {q}
+  %l = \"ocannl_shape.einsum\"(%p) {{spec = \"... => 0\"}} : ({q}) -> {q}
+  return %l : {q}
+}}
+"
+    );
+    (text, 3)
+}
+
 /// Runs program `text` through the JIT and the interpreter, optimized
 /// (virtualized), and through the interpreter without optimizations, with
 /// the same generated arguments, and checks that the results agree.
@@ -336,6 +474,31 @@ fn check_args_modes(
     args: &[String],
     modes: [&str; 2],
 ) {
+    compare(dir, tag, seed, text, args, modes, &["--entry", "f"]);
+}
+
+/// As [`check`], for the train step's gradient routine: `@f_grad` of
+/// `--train`.
+fn check_grad(dir: &Path, tag: &str, seed: u64, text: &str, nargs: usize) {
+    let args: Vec<String> = (0..nargs)
+        .map(|i| format!("random:{}", seed * 100 + i as u64))
+        .collect();
+    let flags = ["--train", "--entry", "f_grad"];
+    compare(dir, tag, seed, text, &args, ["jit", "plain"], &flags);
+    compare(dir, tag, seed, text, &args, ["interp", "plain"], &flags);
+}
+
+/// Runs program `text` in two modes with `flags` (the entry, ...) and the
+/// arguments given, and checks that every result agrees.
+fn compare(
+    dir: &Path,
+    tag: &str,
+    seed: u64,
+    text: &str,
+    args: &[String],
+    modes: [&str; 2],
+    flags: &[&str],
+) {
     let run = env!("CARGO_BIN_EXE_ocannl-run");
     let file = dir.join(format!("{tag}{seed}.mlir"));
     std::fs::write(&file, text).expect("write program");
@@ -344,7 +507,8 @@ fn check_args_modes(
         let out = dir.join(format!("{tag}{seed}-{mode}"));
         let mut cmd = Command::new(run);
         cmd.arg(&file)
-            .args(["--entry", "f", "--quiet", "--out-dir"])
+            .args(flags)
+            .args(["--quiet", "--out-dir"])
             .arg(&out);
         for a in args {
             cmd.arg(format!("--arg={a}"));
@@ -453,6 +617,36 @@ fn convolutions_agree_with_the_interpreter() {
     for seed in 0..seeds(24) {
         let (text, nargs) = convolution(7000 + seed);
         check(&dir, "v", seed, &text, nargs);
+    }
+    clean(&dir);
+}
+
+#[test]
+fn multi_axis_contractions_agree_with_the_interpreter() {
+    let dir = temp_dir("multi-contractions");
+    for seed in 0..seeds(32) {
+        let (text, nargs) = multi_contraction(9000 + seed);
+        check(&dir, "m", seed, &text, nargs);
+    }
+    clean(&dir);
+}
+
+#[test]
+fn conv2d_agrees_with_the_interpreter() {
+    let dir = temp_dir("conv2d");
+    for seed in 0..seeds(24) {
+        let (text, nargs) = conv2d(11000 + seed, false);
+        check(&dir, "c2", seed, &text, nargs);
+    }
+    clean(&dir);
+}
+
+#[test]
+fn conv2d_gradients_agree_with_the_interpreter() {
+    let dir = temp_dir("conv2d-grad");
+    for seed in 0..seeds(24) {
+        let (text, nargs) = conv2d(13000 + seed, true);
+        check_grad(&dir, "g2", seed, &text, nargs);
     }
     clean(&dir);
 }

@@ -2,51 +2,31 @@
 //! that emits them is in `ocannl-cpu`).
 //!
 //! - [`tiling`]: which assignments the register-blocked contraction kernel
-//!   computes, and over which iterators.
-//! - [`Tile`]: the kernel's register tile for an element type.
+//!   computes, over which iterators, with which tile, how it reads its
+//!   operands and which of its loops runs in parallel.
+//! - [`gather`]: the gather form of an assignment whose result is indexed
+//!   by sums of iterators (a convolution's input gradient).
+//! - [`linear`]: cell indices as linear functions of the iterators, and
+//!   padded copies of operands.
 //! - [`parallel`]: when a loop nest is worth running on several cores.
 //!
 //! Architecture invariant: no MLIR.
 
+pub mod gather;
+pub mod linear;
 pub mod tiling;
 
-/// Rows of the contraction kernel's register tile.
-pub const KERNEL_ROWS: i64 = 8;
-/// Vectors per row of the register tile (64 bytes each).
-pub const KERNEL_VECTORS: i64 = 2;
-/// Reduction steps per packed block.
-pub const KERNEL_DEPTH: i64 = 256;
-/// Loops over fewer cells (times 16 for the kernel's multiply-adds) than
-/// this stay sequential: starting the threads would cost more.
+/// Reduction steps per packed block of the contraction kernel.
+pub const KERNEL_DEPTH: u64 = 256;
+/// Loops over fewer cells than this stay sequential: starting the threads
+/// would cost more.
 pub const PARALLEL_CELLS: i64 = 1 << 16;
-
-/// The register tile of the contraction kernel: `mr` rows of `nr` lanes
-/// (`nr / lanes` vectors each), over blocks of `kc` reduction steps.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Tile {
-    pub mr: i64,
-    pub nr: i64,
-    pub lanes: i64,
-    pub kc: i64,
-}
-
-impl Tile {
-    /// The tile for an element type (`"f32"`, `"f64"`); `None` where the
-    /// kernel does not apply.
-    pub fn for_element(elt: &str) -> Option<Tile> {
-        let lanes = match elt {
-            "f32" => 16,
-            "f64" => 8,
-            _ => return None,
-        };
-        Some(Tile {
-            mr: KERNEL_ROWS,
-            nr: KERNEL_VECTORS * lanes,
-            lanes,
-            kc: KERNEL_DEPTH,
-        })
-    }
-}
+/// Contraction kernels of fewer multiply-adds than this stay sequential:
+/// below it the kernel takes some tens of microseconds on one core, which
+/// two threads shorten by a third at best on an idle machine, while a
+/// thread that shares its core with another job makes the whole run
+/// several times slower.
+pub const PARALLEL_WORK: u64 = 1 << 22;
 
 /// Whether a loop nest over `ranges` is worth running on several cores.
 pub fn parallel(ranges: &[(i64, i64)]) -> bool {
@@ -64,12 +44,5 @@ mod tests {
         assert!(!parallel(&[(0, 1), (0, 1 << 20)]));
         assert!(!parallel(&[(0, 2), (0, 100)]));
         assert!(parallel(&[(0, 256), (0, 256)]));
-    }
-
-    #[test]
-    fn tiles() {
-        assert_eq!(Tile::for_element("f32").map(|t| t.nr), Some(32));
-        assert_eq!(Tile::for_element("f64").map(|t| t.nr), Some(16));
-        assert_eq!(Tile::for_element("f16"), None);
     }
 }

@@ -1,99 +1,433 @@
-//! Register-blocked contractions: which assignments the loop lowering
-//! computes with a vector micro-kernel, and over which iterators.
+//! Register-blocked contractions: which assignments the CPU computes with
+//! its vector kernel, over which iterators, with which tile, how the
+//! operands are read and which loop runs in parallel.
 //!
-//! A contraction `lhs =+ a * b` qualifies when the result's contiguous (last)
-//! axis is indexed by an iterator `j` that also indexes `b` but not `a`, some
-//! iterator `i` indexes the result and `a` but not `b`, and some iterator `k`
-//! indexes `a` and `b` but not the result. The kernel keeps an `mr x nr`
-//! tile of the result in vector registers (`nr` along `j`), runs `k` inside,
-//! broadcasts one cell of `a` per tile row and reads `b` from a packed panel;
-//! every other iterator is an ordinary loop around it. Matmuls, `compose`
-//! in every operand layout, batched matmuls and multi-axis contractions all
-//! fit; convolutions (compound index expressions on these iterators) do not.
+//! A contraction `lhs =+ a * b` qualifies when, in its gather form (see
+//! [`crate::gather`]: a convolution's input gradient, which scatters, is
+//! turned into one that gathers), the result is indexed by plain iterators
+//! and constants and every index is a sum of iterators times constants
+//! ([`Linear`]). Its iterators play four roles:
+//!
+//! - the columns `j`: the iterator along the result's contiguous cells,
+//!   which `b` reads and `a` does not, merged with the next ones out while
+//!   their cells stay contiguous in the result and in `b` (a kernel
+//!   gradient's `kw, ic`), so that narrow axes still fill vectors;
+//! - the rows `i`: one iterator of the result that `a` reads and `b` does
+//!   not;
+//! - the reduction `k`: every iterator the result does not depend on, loops
+//!   inside the tile, in the order in which `a`'s cells are nearest;
+//! - every other iterator is a loop around the tiles.
+//!
+//! The kernel keeps a `rows x (vectors * lanes)` tile of the result in
+//! vector registers through the whole reduction, broadcasting one cell of
+//! `a` per row and step and reading one row of `b` per step: straight from
+//! `b` when its columns are contiguous there, else from panels packed per
+//! block of reduction steps. The last rows are a tile of fewer rows, the
+//! last columns masked vectors. An operand whose index may leave its axis
+//! (a padded convolution) is read from a padded copy ([`Padded`]). Matmuls
+//! in every operand layout, batched and multi-axis contractions,
+//! convolutions (strides, dilations, padding) and their kernel gradients
+//! and unstrided input gradients all fit.
 
 use ocannl_assign::Affine;
 use ocannl_ops::{Accum, BinaryOp, NumOp};
 
-/// The iterators of a register-blocked contraction.
+use crate::{
+    gather::gather_form,
+    linear::{padding, shifted, Linear, Padded},
+    KERNEL_DEPTH, PARALLEL_WORK,
+};
+
+/// `b` is packed when it takes more than this many bytes (and its panels
+/// serve at least [`PACK_REUSE`] row tiles): read straight, its rows lie
+/// far apart.
+pub const PACK_BYTES: u64 = 64 << 10;
+/// Row tiles that must read each packed panel for packing to pay off.
+pub const PACK_REUSE: u64 = 4;
+/// A padded copy may hold this many times the operand's cells (plus
+/// [`PAD_SLACK`]), and at most [`PAD_MAX_BYTES`].
+pub const PAD_GROWTH: u64 = 4;
+pub const PAD_SLACK: u64 = 1 << 16;
+pub const PAD_MAX_BYTES: u64 = 1 << 30;
+/// Contractions of fewer multiply-adds stay in scalar loops: the kernel's
+/// code (several tile shapes) would cost more to compile than it saves.
+pub const MIN_WORK: u64 = 1 << 12;
+
+/// How the kernel reads an operand.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Operand {
+    /// The assignment's buffer: 1 or 2.
+    pub buffer: usize,
+    /// Read from a copy padded with the padding value (0).
+    pub padded: Option<Padded>,
+    /// The cell read at each point (of the copy when there is one).
+    pub at: Linear,
+}
+
+/// How `b` is packed: into panels of `vectors * lanes` columns per block of
+/// `block` steps of the outermost reduced iterator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pack {
+    pub block: u64,
+}
+
+/// The register tile: `rows` rows of `vectors` vectors of `lanes` cells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tile {
+    pub rows: u64,
+    pub vectors: u64,
+    pub lanes: u64,
+}
+
+/// Which loop runs in parallel (its iterations write disjoint cells).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Parallel {
+    Sequential,
+    /// The loop over `outer[p]`.
+    Outer(usize),
+    /// The loop over the whole row tiles.
+    Rows,
+}
+
+/// The plan of a register-blocked contraction.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Contraction {
-    /// Along the result's contiguous axis: the vector lanes.
-    pub j: usize,
-    /// The rows of a register tile: indexes the result and `a` only.
+    /// The space the kernel runs over: the assignment's, or its gather
+    /// form's.
+    pub space: Vec<u64>,
+    /// The result's cell at each point.
+    pub lhs: Linear,
+    /// The operand broadcast per row.
+    pub a: Operand,
+    /// The operand read as vectors along the columns.
+    pub b: Operand,
+    /// The rows.
     pub i: usize,
-    /// The reduced iterator the kernel runs over: indexes `a` and `b`.
-    pub k: usize,
-    /// The operand (1 or 2) indexed by `i` and `k`, read by broadcast.
-    pub a: usize,
-    /// The operand (1 or 2) indexed by `j` and `k`, packed into panels.
-    pub b: usize,
+    /// The columns, outermost first: together they run over `n`
+    /// contiguous cells of the result (coefficient 1 for the flattened
+    /// column) and, with coefficient `b_lane_coef`, of `b`.
+    pub j: Vec<usize>,
+    /// The reduced iterators, outermost loop first.
+    pub k: Vec<usize>,
+    /// The loops around the tiles, outermost first: the first `outer_b`
+    /// are those `b` depends on (a packed `b` is packed inside them).
+    pub outer: Vec<usize>,
+    pub outer_b: usize,
+    pub pack: Option<Pack>,
+    pub tile: Tile,
+    pub parallel: Parallel,
+    /// Whether the points cover every cell of the result (each axis a
+    /// plain iterator over all of it, or a constant on an axis of one
+    /// cell).
+    pub covers_result: bool,
 }
 
-/// How an index expression list uses an iterator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Use {
-    Absent,
-    /// Exactly one axis is indexed by the plain iterator, and no other axis
-    /// mentions it.
-    Plain,
-    /// In a compound expression, or on several axes.
-    Other,
-}
+impl Contraction {
+    /// The columns: cells along the flattened `j`.
+    pub fn n(&self) -> u64 {
+        self.j.iter().map(|&d| self.space[d]).product()
+    }
 
-fn use_of(map: &[Affine], d: usize) -> Use {
-    let plain = map.iter().filter(|e| **e == Affine::Dim(d)).count();
-    let any = map.iter().filter(|e| e.mentions(d)).count();
-    match (plain, any) {
-        (_, 0) => Use::Absent,
-        (1, 1) => Use::Plain,
-        _ => Use::Other,
+    /// The rows.
+    pub fn m(&self) -> u64 {
+        self.space[self.i]
+    }
+
+    /// `b`'s stride along the flattened columns (1 unless packed).
+    pub fn b_lane_coef(&self) -> i64 {
+        self.b.at.coef[*self.j.last().expect("a column iterator")]
+    }
+
+    /// Reduction steps per point of the other loops.
+    pub fn k_steps(&self) -> u64 {
+        self.k.iter().map(|&d| self.space[d]).product()
+    }
+
+    /// Reduction steps of the iterators inside the outermost one.
+    pub fn k_inner(&self) -> u64 {
+        self.k[1..].iter().map(|&d| self.space[d]).product()
+    }
+
+    /// The steps of a packed block (the last block may have fewer).
+    pub fn block_steps(&self) -> u64 {
+        self.pack
+            .map_or(self.k_steps(), |p| p.block * self.k_inner())
+    }
+
+    /// Cells of a column tile.
+    pub fn tile_columns(&self) -> u64 {
+        self.tile.vectors * self.tile.lanes
+    }
+
+    /// Whether the kernel can start every cell of the result at 0 itself
+    /// (for an assignment that starts at the neutral element): each cell
+    /// is in exactly one tile, which runs the whole reduction at once.
+    pub fn starts_result(&self) -> bool {
+        self.covers_result && self.pack.is_none_or(|p| p.block >= self.space[self.k[0]])
+    }
+
+    /// Whole row tiles and the rows of the last, smaller one (0: none).
+    pub fn row_tiles(&self) -> (u64, u64) {
+        (self.m() / self.tile.rows, self.m() % self.tile.rows)
+    }
+
+    /// Whole column tiles and the last one's vectors and the cells of its
+    /// last vector (`None`: none).
+    pub fn column_tiles(&self) -> (u64, Option<(u64, u64)>) {
+        let (n, w, l) = (self.n(), self.tile_columns(), self.tile.lanes);
+        let rest = n % w;
+        (
+            n / w,
+            (rest > 0).then(|| (rest.div_ceil(l), rest - (rest.div_ceil(l) - 1) * l)),
+        )
+    }
+
+    /// Column tiles including the last, partial one.
+    pub fn column_panels(&self) -> u64 {
+        self.n().div_ceil(self.tile_columns())
     }
 }
 
-/// The contraction plan of an assignment, if the micro-kernel applies and
-/// the space holds at least one full `mr x nr` tile.
+/// Vector lanes (of 64 bytes) and bytes of an element type; `None` where
+/// the kernel does not apply.
+pub fn element(elt: &str) -> Option<(u64, u64)> {
+    match elt {
+        "f32" => Some((16, 4)),
+        "f64" => Some((8, 8)),
+        _ => None,
+    }
+}
+
+/// The contraction plan of the assignment `lhs =accum= op(a, b)` over
+/// `space` with index lists `maps` (the result's first) into buffers of
+/// `dims` and elements `elt`, if the kernel applies.
 pub fn plan_contraction(
     accum: Accum,
     op: NumOp,
     space: &[u64],
     maps: &[Vec<Affine>],
-    mr: u64,
-    nr: u64,
+    dims: &[Vec<u64>],
+    elt: &str,
 ) -> Option<Contraction> {
-    if accum != Accum::Add || op != NumOp::Binary(BinaryOp::Mul) || maps.len() != 3 {
+    if accum != Accum::Add
+        || op != NumOp::Binary(BinaryOp::Mul)
+        || maps.len() != 3
+        || dims.len() != 3
+    {
         return None;
     }
-    let lhs = &maps[0];
-    let Some(Affine::Dim(j)) = lhs.last() else {
+    let (full_lanes, bytes) = element(elt)?;
+    if space
+        .iter()
+        .try_fold(1u64, |w, &d| w.checked_mul(d))
+        .is_some_and(|w| w < MIN_WORK)
+    {
         return None;
+    }
+    let (space, maps) = gather_form(space, maps, dims)?;
+    let n = space.len();
+    // The result: plain iterators (each once) and constants.
+    let lhs_dims: Vec<usize> = maps[0]
+        .iter()
+        .filter_map(|e| match e {
+            Affine::Dim(d) => Some(*d),
+            _ => None,
+        })
+        .collect();
+    if maps[0]
+        .iter()
+        .any(|e| !matches!(e, Affine::Dim(_) | Affine::Const(_)))
+        || (1..lhs_dims.len()).any(|q| lhs_dims[..q].contains(&lhs_dims[q]))
+    {
+        return None;
+    }
+    let lhs = Linear::row_major(&maps[0], &dims[0], n)?;
+    let covers_result = maps[0].iter().zip(&dims[0]).all(|(e, &d)| match e {
+        Affine::Dim(x) => space[*x] == d,
+        _ => d == 1,
+    });
+    let operand = |x: usize| -> Option<Operand> {
+        let padded = padding(&maps[x], &dims[x], &space)?;
+        let at = match &padded {
+            Some(p) => {
+                let cells: u64 = dims[x].iter().product();
+                if p.cells() > cells.saturating_mul(PAD_GROWTH).saturating_add(PAD_SLACK)
+                    || p.cells().saturating_mul(bytes) > PAD_MAX_BYTES
+                {
+                    return None;
+                }
+                Linear::row_major(&shifted(&maps[x], p), &p.dims, n)?
+            }
+            None => Linear::row_major(&maps[x], &dims[x], n)?,
+        };
+        Some(Operand {
+            buffer: x,
+            padded,
+            at,
+        })
     };
-    let j = *j;
-    if use_of(lhs, j) != Use::Plain || space[j] < nr {
-        return None;
-    }
-    let (a, b) = match (use_of(&maps[1], j), use_of(&maps[2], j)) {
-        (Use::Absent, Use::Plain) => (1, 2),
-        (Use::Plain, Use::Absent) => (2, 1),
+    let (x1, x2) = (operand(1)?, operand(2)?);
+    // The columns: the result's contiguous iterator, read by one operand.
+    let j0 = (0..n)
+        .filter(|&d| lhs.coef[d] == 1)
+        .max_by_key(|&d| (space[d], std::cmp::Reverse(d)))?;
+    let (a, b) = match (x1.at.uses(j0), x2.at.uses(j0)) {
+        (false, true) => (x1, x2),
+        (true, false) => (x2, x1),
         _ => return None,
     };
-    // The largest qualifying iterators, the earliest on ties.
-    let best = |ok: &dyn Fn(usize) -> bool| {
-        (0..space.len())
-            .filter(|&d| d != j && ok(d))
-            .max_by_key(|&d| (space[d], std::cmp::Reverse(d)))
+    let mut j = vec![j0];
+    let mut cols = space[j0];
+    if b.at.coef[j0] == 1 {
+        while let Some(d) = (0..n).find(|&d| {
+            !j.contains(&d)
+                && space[d] > 1
+                && i64::try_from(cols).is_ok_and(|c| lhs.coef[d] == c && b.at.coef[d] == c)
+                && !a.at.uses(d)
+        }) {
+            j.insert(0, d);
+            cols *= space[d];
+        }
+    }
+    if cols < 2 {
+        return None;
+    }
+    // The reduction: what the result does not depend on, in the order in
+    // which a's (then b's) cells are nearest innermost.
+    let mut k: Vec<usize> = (0..n).filter(|&d| !lhs.uses(d)).collect();
+    if k.is_empty() {
+        return None;
+    }
+    k.sort_by_key(|&d| {
+        (
+            std::cmp::Reverse(a.at.coef[d].unsigned_abs()),
+            std::cmp::Reverse(b.at.coef[d].unsigned_abs()),
+            d,
+        )
+    });
+    // The rows: a result iterator that a reads and b does not; the one
+    // whose cells of a are nearest, among those of several cells.
+    let i = (0..n)
+        .filter(|&d| lhs.uses(d) && !j.contains(&d) && a.at.uses(d) && !b.at.uses(d))
+        .max_by_key(|&d| {
+            (
+                space[d] >= 4,
+                std::cmp::Reverse(a.at.coef[d].unsigned_abs()),
+                space[d],
+                std::cmp::Reverse(d),
+            )
+        })?;
+    // The other loops: b's first, then in the result's order.
+    let mut outer: Vec<usize> = (0..n)
+        .filter(|&d| lhs.uses(d) && d != i && !j.contains(&d))
+        .collect();
+    outer.sort_by_key(|&d| (!b.at.uses(d), std::cmp::Reverse(lhs.coef[d]), d));
+    let tile = choose_tile(space[i], cols, full_lanes);
+    let k_steps: u64 = k.iter().map(|&d| space[d]).product();
+    let m_tiles = space[i].div_ceil(tile.rows);
+    let others_b: u64 = outer
+        .iter()
+        .filter(|&&d| !b.at.uses(d))
+        .map(|&d| space[d])
+        .product();
+    let b_bytes = k_steps.saturating_mul(cols).saturating_mul(bytes);
+    let pack = (b.at.coef[*j.last()?] != 1
+        || (b_bytes > PACK_BYTES && m_tiles.saturating_mul(others_b) >= PACK_REUSE))
+        .then(|| {
+            let inner: u64 = k[1..].iter().map(|&d| space[d]).product();
+            Pack {
+                block: (KERNEL_DEPTH / inner.max(1)).clamp(1, space[k[0]]),
+            }
+        });
+    let outer_b = if pack.is_some() {
+        outer.iter().filter(|&&d| b.at.uses(d)).count()
+    } else {
+        0
     };
-    let i = best(&|d| {
-        space[d] >= mr
-            && use_of(lhs, d) == Use::Plain
-            && use_of(&maps[a], d) == Use::Plain
-            && use_of(&maps[b], d) == Use::Absent
-    })?;
-    let k = best(&|d| {
-        use_of(lhs, d) == Use::Absent
-            && use_of(&maps[a], d) == Use::Plain
-            && use_of(&maps[b], d) == Use::Plain
-    })?;
-    Some(Contraction { j, i, k, a, b })
+    let mut plan = Contraction {
+        space,
+        lhs,
+        a,
+        b,
+        i,
+        j,
+        k,
+        outer,
+        outer_b,
+        pack,
+        tile,
+        parallel: Parallel::Sequential,
+        covers_result,
+    };
+    plan.parallel = choose_parallel(&plan);
+    Some(plan)
+}
+
+/// The tile for `m` rows and `n` columns with vectors of `lanes` cells:
+/// half vectors for at most half a vector of columns, one vector for at
+/// most one, else two; rows as many as the registers hold, fewer when that
+/// costs less in all (see [`tile_rows`]).
+pub fn choose_tile(m: u64, n: u64, lanes: u64) -> Tile {
+    let (vectors, lanes) = if n <= lanes / 2 {
+        (1, lanes / 2)
+    } else if n <= lanes {
+        (1, lanes)
+    } else {
+        (2, lanes)
+    };
+    let max_rows = if vectors == 1 { 16 } else { 12 };
+    Tile {
+        rows: tile_rows(m, max_rows),
+        vectors,
+        lanes,
+    }
+}
+
+/// The rows of a tile for `m` rows, at most `max`: all of them when they
+/// fit; else between `max / 2` and `max` (enough independent sums to hide
+/// the multiply-add's latency, the tile's loads and stores amortized), the
+/// most that divide `m`, so that no smaller last tile (a second copy of
+/// the tile's code) is needed; else the fewest tiles, the last one as full
+/// as possible.
+pub fn tile_rows(m: u64, max: u64) -> u64 {
+    let max = max.max(1);
+    if m <= max {
+        return m.max(1);
+    }
+    let lo = (max / 2).max(1);
+    (lo..=max)
+        .rev()
+        .find(|&r| m.is_multiple_of(r))
+        .unwrap_or_else(|| {
+            (lo..=max)
+                .min_by_key(|&r| (m.div_ceil(r), r - m % r))
+                .unwrap_or(max)
+        })
+}
+
+/// The loop that runs in parallel: none below [`PARALLEL_WORK`]
+/// multiply-adds; else the outermost loop around the tiles (after the
+/// packing) of at least four iterations, or the row tiles if they are
+/// that many, else whichever has the most iterations.
+fn choose_parallel(p: &Contraction) -> Parallel {
+    let work = p
+        .space
+        .iter()
+        .try_fold(1u64, |w, &d| w.checked_mul(d))
+        .unwrap_or(u64::MAX);
+    if work < PARALLEL_WORK {
+        return Parallel::Sequential;
+    }
+    let mut candidates: Vec<(Parallel, u64)> = (p.outer_b..p.outer.len())
+        .map(|q| (Parallel::Outer(q), p.space[p.outer[q]]))
+        .collect();
+    candidates.push((Parallel::Rows, p.row_tiles().0));
+    candidates.retain(|&(_, c)| c >= 2);
+    candidates
+        .iter()
+        .find(|&&(_, c)| c >= 4)
+        .or_else(|| candidates.iter().max_by_key(|&&(_, c)| c))
+        .map_or(Parallel::Sequential, |&(w, _)| w)
 }
 
 #[cfg(test)]
@@ -104,157 +438,315 @@ mod tests {
     use Affine::{Const, Dim};
 
     fn add(a: Affine, b: Affine) -> Affine {
-        Affine::Add(Box::new(a), Box::new(b))
+        Affine::sum(a, b)
     }
 
-    fn plan(space: &[u64], maps: &[Vec<Affine>]) -> Option<Contraction> {
-        plan_contraction(Accum::Add, MUL, space, maps, 4, 32)
+    fn plan(space: &[u64], maps: &[Vec<Affine>], dims: &[Vec<u64>]) -> Option<Contraction> {
+        plan_contraction(Accum::Add, MUL, space, maps, dims, "f32")
+    }
+
+    /// (j, i, k, a's buffer) of a plan.
+    fn roles(c: &Contraction) -> (Vec<usize>, usize, Vec<usize>, usize) {
+        (c.j.clone(), c.i, c.k.clone(), c.a.buffer)
+    }
+
+    fn matmul(m: u64, n: u64, k: u64) -> (Vec<u64>, Vec<Vec<Affine>>, Vec<Vec<u64>>) {
+        (
+            vec![m, n, k],
+            vec![
+                vec![Dim(0), Dim(1)],
+                vec![Dim(0), Dim(2)],
+                vec![Dim(2), Dim(1)],
+            ],
+            vec![vec![m, n], vec![m, k], vec![k, n]],
+        )
     }
 
     #[test]
-    fn plans() {
-        // (space, maps lhs/rhs1/rhs2, expected (j, i, k, a, b)) — one line per rule.
-        #[allow(clippy::type_complexity)]
-        let cases: Vec<(
-            Vec<u64>,
-            Vec<Vec<Affine>>,
-            Option<(usize, usize, usize, usize, usize)>,
-        )> = vec![
-            // C[i,j] += A[i,k] * B[k,j]
-            (
-                vec![64, 64, 64],
-                vec![
-                    vec![Dim(0), Dim(1)],
-                    vec![Dim(0), Dim(2)],
-                    vec![Dim(2), Dim(1)],
-                ],
-                Some((1, 0, 2, 1, 2)),
-            ),
-            // Operands swapped: C[i,j] += B[k,j] * A[i,k]
-            (
-                vec![64, 64, 64],
-                vec![
-                    vec![Dim(0), Dim(1)],
-                    vec![Dim(2), Dim(1)],
-                    vec![Dim(0), Dim(2)],
-                ],
-                Some((1, 0, 2, 2, 1)),
-            ),
-            // B with j strided (C = X W^T): still packed.
-            (
-                vec![64, 64, 64],
-                vec![
-                    vec![Dim(0), Dim(1)],
-                    vec![Dim(0), Dim(2)],
-                    vec![Dim(1), Dim(2)],
-                ],
-                Some((1, 0, 2, 1, 2)),
-            ),
-            // Batched: d0 indexes all three and is an outer loop.
-            (
-                vec![8, 64, 64, 64],
-                vec![
-                    vec![Dim(0), Dim(1), Dim(2)],
-                    vec![Dim(0), Dim(1), Dim(3)],
-                    vec![Dim(0), Dim(3), Dim(2)],
-                ],
-                Some((2, 1, 3, 1, 2)),
-            ),
-            // The largest reduced iterator is the kernel's k.
-            (
-                vec![64, 64, 3, 50],
-                vec![
-                    vec![Dim(0), Dim(1)],
-                    vec![Dim(0), Dim(2), Dim(3)],
-                    vec![Dim(2), Dim(3), Dim(1)],
-                ],
-                Some((1, 0, 3, 1, 2)),
-            ),
-            // Too narrow for one tile along j, or along i.
-            (
-                vec![64, 16, 64],
-                vec![
-                    vec![Dim(0), Dim(1)],
-                    vec![Dim(0), Dim(2)],
-                    vec![Dim(2), Dim(1)],
-                ],
-                None,
-            ),
-            (
-                vec![2, 64, 64],
-                vec![
-                    vec![Dim(0), Dim(1)],
-                    vec![Dim(0), Dim(2)],
-                    vec![Dim(2), Dim(1)],
-                ],
-                None,
-            ),
-            // No reduction: an outer product is not a contraction.
-            (
-                vec![64, 64],
-                vec![vec![Dim(0), Dim(1)], vec![Dim(0)], vec![Dim(1)]],
-                None,
-            ),
-            // j in both operands (a batch axis), so nothing to broadcast.
-            (
-                vec![64, 64],
-                vec![vec![Dim(1)], vec![Dim(0), Dim(1)], vec![Dim(0), Dim(1)]],
-                None,
-            ),
-            // Convolution: k inside a compound index.
-            (
-                vec![64, 64, 3],
-                vec![
-                    vec![Dim(0), Dim(1)],
-                    vec![Dim(0), add(Dim(1), Dim(2))],
-                    vec![Dim(2), Dim(1)],
-                ],
-                None,
-            ),
-            // The result's last axis a fixed index.
-            (
-                vec![64, 64, 64],
-                vec![
-                    vec![Dim(0), Const(0)],
-                    vec![Dim(0), Dim(2)],
-                    vec![Dim(2), Dim(1)],
-                ],
-                None,
-            ),
-            // A diagonal result (j twice) is left to the scalar loops.
-            (
-                vec![64, 64, 64],
-                vec![
-                    vec![Dim(1), Dim(1)],
-                    vec![Dim(0), Dim(2)],
-                    vec![Dim(2), Dim(1)],
-                ],
-                None,
-            ),
+    fn matmuls_in_every_layout() {
+        // C[i,j] += A[i,k] * B[k,j]: b read straight (small).
+        let (s, maps, dims) = matmul(64, 64, 64);
+        let c = plan(&s, &maps, &dims).unwrap();
+        assert_eq!(roles(&c), (vec![1], 0, vec![2], 1));
+        assert_eq!(c.pack, None);
+        assert_eq!(c.b_lane_coef(), 1);
+        assert!(c.starts_result());
+        // A result axis at a fixed index of two: not every cell.
+        let c = plan(
+            &s,
+            &[
+                vec![Const(0), Dim(0), Dim(1)],
+                maps[1].clone(),
+                maps[2].clone(),
+            ],
+            &[vec![2, 64, 64], dims[1].clone(), dims[2].clone()],
+        )
+        .unwrap();
+        assert!(!c.covers_result && !c.starts_result());
+        // Operands swapped.
+        let swapped = vec![maps[0].clone(), maps[2].clone(), maps[1].clone()];
+        let c = plan(
+            &s,
+            &swapped,
+            &[dims[0].clone(), dims[2].clone(), dims[1].clone()],
+        )
+        .unwrap();
+        assert_eq!(roles(&c), (vec![1], 0, vec![2], 2));
+        // C = X W^T: b strided along j, so packed.
+        let maps_t = vec![
+            vec![Dim(0), Dim(1)],
+            vec![Dim(0), Dim(2)],
+            vec![Dim(1), Dim(2)],
         ];
-        for (space, maps, want) in cases {
-            let got = plan(&space, &maps).map(|c| (c.j, c.i, c.k, c.a, c.b));
-            assert_eq!(got, want, "space {space:?} maps {maps:?}");
+        let c = plan(&s, &maps_t, &[vec![64, 64], vec![64, 64], vec![64, 64]]).unwrap();
+        assert_eq!(roles(&c), (vec![1], 0, vec![2], 1));
+        assert_eq!(c.b_lane_coef(), 64);
+        assert_eq!(c.pack, Some(Pack { block: 64 }));
+        // Large: packed in blocks of KERNEL_DEPTH steps, so the result is
+        // loaded and stored once per block and starts filled.
+        let (s, maps, dims) = matmul(1000, 1000, 1000);
+        let c = plan(&s, &maps, &dims).unwrap();
+        assert_eq!(
+            c.pack,
+            Some(Pack {
+                block: KERNEL_DEPTH
+            })
+        );
+        assert!(c.covers_result && !c.starts_result());
+        assert_eq!(c.parallel, Parallel::Rows);
+        // Batched: the batch is an outer loop b depends on.
+        let c = plan(
+            &[8, 64, 64, 64],
+            &[
+                vec![Dim(0), Dim(1), Dim(2)],
+                vec![Dim(0), Dim(1), Dim(3)],
+                vec![Dim(0), Dim(3), Dim(2)],
+            ],
+            &[vec![8, 64, 64], vec![8, 64, 64], vec![8, 64, 64]],
+        )
+        .unwrap();
+        assert_eq!(roles(&c), (vec![2], 1, vec![3], 1));
+        assert_eq!(c.outer, vec![0]);
+    }
+
+    #[test]
+    fn tails_and_tiles() {
+        // 84 = 7 tiles of 12 rows; 84 columns = 2 tiles of 32 and one of a
+        // vector and 4 lanes.
+        let (s, maps, dims) = matmul(84, 84, 84);
+        let c = plan(&s, &maps, &dims).unwrap();
+        assert_eq!(
+            c.tile,
+            Tile {
+                rows: 12,
+                vectors: 2,
+                lanes: 16
+            }
+        );
+        assert_eq!(c.row_tiles(), (7, 0));
+        assert_eq!(c.column_tiles(), (2, Some((2, 4))));
+        assert_eq!(c.column_panels(), 3);
+        // Narrow results use half vectors.
+        let (s, maps, dims) = matmul(5, 6, 300);
+        let c = plan(&s, &maps, &dims).unwrap();
+        assert_eq!(
+            c.tile,
+            Tile {
+                rows: 5,
+                vectors: 1,
+                lanes: 8
+            }
+        );
+        assert_eq!(c.column_tiles(), (0, Some((1, 6))));
+        assert_eq!(c.parallel, Parallel::Sequential);
+        // Tiny ones stay in scalar loops.
+        let (s, maps, dims) = matmul(5, 6, 3);
+        assert!(plan(&s, &maps, &dims).is_none());
+        // One column: the rows are contiguous in the result (its other axis
+        // has one cell), so they are the columns, and j the rows.
+        let (s, maps, dims) = matmul(50, 1, 300);
+        let c = plan(&s, &maps, &dims).unwrap();
+        assert_eq!(roles(&c), (vec![0], 1, vec![2], 2));
+        // A result of one cell: nothing to vectorize.
+        assert!(plan(
+            &[1, 8192],
+            &[vec![Const(0)], vec![Dim(1)], vec![Dim(1)]],
+            &[vec![1], vec![8192], vec![8192]]
+        )
+        .is_none());
+        for (m, max, want) in [
+            (100, 12, 10),
+            (84, 12, 12),
+            (1024, 12, 8),
+            (28, 16, 14),
+            (24, 12, 12),
+            (3, 12, 3),
+            (13, 12, 7),
+            (257, 12, 12),
+            (20, 12, 10),
+        ] {
+            assert_eq!(tile_rows(m, max), want, "{m} rows, at most {max}");
         }
     }
 
     #[test]
-    fn only_add_of_products() {
-        let maps = vec![
-            vec![Dim(0), Dim(1)],
-            vec![Dim(0), Dim(2)],
-            vec![Dim(2), Dim(1)],
-        ];
-        assert!(plan_contraction(Accum::Max, MUL, &[64, 64, 64], &maps, 4, 32).is_none());
-        assert!(plan_contraction(
-            Accum::Add,
-            NumOp::Binary(BinaryOp::Add),
-            &[64, 64, 64],
-            &maps,
-            4,
-            32
+    fn multi_axis_reductions() {
+        // y[b, o] += w[o, h, w, c] * x[b, h, w, c] (a dense layer after a
+        // convolution): the three reduced iterators run inside the tile,
+        // x's nearest innermost; w is strided along o, so packed.
+        let c = plan(
+            &[64, 120, 5, 5, 16],
+            &[
+                vec![Dim(0), Dim(1)],
+                vec![Dim(1), Dim(2), Dim(3), Dim(4)],
+                vec![Dim(0), Dim(2), Dim(3), Dim(4)],
+            ],
+            &[vec![64, 120], vec![120, 5, 5, 16], vec![64, 5, 5, 16]],
+        )
+        .unwrap();
+        assert_eq!(roles(&c), (vec![1], 0, vec![2, 3, 4], 2));
+        assert!(c.pack.is_some());
+        // Its gradient w.r.t. x: the columns h, w, c merge (400 contiguous
+        // cells in the result and in w).
+        let c = plan(
+            &[64, 120, 5, 5, 16],
+            &[
+                vec![Dim(0), Dim(2), Dim(3), Dim(4)],
+                vec![Dim(0), Dim(1)],
+                vec![Dim(1), Dim(2), Dim(3), Dim(4)],
+            ],
+            &[vec![64, 5, 5, 16], vec![64, 120], vec![120, 5, 5, 16]],
+        )
+        .unwrap();
+        assert_eq!(roles(&c), (vec![2, 3, 4], 0, vec![1], 1));
+        assert_eq!(c.n(), 400);
+    }
+
+    /// LeNet's second convolution, `y[b, oh, ow, oc] += x[b, oh + kh, ow +
+    /// kw, ic] * w[oc, kh, kw, ic]` over (b, oh, ow, oc, ic, kh, kw), and
+    /// its two gradients.
+    #[test]
+    fn convolutions() {
+        let space = [64, 10, 10, 16, 6, 5, 5];
+        let y = vec![Dim(0), Dim(1), Dim(2), Dim(3)];
+        let x = vec![Dim(0), add(Dim(1), Dim(5)), add(Dim(2), Dim(6)), Dim(4)];
+        let w = vec![Dim(3), Dim(5), Dim(6), Dim(4)];
+        let (yd, xd, wd) = (vec![64, 10, 10, 16], vec![64, 14, 14, 6], vec![16, 5, 5, 6]);
+        // Forward: columns oc (w packed: strided), rows ow, reduction kh,
+        // kw, ic; b and oh around, b in parallel.
+        let c = plan(
+            &space,
+            &[y.clone(), x.clone(), w.clone()],
+            &[yd.clone(), xd.clone(), wd.clone()],
+        )
+        .unwrap();
+        assert_eq!(roles(&c), (vec![3], 2, vec![5, 6, 4], 1));
+        assert_eq!(c.outer, vec![0, 1]);
+        assert!(c.pack.is_some() && c.a.padded.is_none());
+        assert_eq!(
+            c.tile,
+            Tile {
+                rows: 10,
+                vectors: 1,
+                lanes: 16
+            }
+        );
+        assert_eq!(c.parallel, Parallel::Outer(0));
+        // The kernel's gradient: columns kw and ic merged (contiguous in
+        // the result and in x), rows oc, reduction b, oh, ow; x straight.
+        let c = plan(
+            &space,
+            &[w.clone(), y.clone(), x.clone()],
+            &[wd.clone(), yd.clone(), xd.clone()],
+        )
+        .unwrap();
+        assert_eq!(roles(&c), (vec![6, 4], 3, vec![0, 1, 2], 1));
+        assert_eq!(c.outer, vec![5]);
+        assert_eq!(c.pack, None);
+        // The input's gradient, in gather form: oh and ow run over x's
+        // rows and columns, y is read padded.
+        let c = plan(&space, &[x, y, w], &[xd, yd, wd]).unwrap();
+        assert_eq!(c.space, vec![64, 14, 14, 16, 6, 5, 5]);
+        assert_eq!(c.j, vec![4]);
+        assert_eq!(c.a.buffer, 1);
+        assert_eq!(
+            c.a.padded,
+            Some(Padded {
+                low: vec![0, 4, 4, 0],
+                dims: vec![64, 18, 18, 16]
+            })
+        );
+        assert_eq!(c.tile.lanes, 8);
+        // A padded forward convolution with one input channel (its index a
+        // constant) reads x padded.
+        let c = plan(
+            &[64, 28, 28, 6, 5, 5],
+            &[
+                vec![Dim(0), Dim(1), Dim(2), Dim(3)],
+                vec![
+                    Dim(0),
+                    add(add(Dim(1), Dim(4)), Const(-2)),
+                    add(add(Dim(2), Dim(5)), Const(-2)),
+                    Const(0),
+                ],
+                vec![Dim(3), Dim(4), Dim(5), Const(0)],
+            ],
+            &[vec![64, 28, 28, 6], vec![64, 28, 28, 1], vec![6, 5, 5, 1]],
+        )
+        .unwrap();
+        assert_eq!(
+            c.a.padded.as_ref().map(|p| p.dims.clone()),
+            Some(vec![64, 32, 32, 1])
+        );
+        assert_eq!(c.k, vec![4, 5]);
+    }
+
+    #[test]
+    fn refusals() {
+        let (s, maps, dims) = matmul(64, 64, 64);
+        // Only sums of products.
+        assert!(plan_contraction(Accum::Max, MUL, &s, &maps, &dims, "f32").is_none());
+        let add_op = NumOp::Binary(BinaryOp::Add);
+        assert!(plan_contraction(Accum::Add, add_op, &s, &maps, &dims, "f32").is_none());
+        assert!(plan_contraction(Accum::Add, MUL, &s, &maps, &dims, "f16").is_none());
+        // No reduction: an outer product.
+        assert!(plan(
+            &[64, 64],
+            &[vec![Dim(0), Dim(1)], vec![Dim(0)], vec![Dim(1)]],
+            &[vec![64, 64], vec![64], vec![64]]
         )
         .is_none());
-        assert!(plan_contraction(Accum::Add, MUL, &[64, 64, 64], &maps, 4, 32).is_some());
+        // j in both operands.
+        assert!(plan(
+            &[64, 64],
+            &[vec![Dim(1)], vec![Dim(0), Dim(1)], vec![Dim(0), Dim(1)]],
+            &[vec![64], vec![64, 64], vec![64, 64]]
+        )
+        .is_none());
+        // A diagonal result.
+        assert!(plan(
+            &s,
+            &[vec![Dim(1), Dim(1)], maps[1].clone(), maps[2].clone()],
+            &dims
+        )
+        .is_none());
+        // Slice symbols.
+        assert!(plan(
+            &s,
+            &[
+                maps[0].clone(),
+                vec![Dim(0), Dim(2)],
+                vec![Affine::Sym(0), Dim(1)]
+            ],
+            &[vec![64, 64], vec![64, 64], vec![64, 64]]
+        )
+        .is_none());
+        // No row iterator (a matrix-vector product).
+        assert!(plan(
+            &[64, 64],
+            &[vec![Dim(1)], vec![Dim(0)], vec![Dim(0), Dim(1)]],
+            &[vec![64], vec![64], vec![64, 64]]
+        )
+        .is_none());
     }
 }
