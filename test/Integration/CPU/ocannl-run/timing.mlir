@@ -7,13 +7,15 @@
 // CHECK: phase ocannl-infer-shapes:
 // CHECK: phase ocannl-lower-to-assign:
 // CHECK: phase ocannl-lower-to-loops:
+// CHECK: phase outline:
 // CHECK: phase to-llvm:
 // CHECK: phase translate:
 // CHECK: phase codegen:
 // CHECK: phase link:
-// CHECK: count parts: 1{{$}}
+// CHECK: count parts: 2{{$}}
 // CHECK: count parts-compiled:
 // CHECK: count parts-cached:
+// CHECK: count kernels: 1{{$}}
 // SEED: argument #0: expected random:SEED with an integer seed, found "random:x"
 func.func @f(%x: !ocannl_shape.tensor<"8|4", f32>) -> !ocannl_shape.tensor<"?", f32> {
   %s = "ocannl_shape.einsum"(%x) {spec = "...|... => 0"} : (!ocannl_shape.tensor<"8|4", f32>) -> !ocannl_shape.tensor<"?", f32>
