@@ -10,8 +10,13 @@
 //! attribute (and `passthrough = ["noinline"]`, which upstream
 //! `convert-func-to-llvm` carries to the LLVM function, where `no_inline`
 //! is dropped) and replaced by a `func.call`. A nest may sit inside `scf.if`
-//! (or `affine.if`) guards, the run-time checks: the guards stay in the
-//! routine, around the call. A nest inside any other op (a `gpu.launch`
+//! (or `affine.if`) guards, the run-time checks: an `scf.if` without `else`
+//! and results moves into the kernel with the nest, and with whatever else
+//! it holds (other nests, a packing buffer's allocation and free), its
+//! condition an argument, so that the routine stays one block of
+//! straight-line code (upstream `convert-scf-to-cf` splits the block at
+//! each `scf.if`, which costs time quadratic in the routine's length); other
+//! guards stay in the routine, around the call. A nest inside any other op (a `gpu.launch`
 //! body) is left as it is, and so is any op that is not a loop. So the
 //! routine keeps its allocations, checks, calls and frees.
 //!
@@ -202,10 +207,13 @@ fn run<'c>(module: OperationRef<'c, '_>, options: &Options) -> PassResult<'c> {
     Ok(())
 }
 
-/// The maximal loop nests of a function that can be outlined: loops with
-/// no loop around them, and only guards between them and the function.
+/// What a function's kernels are made of: its maximal loop nests that can
+/// be outlined (loops with no loop around them, and only guards between
+/// them and the function), each with the `scf.if` guards around it that
+/// have no `else` and no results (see [`enclosing_guard`]), in order, each
+/// once (a guard may hold several nests).
 fn nests<'c, 'a>(func: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
-    ir::collect(func, |op| {
+    let loops = ir::collect(func, |op| {
         if !LOOPS.contains(&ir::name(op).as_str()) {
             return false;
         }
@@ -220,7 +228,30 @@ fn nests<'c, 'a>(func: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
             p = q.parent_operation();
         }
         false
-    })
+    });
+    let mut roots: Vec<OperationRef<'c, 'a>> = vec![];
+    for mut root in loops {
+        while let Some(guard) = enclosing_guard(root) {
+            root = guard;
+        }
+        if !roots.contains(&root) {
+            roots.push(root);
+        }
+    }
+    roots
+}
+
+/// The `scf.if` around `op` when it can move into a kernel with it: no
+/// results and no `else`, so that what it holds (the nest, and the host
+/// code around it such as a packing buffer's allocation) runs only when
+/// its condition holds, and nothing it defines is used outside.
+fn enclosing_guard<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    let guard = op.parent_operation()?;
+    // (The name first: asking an op for a region it lacks prints it.)
+    if ir::name(&guard) != "scf.if" || guard.result_count() != 0 {
+        return None;
+    }
+    guard.region(1).ok()?.first_block().is_none().then_some(guard)
 }
 
 /// Moves `nest` into a kernel called in its place; returns the kernel's
@@ -310,7 +341,12 @@ fn outline<'c, 'a>(
     ir::remap_operands(nest, |v| map.get(&ir::key(v)).copied());
     // What the backend reads of it.
     ir::set_attribute(kernel, KIND, s(kind(nest)));
-    if let Some(w) = nest_work(nest) {
+    let work = if LOOPS.contains(&ir::name(&nest).as_str()) {
+        nest_work(nest)
+    } else {
+        inner_work(nest)
+    };
+    if let Some(w) = work {
         let w = i64::try_from(w).unwrap_or(i64::MAX);
         ir::set_attribute(
             kernel,

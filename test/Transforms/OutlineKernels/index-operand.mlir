@@ -2,27 +2,28 @@
 
 // A batch slice reads at an index the routine is given: the index is an
 // argument of the kernel (where the buffers' order of first use puts it),
-// while its run-time check stays in the routine, before the guarded call.
+// while its run-time check stays in the routine, before the call.
 
 // CHECK-LABEL: func.func @f(
 // CHECK-SAME: %[[X:[^:]*]]: memref<3x2xf32>, %[[I:[^:]*]]: index) -> memref<2xf32>
-// CHECK: func.call @[[NEG:__ocannl_kernel_[0-9a-f]+]](%[[X]], %[[N:.*]]) : (memref<3x2xf32>, memref<3x2xf32>) -> ()
+// CHECK: call @[[NEG:__ocannl_kernel_[0-9a-f]+]](%{{.*}}, %[[X]], %[[N:.*]]) : (i1, memref<3x2xf32>, memref<3x2xf32>) -> ()
 // CHECK: %[[S:.*]] = memref.alloc() : memref<2xf32>
 // The index check, in the routine.
-// CHECK: arith.cmpi slt, %[[I]],
-// CHECK: arith.cmpi sge, %[[I]],
-// CHECK: scf.if
-// CHECK: scf.if
-// CHECK-NEXT: func.call @[[SLICE:__ocannl_kernel_[0-9a-f]+]](%[[N]], %[[I]], %[[S]]) : (memref<3x2xf32>, index, memref<2xf32>) -> ()
-// CHECK-NOT: scf.for
+// CHECK: %[[LOW:.*]] = arith.cmpi slt, %[[I]],
+// CHECK: %[[HIGH:.*]] = arith.cmpi sge, %[[I]],
+// CHECK: %[[OUT:.*]] = arith.ori %[[LOW]], %[[HIGH]]
+// CHECK: call @__ocannl_record_failure(%[[OUT]],
+// CHECK: call @[[SLICE:__ocannl_kernel_[0-9a-f]+]](%{{.*}}, %[[N]], %[[I]], %[[S]]) : (i1, memref<3x2xf32>, index, memref<2xf32>) -> ()
+// CHECK-NOT: scf.
 // CHECK: return %[[S]]
 
 // CHECK: func.func private @[[NEG]](
-// CHECK: func.func private @[[SLICE]](%arg0: memref<3x2xf32>, %arg1: index, %arg2: memref<2xf32>)
+// CHECK: func.func private @[[SLICE]](%arg0: i1, %arg1: memref<3x2xf32>, %arg2: index, %arg3: memref<2xf32>)
 // CHECK-SAME: ocannl.kernel_work = 2 : i64
-// CHECK: scf.for %[[J:.*]] =
-// CHECK-NEXT: %[[V:.*]] = memref.load %arg0[%arg1, %[[J]]] : memref<3x2xf32>
-// CHECK-NEXT: memref.store %[[V]], %arg2[%[[J]]] : memref<2xf32>
+// CHECK: scf.if %arg0 {
+// CHECK-NEXT: scf.for %[[J:.*]] =
+// CHECK-NEXT: %[[V:.*]] = memref.load %arg1[%arg2, %[[J]]] : memref<3x2xf32>
+// CHECK-NEXT: memref.store %[[V]], %arg3[%[[J]]] : memref<2xf32>
 func.func @f(%x: !ocannl_shape.tensor<"3|2", f32>, %i: index) -> !ocannl_shape.tensor<"?", f32> {
   %n = "ocannl_shape.pointwise_unary"(%x) {op = "neg"} : (!ocannl_shape.tensor<"3|2", f32>) -> !ocannl_shape.tensor<"?", f32>
   %s = "ocannl_shape.batch_slice"(%n, %i) : (!ocannl_shape.tensor<"?", f32>, index) -> !ocannl_shape.tensor<"?", f32>

@@ -1,57 +1,57 @@
 // RUN: ocannl-opt %s --pass-pipeline='builtin.module(ocannl-lower-to-loops,func.func(canonicalize,cse),ocannl-outline-kernels)' | FileCheck %s
 
 // Each loop nest of a routine becomes a private kernel called in its place:
-// the routine keeps its allocation, its run-time checks (the scf.if guards,
-// now around the calls) and its return; the kernel holds the loops, with the
-// constants they use cloned into it and the buffers as arguments.
+// the routine keeps its allocation, its run-time checks and its return, as
+// straight-line code; the guard that skips a nest after a failed check
+// (scf.if on the status being clear) moves into the kernel with the nest,
+// its condition the kernel's first argument. The kernel holds the loops,
+// with the constants they use cloned into it and the buffers as arguments.
 
 // CHECK-LABEL: func.func @relu(
 // CHECK-SAME: %[[X:.*]]: memref<4x8xf32>) -> memref<4x8xf32>
-// CHECK-NOT: scf.for
+// CHECK-NOT: scf.
 // CHECK-NOT: arith.maximumf
 // CHECK: %[[Y:.*]] = memref.alloc() : memref<4x8xf32>
-// CHECK-NOT: scf.for
-// CHECK: memref.get_global @__ocannl_status
-// CHECK: scf.if
-// CHECK-NOT: scf.for
-// CHECK: scf.if
-// CHECK-NEXT: func.call @[[FILL:__ocannl_kernel_[0-9a-f]+]](%[[Y]]) : (memref<4x8xf32>) -> ()
-// CHECK-NEXT: }
-// CHECK-NOT: scf.for
-// CHECK: scf.if
-// CHECK-NEXT: func.call @[[RELU:__ocannl_kernel_[0-9a-f]+]](%[[X]], %[[Y]]) : (memref<4x8xf32>, memref<4x8xf32>) -> ()
-// CHECK-NEXT: }
-// CHECK-NOT: scf.for
-// CHECK-NOT: arith.maximumf
-// CHECK: return %[[Y]] : memref<4x8xf32>
+// CHECK-NOT: scf.
+// CHECK: call @__ocannl_record_failure(
+// CHECK-NEXT: %[[STATUS:.*]] = memref.get_global @__ocannl_status
+// CHECK-NEXT: %[[CODE:.*]] = memref.load %[[STATUS]]
+// CHECK-NEXT: %[[CLEAR:.*]] = arith.cmpi eq, %[[CODE]]
+// CHECK-NEXT: call @[[FILL:__ocannl_kernel_[0-9a-f]+]](%[[CLEAR]], %[[Y]]) : (i1, memref<4x8xf32>) -> ()
+// CHECK-NEXT: %[[CODE2:.*]] = memref.load %[[STATUS]]
+// CHECK-NEXT: %[[CLEAR2:.*]] = arith.cmpi eq, %[[CODE2]]
+// CHECK-NEXT: call @[[RELU:__ocannl_kernel_[0-9a-f]+]](%[[CLEAR2]], %[[X]], %[[Y]]) : (i1, memref<4x8xf32>, memref<4x8xf32>) -> ()
+// CHECK-NEXT: return %[[Y]] : memref<4x8xf32>
 // CHECK-NEXT: }
 
 // The constants the routine no longer uses are gone from it; the float
 // constant is in the kernels only.
 // CHECK-NOT: arith.constant 0.000000e+00
 
-// The fill: its value, cloned into the kernel.
-// CHECK: func.func private @[[FILL]](%arg0: memref<4x8xf32>) attributes {no_inline, ocannl.kernel_kind = "elementwise", ocannl.kernel_work = 32 : i64, passthrough = ["noinline"]} {
+// The fill: its value, cloned into the kernel, under the guard.
+// CHECK: func.func private @[[FILL]](%arg0: i1, %arg1: memref<4x8xf32>) attributes {no_inline, ocannl.kernel_kind = "elementwise", ocannl.kernel_work = 32 : i64, passthrough = ["noinline"]} {
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
 // CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
 // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK: scf.for %[[I:.*]] = %[[C0]] to %[[C4]] step %[[C1]] {
+// CHECK: scf.if %arg0 {
+// CHECK-NEXT: scf.for %[[I:.*]] = %[[C0]] to %[[C4]] step %[[C1]] {
 // CHECK-NEXT: scf.for %[[J:.*]] = %[[C0]] to %[[C8]] step %[[C1]] {
-// CHECK-NEXT: memref.store %[[ZERO]], %arg0[%[[I]], %[[J]]] : memref<4x8xf32>
+// CHECK-NEXT: memref.store %[[ZERO]], %arg1[%[[I]], %[[J]]] : memref<4x8xf32>
 // CHECK: return
 // CHECK-NEXT: }
 
 // The sum of relu(x): x and y are its arguments, in order of first use.
-// CHECK: func.func private @[[RELU]](%arg0: memref<4x8xf32>, %arg1: memref<4x8xf32>) attributes {no_inline, ocannl.kernel_kind = "elementwise", ocannl.kernel_work = 32 : i64, passthrough = ["noinline"]} {
-// CHECK: scf.for
+// CHECK: func.func private @[[RELU]](%arg0: i1, %arg1: memref<4x8xf32>, %arg2: memref<4x8xf32>) attributes {no_inline, ocannl.kernel_kind = "elementwise", ocannl.kernel_work = 32 : i64, passthrough = ["noinline"]} {
+// CHECK: scf.if %arg0 {
 // CHECK-NEXT: scf.for
-// CHECK-NEXT: memref.load %arg0
-// CHECK-NEXT: arith.maximumf
+// CHECK-NEXT: scf.for
 // CHECK-NEXT: memref.load %arg1
+// CHECK-NEXT: arith.maximumf
+// CHECK-NEXT: memref.load %arg2
 // CHECK-NEXT: arith.addf
-// CHECK-NEXT: memref.store {{.*}}, %arg1
+// CHECK-NEXT: memref.store {{.*}}, %arg2
 // CHECK: return
 // CHECK-NEXT: }
 func.func @relu(%x: memref<4x8xf32>) -> memref<4x8xf32> {

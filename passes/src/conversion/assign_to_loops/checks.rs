@@ -8,7 +8,11 @@
 //! (`memref<4xi64>`: what failed, the check's number, the value, the
 //! bound), and every assignment after it is skipped: each runs under
 //! `scf.if` on the status being clear. Nothing reads a buffer that was not
-//! allocated or an index outside its axis.
+//! allocated or an index outside its axis. A check is a call of the
+//! module's private [`RECORD`] (whether it failed, and the words to
+//! record), so that a routine's own code has no branch: upstream
+//! `convert-scf-to-cf` splits a block at each `scf.if`, in time that grows
+//! with the square of a long routine.
 //!
 //! The module attribute [`CHECKS_ATTR`] holds one message per check, by
 //! number: the location of the op and what is checked. A caller clears the
@@ -19,12 +23,14 @@
 
 use melior::ir::{
     attribute::{
-        ArrayAttribute, DenseElementsAttribute, IntegerAttribute, StringAttribute, TypeAttribute,
+        ArrayAttribute, DenseElementsAttribute, FlatSymbolRefAttribute, IntegerAttribute,
+        StringAttribute, TypeAttribute,
     },
     block::{BlockArgument, BlockLike},
     operation::{OperationBuilder, OperationLike},
-    r#type::{IntegerType, RankedTensorType},
-    Attribute, Identifier, Location, OperationRef, RegionLike, Type, Value, ValueLike,
+    r#type::{FunctionType, IntegerType, RankedTensorType},
+    Attribute, Block, Identifier, Location, OperationRef, Region, RegionLike, Type, Value,
+    ValueLike,
 };
 use ocannl_mlir::{attr, builder::CmpI, ir, At, Builder};
 
@@ -34,6 +40,10 @@ use super::assignment::memref_info;
 pub const STATUS: &str = "__ocannl_status";
 /// The status words: [`Code`], the check's number, the value, the bound.
 pub const STATUS_WORDS: usize = 4;
+/// The module's private function recording a failure: its arguments are
+/// whether the check failed (`i1`) and the four status words (`i64`); it
+/// writes them when the check failed and no check failed before.
+pub const RECORD: &str = "__ocannl_record_failure";
 /// The module attribute listing the checks' messages.
 pub const CHECKS_ATTR: &str = "ocannl.runtime_checks";
 
@@ -112,14 +122,23 @@ pub fn has_status(module: OperationRef) -> bool {
 }
 
 fn find_status<'c, 'a>(module: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    find_symbol(module, "memref.global", STATUS)
+}
+
+/// The op `kind` named `symbol` at the top of `module`.
+fn find_symbol<'c, 'a>(
+    module: OperationRef<'c, 'a>,
+    kind: &str,
+    symbol: &str,
+) -> Option<OperationRef<'c, 'a>> {
     let body = module.region(0).ok()?.first_block()?;
     let mut op = body.first_operation();
     while let Some(o) = op {
-        if ir::name(&o) == "memref.global"
+        if ir::name(&o) == kind
             && o.attribute("sym_name")
                 .ok()
                 .and_then(attr::string_value)
-                .is_some_and(|n| n == STATUS)
+                .is_some_and(|n| n == symbol)
         {
             return Some(o);
         }
@@ -152,6 +171,7 @@ pub struct Checks<'c, 'a> {
     module: OperationRef<'c, 'a>,
     messages: Vec<String>,
     made_global: bool,
+    made_record: bool,
 }
 
 impl<'c, 'a> Checks<'c, 'a> {
@@ -159,6 +179,7 @@ impl<'c, 'a> Checks<'c, 'a> {
         Checks {
             messages: descriptions(module),
             made_global: find_status(module).is_some(),
+            made_record: find_symbol(module, "func.func", RECORD).is_some(),
             module,
         }
     }
@@ -253,28 +274,91 @@ impl<'c, 'a> Checks<'c, 'a> {
     ) -> Result<(), String> {
         let id = self.messages.len();
         self.messages.push(message);
-        let first = self.clear(e, at)?;
-        let record = e.op1(at, "arith.andi", &[failed, first], e.ty("i1")?, &[]);
         let i64t = e.ty("i64")?;
         let value = if value.r#type() == i64t {
             value
         } else {
             e.op1(at, "arith.index_cast", &[value], i64t, &[])
         };
+        let words = [
+            e.i64(at, code as i64),
+            e.i64(at, id as i64),
+            value,
+            e.i64(at, bound),
+        ];
+        // A call rather than an `scf.if` here, so that a routine with
+        // thousands of checks stays one block of straight-line code, short
+        // and cheap to lower and to compile.
+        self.record_fn(e)?;
+        let mut operands = vec![failed];
+        operands.extend(words);
+        e.place(
+            at,
+            melior::dialect::func::call(
+                e.ctx,
+                FlatSymbolRefAttribute::new(e.ctx, RECORD),
+                &operands,
+                &[],
+                e.loc,
+            ),
+        );
+        Ok(())
+    }
+
+    /// Makes [`RECORD`] (once): `(failed, code, check, value, bound)`, the
+    /// words stored when `failed` holds and the status is clear.
+    fn record_fn(&mut self, e: &Builder<'c>) -> Result<(), String> {
+        if self.made_record {
+            return Ok(());
+        }
+        let ctx = e.ctx;
+        let (i1, i64t) = (e.ty("i1")?, e.ty("i64")?);
+        let inputs = [i1, i64t, i64t, i64t, i64t];
+        let region = Region::new();
+        region.append_block(Block::new(&inputs.map(|t| (t, e.loc))));
+        let s = |v: &str| -> Attribute<'c> { StringAttribute::new(ctx, v).into() };
+        let func = melior::dialect::func::func(
+            ctx,
+            StringAttribute::new(ctx, RECORD),
+            TypeAttribute::new(FunctionType::new(ctx, &inputs, &[]).into()),
+            region,
+            &[
+                (Identifier::new(ctx, "sym_visibility"), s("private")),
+                // Internal in LLVM, so that a backend compiling each public
+                // function apart keeps it with the routines calling it.
+                (Identifier::new(ctx, "llvm.linkage"), e.attr("#llvm.linkage<internal>")?),
+            ],
+            e.loc,
+        );
+        let body = self
+            .module
+            .region(0)
+            .map_err(|er| er.to_string())?
+            .first_block()
+            .ok_or("empty module")?;
+        let func = body.append_operation(func);
+        self.made_record = true;
+        let block = func
+            .region(0)
+            .ok()
+            .and_then(|r| r.first_block())
+            .ok_or("internal error: a function without a body")?;
+        let at = At::end(block);
+        let arg = |i: usize| -> Result<Value<'c, 'a>, String> {
+            block.argument(i).map(Into::into).map_err(|er| er.to_string())
+        };
+        let first = self.clear(e, at)?;
+        let record = e.op1(at, "arith.andi", &[arg(0)?, first], i1, &[]);
         e.if_then(at, record, &mut |inner| {
             let g = self.status(e, inner)?;
-            let words = [
-                e.i64(inner, code as i64),
-                e.i64(inner, id as i64),
-                value,
-                e.i64(inner, bound),
-            ];
-            for (k, w) in words.into_iter().enumerate() {
-                let k = e.index(inner, k as i64)?;
-                e.op0(inner, "memref.store", &[w, g, k]);
+            for k in 0..STATUS_WORDS {
+                let index = e.index(inner, k as i64)?;
+                e.op0(inner, "memref.store", &[arg(k + 1)?, g, index]);
             }
             Ok(())
-        })
+        })?;
+        e.place(at, melior::dialect::func::r#return(&[], e.loc));
+        Ok(())
     }
 
     /// Checks that the allocation of node `op`'s buffer `buf` succeeded.
