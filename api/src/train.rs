@@ -393,7 +393,7 @@ fn lower_for_training(
         .and_then(|f| ocannl_assign_dialect::to_routine(f).ok())
         .map(|r| routine_work(&r))
         .unwrap_or(u64::MAX);
-    let to_loops = pipelines::lower_to_loops(Some(backend.loop_target()));
+    let to_loops = backend.loops_pipeline();
     ocannl_passes::run_pipeline(context, module, &to_loops)
         .map_err(|_| diagnostics.or("compiling failed"))?;
     Ok(work)
@@ -472,7 +472,7 @@ impl Trainer {
         // What decides the compiled code: the module, the passes, the loop
         // target's lowering (the backend adds its own options).
         let pipeline = training_pipeline(&optimizer).to_string();
-        let to_loops = pipelines::lower_to_loops(Some(backend.loop_target())).to_string();
+        let to_loops = backend.loops_pipeline().to_string();
         let key: [&[u8]; 4] = [
             b"trainer 1",
             text.as_bytes(),

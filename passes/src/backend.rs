@@ -30,6 +30,16 @@ pub trait Backend: Send + Sync {
     /// (`ocannl-lower-to-loops{target=NAME}`).
     fn loop_target(&self) -> &'static str;
 
+    /// What takes `ocannl_assign` routines to the loops stage this backend
+    /// compiles: by default `ocannl-lower-to-loops` for
+    /// [`Backend::loop_target`], then `canonicalize` and `cse`
+    /// ([`crate::pipelines::lower_to_loops`]). A backend that cleans up
+    /// later (the CPU, after deduplicating its kernels, so that the cleanup
+    /// runs on each distinct kernel once) lowers only.
+    fn loops_pipeline(&self) -> crate::Pipeline {
+        crate::pipelines::lower_to_loops(Some(self.loop_target()))
+    }
+
     /// Why the backend cannot run code here, in one line (a GPU without
     /// its driver); `None` when it can. Compiling works regardless.
     fn unavailable(&self) -> Option<String> {

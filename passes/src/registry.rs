@@ -212,14 +212,23 @@ pub mod pipelines {
     }
 
     /// `ocannl-lower-to-loops` for the loop target named `target` (the
-    /// process's default when `None`), then `canonicalize` and `cse` on
-    /// each function.
+    /// process's default when `None`), then [`tidy`].
     pub fn lower_to_loops(target: Option<&str>) -> Pipeline {
-        let lower = match target {
+        lower_to_loops_only(target).then(tidy())
+    }
+
+    /// `ocannl-lower-to-loops` for the loop target named `target` (the
+    /// process's default when `None`), alone.
+    pub fn lower_to_loops_only(target: Option<&str>) -> Pipeline {
+        match target {
             Some(t) => Pipeline::new().pass_with("ocannl-lower-to-loops", [("target", t)]),
             None => Pipeline::new().pass("ocannl-lower-to-loops"),
-        };
-        lower.nested(
+        }
+    }
+
+    /// `canonicalize` and `cse` on each function.
+    pub fn tidy() -> Pipeline {
+        Pipeline::new().nested(
             "func.func",
             Pipeline::new().pass("canonicalize").pass("cse"),
         )
@@ -236,10 +245,16 @@ pub mod pipelines {
     /// loops on memrefs (upstream scf/memref/arith/math/vector), optimized,
     /// lowered for `target` as [`lower_to_loops`].
     pub fn to_loops(target: Option<&str>) -> Pipeline {
+        to_loops_only(target).then(tidy())
+    }
+
+    /// [`to_loops`] without the final [`tidy`] (for a backend that tidies
+    /// later, [`crate::backend::Backend::loops_pipeline`]).
+    pub fn to_loops_only(target: Option<&str>) -> Pipeline {
         infer_shapes()
             .then(lower_to_assign(false))
             .then(optimize())
-            .then(lower_to_loops(target))
+            .then(lower_to_loops_only(target))
     }
 }
 

@@ -1,6 +1,7 @@
 // The named pipelines expand to the project's pipelines (built once, in
 // ocannl_passes::registry) followed by each backend's own passes: the CPU
-// outlines its loop nests as kernels, the GPU's are gpu.launch ops (outlined
+// outlines its loop nests as kernels, then cleans up (canonicalize, cse) once
+// per distinct kernel, the GPU's are gpu.launch ops (outlined
 // by upstream gpu-kernel-outlining).
 // RUN: ocannl-opt %s --pass-pipeline='builtin.module(ocannl-to-llvm)' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=LLVM
 // RUN: ocannl-opt %s --pass-pipeline='builtin.module(ocannl-to-nvvm{chip=sm_80 ptx=78 opt-level=2})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NVVM
@@ -11,11 +12,11 @@
 // LLVM-NEXT: ocannl-virtualize{
 // LLVM-NEXT: ocannl-simplify{
 // LLVM-NEXT: ocannl-lower-to-loops{target=}
+// LLVM-NEXT: ocannl-outline-kernels{dedup=true explain=false}
 // LLVM-NEXT: func.func(
 // LLVM-NEXT: canonicalize{
 // LLVM-NEXT: cse
 // LLVM-NEXT: ),
-// LLVM-NEXT: ocannl-outline-kernels{dedup=true explain=false}
 // LLVM-NEXT: convert-scf-to-openmp
 
 // NVVM: builtin.module(

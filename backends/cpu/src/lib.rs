@@ -42,6 +42,10 @@ impl Backend for Cpu {
         target::Cpu.name()
     }
 
+    fn loops_pipeline(&self) -> ocannl_passes::Pipeline {
+        ocannl_passes::pipelines::lower_to_loops_only(Some(self.loop_target()))
+    }
+
     fn compile(
         &self,
         context: &Context,

@@ -12,15 +12,19 @@ pub const LOOPS_TO_LLVM_NAME: &str = "ocannl-loops-to-llvm";
 
 /// What the CPU does to a module at the loops stage before
 /// [`LOOPS_TO_LLVM`]: every loop nest a kernel of its own, identical ones
-/// shared (`ocannl-outline-kernels`).
+/// shared (`ocannl-outline-kernels`), then `canonicalize` and `cse`
+/// ([`ocannl_passes::pipelines::tidy`]), which so run once on each
+/// distinct kernel rather than on every loop nest of the lowering (the
+/// CPU's modules come from `ocannl-lower-to-loops` alone,
+/// [`ocannl_passes::backend::Backend::loops_pipeline`]).
 pub fn outline() -> ocannl_passes::Pipeline {
-    ocannl_passes::pipelines::outline_kernels()
+    ocannl_passes::pipelines::outline_kernels().then(ocannl_passes::pipelines::tidy())
 }
 
 /// The whole pipeline from `ocannl_shape` to the LLVM dialect, on
 /// `builtin.module`.
 pub fn to_llvm() -> ocannl_passes::Pipeline {
-    ocannl_passes::pipelines::to_loops(None)
+    ocannl_passes::pipelines::to_loops_only(None)
         .then(outline())
         .pass(LOOPS_TO_LLVM_NAME)
 }

@@ -191,7 +191,7 @@ fn stages(cli: &Cli, backend: &dyn Backend) -> Result<Vec<Pipeline>, String> {
         },
     ];
     s.extend(cli.optimize().split());
-    s.push(pipelines::lower_to_loops(Some(backend.loop_target())));
+    s.push(backend.loops_pipeline());
     Ok(s)
 }
 
@@ -785,7 +785,7 @@ fn grad_check(
     // The compiled (and optimized) backprop against the interpreted one.
     let to_loops = cli
         .optimize()
-        .then(pipelines::lower_to_loops(Some(backend.loop_target())));
+        .then(backend.loops_pipeline());
     ocannl_passes::run_pipeline(context, module, &to_loops)
         .map_err(|_| format!("{name}: ocannl-lower-to-loops failed"))?;
     let grad = format!("{entry}_grad");

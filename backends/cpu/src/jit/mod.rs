@@ -30,7 +30,7 @@ mod ffi;
 /// The layout of the cache's entries: an object file for the host, for
 /// the JIT to link (position-independent, small code model). Changed when
 /// what [`compile`] makes of the same bitcode changes.
-const OBJECT_FORMAT: &[u8] = b"ocannl-cpu object 1 (ELF, PIC, small code model)";
+const OBJECT_FORMAT: &[u8] = b"ocannl-cpu object 2 (ELF, PIC, small code model)";
 
 /// The cache's namespace of the CPU's objects.
 pub const CACHE_NAMESPACE: &str = "cpu-objects";
