@@ -11,9 +11,10 @@
 //!   takes them (`.npy`, `range`, `random:SEED`, `fill:X`, integers);
 //!   params and optimizer state stay on the device across the runs, so a
 //!   train step repeated N times continues from the params it updated.
-//! - `ocannl-gpu info F.ocgpu`, `ocannl-gpu schedule F.ocgpu --entry F`:
-//!   what an artifact holds (no GPU needed; the schedule is printed as
-//!   `ocannl-run --print-schedule` prints it).
+//! - `ocannl-gpu info F.ocgpu`, `ocannl-gpu schedule F.ocgpu --entry F`,
+//!   `ocannl-gpu ptx F.ocgpu --chip sm_80`: what an artifact holds (no GPU
+//!   needed; the schedule is printed as `ocannl-run --print-schedule`
+//!   prints it).
 //! - `ocannl-gpu selfcheck DIR`: every case of a self-check bundle
 //!   (`scripts/gpu-selfcheck-bundle.sh`), one line each and a summary.
 //! - `ocannl-gpu --device-info`: the GPU, or why there is none (exit 1).
@@ -72,6 +73,18 @@ enum Command {
         #[arg(long, short = 'e')]
         entry: String,
     },
+    /// The PTX of one of an artifact's modules for one of its chips (to
+    /// check it with `ptxas`, or read it).
+    Ptx {
+        /// The artifact.
+        artifact: PathBuf,
+        /// The chip (`sm_80`): one the artifact holds.
+        #[arg(long)]
+        chip: String,
+        /// The module's index.
+        #[arg(long, default_value_t = 0)]
+        module: usize,
+    },
     /// Run a function of an artifact.
     Run(RunArgs),
     /// Run every case of a self-check bundle (the directories under DIR
@@ -122,6 +135,14 @@ fn main() -> ExitCode {
         }),
         (Some(Command::Info { artifact }), _) => info(artifact),
         (Some(Command::Schedule { artifact, entry }), _) => print_schedule(artifact, entry),
+        (
+            Some(Command::Ptx {
+                artifact,
+                chip,
+                module,
+            }),
+            _,
+        ) => print_ptx(artifact, chip, *module),
         (Some(Command::Run(r)), _) => run(r, cli.device),
         (Some(Command::Selfcheck { dir }), _) => selfcheck::run(dir, cli.device),
         (None, false) => Err("nothing to do: give a command (run, info, schedule, selfcheck) or --device-info; see --help".into()),
@@ -199,6 +220,28 @@ fn info(path: &Path) -> Result<ExitCode, String> {
 fn print_schedule(path: &Path, entry: &str) -> Result<ExitCode, String> {
     let a = Artifact::read(path)?;
     print!("{}", schedule::describe(function(&a, entry)?, &a.program));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_ptx(path: &Path, chip: &str, module: usize) -> Result<ExitCode, String> {
+    let a = Artifact::read(path)?;
+    let code = a.chips.iter().find(|c| c.chip == chip).ok_or_else(|| {
+        format!(
+            "the artifact has no PTX for {chip} (it has {})",
+            a.chips
+                .iter()
+                .map(|c| c.chip.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    })?;
+    let ptx = code.modules.get(module).ok_or_else(|| {
+        format!(
+            "the artifact has {} module(s): no module {module}",
+            code.modules.len()
+        )
+    })?;
+    print!("{ptx}");
     Ok(ExitCode::SUCCESS)
 }
 
