@@ -13,7 +13,10 @@
 #   CHIPS      the GPU architectures the PTX is generated for
 #              (default "sm_70 sm_80 sm_90"; a GPU runs the newest one not
 #              newer than itself)
-#   PROFILE    the cargo profile of the tools: release (default) or dev
+#   PROFILE    the cargo profile of ocannl-gpu: release (default) or dev
+#   TOOLS_PROFILE  the cargo profile of ocannl-run and the fashion_mnist
+#              example, which write the artifacts and the expected outputs:
+#              dev (default) or release
 #   STEPS      train steps of the moons cases (default 20)
 #   LENET      1 (default) to include LeNet-5's train step, 0 to leave it
 #   CUDA_ROOT  a CUDA toolkit's directory with nvvm/libdevice (exp, tanh and
@@ -25,6 +28,7 @@ repo=$PWD
 out=${1:-target/gpu-selfcheck}
 chips=${CHIPS:-sm_70 sm_80 sm_90}
 profile=${PROFILE:-release}
+tools_profile=${TOOLS_PROFILE:-dev}
 steps=${STEPS:-20}
 lenet=${LENET:-1}
 
@@ -38,15 +42,21 @@ fi
 export CUDA_ROOT
 
 echo "gpu-selfcheck-bundle: building the tools" >&2
-cargo build -q --profile "$profile" -p ocannl-run -p ocannl-gpu-cli
+cargo build -q --profile "$tools_profile" -p ocannl-run
+cargo build -q --profile "$profile" -p ocannl-gpu-cli
 if [ "$lenet" = 1 ]; then
-  cargo build -q --profile "$profile" -p ocannl --example fashion_mnist
+  cargo build -q --profile "$tools_profile" -p ocannl --example fashion_mnist
 fi
-case $profile in
-  dev) bin_dir=target/debug ;;
-  *) bin_dir=target/$profile ;;
-esac
-run=$repo/$bin_dir/ocannl-run
+# The directory of a profile's builds.
+profile_dir() {
+  case $1 in
+    dev) echo target/debug ;;
+    *) echo "target/$1" ;;
+  esac
+}
+bin_dir=$(profile_dir "$profile")
+tools_dir=$repo/$(profile_dir "$tools_profile")
+run=$tools_dir/ocannl-run
 ptxas=${PTXAS:-$CUDA_ROOT/bin/ptxas}
 
 rm -rf "$out"
@@ -146,7 +156,7 @@ if [ "$lenet" = 1 ]; then
   # LeNet-5 (the fashion_mnist example's model) on a batch of 8 random
   # images of the classes 0 to 7, with SGD.
   lenet_module=target/gpu-selfcheck-lenet.mlir
-  "$bin_dir/examples/fashion_mnist" --print-module --batch 8 >"$lenet_module"
+  "$tools_dir/examples/fashion_mnist" --print-module --batch 8 >"$lenet_module"
   train_case lenet-sgd "$lenet_module" 5 1e-3 sgd random:13 range -- fill:0.05
   rm -f "$lenet_module"
 fi
