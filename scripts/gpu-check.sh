@@ -28,6 +28,10 @@ echo "== lit (GPU tests included)"
 echo "== differential: GPU against CPU"
 cargo test --release -p ocannl-run --test differential -- --include-ignored gpu cuda
 
+echo "== the self-check bundle run by ocannl-gpu (no MLIR)"
+scripts/gpu-selfcheck-bundle.sh target/gpu-selfcheck
+target/gpu-selfcheck/ocannl-gpu selfcheck target/gpu-selfcheck
+
 echo "== the moons demo trained on the GPU (fails below 0.95 accuracy)"
 cargo build --release -p ocannl --example moons
 target/release/examples/moons --no-plot --device cuda

@@ -34,6 +34,10 @@ target/release/examples/fashion_mnist --epochs 1 --train-items 12800 --min-accur
   --save target/fashion-mnist-short.safetensors
 target/release/examples/fashion_mnist --epochs 0 --load target/fashion-mnist-short.safetensors \
   --min-accuracy 0.78
+# The GPU self-check bundle: artifacts written without a GPU, their PTX
+# checked by ptxas, read back by the MLIR-free ocannl-gpu (each case
+# skipped here without a GPU).
+scripts/gpu-selfcheck-bundle.sh target/gpu-selfcheck
 # The character transformer, short: one layer, 300 AdamW steps.
 cargo build --release -p ocannl --example names
 target/release/examples/names --layers 1 --steps 300 --every 300 --samples 3 --max-test-loss 2.6

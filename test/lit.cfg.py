@@ -27,6 +27,9 @@ if not os.path.exists(os.path.join(tool_dir, "ocannl-opt")):
 
 if os.path.exists(os.path.join(tool_dir, "ocannl-run")):
     config.available_features.add("ocannl-run")
+# The MLIR-free runtime of GPU artifacts.
+if os.path.exists(os.path.join(tool_dir, "ocannl-gpu")):
+    config.available_features.add("ocannl-gpu")
 
 # The plugin of stock MLIR tools (`cargo build --workspace` builds it).
 plugin = os.path.join(tool_dir, "libocannl_mlir_plugin.so")

@@ -18,7 +18,7 @@ use melior::{
     Context,
 };
 use ocannl_mlir::{ir, types};
-use ocannl_runtime::{CompileOptions, Elt, Executable, Signature, Slot};
+use ocannl_runtime::{ArgInfo, CompileOptions, Elt, Executable, Role, Signature, Slot};
 
 /// A backend: compiles modules at the loops stage for some hardware, and
 /// says when it cannot run there.
@@ -76,6 +76,22 @@ pub trait Backend: Send + Sync {
     fn cache_tag(&self, options: &CompileOptions) -> Option<String> {
         let _ = options;
         None
+    }
+
+    /// A module at the loops stage compiled ahead of time into one
+    /// self-contained artifact file's bytes, for each of `targets` (the
+    /// backend's names of the machines to run on: GPU architectures; none:
+    /// the backend's default), which a runtime without MLIR loads (the
+    /// module is lowered further in place).
+    fn artifact(
+        &self,
+        context: &Context,
+        module: &mut Module,
+        options: &CompileOptions,
+        targets: &[String],
+    ) -> Result<Vec<u8>, String> {
+        let _ = (context, module, options, targets);
+        Err(format!("the {} backend writes no artifacts", self.name()))
     }
 
     /// The executable that [`Executable::serialize`] wrote, for `options`.
@@ -232,6 +248,46 @@ pub fn signature(func: OperationRef) -> Result<Signature, String> {
         .map(|i| slot(ft.result(i).map_err(|e| e.to_string())?))
         .collect::<Result<_, _>>()?;
     Ok(Signature { inputs, outputs })
+}
+
+/// What each argument of a function is, as the passes marked it: a param
+/// (`{ocannl.param = NAME}`: its name), a train step's optimizer state
+/// (`{ocannl.<kind> = PARAM}`: `kind:PARAM`, or the kind alone for the
+/// routine's own) or learning rate (`learning_rate`), else data (`argN`).
+pub fn arg_info(func: OperationRef) -> Vec<ArgInfo> {
+    use crate::transforms::train_step::{state_arg, LEARNING_RATE};
+    let count = ir::function_type(func).map_or(0, |t| t.input_count());
+    (0..count)
+        .map(|i| {
+            if let Some(name) = ir::arg_string_attr(func, i, "ocannl.param") {
+                return ArgInfo {
+                    name,
+                    role: Role::Param,
+                };
+            }
+            if let Some((kind, param)) = state_arg(func, i) {
+                let kind = kind.name().to_string();
+                return ArgInfo {
+                    name: if param.is_empty() {
+                        kind.clone()
+                    } else {
+                        format!("{kind}:{param}")
+                    },
+                    role: Role::State(kind),
+                };
+            }
+            if ir::arg_string_attr(func, i, LEARNING_RATE).is_some() {
+                return ArgInfo {
+                    name: "learning_rate".into(),
+                    role: Role::LearningRate,
+                };
+            }
+            ArgInfo {
+                name: format!("arg{i}"),
+                role: Role::Data,
+            }
+        })
+        .collect()
 }
 
 /// The bytes of a static memref type (`u64::MAX` if it cannot be a

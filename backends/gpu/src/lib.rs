@@ -15,6 +15,9 @@
 //! - [`program`]: a compiled module read into the runtime's program (PTX,
 //!   constants, each function's host steps), which `ocannl-gpu-runtime`
 //!   runs.
+//! - [`artifact`]: a module compiled for one or more chips into one
+//!   artifact file (`ocannl-run --emit-artifact`), which the MLIR-free
+//!   `ocannl-gpu` runs.
 //!
 //! [`register`] makes the target known by name and registers its passes,
 //! pipelines and the `cuda` backend ([`Cuda`]); tools call it beside
@@ -31,6 +34,7 @@ use ocannl_gpu_runtime::{Compiled, Device};
 use ocannl_passes::{conversion::assign_to_loops::target::LoopTarget, Backend};
 use ocannl_runtime::{CompileOptions, Executable};
 
+pub mod artifact;
 pub mod kernel;
 pub mod matmul;
 pub mod merge;
@@ -94,18 +98,10 @@ impl Backend for Cuda {
         let device = self.device();
         let chip = match options.get("chip") {
             Some(chip) => chip.to_string(),
-            None => device
-                .as_ref()
-                .ok()
-                .and_then(|d| d.chip())
-                .unwrap_or_else(|| "sm_90".into()),
+            None => default_chip(device.as_ref().ok().copied()),
         };
-        let ptx = match options.get("ptx") {
-            Some(p) => p.parse().map_err(|_| {
-                format!(
-                    "the option ptx is the PTX ISA version times ten (80 for PTX 8.0), not {p:?}"
-                )
-            })?,
+        let ptx = match ptx_option(options)? {
+            Some(p) => p,
             None => ocannl_gpu_plan::launch::ptx_version(&chip),
         };
         let options = program::CompileOptions {
@@ -124,6 +120,54 @@ impl Backend for Cuda {
         });
         Ok(Box::new(Compiled::new(program, loaded, phases)))
     }
+
+    /// The chips are `targets` (by default the option `chip`, else the
+    /// device's own, else sm_90); no GPU is needed.
+    fn artifact(
+        &self,
+        context: &Context,
+        module: &mut Module,
+        options: &CompileOptions,
+        targets: &[String],
+    ) -> Result<Vec<u8>, String> {
+        options.check_names(self.name(), OPTION_NAMES)?;
+        let chips = if !targets.is_empty() {
+            targets.to_vec()
+        } else if let Some(chip) = options.get("chip") {
+            vec![chip.to_string()]
+        } else {
+            vec![default_chip(self.device().ok())]
+        };
+        let art = artifact::compile(
+            context,
+            module,
+            &chips,
+            ptx_option(options)?,
+            options.opt_level.unwrap_or(3),
+        )?;
+        Ok(art.to_bytes())
+    }
+}
+
+/// The device's own chip, else sm_90.
+fn default_chip(device: Option<&Device>) -> String {
+    device
+        .and_then(|d| d.chip())
+        .unwrap_or_else(|| "sm_90".into())
+}
+
+/// The option `ptx`, if given.
+fn ptx_option(options: &CompileOptions) -> Result<Option<u32>, String> {
+    options
+        .get("ptx")
+        .map(|p| {
+            p.parse().map_err(|_| {
+                format!(
+                    "the option ptx is the PTX ISA version times ten (80 for PTX 8.0), not {p:?}"
+                )
+            })
+        })
+        .transpose()
 }
 
 /// Registers the `gpu` loop target, the project's passes, the GPU passes

@@ -18,7 +18,7 @@ use ocannl_gpu_plan::schedule::{
     Arg, Buffer, Function, Global, Output, Program, PtxModule, Slot, Step,
 };
 use ocannl_mlir::{attr, ir};
-use ocannl_passes::backend::{signature, slot};
+use ocannl_passes::backend::{arg_info, signature, slot};
 
 /// Options of [`compile`].
 #[derive(Clone, Debug)]
@@ -292,6 +292,7 @@ fn read_function(
     Ok(Function {
         name: name.to_string(),
         signature,
+        args: arg_info(f),
         steps,
         results: results.ok_or("no return")?,
     })

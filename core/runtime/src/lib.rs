@@ -17,6 +17,11 @@
 //!   a hash of what decides them, checked when read, written atomically).
 //! - [`npy`]: `.npy` files read into and written from host tensors (the one
 //!   reader and writer of the project).
+//! - [`args`]: arguments made from command-line specs (`.npy` files,
+//!   `range`, `random:SEED`, `fill:X`, integers) and results printed as
+//!   text, shared by the command-line runners.
+//! - [`ArgInfo`] and [`Role`]: what each argument of a compiled function is
+//!   (data, a param, optimizer state, the learning rate) and its name.
 //!
 //! Backends implement the traits (`ocannl-cpu`: an LLVM JIT; `ocannl-gpu`
 //! and `ocannl-gpu-runtime`: CUDA); `ocannl_passes::backend` finds them by
@@ -26,6 +31,7 @@
 
 use std::{collections::BTreeMap, fmt, time::Duration};
 
+pub mod args;
 pub mod bundle;
 pub mod cache;
 pub mod npy;
@@ -169,6 +175,52 @@ impl Signature {
             None => Err(format!("@{entry} has no argument #{i}")),
         }
     }
+}
+
+/// What an argument of a compiled function is, as the passes marked it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Data the caller gives (or an index).
+    Data,
+    /// A param (`{ocannl.param = NAME}`), kept across a train step's calls.
+    Param,
+    /// A train step's optimizer state of this kind (`momentum`, `adam_m`,
+    /// `adam_v`, `step`), kept across calls.
+    State(String),
+    /// A train step's learning rate.
+    LearningRate,
+}
+
+impl Role {
+    /// The role as a word: `data`, `param`, `learning_rate`, or the state's
+    /// kind after `state:` (`state:adam_m`).
+    pub fn encode(&self) -> String {
+        match self {
+            Role::Data => "data".into(),
+            Role::Param => "param".into(),
+            Role::LearningRate => "learning_rate".into(),
+            Role::State(kind) => format!("state:{kind}"),
+        }
+    }
+
+    /// The role [`Role::encode`] wrote.
+    pub fn decode(word: &str) -> Option<Role> {
+        Some(match word {
+            "data" => Role::Data,
+            "param" => Role::Param,
+            "learning_rate" => Role::LearningRate,
+            _ => Role::State(word.strip_prefix("state:").filter(|k| !k.is_empty())?.into()),
+        })
+    }
+}
+
+/// An argument's name and role: a param's name; a state's kind and its
+/// param's name (`adam_m:w1`, or the kind alone for the routine's own
+/// state); `learning_rate`; `argN` for data.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgInfo {
+    pub name: String,
+    pub role: Role,
 }
 
 /// What a caller asks of a backend's compiler. Backends take what applies
@@ -417,6 +469,20 @@ mod tests {
         assert_eq!(Slot::Index.bytes(), 0);
         assert!(s.admits(&s.zeros()));
         assert_eq!(Slot::Index.zeros(), HostValue::Index(0));
+    }
+
+    #[test]
+    fn roles_round_trip() {
+        for r in [
+            Role::Data,
+            Role::Param,
+            Role::LearningRate,
+            Role::State("adam_m".into()),
+        ] {
+            assert_eq!(Role::decode(&r.encode()), Some(r));
+        }
+        assert_eq!(Role::decode("state:"), None);
+        assert_eq!(Role::decode("weights"), None);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! `mlir-runner`.
 //!
 //! Arguments come from `.npy` files (`--arg x.npy`), or are generated
-//! (`--arg range`, `--arg random:SEED`), or are integers for `index`
+//! (`--arg range`, `--arg random:SEED`, `--arg fill:X`), or are integers for `index`
 //! arguments. A tensor `B|I->O` is an array of shape (B..., O..., I...) in
 //! row-major order. Results are printed and/or written as `.npy` files
 //! (`--out-dir DIR`: `result0.npy`, ...).
@@ -17,7 +17,7 @@
 //! (no GPU or no driver) says so in one line and the tool exits with 1.
 
 use std::{
-    path::{Path, PathBuf},
+    path::PathBuf,
     time::{Duration, Instant},
 };
 
@@ -46,9 +46,9 @@ struct Cli {
     /// The function to run.
     #[arg(long, short = 'e')]
     entry: String,
-    /// One per argument, in order: a `.npy` file, `range`, `random:SEED`, or
-    /// an integer (for `index` arguments; negative ones as `--arg -1` or
-    /// `--arg=-1`).
+    /// One per argument, in order: a `.npy` file, `range`, `random:SEED`,
+    /// `fill:X` (every cell X), or an integer (for `index` arguments;
+    /// negative ones as `--arg -1` or `--arg=-1`).
     #[arg(long = "arg")]
     args: Vec<String>,
     /// Write the results as `result0.npy`, ... in this directory (created,
@@ -121,8 +121,9 @@ struct Cli {
     backend_options: Vec<(String, String)>,
     /// `--backend-option chip=CHIP`: the GPU architecture the PTX is
     /// generated for (default: the device's own, or sm_90 without a GPU).
+    /// With `--emit-artifact`, repeatable: the artifact holds PTX for each.
     #[arg(long)]
-    chip: Option<String>,
+    chip: Vec<String>,
     /// `--backend-option ptx=N`: the PTX ISA version times ten (default:
     /// the first version that knows the chip).
     #[arg(long)]
@@ -132,6 +133,12 @@ struct Cli {
     /// their grids and arguments, frees and results; no GPU needed).
     #[arg(long)]
     print_schedule: bool,
+    /// Compile the entry ahead of time into one artifact file instead of
+    /// running it (`cuda`: its PTX for each `--chip` and its host schedule,
+    /// which `ocannl-gpu` runs without MLIR; no GPU needed). Written
+    /// atomically.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["print_schedule", "interpret", "grad_check"])]
+    emit_artifact: Option<PathBuf>,
     /// Print the device `--device` names (or why it cannot run here: exit
     /// 1) and exit.
     #[arg(long)]
@@ -308,7 +315,7 @@ impl Cli {
         for (k, v) in &self.backend_options {
             options.set(k, v);
         }
-        if let Some(chip) = &self.chip {
+        if let [chip] = &self.chip[..] {
             options.set("chip", chip);
         }
         if let Some(ptx) = self.ptx {
@@ -331,8 +338,11 @@ fn run(cli: &Cli) -> Result<(), String> {
             cli.device
         ));
     }
+    if cli.chip.len() > 1 && cli.emit_artifact.is_none() {
+        return Err("several --chip are for --emit-artifact (an artifact for several GPUs)".into());
+    }
     // A backend that cannot run here: nothing else is worth doing.
-    if !cli.print_schedule {
+    if !cli.print_schedule && cli.emit_artifact.is_none() {
         if let Some(why) = backend.unavailable() {
             return Err(why);
         }
@@ -385,6 +395,17 @@ fn run(cli: &Cli) -> Result<(), String> {
         print_stats(entry_fn);
     }
     ocannl_passes::keep_only(&mut module, &[&cli.entry]).map_err(|e| format!("{name}: {e}"))?;
+    if let Some(path) = &cli.emit_artifact {
+        let bytes = backend
+            .artifact(
+                &context,
+                &mut module,
+                &cli.compile_options(backend),
+                &cli.chip,
+            )
+            .map_err(|e| format!("{name}: {e}"))?;
+        return ocannl_runtime::write_atomically(path, |w| w.write_all(&bytes));
+    }
     let program = backend
         .compile(&context, &mut module, &cli.compile_options(backend))
         .map_err(|e| format!("{name}: {e}"))?;
@@ -462,7 +483,7 @@ fn write_arg(cli: &Cli, k: usize, arr: &Array) -> Result<(), String> {
 fn emit_result(cli: &Cli, k: usize, arr: &Array) -> Result<(), String> {
     if !cli.quiet {
         println!("result{k}: shape {:?} dtype {}", arr.dims, arr.elt.name());
-        println!("{}", format_array(arr));
+        println!("{}", ocannl_runtime::args::format_tensor(arr));
     }
     if let Some(dir) = &cli.out_dir {
         ocannl_runtime::npy::write(&dir.join(format!("result{k}.npy")), arr)?;
@@ -483,26 +504,7 @@ fn make_args_of(
     inputs: &[Slot],
     limit: Option<u64>,
 ) -> Result<Vec<HostValue>, String> {
-    if specs.len() != inputs.len() {
-        return Err(format!(
-            "@{entry} takes {} argument(s) but {} --arg were given",
-            inputs.len(),
-            specs.len()
-        ));
-    }
-    specs
-        .iter()
-        .zip(inputs)
-        .enumerate()
-        .map(|(i, (spec, slot))| match slot {
-            Slot::Index => spec.parse::<i64>().map(HostValue::Index).map_err(|_| {
-                format!("argument #{i} is an index: expected an integer, found {spec:?}")
-            }),
-            Slot::MemRef { elt, dims } => {
-                make_arg(i, spec, *elt, dims, limit).map(HostValue::Tensor)
-            }
-        })
-        .collect()
+    ocannl_runtime::args::from_specs(entry, specs, inputs, limit, None)
 }
 
 /// Runs the entry's assignments with the reference interpreter.
@@ -589,104 +591,6 @@ fn find_entry<'c, 'm>(module: &'m Module<'c>, entry: &str) -> Result<OperationRe
                 .is_some_and(|s| s.value() == entry)
         })
         .ok_or_else(|| format!("no function @{entry} in the module"))
-}
-
-fn make_arg(
-    i: usize,
-    spec: &str,
-    elt: Elt,
-    dims: &[u64],
-    limit: Option<u64>,
-) -> Result<Array, String> {
-    // The host holds the values as f64: 8 bytes a cell.
-    let n = ocannl_assign::check_buffer(dims, 8).map_err(|e| format!("argument #{i}: {e}"))?;
-    if let Some(limit) = limit.filter(|&l| n.saturating_mul(8) > l) {
-        return Err(format!(
-            "argument #{i}: {n} values take {} bytes on the host, more than the memory limit of {limit} bytes (see --memory-limit)",
-            n.saturating_mul(8)
-        ));
-    }
-    let mut data = ocannl_assign::size::filled(n, 0.0).map_err(|e| format!("argument #{i}: {e}"))?;
-    if spec == "range" {
-        for (k, x) in data.iter_mut().enumerate() {
-            *x = k as f64;
-        }
-        return Ok(Array {
-            elt,
-            dims: dims.to_vec(),
-            data,
-        });
-    }
-    if let Some(seed) = spec.strip_prefix("random:") {
-        let seed: u64 = seed.parse().map_err(|_| {
-            format!("argument #{i}: expected random:SEED with an integer seed, found {spec:?}")
-        })?;
-        let mut rng = ocannl_ops::SplitMix64::new(seed);
-        for x in data.iter_mut() {
-            *x = rng.next_f64();
-        }
-        return Ok(Array {
-            elt,
-            dims: dims.to_vec(),
-            data,
-        });
-    }
-    let arr =
-        ocannl_runtime::npy::read(Path::new(spec)).map_err(|e| format!("argument #{i}: {e}"))?;
-    if arr.dims != dims {
-        return Err(format!(
-            "argument #{i}: {spec} has shape {:?} but the argument's tensor needs {:?} (batch, output, input)",
-            arr.dims, dims
-        ));
-    }
-    if arr.elt != elt {
-        let numpy = |e: Elt| match e {
-            Elt::F32 => "float32",
-            Elt::F64 => "float64",
-        };
-        return Err(format!(
-            "argument #{i}: {spec} holds {} but the argument's tensor is {}",
-            numpy(arr.elt),
-            elt.name()
-        ));
-    }
-    Ok(arr)
-}
-
-/// Prints an array as nested lists, numpy style.
-fn format_array(a: &Array) -> String {
-    fn rec(out: &mut String, data: &[f64], dims: &[u64], depth: usize) {
-        if dims.is_empty() {
-            out.push_str(&fmt_num(data[0]));
-            return;
-        }
-        let step: usize = dims[1..].iter().product::<u64>() as usize;
-        out.push('[');
-        for i in 0..dims[0] as usize {
-            if i > 0 {
-                out.push_str(if dims.len() > 1 { ",\n" } else { ", " });
-                if dims.len() > 1 {
-                    out.push_str(&" ".repeat(depth + 1));
-                }
-            }
-            rec(out, &data[i * step..(i + 1) * step], &dims[1..], depth + 1);
-        }
-        out.push(']');
-    }
-    if a.data.len() > 10_000 {
-        return format!("({} values)", a.data.len());
-    }
-    let mut s = String::new();
-    rec(&mut s, &a.data, &a.dims, 0);
-    s
-}
-
-fn fmt_num(x: f64) -> String {
-    if x == x.trunc() && x.abs() < 1e15 {
-        format!("{}", x as i64)
-    } else {
-        format!("{x:.6}")
-    }
 }
 
 /// `--grad-check`: see the option's help.

@@ -7,15 +7,20 @@
 //!   computes, over which iterators, and its tile.
 //! - [`schedule`]: what the host does to run a routine: allocations, kernel
 //!   launches with their arguments, frees, results.
+//! - [`artifact`]: a compiled program (its schedule, and its PTX for one or
+//!   more chips) as one checked, versioned file.
 //!
 //! Architecture invariant: no MLIR, no CUDA.
 
+pub mod artifact;
 pub mod launch;
 pub mod schedule;
 pub mod tiling;
 
 pub use launch::Launch;
+pub use artifact::Artifact;
 pub use schedule::{
-    Arg, Buffer, Elt, Function, Global, Output, Program, PtxModule, Signature, Slot, Step,
+    Arg, ArgInfo, Buffer, Elt, Function, Global, Output, Program, PtxModule, Role, Signature,
+    Slot, Step,
 };
 pub use tiling::{plan_matmul, Matmul, TILE};

@@ -6,10 +6,12 @@
 
 use std::collections::HashMap;
 
-pub use ocannl_runtime::{Elt, Signature, Slot};
+pub use ocannl_runtime::{ArgInfo, Elt, Role, Signature, Slot};
+use serde::{Deserialize, Serialize};
 
 /// A buffer on the device, as the steps name it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Buffer {
     /// The function's argument `#i` (the caller's, kept across calls).
     Arg(usize),
@@ -20,7 +22,8 @@ pub enum Buffer {
 }
 
 /// A kernel argument.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Arg {
     /// A buffer's device address.
     Buffer(Buffer),
@@ -31,7 +34,8 @@ pub enum Arg {
 }
 
 /// One thing the host does, in order.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Step {
     /// Allocates local buffer `#id` of `bytes` bytes.
     Alloc { id: usize, bytes: u64 },
@@ -49,7 +53,8 @@ pub enum Step {
 }
 
 /// A result of a function.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Output {
     Buffer(Buffer),
     /// An index argument returned as is.
@@ -63,6 +68,9 @@ pub enum Output {
 pub struct Function {
     pub name: String,
     pub signature: Signature,
+    /// Each argument's name and role (data, param, optimizer state,
+    /// learning rate), one per input of the signature.
+    pub args: Vec<ArgInfo>,
     pub steps: Vec<Step>,
     pub results: Vec<Output>,
 }
@@ -314,6 +322,7 @@ mod tests {
                     })
                     .collect(),
             },
+            args: vec![],
             steps,
             results,
         }

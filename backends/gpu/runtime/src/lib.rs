@@ -13,6 +13,9 @@
 //! the function's steps in order on one stream (allocations, kernel
 //! launches, frees); the results stay on the device until read.
 //!
+//! [`Device::load_artifact`] loads an artifact file's program (the PTX of
+//! the newest chip the device can run, a clear error when there is none).
+//!
 //! [`Compiled`] is the GPU's [`ocannl_runtime::Executable`] (a program, and
 //! the device it is loaded on when there is one: without a GPU it still
 //! describes its schedule) and [`Call`] its [`ocannl_runtime::Session`];
@@ -29,7 +32,10 @@ use cudarc::{
     },
     nvrtc::Ptx,
 };
-use ocannl_gpu_plan::schedule::{self, Arg, Buffer, Function, Output, Program, Step};
+use ocannl_gpu_plan::{
+    artifact::Artifact,
+    schedule::{self, Arg, Buffer, Function, Output, Program, Step},
+};
 use ocannl_runtime::{Elt, Executable, HostTensor, HostValue, Session, Signature, Slot};
 
 /// The one-line reason there is no GPU to run on, if there is none (the
@@ -47,6 +53,20 @@ pub fn unavailable() -> Option<String> {
         Ok(_) => None,
         Err(e) => Some(format!("the CUDA driver cannot be used: {e}")),
     }
+}
+
+/// The CUDA version the driver supports (major, minor), if there is a
+/// driver.
+pub fn driver_version() -> Option<(i32, i32)> {
+    // SAFETY: only tries to load the driver library.
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        return None;
+    }
+    let mut v: std::ffi::c_int = 0;
+    // SAFETY: the driver library is present; the call writes one int
+    // through a valid pointer and needs no initialization.
+    let status = unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut v) };
+    (status == cudarc::driver::sys::CUresult::CUDA_SUCCESS).then_some((v / 1000, v % 1000 / 10))
 }
 
 /// A GPU with a context and the stream every launch goes to.
@@ -86,8 +106,54 @@ impl Device {
     /// The device's architecture as PTX names it (`sm_90`), if the driver
     /// says.
     pub fn chip(&self) -> Option<String> {
-        let (major, minor) = self.ctx.compute_capability().ok()?;
+        let (major, minor) = self.compute_capability().ok()?;
         Some(format!("sm_{major}{minor}"))
+    }
+
+    /// The device's compute capability (major, minor).
+    pub fn compute_capability(&self) -> Result<(u32, u32), String> {
+        let (major, minor) = self
+            .ctx
+            .compute_capability()
+            .map_err(driver("cannot read the device's compute capability"))?;
+        Ok((major.max(0) as u32, minor.max(0) as u32))
+    }
+
+    /// The device in one line: its name, architecture, memory and the
+    /// driver's CUDA version (`NVIDIA H100 80GB HBM3, sm_90, 79.1 GiB,
+    /// driver CUDA 12.8`).
+    pub fn info(&self) -> String {
+        let chip = self.chip().unwrap_or_else(|| "sm_?".into());
+        let memory = self
+            .ctx
+            .total_mem()
+            .map(|b| format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64))
+            .unwrap_or_else(|e| format!("memory unknown: {e}"));
+        let version = match driver_version() {
+            Some((major, minor)) => format!("driver CUDA {major}.{minor}"),
+            None => "driver version unknown".into(),
+        };
+        format!("{}, {chip}, {memory}, {version}", self.name())
+    }
+
+    /// Loads an artifact's program: the PTX of the newest chip the device
+    /// can run ([`Artifact::choose_chip`]). Returns the loaded program and
+    /// the chip chosen.
+    pub fn load_artifact(&self, artifact: &Artifact) -> Result<(Arc<Loaded>, String), String> {
+        let (major, minor) = self.compute_capability()?;
+        let k = artifact.choose_chip(major, minor)?;
+        let code = &artifact.chips[k];
+        let loaded = self.load(&artifact.program(k)).map_err(|e| {
+            let isa = format!("{}.{}", code.ptx_isa / 10, code.ptx_isa % 10);
+            let driver = driver_version()
+                .map(|(a, b)| format!("{a}.{b}"))
+                .unwrap_or_else(|| "?".into());
+            format!(
+                "{e} (the PTX is for {} with PTX ISA {isa}; this driver supports CUDA {driver}: an older driver may not know that ISA, see --ptx of ocannl-run)",
+                code.chip
+            )
+        })?;
+        Ok((loaded, code.chip.clone()))
     }
 
     /// Loads a program: its PTX (compiled by the driver for this device),

@@ -1,0 +1,252 @@
+//! What the command-line runners share (`ocannl-run`, `ocannl-gpu`): a
+//! function's arguments made from specs, and results printed as text.
+//!
+//! An argument spec is one of: a `.npy` file (read by [`crate::npy`]; its
+//! shape and element type must be the slot's), `range` (the cells 0, 1, 2,
+//! ... in row-major order), `random:SEED` (uniform in `[0, 1)` from
+//! `ocannl_ops::SplitMix64`, the same values on every machine), `fill:X`
+//! (every cell `X`), or an integer for an `index` argument.
+
+use std::path::Path;
+
+use crate::{Elt, HostTensor, HostValue, Slot};
+
+/// The arguments of `entry` from specs, one per input slot (generated
+/// tensors no larger than `limit` bytes on the host). Relative `.npy`
+/// paths are read from `base` when given.
+pub fn from_specs(
+    entry: &str,
+    specs: &[String],
+    inputs: &[Slot],
+    limit: Option<u64>,
+    base: Option<&Path>,
+) -> Result<Vec<HostValue>, String> {
+    if specs.len() != inputs.len() {
+        return Err(format!(
+            "@{entry} takes {} argument(s) but {} --arg were given",
+            inputs.len(),
+            specs.len()
+        ));
+    }
+    specs
+        .iter()
+        .zip(inputs)
+        .enumerate()
+        .map(|(i, (spec, slot))| match slot {
+            Slot::Index => spec.parse::<i64>().map(HostValue::Index).map_err(|_| {
+                format!("argument #{i} is an index: expected an integer, found {spec:?}")
+            }),
+            Slot::MemRef { elt, dims } => {
+                tensor(i, spec, *elt, dims, limit, base).map(HostValue::Tensor)
+            }
+        })
+        .collect()
+}
+
+/// Tensor argument `#i` of `elt` and `dims` from `spec`.
+fn tensor(
+    i: usize,
+    spec: &str,
+    elt: Elt,
+    dims: &[u64],
+    limit: Option<u64>,
+    base: Option<&Path>,
+) -> Result<HostTensor, String> {
+    let generated = |value: &dyn Fn(usize) -> f64| -> Result<HostTensor, String> {
+        // The host holds the values as f64: 8 bytes a cell.
+        let n = ocannl_assign::check_buffer(dims, 8).map_err(|e| format!("argument #{i}: {e}"))?;
+        if let Some(limit) = limit.filter(|&l| n.saturating_mul(8) > l) {
+            return Err(format!(
+                "argument #{i}: {n} values take {} bytes on the host, more than the memory limit of {limit} bytes (see --memory-limit)",
+                n.saturating_mul(8)
+            ));
+        }
+        let mut data =
+            ocannl_assign::size::filled(n, 0.0).map_err(|e| format!("argument #{i}: {e}"))?;
+        for (k, x) in data.iter_mut().enumerate() {
+            *x = value(k);
+        }
+        Ok(HostTensor {
+            elt,
+            dims: dims.to_vec(),
+            data,
+        })
+    };
+    if spec == "range" {
+        return generated(&|k| k as f64);
+    }
+    if let Some(seed) = spec.strip_prefix("random:") {
+        let seed: u64 = seed.parse().map_err(|_| {
+            format!("argument #{i}: expected random:SEED with an integer seed, found {spec:?}")
+        })?;
+        let rng = std::cell::RefCell::new(ocannl_ops::SplitMix64::new(seed));
+        return generated(&|_| rng.borrow_mut().next_f64());
+    }
+    if let Some(x) = spec.strip_prefix("fill:") {
+        let x: f64 = x.parse().map_err(|_| {
+            format!("argument #{i}: expected fill:VALUE with a number, found {spec:?}")
+        })?;
+        return generated(&|_| x);
+    }
+    let path = match base {
+        Some(b) if Path::new(spec).is_relative() => b.join(spec),
+        _ => Path::new(spec).to_path_buf(),
+    };
+    let arr = crate::npy::read(&path).map_err(|e| format!("argument #{i}: {e}"))?;
+    if arr.dims != dims {
+        return Err(format!(
+            "argument #{i}: {spec} has shape {:?} but the argument's tensor needs {:?} (batch, output, input)",
+            arr.dims, dims
+        ));
+    }
+    if arr.elt != elt {
+        let numpy = |e: Elt| match e {
+            Elt::F32 => "float32",
+            Elt::F64 => "float64",
+        };
+        return Err(format!(
+            "argument #{i}: {spec} holds {} but the argument's tensor is {}",
+            numpy(arr.elt),
+            elt.name()
+        ));
+    }
+    Ok(arr)
+}
+
+/// A tensor as nested lists, numpy style (integers without a fraction,
+/// others with 6 digits; more than 10,000 values as their count only).
+pub fn format_tensor(a: &HostTensor) -> String {
+    fn rec(out: &mut String, data: &[f64], dims: &[u64], depth: usize) {
+        if dims.is_empty() {
+            out.push_str(&format_number(data[0]));
+            return;
+        }
+        let step: usize = dims[1..].iter().product::<u64>() as usize;
+        out.push('[');
+        for i in 0..dims[0] as usize {
+            if i > 0 {
+                out.push_str(if dims.len() > 1 { ",\n" } else { ", " });
+                if dims.len() > 1 {
+                    out.push_str(&" ".repeat(depth + 1));
+                }
+            }
+            rec(out, &data[i * step..(i + 1) * step], &dims[1..], depth + 1);
+        }
+        out.push(']');
+    }
+    if a.data.len() > 10_000 {
+        return format!("({} values)", a.data.len());
+    }
+    if a.check().is_err() {
+        return format!("({} values for the shape {:?})", a.data.len(), a.dims);
+    }
+    let mut s = String::new();
+    rec(&mut s, &a.data, &a.dims, 0);
+    s
+}
+
+/// A number as [`format_tensor`] prints it.
+pub fn format_number(x: f64) -> String {
+    if x == x.trunc() && x.abs() < 1e15 {
+        format!("{}", x as i64)
+    } else {
+        format!("{x:.6}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slot(dims: Vec<u64>) -> Slot {
+        Slot::MemRef {
+            elt: Elt::F32,
+            dims,
+        }
+    }
+
+    #[test]
+    fn specs_make_arguments() {
+        let inputs = [slot(vec![2, 2]), Slot::Index, slot(vec![3]), slot(vec![])];
+        let specs: Vec<String> = ["range", "-4", "fill:0.5", "random:7"]
+            .map(String::from)
+            .to_vec();
+        let args = from_specs("f", &specs, &inputs, None, None).unwrap();
+        let HostValue::Tensor(r) = &args[0] else {
+            panic!()
+        };
+        assert_eq!(r.data, vec![0.0, 1.0, 2.0, 3.0]);
+        assert_eq!(args[1], HostValue::Index(-4));
+        let HostValue::Tensor(f) = &args[2] else {
+            panic!()
+        };
+        assert_eq!(f.data, vec![0.5; 3]);
+        let HostValue::Tensor(x) = &args[3] else {
+            panic!()
+        };
+        assert_eq!(x.data, vec![ocannl_ops::SplitMix64::new(7).next_f64()]);
+        // The same seed, the same values.
+        assert_eq!(from_specs("f", &specs, &inputs, None, None).unwrap(), args);
+    }
+
+    #[test]
+    fn bad_specs_are_errors() {
+        let err = |specs: &[&str], inputs: &[Slot], limit| {
+            let specs: Vec<String> = specs.iter().map(|s| s.to_string()).collect();
+            from_specs("f", &specs, inputs, limit, None).unwrap_err()
+        };
+        assert_eq!(
+            err(&[], &[Slot::Index], None),
+            "@f takes 1 argument(s) but 0 --arg were given"
+        );
+        assert!(err(&["x"], &[Slot::Index], None).contains("is an index"));
+        assert!(err(&["fill:a"], &[slot(vec![1])], None).contains("fill:VALUE"));
+        assert!(err(&["random:x"], &[slot(vec![1])], None).contains("random:SEED"));
+        assert!(err(&["range"], &[slot(vec![100])], Some(64)).contains("memory limit"));
+        assert!(err(&["/nonexistent/a.npy"], &[slot(vec![1])], None).contains("argument #0"));
+    }
+
+    #[test]
+    fn npy_arguments_are_read_relative_to_the_base() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = HostTensor {
+            elt: Elt::F32,
+            dims: vec![2],
+            data: vec![1.5, -2.0],
+        };
+        crate::npy::write(&dir.path().join("a.npy"), &t).unwrap();
+        let args = from_specs(
+            "f",
+            &["a.npy".into()],
+            &[slot(vec![2])],
+            None,
+            Some(dir.path()),
+        )
+        .unwrap();
+        assert_eq!(args, vec![HostValue::Tensor(t)]);
+        let wrong = from_specs(
+            "f",
+            &["a.npy".into()],
+            &[slot(vec![3])],
+            None,
+            Some(dir.path()),
+        );
+        assert!(wrong.unwrap_err().contains("has shape [2]"));
+    }
+
+    #[test]
+    fn tensors_print_as_nested_lists() {
+        let t = HostTensor {
+            elt: Elt::F32,
+            dims: vec![2, 2],
+            data: vec![1.0, 2.5, 3.0, 4.0],
+        };
+        assert_eq!(format_tensor(&t), "[[1, 2.500000],\n [3, 4]]");
+        let s = HostTensor {
+            elt: Elt::F32,
+            dims: vec![],
+            data: vec![7.0],
+        };
+        assert_eq!(format_tensor(&s), "7");
+    }
+}
