@@ -142,7 +142,7 @@ fn simplify_sum(a: Affine, b: Affine) -> Affine {
 /// The plan of an assignment over `space` whose operands (result first)
 /// have the index expressions `exprs` and the sizes `dims`. Errors name
 /// what has no structured form (an index mixing iterators and symbols, an
-/// index without known bounds, a padded index of a slice).
+/// index without known bounds).
 pub fn plan(space: &[u64], exprs: &[Vec<Affine>], dims: &[Vec<u64>]) -> Result<Structured, String> {
     if exprs.len() != dims.len() || exprs.is_empty() {
         return Err("internal error: one index list and one shape per operand are needed".into());
@@ -159,7 +159,8 @@ pub fn plan(space: &[u64], exprs: &[Vec<Affine>], dims: &[Vec<u64>]) -> Result<S
         let mut axes = Vec::with_capacity(ex.len());
         let mut seen = Vec::with_capacity(ex.len());
         for (r, (e, &d)) in ex.iter().zip(ds).enumerate() {
-            let d = i64::try_from(d).map_err(|_| format!("axis {r} of operand #{i} is too large"))?;
+            let d =
+                i64::try_from(d).map_err(|_| format!("axis {r} of operand #{i} is too large"))?;
             let (sym, iter) = split_symbols(e).ok_or_else(|| {
                 format!("the index {e} of axis {r} of operand #{i} combines iterators with index operands")
             })?;
@@ -175,12 +176,9 @@ pub fn plan(space: &[u64], exprs: &[Vec<Affine>], dims: &[Vec<u64>]) -> Result<S
                 }
             };
             if e.has_sym() {
-                // A window at a run-time start: the slice.
-                if iter.is_padded() && !matches!(iter, Affine::Const(_)) {
-                    return Err(format!(
-                        "the index {e} of axis {r} of operand #{i} both pads and depends on index operands"
-                    ));
-                }
+                // A window at a run-time start (a slice), which the
+                // conversion checks to be inside the axis when it runs:
+                // such an index never pads.
                 axes.push(AxisPlan {
                     pad: (0, 0),
                     window: Some(Window {
@@ -195,7 +193,7 @@ pub fn plan(space: &[u64], exprs: &[Vec<Affine>], dims: &[Vec<u64>]) -> Result<S
                 let pad = ((-lo).max(0) as u64, (hi - (d - 1)).max(0) as u64);
                 let start = lo + pad.0 as i64;
                 let padded = d as u64 + pad.0 + pad.1;
-                let window = (size != padded).then(|| Window {
+                let window = (size != padded).then_some(Window {
                     start: Affine::Const(start),
                     size,
                 });
@@ -223,9 +221,7 @@ pub fn plan(space: &[u64], exprs: &[Vec<Affine>], dims: &[Vec<u64>]) -> Result<S
     let iterators = (0..space.len())
         .map(|p| {
             let plain = lhs.contains(&Affine::Dim(p));
-            let combined = lhs
-                .iter()
-                .any(|e| *e != Affine::Dim(p) && e.mentions(p));
+            let combined = lhs.iter().any(|e| *e != Affine::Dim(p) && e.mentions(p));
             if plain && !combined {
                 IteratorKind::Parallel
             } else {
@@ -488,7 +484,10 @@ mod tests {
     fn mixed_symbol_and_iterator_terms_are_refused() {
         let e = Affine::Mul(Box::new(Sym(0)), Box::new(Dim(0)));
         let err = plan(&[2], &[vec![Dim(0)], vec![e]], &[vec![2], vec![8]]).unwrap_err();
-        assert!(err.contains("combines iterators with index operands"), "{err}");
+        assert!(
+            err.contains("combines iterators with index operands"),
+            "{err}"
+        );
     }
 
     fn mul() -> Body {

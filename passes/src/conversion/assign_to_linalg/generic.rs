@@ -8,9 +8,7 @@
 //! result's indices, and whose body computes the assignment's body and
 //! accumulates it.
 
-use melior::ir::{
-    attribute::ArrayAttribute, Attribute, OperationRef, Type, Value,
-};
+use melior::ir::{attribute::ArrayAttribute, Attribute, OperationRef, Type, Value};
 use ocannl_assign::{
     structured::{self, IteratorKind, NamedContraction},
     Accum, Affine,
@@ -64,8 +62,13 @@ fn indexing_maps<'c>(e: &Builder<'c>, dims: usize, maps: &[Vec<Affine>]) -> Attr
     ArrayAttribute::new(e.ctx, &attrs).into()
 }
 
+/// Fills the region of a structured op given the block arguments (ins
+/// then out) and returns the value it yields.
+pub type RegionBody<'f, 'c, 'a> =
+    dyn FnMut(At<'c, 'a>, &[Value<'c, 'a>]) -> Result<Value<'c, 'a>, String> + 'f;
+
 /// A structured op with `ins` and one `outs`, its region filled by
-/// `body` (given the block arguments, ins then out).
+/// `body`.
 #[allow(clippy::too_many_arguments)]
 pub fn structured_op<'c, 'a>(
     e: &Builder<'c>,
@@ -74,7 +77,7 @@ pub fn structured_op<'c, 'a>(
     ins: &[Value<'c, 'a>],
     out: Current<'c, 'a>,
     attrs: &[(&str, Attribute<'c>)],
-    body: &mut dyn FnMut(At<'c, 'a>, &[Value<'c, 'a>]) -> Result<Value<'c, 'a>, String>,
+    body: &mut RegionBody<'_, 'c, 'a>,
 ) -> Result<Value<'c, 'a>, String> {
     let mut operands = ins.to_vec();
     operands.push(out.value);
@@ -121,9 +124,9 @@ pub fn lower<'c, 'a>(
     // cells, the order of the writes would matter.
     let lhs_key = ir::key(a.tensors[0]);
     let mut aliased = vec![false; n];
-    for i in 1..n {
-        if ir::key(a.tensors[i]) == lhs_key {
-            if a.exprs[i] != a.exprs[0] {
+    for (i, (t, ex)) in a.tensors.iter().zip(&a.exprs).enumerate().skip(1) {
+        if ir::key(*t) == lhs_key {
+            if *ex != a.exprs[0] {
                 return Err(format!(
                     "operand #{i} is the result read at other cells than the ones written; the result of a structured op cannot be read while it is written (copy the operand first)"
                 ));
@@ -168,10 +171,18 @@ fn named_op<'c, 'a>(
         .collect();
     let dims = maps[2].len() + 1;
     let attrs = [("indexing_maps", indexing_maps(e, dims, &maps))];
-    structured_op(e, at, nc.kind.op_name(), &ins, out, &attrs, &mut |inner, args| {
-        let m = e.op1(inner, "arith.mulf", &[args[0], args[1]], out.elt, &[]);
-        Ok(e.op1(inner, "arith.addf", &[args[2], m], out.elt, &[]))
-    })
+    structured_op(
+        e,
+        at,
+        nc.kind.op_name(),
+        &ins,
+        out,
+        &attrs,
+        &mut |inner, args| {
+            let m = e.op1(inner, "arith.mulf", &[args[0], args[1]], out.elt, &[]);
+            Ok(e.op1(inner, "arith.addf", &[args[2], m], out.elt, &[]))
+        },
+    )
 }
 
 /// A `linalg.generic` of the assignment, its operands presented as `plan`
@@ -217,7 +228,8 @@ fn generic<'c, 'a>(
         ins.push(e.op1(at, "tensor.empty", &[], ty, &[]));
         maps.push(plan.domain.iter().map(|&p| Affine::Dim(p)).collect());
     }
-    let presented_out = operand::present(e, at, out, &dims[0], &plan.operands[0], pad_value, &cx(0))?;
+    let presented_out =
+        operand::present(e, at, out, &dims[0], &plan.operands[0], pad_value, &cx(0))?;
     maps.push(plan.operands[0].exprs.clone());
     let seen_out = Current {
         value: presented_out.value,
@@ -229,18 +241,26 @@ fn generic<'c, 'a>(
         ("iterator_types", iterator_types(e, &plan.iterators)?),
     ];
     let eltt: Type<'c> = out.elt;
-    let r = structured_op(e, at, "linalg.generic", &ins, seen_out, &attrs, &mut |inner, args| {
-        let old = args[args.len() - 1];
-        let operands: Vec<Value<'c, 'a>> = arg_of
-            .iter()
-            .map(|&k| if k == usize::MAX { old } else { args[k] })
-            .collect();
-        let v = numeric::body(e, inner, &a.body, &operands, eltt)?;
-        if a.accum == Accum::Assign {
-            Ok(v)
-        } else {
-            a.combine(inner, old, v)
-        }
-    })?;
+    let r = structured_op(
+        e,
+        at,
+        "linalg.generic",
+        &ins,
+        seen_out,
+        &attrs,
+        &mut |inner, args| {
+            let old = args[args.len() - 1];
+            let operands: Vec<Value<'c, 'a>> = arg_of
+                .iter()
+                .map(|&k| if k == usize::MAX { old } else { args[k] })
+                .collect();
+            let v = numeric::body(e, inner, &a.body, &operands, eltt)?;
+            if a.accum == Accum::Assign {
+                Ok(v)
+            } else {
+                a.combine(inner, old, v)
+            }
+        },
+    )?;
     operand::write_back(e, at, &presented_out, r)
 }

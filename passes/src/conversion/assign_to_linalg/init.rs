@@ -111,21 +111,35 @@ pub fn cells<'c, 'a>(
     ))?;
     let attrs = [("indexing_maps", maps.into()), ("iterator_types", parallel)];
     let index = Type::index(e.ctx);
-    let next = structured_op(e, at, "linalg.generic", &[], cur, &attrs, &mut |inner, _| {
-        let mut lin = e.index(inner, 0)?;
-        for (r, s) in strides.iter().enumerate() {
-            let i = e.op1(inner, "linalg.index", &[], index, &[("dim", e.i64_attr(r as i64))]);
-            let sc = e.index(inner, *s as i64)?;
-            let t = e.op1(inner, "arith.muli", &[i, sc], index, &[]);
-            lin = e.op1(inner, "arith.addi", &[lin, t], index, &[]);
-        }
-        match &u {
-            Some(u) => numeric::uniform(e, inner, lin, u, cur.elt),
-            None => {
-                let i = e.op1(inner, "arith.index_cast", &[lin], e.ty("i64")?, &[]);
-                Ok(e.op1(inner, "arith.sitofp", &[i], cur.elt, &[]))
+    let next = structured_op(
+        e,
+        at,
+        "linalg.generic",
+        &[],
+        cur,
+        &attrs,
+        &mut |inner, _| {
+            let mut lin = e.index(inner, 0)?;
+            for (r, s) in strides.iter().enumerate() {
+                let i = e.op1(
+                    inner,
+                    "linalg.index",
+                    &[],
+                    index,
+                    &[("dim", e.i64_attr(r as i64))],
+                );
+                let sc = e.index(inner, *s as i64)?;
+                let t = e.op1(inner, "arith.muli", &[i, sc], index, &[]);
+                lin = e.op1(inner, "arith.addi", &[lin, t], index, &[]);
             }
-        }
-    })?;
+            match &u {
+                Some(u) => numeric::uniform(e, inner, lin, u, cur.elt),
+                None => {
+                    let i = e.op1(inner, "arith.index_cast", &[lin], e.ty("i64")?, &[]);
+                    Ok(e.op1(inner, "arith.sitofp", &[i], cur.elt, &[]))
+                }
+            }
+        },
+    )?;
     values.set(buf, next)
 }

@@ -58,7 +58,9 @@ fn run<'c, 'a>(module: OperationRef<'c, 'a>, options: &Options) -> PassResult<'c
     for func in ir::ops_named(module, "func.func") {
         let ops = routine::statements(func)?;
         routine::lower(ctx, func, &ops, named_ops).map_err(|(at, m)| {
-            let loc = at.and_then(|k| ops.get(k)).map_or(func.location(), |o| o.location());
+            let loc = at
+                .and_then(|k| ops.get(k))
+                .map_or(func.location(), |o| o.location());
             PassError::at(loc, m)
         })?;
     }

@@ -5,9 +5,7 @@
 //! seen through a window or padding written back (`tensor.insert_slice`,
 //! the padding cut off again).
 
-use melior::ir::{
-    attribute::StringAttribute, operation::OperationLike, OperationRef, Type, Value,
-};
+use melior::ir::{attribute::StringAttribute, operation::OperationLike, OperationRef, Type, Value};
 use ocannl_assign::{
     structured::{OperandPlan, Window},
     Affine,
@@ -142,10 +140,7 @@ fn pad<'c, 'a>(
         "tensor.yield",
         &mut |inner, _| Ok(vec![e.float(inner, value, elt)]),
     )?;
-    Ok((
-        op.result(0).map_err(|er| er.to_string())?.into(),
-        padded,
-    ))
+    Ok((op.result(0).map_err(|er| er.to_string())?.into(), padded))
 }
 
 /// The value of a window's start, an expression of the op's index
@@ -184,6 +179,10 @@ fn start_value<'c, 'a>(
     })
 }
 
+/// A padded operand: the padded tensor, the padding of each axis and the
+/// padded sizes.
+type Padded<'c, 'a> = (Value<'c, 'a>, Vec<(u64, u64)>, Vec<u64>);
+
 /// An operand as the op sees it, and what writing it back needs.
 pub struct Presented<'c, 'a> {
     /// What the op reads (or, for the result, updates).
@@ -192,7 +191,7 @@ pub struct Presented<'c, 'a> {
     original: Current<'c, 'a>,
     dims: Vec<u64>,
     /// The padded tensor, its padding and sizes, when padded.
-    padded: Option<(Value<'c, 'a>, Vec<(u64, u64)>, Vec<u64>)>,
+    padded: Option<Padded<'c, 'a>>,
     /// The window, when cut: its offsets and sizes.
     window: Option<(Vec<Offset<'c, 'a>>, Vec<u64>)>,
 }
@@ -283,23 +282,20 @@ fn check_window<'c, 'a>(
     let ge = e.cmpi(at, CmpI::Sge, start, zero);
     let le = e.cmpi(at, CmpI::Sle, start, last_start);
     let ok = e.op1(at, "arith.andi", &[ge, le], i1, &[]);
-    let what = match &w.start {
+    let valid = d - w.size;
+    let place = checks::place(cx.op.location());
+    let message = match &w.start {
         Affine::Sym(k) if w.size == 1 => format!(
-            "the slice index ({})",
+            "{place}: error: the slice index ({}) is outside the axis of {d} cell(s) (valid indices: 0 to {valid})",
             cx.symbols
                 .get(*k)
                 .map_or_else(|| "an index operand".to_string(), |v| checks::describe_index(*v))
         ),
         _ => format!(
-            "the window of axis {axis} of operand #{}, which depends on index operands,",
-            cx.operand
+            "{place}: error: the window of {} cell(s) of axis {axis} of operand #{}, which starts at a run-time index, does not fit in the axis of {d} cell(s) (valid starts: 0 to {valid})",
+            w.size, cx.operand
         ),
     };
-    let valid = d - w.size;
-    let message = format!(
-        "{}: error: {what} is outside the axis of {d} cell(s) (valid indices: 0 to {valid})",
-        checks::place(cx.op.location())
-    );
     e.op(
         at,
         "cf.assert",

@@ -39,7 +39,9 @@ fn needs_lowering(t: melior::ir::Type) -> bool {
 /// buffers, and the project's ops must be the statements of the entry
 /// block (none inside another op's region). Returns the statements, the
 /// ops of the entry block in order (empty for a declaration).
-pub fn statements<'c, 'a>(func: OperationRef<'c, 'a>) -> Result<Vec<OperationRef<'c, 'a>>, PassError<'c>> {
+pub fn statements<'c, 'a>(
+    func: OperationRef<'c, 'a>,
+) -> Result<Vec<OperationRef<'c, 'a>>, PassError<'c>> {
     let body = func
         .region(0)
         .map_err(|e| PassError::at(func.location(), e.to_string()))?;
@@ -157,7 +159,9 @@ pub fn lower<'c, 'a>(
                 } else {
                     "ocannl-lower-to-linalg converts the ocannl_assign ops of a routine, whose buffers no other op may use"
                 };
-                return Err(here(format!("'{name}' uses buffers and has no linalg form: {hint}")));
+                return Err(here(format!(
+                    "'{name}' uses buffers and has no linalg form: {hint}"
+                )));
             }
         }
     }
@@ -169,7 +173,13 @@ pub fn lower<'c, 'a>(
             }
         }
         let e = Builder::new(ctx, ret.location());
-        e.op(At::before(ret).map_err(|m| (Some(k), m))?, "func.return", &results, &[], &[]);
+        e.op(
+            At::before(ret).map_err(|m| (Some(k), m))?,
+            "func.return",
+            &results,
+            &[],
+            &[],
+        );
         lowered.bury(ret);
     }
     for &arg in &args {
