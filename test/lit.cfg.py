@@ -75,6 +75,7 @@ if cc:
 config.substitutions.append(("%llvm_lib", os.path.join(llvm_prefix, "lib")))
 
 config.substitutions.append(("%llvm_pipeline", expanded_pipeline("ocannl-loops-to-llvm")))
+config.substitutions.append(("%linalg_llvm_pipeline", expanded_pipeline("ocannl-linalg-to-llvm")))
 
 # The GPU: a CUDA toolkit's libdevice (math functions in kernels) and ptxas
 # (checks the PTX), from CUDA_ROOT (or CUDA_HOME, CUDA_PATH), the
