@@ -199,6 +199,19 @@ pub fn plan(space: &[u64], exprs: &[Vec<Affine>], dims: &[Vec<u64>]) -> Result<S
                 });
                 axes.push(AxisPlan { pad, window });
                 seen.push(shifted(lo));
+            } else if i == 0 && matches!(iter, Affine::Const(_)) && d > 1 {
+                // A fixed index of the result: the op writes the one-cell
+                // window at it, so that its result map covers what it
+                // sees (consumers such as IREE take the cells an output
+                // map misses as undefined, not as the initial value).
+                axes.push(AxisPlan {
+                    pad: (0, 0),
+                    window: Some(Window {
+                        start: Affine::Const(lo),
+                        size: 1,
+                    }),
+                });
+                seen.push(Affine::Const(0));
             } else if matches!(iter, Affine::Dim(_)) && size != d as u64 {
                 // A plain iterator over part of its axis: the op reads its
                 // extent from the axis, so it sees only that part.
@@ -451,10 +464,11 @@ mod tests {
 
     #[test]
     fn a_plain_iterator_over_part_of_an_axis_sees_a_window() {
-        // r[i, 0] = x[i] with r of 4x3 and i < 4: the fixed index stays a
-        // constant; the result of 5 rows written over 4 gets a window.
-        let exprs = vec![vec![Dim(0), Const(2)], vec![Dim(0)]];
-        let p = plan(&[4], &exprs, &[vec![5, 3], vec![4]]).unwrap();
+        // r[i, 2] = x[i, 2] with r of 5x3 and i < 4: the result of 5 rows
+        // written over 4 gets a window, and its fixed index a one-cell
+        // window read at 0; an operand's fixed index stays a constant.
+        let exprs = vec![vec![Dim(0), Const(2)], vec![Dim(0), Const(2)]];
+        let p = plan(&[4], &exprs, &[vec![5, 3], vec![4, 3]]).unwrap();
         let r = &p.operands[0];
         assert_eq!(
             r.axes[0].window,
@@ -463,8 +477,16 @@ mod tests {
                 size: 4
             })
         );
-        assert_eq!(r.axes[1], AxisPlan::default());
-        assert_eq!(r.exprs, vec![Dim(0), Const(2)]);
+        assert_eq!(
+            r.axes[1].window,
+            Some(Window {
+                start: Const(2),
+                size: 1
+            })
+        );
+        assert_eq!(r.exprs, vec![Dim(0), Const(0)]);
+        assert_eq!(p.operands[1].axes[1], AxisPlan::default());
+        assert_eq!(p.operands[1].exprs, vec![Dim(0), Const(2)]);
     }
 
     #[test]
