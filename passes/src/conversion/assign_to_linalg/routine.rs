@@ -29,6 +29,22 @@ fn is_ours(name: &str) -> bool {
     name.starts_with("ocannl_") || name.starts_with("ocannl.")
 }
 
+/// Why another op on buffers is an error.
+const OTHER_OPS: &str =
+    "ocannl-lower-to-linalg converts the ocannl_assign ops of a routine, whose buffers no other op may use";
+
+/// Whether `op` is inside one of the project's ops (an `accum` body).
+fn in_ours(op: OperationRef) -> bool {
+    let mut cur = op.parent_operation();
+    while let Some(p) = cur {
+        if is_ours(&ir::name(&p)) {
+            return true;
+        }
+        cur = p.parent_operation();
+    }
+    false
+}
+
 /// Whether a type is a buffer or one of the project's types.
 fn needs_lowering(t: melior::ir::Type) -> bool {
     types::memref_dims(t).is_some()
@@ -61,6 +77,25 @@ pub fn statements<'c, 'a>(
         }
         return Ok(vec![]);
     };
+    for op in ir::collect(func, |o| !is_ours(&ir::name(o))) {
+        // Ops of other dialects must not touch buffers, wherever they are
+        // (the statements of the entry block are checked when lowered).
+        let name = ir::name(&op);
+        if op.block() == Some(entry) || name == "func.func" || in_ours(op) {
+            continue;
+        }
+        let touches = op
+            .operands()
+            .map(|v| v.r#type())
+            .chain(op.results().map(|r| r.r#type()))
+            .any(needs_lowering);
+        if touches {
+            return Err(PassError::at(
+                op.location(),
+                format!("'{name}' uses buffers and has no linalg form: {OTHER_OPS}"),
+            ));
+        }
+    }
     for op in ir::collect(func, |o| is_ours(&ir::name(o))) {
         if op.block() != Some(entry) {
             return Err(PassError::at(
@@ -157,7 +192,7 @@ pub fn lower<'c, 'a>(
                 let hint = if name.starts_with("ocannl_shape.") {
                     "run ocannl-infer-shapes and ocannl-lower-to-assign first (or the pipeline ocannl-to-linalg)"
                 } else {
-                    "ocannl-lower-to-linalg converts the ocannl_assign ops of a routine, whose buffers no other op may use"
+                    OTHER_OPS
                 };
                 return Err(here(format!(
                     "'{name}' uses buffers and has no linalg form: {hint}"
