@@ -14,7 +14,10 @@ project's pipelines; a run is a crash when
   note "see current operation"), or an upstream conversion cannot legalize
   what a project pass produced;
 - it succeeds through `--ocannl-to-llvm` or `--ocannl-to-nvvm` but
-  `ocannl_shape`/`ocannl_assign` types or ops are left in the output.
+  `ocannl_shape`/`ocannl_assign` types or ops are left in the output;
+- it succeeds through a pipeline ending in `ocannl-lower-to-linalg` but
+  anything of the project's (`ocannl`) is left in the output, or stock
+  `mlir-opt` (without the plugin) does not parse and verify it.
 
 Any other failure is an ordinary error (a diagnostic for a bad input) and
 fine. Crashing mutants are written to the output directory with the
@@ -55,7 +58,17 @@ PIPELINES = [
     # The e-graph simplifier, on the input and on the lowered loops.
     ["--ocannl-simplify"],
     ["--pass-pipeline=builtin.module(ocannl-infer-shapes,ocannl-lower-to-assign,ocannl-lower-to-loops,ocannl-simplify{fast-math=true remarks=true})"],
+    # Linalg on tensors: from ocannl_shape, from assignments (contractions
+    # kept generic), a train step, and on to LLVM with upstream passes.
+    ["--ocannl-to-linalg"],
+    ["--ocannl-lower-to-linalg=named-ops=false"],
+    ["--pass-pipeline=builtin.module(ocannl-infer-shapes,ocannl-lower-to-assign{params-as-arguments=true},ocannl-autodiff,ocannl-train-step{optimizer=adam},ocannl-virtualize,ocannl-simplify,ocannl-lower-to-linalg)"],
+    ["--pass-pipeline=builtin.module(ocannl-to-linalg,ocannl-linalg-to-llvm)"],
 ]
+# The pipelines whose output is linalg on tensors: stock mlir-opt must read
+# it, and nothing of the project's may be left.
+LINALG_OUTPUT = [p for p in PIPELINES if p[0].endswith("-linalg") or p[0].endswith("ocannl-lower-to-linalg)")]
+STOCK_MLIR_OPT = os.path.join(os.environ.get("MLIR_SYS_220_PREFIX", "/usr/lib/llvm-22"), "bin", "mlir-opt")
 # Runs: each mutant is parsed first (no passes), then, if it parses, goes
 # through every pipeline.
 
@@ -183,6 +196,13 @@ def crash_of(proc, pipeline, timed_out):
     if proc.returncode == 0 and pipeline in (["--ocannl-to-llvm"], ["--ocannl-to-nvvm"]) and re.search(
             r"ocannl_shape\.|ocannl_assign\.", proc.stdout):
         return f"ocannl types or ops left after {pipeline[0]}"
+    if proc.returncode == 0 and pipeline in LINALG_OUTPUT:
+        if "ocannl" in proc.stdout:
+            return f"something of the project's left after {pipeline[0]}"
+        stock = subprocess.run([STOCK_MLIR_OPT, "-o", os.devnull], input=proc.stdout,
+                               capture_output=True, text=True, timeout=60)
+        if stock.returncode != 0:
+            return "stock mlir-opt rejects the linalg output: " + stock.stderr.strip().splitlines()[0][:200]
     if proc.returncode not in (0, 1):
         return f"exit code {proc.returncode}"
     return None

@@ -42,3 +42,9 @@ scripts/gpu-selfcheck-bundle.sh target/gpu-selfcheck
 cargo build --release -p ocannl --example names
 target/release/examples/names --layers 1 --steps 300 --every 300 --samples 3 --max-test-loss 2.6
 "${MLIR_SYS_220_PREFIX:-/usr/lib/llvm-22}/bin/lit" -s test --param tool_dir=target/release --param exec_root=target/release/lit
+# IREE (a 600 MB download, so only when asked): installs it into
+# target/iree-venv and runs the differential programs through it; the lit
+# tests that need it run above whenever it is installed.
+if [ "${OCANNL_IREE:-0}" = 1 ]; then
+  scripts/iree-check.sh
+fi

@@ -78,6 +78,7 @@ if cc:
 config.substitutions.append(("%llvm_lib", os.path.join(llvm_prefix, "lib")))
 
 config.substitutions.append(("%llvm_pipeline", expanded_pipeline("ocannl-loops-to-llvm")))
+config.substitutions.append(("%linalg_llvm_pipeline", expanded_pipeline("ocannl-linalg-to-llvm")))
 
 # The GPU: a CUDA toolkit's libdevice (math functions in kernels) and ptxas
 # (checks the PTX), from CUDA_ROOT (or CUDA_HOME, CUDA_PATH), the
@@ -110,6 +111,14 @@ if os.path.exists(os.path.join(tool_dir, "ocannl-run")):
     )
     if probe.returncode == 0:
         config.available_features.add("cuda")
+# IREE (scripts/install-iree.sh): the Python of its environment, with
+# iree-compile and iree.runtime, from OCANNL_IREE_PYTHON or target/iree-venv.
+iree_python = os.environ.get("OCANNL_IREE_PYTHON", os.path.join(repo_root, "target", "iree-venv", "bin", "python3"))
+iree_bin = os.path.dirname(iree_python)
+if os.path.exists(iree_python) and os.path.exists(os.path.join(iree_bin, "iree-compile")):
+    config.available_features.add("iree")
+    config.substitutions.append(("%iree_python", iree_python))
+    config.substitutions.append(("%iree_bin", iree_bin))
 llvm_lib = os.path.join(llvm_prefix, "lib")
 config.substitutions.append(("%mlir_runner_utils", os.path.join(llvm_lib, "libmlir_runner_utils.so")))
 config.substitutions.append(("%libomp", os.path.join(llvm_lib, "libomp.so")))

@@ -26,12 +26,14 @@
 #include "mlir/CAPI/Support.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/IRDL/IR/IRDL.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/IRDL/IRDLLoading.h"
 #include "mlir/IR/BuiltinDialect.h"
@@ -251,13 +253,15 @@ public:
   }
 
   // The dialects the project's passes create ops of (the GPU target's
-  // kernels are `gpu.launch` ops).
+  // kernels are `gpu.launch` ops; the conversion to linalg makes `tensor`
+  // ops and `cf.assert` checks).
   void getDependentDialects(DialectRegistry &registry) const override {
     registry.insert<irdl::IRDLDialect, affine::AffineDialect,
                     arith::ArithDialect, math::MathDialect,
                     memref::MemRefDialect, scf::SCFDialect,
                     linalg::LinalgDialect, vector::VectorDialect,
-                    gpu::GPUDialect>();
+                    gpu::GPUDialect, tensor::TensorDialect,
+                    cf::ControlFlowDialect>();
     registerProjectDialects(registry);
   }
 

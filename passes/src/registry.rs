@@ -19,7 +19,7 @@ use std::{
 use crate::ffi;
 
 /// Every pass of the project, in pipeline order.
-pub fn all_passes() -> [&'static ffi::PassDef; 9] {
+pub fn all_passes() -> [&'static ffi::PassDef; 10] {
     [
         &crate::transforms::verify::DEF,
         &crate::transforms::infer_shapes::DEF,
@@ -28,6 +28,7 @@ pub fn all_passes() -> [&'static ffi::PassDef; 9] {
         &crate::transforms::train_step::DEF,
         &crate::transforms::virtualize::DEF,
         &crate::conversion::assign_to_loops::DEF,
+        &crate::conversion::assign_to_linalg::DEF,
         &crate::transforms::outline_kernels::DEF,
         &crate::transforms::simplify::DEF,
     ]
@@ -241,6 +242,31 @@ pub mod pipelines {
         Pipeline::new().pass("ocannl-outline-kernels")
     }
 
+    /// `ocannl-lower-to-linalg` (contractions as named ops unless
+    /// `named_ops` is false), then `canonicalize` and `cse` on each
+    /// function.
+    pub fn lower_to_linalg(named_ops: bool) -> Pipeline {
+        let lower = if named_ops {
+            Pipeline::new().pass("ocannl-lower-to-linalg")
+        } else {
+            Pipeline::new().pass_with("ocannl-lower-to-linalg", [("named-ops", false)])
+        };
+        lower.nested(
+            "func.func",
+            Pipeline::new().pass("canonicalize").pass("cse"),
+        )
+    }
+
+    /// From `ocannl_shape` to linalg on tensors, for other MLIR
+    /// toolchains: shape inference, assignments, the optimizations, then
+    /// [`lower_to_linalg`] (the named pipeline `ocannl-to-linalg`).
+    pub fn to_linalg() -> Pipeline {
+        infer_shapes()
+            .then(lower_to_assign(false))
+            .then(optimize())
+            .then(lower_to_linalg(true))
+    }
+
     /// The target-neutral front of every lowering: from `ocannl_shape` to
     /// loops on memrefs (upstream scf/memref/arith/math/vector), optimized,
     /// lowered for `target` as [`lower_to_loops`].
@@ -297,6 +323,11 @@ pub fn register_all() {
             // SAFETY: a static pass definition (`define_pass!`).
             unsafe { ffi::ocannl_register_pass(def) };
         }
+        register_pipeline(
+            c"ocannl-to-linalg",
+            c"From ocannl_shape to linalg on tensors (func, linalg, tensor, arith, math) for other MLIR toolchains: infer shapes, lower to assignments, optimize, lower to linalg",
+            &pipelines::to_linalg().to_string(),
+        );
     });
 }
 

@@ -10,6 +10,23 @@ convert-func-to-llvm,convert-openmp-to-llvm,reconcile-unrealized-casts";
 /// The named pipeline running [`LOOPS_TO_LLVM`].
 pub const LOOPS_TO_LLVM_NAME: &str = "ocannl-loops-to-llvm";
 
+/// The upstream passes that take linalg on tensors (the output of
+/// `ocannl-lower-to-linalg`) to the LLVM dialect: one-shot bufferization
+/// across function boundaries (tensor arguments and results become
+/// memrefs with identity layouts), upstream's ownership-based
+/// deallocation, linalg ops as loops, the subviews of slices at run-time
+/// offsets expanded (their `affine.apply` lowered), then
+/// [`LOOPS_TO_LLVM`].
+pub fn linalg_to_llvm() -> String {
+    format!(
+        "one-shot-bufferize{{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}},\
+buffer-deallocation-pipeline,func.func(convert-linalg-to-loops),expand-strided-metadata,lower-affine,{LOOPS_TO_LLVM}"
+    )
+}
+
+/// The named pipeline running [`linalg_to_llvm`].
+pub const LINALG_TO_LLVM_NAME: &str = "ocannl-linalg-to-llvm";
+
 /// What the CPU does to a module at the loops stage before
 /// [`LOOPS_TO_LLVM`]: every loop nest a kernel of its own, identical ones
 /// shared (`ocannl-outline-kernels`), then `canonicalize` and `cse`
@@ -29,8 +46,14 @@ pub fn to_llvm() -> ocannl_passes::Pipeline {
         .pass(LOOPS_TO_LLVM_NAME)
 }
 
-/// Registers `ocannl-loops-to-llvm` and `ocannl-to-llvm`.
+/// Registers `ocannl-loops-to-llvm`, `ocannl-to-llvm` and
+/// `ocannl-linalg-to-llvm`.
 pub(crate) fn register() {
+    ocannl_passes::register_pipeline(
+        c"ocannl-linalg-to-llvm",
+        c"From linalg on tensors (ocannl-to-linalg's output) to the LLVM dialect with upstream passes only: one-shot bufferization across function boundaries, ownership-based deallocation, linalg as loops, then ocannl-loops-to-llvm's conversions",
+        &linalg_to_llvm(),
+    );
     ocannl_passes::register_pipeline(
         c"ocannl-loops-to-llvm",
         c"From the loops of ocannl-lower-to-loops to the LLVM dialect for the CPU (upstream conversions; parallel loops through OpenMP)",

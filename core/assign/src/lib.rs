@@ -16,6 +16,7 @@ pub mod autodiff;
 pub mod body;
 pub mod coverage;
 pub mod optim;
+pub mod structured;
 pub mod virtualize;
 
 pub use affine::Affine;

@@ -33,6 +33,44 @@ pub fn string_attr(op: &OperationRef, name: &str) -> Result<String, String> {
         .ok_or_else(|| format!("attribute '{name}' is required"))
 }
 
+/// The attributes of a `uniform` initialization.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Uniform {
+    pub seed: i64,
+    pub low: f64,
+    pub high: f64,
+}
+
+impl Default for Uniform {
+    fn default() -> Self {
+        Uniform {
+            seed: 0,
+            low: 0.0,
+            high: 1.0,
+        }
+    }
+}
+
+/// Reads the attributes of a `uniform` op (`low` and `high` default to 0
+/// and 1).
+pub fn uniform_attrs(op: &OperationRef) -> Result<Uniform, String> {
+    let seed = op
+        .attribute("seed")
+        .map_err(|_| "attribute 'seed' is required")?;
+    let seed = attr::int_value(seed).ok_or("attribute 'seed' must be an integer")?;
+    let f = |n: &str, d: f64| {
+        op.attribute(n)
+            .ok()
+            .and_then(attr::number_value)
+            .unwrap_or(d)
+    };
+    Ok(Uniform {
+        seed,
+        low: f("low", 0.0),
+        high: f("high", 1.0),
+    })
+}
+
 /// The attributes of an accumulating assignment (`accum_unop|binop|ternop`
 /// or `accum`).
 pub struct AccumAttrs<'c> {
@@ -411,24 +449,13 @@ pub fn to_routine_with_values<'c, 'a>(
                 buf: id(&ids, o.operand(0).map_err(|e| e.to_string())?)?,
             }),
             "ocannl_assign.uniform" => {
-                let seed = o
-                    .attribute("seed")
-                    .map_err(|_| fail("'seed' is required".into()))?;
-                let seed = attr::int_value(seed)
-                    .ok_or_else(|| fail("'seed' must be an integer".into()))?
-                    as u64;
-                let f = |n: &str, d: f64| {
-                    o.attribute(n)
-                        .ok()
-                        .and_then(attr::number_value)
-                        .unwrap_or(d)
-                };
+                let u = uniform_attrs(&o).map_err(&fail)?;
                 let buf = id(&ids, o.operand(0).map_err(|e| e.to_string())?)?;
                 stmts.push(Stmt::Uniform {
                     buf,
-                    seed,
-                    low: f("low", 0.0),
-                    high: f("high", 1.0),
+                    seed: u.seed as u64,
+                    low: u.low,
+                    high: u.high,
                 });
             }
             "ocannl_assign.literal" => {

@@ -4,7 +4,7 @@
 use melior::ir::{Type, Value};
 use ocannl_assign::{Body, CmpPred, Instr};
 use ocannl_mlir::{At, Builder};
-use ocannl_ops::{BinaryOp, NumOp, TernaryOp, UnaryOp};
+use ocannl_ops::{rng, BinaryOp, NumOp, TernaryOp, UnaryOp};
 
 /// `op(a...)` on scalars of type `t`.
 pub fn numeric<'c, 'a>(
@@ -189,4 +189,48 @@ pub fn op_of_name(name: &str, arity: usize) -> Option<NumOp> {
 /// ([`SCALAR_OPS`]).
 pub fn name_of_op(op: NumOp) -> Option<&'static str> {
     SCALAR_OPS.iter().find(|(_, o)| *o == op).map(|(n, _)| *n)
+}
+
+/// The value of a `uniform` initialization (`u`) at the cell of linear
+/// index `lin` (an `index`): [`rng::uniform01`] of the seed and the index,
+/// scaled to `[low, high)`, the same arithmetic as the interpreter's.
+pub fn uniform<'c, 'a>(
+    e: &Builder<'c>,
+    at: At<'c, 'a>,
+    lin: Value<'c, 'a>,
+    u: &crate::Uniform,
+    eltt: Type<'c>,
+) -> Result<Value<'c, 'a>, String> {
+    let (seed, low, high) = (u.seed, u.low, u.high);
+    let i64t = e.ty("i64")?;
+    let c = |v: u64| e.i64(at, v as i64);
+    let idx = e.op1(at, "arith.index_cast", &[lin], i64t, &[]);
+    let golden = c(rng::GOLDEN);
+    let s = c(seed as u64);
+    let x = e.op1(at, "arith.muli", &[idx, golden], i64t, &[]);
+    let x = e.op1(at, "arith.addi", &[x, s], i64t, &[]);
+    let x = e.op1(at, "arith.addi", &[x, golden], i64t, &[]);
+    let mix = |x: Value<'c, 'a>, shift: u32, mul: Option<u64>| -> Result<Value<'c, 'a>, String> {
+        let sh = c(shift as u64);
+        let t = e.op1(at, "arith.shrui", &[x, sh], i64t, &[]);
+        let x = e.op1(at, "arith.xori", &[x, t], i64t, &[]);
+        Ok(match mul {
+            Some(m) => {
+                let m = c(m);
+                e.op1(at, "arith.muli", &[x, m], i64t, &[])
+            }
+            None => x,
+        })
+    };
+    let x = mix(x, rng::SHIFTS[0], Some(rng::MIX1))?;
+    let x = mix(x, rng::SHIFTS[1], Some(rng::MIX2))?;
+    let x = mix(x, rng::SHIFTS[2], None)?;
+    // The top bits, as a float in [0, 1).
+    let sh = c((64 - rng::FLOAT_BITS) as u64);
+    let top = e.op1(at, "arith.shrui", &[x, sh], i64t, &[]);
+    let f = e.op1(at, "arith.uitofp", &[top], eltt, &[]);
+    let scale = e.float(at, (high - low) / (1u64 << rng::FLOAT_BITS) as f64, eltt);
+    let lowc = e.float(at, low, eltt);
+    let f = e.op1(at, "arith.mulf", &[f, scale], eltt, &[]);
+    Ok(e.op1(at, "arith.addf", &[f, lowc], eltt, &[]))
 }

@@ -1194,3 +1194,102 @@ fn every_op_agrees_with_the_interpreter() {
     }
     clean(&dir);
 }
+
+/// The Python of the IREE environment: `OCANNL_IREE_PYTHON`, else
+/// `target/iree-venv`'s (`scripts/install-iree.sh`), when it has IREE's
+/// runtime.
+fn iree_python() -> Result<std::path::PathBuf, String> {
+    let py = match std::env::var_os("OCANNL_IREE_PYTHON") {
+        Some(p) => std::path::PathBuf::from(p),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/iree-venv/bin/python3"),
+    };
+    let ok = Command::new(&py)
+        .args(["-c", "import iree.runtime, iree.compiler"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if ok {
+        Ok(py)
+    } else {
+        Err(format!(
+            "no IREE at {} (scripts/install-iree.sh installs it, or set OCANNL_IREE_PYTHON)",
+            py.display()
+        ))
+    }
+}
+
+/// Runs program `text` through linalg and IREE against ocannl-run's JIT
+/// (`scripts/iree-run.py`, within 1e-5 relative), with `flags` (the entry,
+/// `--train`...) and the arguments given.
+fn check_iree(
+    py: &Path,
+    dir: &Path,
+    tag: &str,
+    seed: u64,
+    text: &str,
+    args: &[String],
+    flags: &[&str],
+) {
+    let file = dir.join(format!("{tag}{seed}.mlir"));
+    std::fs::write(&file, text).expect("write program");
+    let tools = Path::new(env!("CARGO_BIN_EXE_ocannl-run"))
+        .parent()
+        .expect("the tools' directory");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/iree-run.py");
+    let mut cmd = Command::new(py);
+    cmd.arg(script)
+        .arg(&file)
+        .args(flags)
+        .arg("--tool-dir")
+        .arg(tools)
+        .arg("--keep")
+        .arg(dir.join(format!("{tag}{seed}-iree")));
+    for a in args {
+        cmd.arg(format!("--arg={a}"));
+    }
+    let o = cmd.output().expect("run iree-run.py");
+    assert!(
+        o.status.success(),
+        "IREE disagrees on {}\n{text}\n{}{}",
+        file.display(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// The differential generators' programs lowered to linalg, compiled by
+/// IREE for the CPU and run by its runtime, against ocannl-run's JIT:
+/// small and large programs, contractions, convolutions, programs using
+/// every op, and the gradient routines of 2-D convolutions.
+#[test]
+#[ignore = "needs IREE (scripts/install-iree.sh; scripts/iree-check.sh runs it)"]
+fn iree_agrees_with_the_jit() {
+    let py = iree_python().unwrap_or_else(|why| panic!("this test needs IREE: {why}"));
+    let dir = temp_dir("iree");
+    let n = seeds(6);
+    let random = |seed: u64, nargs: usize| -> Vec<String> {
+        (0..nargs)
+            .map(|i| format!("random:{}", seed * 100 + i as u64))
+            .collect()
+    };
+    let f = ["--entry", "f"];
+    for seed in 0..n {
+        let (text, nargs) = program(1000 + seed, false);
+        check_iree(&py, &dir, "p", seed, &text, &random(seed, nargs), &f);
+        let (text, nargs) = program(3000 + seed, true);
+        check_iree(&py, &dir, "l", seed, &text, &random(seed, nargs), &f);
+        let (text, nargs) = contraction(5000 + seed);
+        check_iree(&py, &dir, "c", seed, &text, &random(seed, nargs), &f);
+        let (text, nargs) = convolution(7000 + seed);
+        check_iree(&py, &dir, "v", seed, &text, &random(seed, nargs), &f);
+        let (text, nargs) = multi_contraction(9000 + seed);
+        check_iree(&py, &dir, "m", seed, &text, &random(seed, nargs), &f);
+        let (text, nargs) = conv2d(11000 + seed, false);
+        check_iree(&py, &dir, "c2", seed, &text, &random(seed, nargs), &f);
+    }
+    let mut menu = Menu { next: [0; 6] };
+    for seed in 0..n * 2 {
+        let (text, args) = every_op(9000 + seed, &mut menu);
+        check_iree(&py, &dir, "e", seed, &text, &args, &f);
+    }
+    clean(&dir);
+}

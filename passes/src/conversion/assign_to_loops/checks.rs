@@ -480,7 +480,7 @@ impl<'c, 'a> Checks<'c, 'a> {
 }
 
 /// An index operand, for messages: a function argument by its number.
-fn describe_index(v: Value) -> String {
+pub fn describe_index(v: Value) -> String {
     if let Ok(arg) = BlockArgument::try_from(v) {
         let func = arg.owner().parent_operation();
         if let Some(f) = func.filter(|f| ir::name(f) == "func.func") {

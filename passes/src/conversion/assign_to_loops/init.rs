@@ -10,13 +10,25 @@ use melior::ir::{
     Attribute, Identifier, OperationRef, RegionLike, Type, Value, ValueLike,
 };
 use ocannl_mlir::{attr, ir, At, Builder};
-use ocannl_ops::rng;
 
-use super::{assignment::memref_info, target::LoopTarget};
+use super::{assignment::memref_info, numeric, target::LoopTarget};
 
 /// Whether a node's memory mode is `virtual` (it gets no buffer).
 pub fn is_virtual(op: &OperationRef) -> bool {
     ocannl_assign_dialect::string_attr(op, "memory").is_ok_and(|m| m == "virtual")
+}
+
+/// A virtual node has no buffer: nothing may read or write it (an error
+/// saying what to do otherwise).
+pub fn check_virtual_unused(op: &OperationRef) -> Result<(), String> {
+    let v: melior::ir::Value = op.result(0).map_err(|e| e.to_string())?.into();
+    match ir::users(v).first() {
+        None => Ok(()),
+        Some(_) => Err(format!(
+            "node '{}' is virtual but still read or written; run ocannl-virtualize to inline it, or give it a buffer (memory = \"local\")",
+            ocannl_assign_dialect::string_attr(op, "name").unwrap_or_default()
+        )),
+    }
 }
 
 /// `node`: a buffer, replacing the node's value. Returns the buffer.
@@ -148,20 +160,10 @@ pub fn cells<'c, 'a>(
     } else {
         None
     };
-    let (seed, low, high) = if let Cells::Uniform = what {
-        let seed = op
-            .attribute("seed")
-            .map_err(|_| "attribute 'seed' is required")?;
-        let seed = attr::int_value(seed).ok_or("attribute 'seed' must be an integer")?;
-        let f = |n: &str, d: f64| {
-            op.attribute(n)
-                .ok()
-                .and_then(attr::number_value)
-                .unwrap_or(d)
-        };
-        (seed, f("low", 0.0), f("high", 1.0))
+    let u = if let Cells::Uniform = what {
+        ocannl_assign_dialect::uniform_attrs(op)?
     } else {
-        (0, 0.0, 1.0)
+        ocannl_assign_dialect::Uniform::default()
     };
     let eltt = e.ty(&elt)?;
     let ranges: Vec<(i64, i64)> = dims.iter().map(|&d| (0, d)).collect();
@@ -185,55 +187,11 @@ pub fn cells<'c, 'a>(
                 let i = e.op1(inner, "arith.index_cast", &[lin], e.ty("i64")?, &[]);
                 e.op1(inner, "arith.sitofp", &[i], eltt, &[])
             }
-            Cells::Uniform => uniform_value(e, inner, lin, seed, low, high, eltt)?,
+            Cells::Uniform => numeric::uniform(e, inner, lin, &u, eltt)?,
         };
         let mut ops = vec![value, dest];
         ops.extend_from_slice(ivs);
         e.op0(inner, "memref.store", &ops);
         Ok(())
     })
-}
-
-/// [`rng::uniform01`] of `seed` and the cell index `lin`, scaled to
-/// `[low, high)`: the same arithmetic as the interpreter's.
-fn uniform_value<'c, 'a>(
-    e: &Builder<'c>,
-    at: At<'c, 'a>,
-    lin: Value<'c, 'a>,
-    seed: i64,
-    low: f64,
-    high: f64,
-    eltt: Type<'c>,
-) -> Result<Value<'c, 'a>, String> {
-    let i64t = e.ty("i64")?;
-    let c = |v: u64| e.i64(at, v as i64);
-    let idx = e.op1(at, "arith.index_cast", &[lin], i64t, &[]);
-    let golden = c(rng::GOLDEN);
-    let s = c(seed as u64);
-    let x = e.op1(at, "arith.muli", &[idx, golden], i64t, &[]);
-    let x = e.op1(at, "arith.addi", &[x, s], i64t, &[]);
-    let x = e.op1(at, "arith.addi", &[x, golden], i64t, &[]);
-    let mix = |x: Value<'c, 'a>, shift: u32, mul: Option<u64>| -> Result<Value<'c, 'a>, String> {
-        let sh = c(shift as u64);
-        let t = e.op1(at, "arith.shrui", &[x, sh], i64t, &[]);
-        let x = e.op1(at, "arith.xori", &[x, t], i64t, &[]);
-        Ok(match mul {
-            Some(m) => {
-                let m = c(m);
-                e.op1(at, "arith.muli", &[x, m], i64t, &[])
-            }
-            None => x,
-        })
-    };
-    let x = mix(x, rng::SHIFTS[0], Some(rng::MIX1))?;
-    let x = mix(x, rng::SHIFTS[1], Some(rng::MIX2))?;
-    let x = mix(x, rng::SHIFTS[2], None)?;
-    // The top bits, as a float in [0, 1).
-    let sh = c((64 - rng::FLOAT_BITS) as u64);
-    let top = e.op1(at, "arith.shrui", &[x, sh], i64t, &[]);
-    let f = e.op1(at, "arith.uitofp", &[top], eltt, &[]);
-    let scale = e.float(at, (high - low) / (1u64 << rng::FLOAT_BITS) as f64, eltt);
-    let lowc = e.float(at, low, eltt);
-    let f = e.op1(at, "arith.mulf", &[f, scale], eltt, &[]);
-    Ok(e.op1(at, "arith.addf", &[f, lowc], eltt, &[]))
 }

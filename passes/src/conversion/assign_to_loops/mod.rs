@@ -112,17 +112,7 @@ fn lower<'c, 'a>(
         .map_err(|e| e.to_string())?
         .trim_start_matches("ocannl_assign.");
     match name {
-        "node" if init::is_virtual(op) => {
-            let v: melior::ir::Value = op.result(0).map_err(|e| e.to_string())?.into();
-            match ir::users(v).first() {
-                // A virtual node has no buffer: nothing to lower.
-                None => Ok(()),
-                Some(_) => Err(format!(
-                    "node '{}' is virtual but still read or written; run ocannl-virtualize to inline it, or give it a buffer (memory = \"local\")",
-                    ocannl_assign_dialect::string_attr(op, "name").unwrap_or_default()
-                )),
-            }
-        }
+        "node" if init::is_virtual(op) => init::check_virtual_unused(op),
         "node" => {
             let buf = init::node(&e, at, op)?;
             if !target.runtime_checks() {
