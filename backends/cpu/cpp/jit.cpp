@@ -64,6 +64,10 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/TargetParser/Triple.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/Transforms/Scalar/DCE.h"
+#include "llvm/Transforms/Scalar/InstSimplifyPass.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
 #include <algorithm>
@@ -152,7 +156,9 @@ constexpr const char *kPartName = "ocannl";
 /// which reads the function's arguments through an array of pointers and
 /// stores its result (if any) through the pointer after them: what MLIR's
 /// ExecutionEngine adds (`packFunctionArguments`), so that the same packed
-/// calls work. Internal functions, which no caller can name, get none.
+/// calls work. Internal functions, which no caller can name, get none, and
+/// neither does a function with a C interface (`_mlir_ciface_<name>`, whose
+/// wrapper callers use).
 /// Returns each wrapper with the function it wraps.
 std::vector<std::pair<llvm::Function *, llvm::Function *>>
 packFunctionArguments(llvm::Module &module) {
@@ -167,6 +173,12 @@ packFunctionArguments(llvm::Module &module) {
     if (func->isDeclaration() || func->hasLocalLinkage())
       continue;
     if (interfaceFunctions.count(func))
+      continue;
+    // A function with a C interface is called through it (the wrapper of
+    // `_mlir_ciface_<name>`): no wrapper of its own, which for a routine of
+    // a thousand arguments would be as long to compile as the routine.
+    if (!func->getName().starts_with("_mlir_ciface_") &&
+        module.getFunction(("_mlir_ciface_" + func->getName()).str()))
       continue;
     auto *newType = llvm::FunctionType::get(builder.getVoidTy(),
                                             builder.getPtrTy(), false);
@@ -587,6 +599,43 @@ void ocannl_jit_parts_get(const OcannlJitParts *parts, size_t i,
 
 void ocannl_jit_parts_destroy(OcannlJitParts *parts) { delete parts; }
 
+/// Moves the `insertvalue`s that build a returned aggregate (MLIR's memref
+/// descriptors) to just before the `ret`, in a block of their own. LLVM's
+/// fast instruction selector (-O0) takes no `insertvalue` and, selecting a
+/// block bottom up, gives the rest of a block to the slow selector at the
+/// first instruction it cannot take: a routine's one long block would be
+/// selected the slow way from where its result's descriptor is built.
+static void isolateReturnedAggregates(llvm::Function &f) {
+  for (llvm::BasicBlock &bb : f) {
+    auto *ret = llvm::dyn_cast<llvm::ReturnInst>(bb.getTerminator());
+    if (!ret || !ret->getReturnValue())
+      continue;
+    // The insertvalues of this block feeding only the returned value.
+    llvm::SmallVector<llvm::Instruction *> chain;
+    llvm::SmallVector<llvm::Value *> work{ret->getReturnValue()};
+    while (!work.empty()) {
+      auto *iv = llvm::dyn_cast<llvm::InsertValueInst>(work.pop_back_val());
+      if (!iv || iv->getParent() != &bb || !iv->hasOneUse())
+        continue;
+      chain.push_back(iv);
+      work.push_back(iv->getAggregateOperand());
+      work.push_back(iv->getInsertedValueOperand());
+    }
+    if (chain.empty())
+      continue;
+    // In the block's order (operands before users), each before the ret.
+    llvm::DenseSet<llvm::Instruction *> inChain(chain.begin(), chain.end());
+    llvm::SmallVector<llvm::Instruction *> ordered;
+    for (llvm::Instruction &i : bb)
+      if (inChain.count(&i))
+        ordered.push_back(&i);
+    for (llvm::Instruction *i : ordered)
+      i->moveBefore(ret->getIterator());
+    llvm::SplitBlock(&bb, ordered.front());
+    return; // (The split block is new; one ret per function here.)
+  }
+}
+
 /// Compiles one part's bitcode into an object file for the host CPU: the
 /// new pass manager's `default<O{optLevel}>` pipeline (SLP vectorization
 /// only if `slp`; at level 1, loops vectorized but not unrolled or
@@ -653,7 +702,20 @@ char *ocannl_jit_compile(const uint8_t *bitcode, size_t len,
       llvm::ModulePassManager mpm =
           optLevel == 0 ? pb.buildO0DefaultPipeline(levels[0])
                         : pb.buildPerModuleDefaultPipeline(levels[optLevel]);
+      if (optLevel == 0) {
+        // The host code: the descriptors' insertvalue/extractvalue pairs of
+        // MLIR's memref lowering folded (a routine's IR shrinks about 5
+        // times), so that the fast instruction selector takes it all.
+        llvm::FunctionPassManager fpm;
+        fpm.addPass(llvm::InstSimplifyPass());
+        fpm.addPass(llvm::DCEPass());
+        mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(fpm)));
+      }
       mpm.run(*m, mam);
+      if (optLevel == 0)
+        for (llvm::Function &f : *m)
+          if (!f.isDeclaration())
+            isolateReturnedAggregates(f);
     }
 
     llvm::SmallVector<char, 0> out;

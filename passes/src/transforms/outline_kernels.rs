@@ -22,7 +22,9 @@
 //!
 //! A kernel's arguments are the values defined outside the nest that it
 //! uses (buffers, index operands, other scalars), in order of first use in
-//! a pre-order walk of the nest; its results are the nest's results.
+//! a pre-order walk of the nest, an `i1` passed as an `i8` (`arith.extui`
+//! before the call, `arith.trunci` in the kernel: LLVM's fast instruction
+//! selector, which compiles the host code, takes no call with an `i1`); its results are the nest's results.
 //! Constants defined outside (`arith.constant`, and `memref.get_global` of
 //! the module's globals, such as the status global) are cloned into the
 //! kernel instead, in the same order, so that a kernel does not depend on
@@ -280,17 +282,30 @@ fn outline<'c, 'a>(
             }
         }
     }
-    let arg_types: Vec<Type<'c>> = args.iter().map(|v| v.r#type()).collect();
     let results: Vec<Value<'c, 'a>> = nest.results().map(Into::into).collect();
     let result_types: Vec<Type<'c>> = results.iter().map(|v| v.r#type()).collect();
-    // The call, in the nest's place.
+    // The call, in the nest's place; an `i1` crosses as an `i8` (LLVM's
+    // fast instruction selector, the host code's at -O0, takes no call with
+    // an `i1` argument and falls back to the slow one for each).
     let b = Builder::new(ctx, loc);
+    let (i1, i8) = (b.ty("i1")?, b.ty("i8")?);
+    let passed: Vec<Value<'c, 'a>> = args
+        .iter()
+        .map(|&v| -> Result<Value<'c, 'a>, String> {
+            Ok(if v.r#type() == i1 {
+                b.op1(At::before(nest)?, "arith.extui", &[v], i8, &[])
+            } else {
+                v
+            })
+        })
+        .collect::<Result<_, String>>()?;
+    let arg_types: Vec<Type<'c>> = passed.iter().map(|v| v.r#type()).collect();
     let call = b.place(
         At::before(nest)?,
         melior::dialect::func::call(
             ctx,
             FlatSymbolRefAttribute::new(ctx, PLACEHOLDER),
-            &args,
+            &passed,
             &result_types,
             loc,
         ),
@@ -327,8 +342,13 @@ fn outline<'c, 'a>(
     let ret = entry.append_operation(melior::dialect::func::r#return(&results, loc));
     let mut map: FxHashMap<usize, Value<'c, 'a>> = FxHashMap::default();
     for (i, a) in args.iter().enumerate() {
-        let arg = entry.argument(i).map_err(|e| e.to_string())?;
-        map.insert(ir::key(*a), arg.into());
+        let arg: Value<'c, 'a> = entry.argument(i).map_err(|e| e.to_string())?.into();
+        let arg = if a.r#type() == i1 {
+            b.op1(At::before(ret)?, "arith.trunci", &[arg], i1, &[])
+        } else {
+            arg
+        };
+        map.insert(ir::key(*a), arg);
     }
     cloned.extend(&consts);
     for c in &consts {

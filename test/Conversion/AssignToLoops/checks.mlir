@@ -7,18 +7,20 @@
 // bound): straight-line code, no branch in the routine. The first failure is
 // recorded in the status global and the assignments after it are skipped;
 // the module lists each check's message by number.
-// CHECK: module attributes {ocannl.runtime_checks = ["{{.*}}checks.mlir:[[@LINE+29]]:8: error: cannot allocate the buffer of node 's'", "{{.*}}checks.mlir:[[@LINE+30]]:3: error: the slice index (argument #1 of @slice)"]}
+// CHECK: module attributes {ocannl.runtime_checks = ["{{.*}}checks.mlir:[[@LINE+32]]:8: error: cannot allocate the buffer of node 's'", "{{.*}}checks.mlir:[[@LINE+33]]:3: error: the slice index (argument #1 of @slice)"]}
 // CHECK: memref.global @__ocannl_status : memref<4xi64> = dense<0>
 // CHECK-LABEL: func.func @slice
 // CHECK: %[[BUF:.*]] = memref.alloc() : memref<2xf32>
 // CHECK-NEXT: %[[PTR:.*]] = memref.extract_aligned_pointer_as_index %[[BUF]]
 // CHECK-NEXT: %[[NULL:.*]] = arith.cmpi eq, %[[PTR]], %c0 : index
-// CHECK-NEXT: call @__ocannl_record_failure(%[[NULL]], %c1_i64, %c0_i64, %c8_i64, %c0_i64) : (i1, i64, i64, i64, i64) -> ()
+// CHECK-NEXT: %[[NULL8:.*]] = arith.extui %[[NULL]] : i1 to i8
+// CHECK-NEXT: call @__ocannl_record_failure(%[[NULL8]], %c1_i64, %c0_i64, %c8_i64, %c0_i64) : (i8, i64, i64, i64, i64) -> ()
 // CHECK-NEXT: %[[LOW:.*]] = arith.cmpi slt, %arg1, %c0 : index
 // CHECK-NEXT: %[[HIGH:.*]] = arith.cmpi sge, %arg1, %c7 : index
 // CHECK-NEXT: %[[OUT:.*]] = arith.ori %[[LOW]], %[[HIGH]] : i1
 // CHECK-NEXT: %[[I:.*]] = arith.index_cast %arg1 : index to i64
-// CHECK-NEXT: call @__ocannl_record_failure(%[[OUT]], %c2_i64, %c1_i64, %[[I]], %c7_i64)
+// CHECK-NEXT: %[[OUT8:.*]] = arith.extui %[[OUT]] : i1 to i8
+// CHECK-NEXT: call @__ocannl_record_failure(%[[OUT8]], %c2_i64, %c1_i64, %[[I]], %c7_i64)
 // CHECK-NEXT: %[[STATUS:.*]] = memref.get_global @__ocannl_status
 // CHECK-NEXT: %[[CODE:.*]] = memref.load %[[STATUS]][%c0] : memref<4xi64>
 // CHECK-NEXT: %[[CLEAR:.*]] = arith.cmpi eq, %[[CODE]], %c0_i64 : i64
@@ -27,7 +29,8 @@
 // CHECK-NEXT: memref.load %arg0[%arg1, %[[J]]]
 // The recording: only when the check failed and none failed before.
 // CHECK-LABEL: func.func private @__ocannl_record_failure(
-// CHECK-SAME: %[[FAILED:[^:]*]]: i1, %[[W0:[^:]*]]: i64, %[[W1:[^:]*]]: i64, %[[W2:[^:]*]]: i64, %[[W3:[^:]*]]: i64)
+// CHECK-SAME: %[[FAILED8:[^:]*]]: i8, %[[W0:[^:]*]]: i64, %[[W1:[^:]*]]: i64, %[[W2:[^:]*]]: i64, %[[W3:[^:]*]]: i64)
+// CHECK: %[[FAILED:.*]] = arith.trunci %[[FAILED8]] : i8 to i1
 // CHECK: %[[FIRST:.*]] = arith.cmpi eq, %{{.*}}, %c0_i64 : i64
 // CHECK-NEXT: %[[RECORD:.*]] = arith.andi %[[FAILED]], %[[FIRST]] : i1
 // CHECK-NEXT: scf.if %[[RECORD]] {

@@ -7,7 +7,7 @@
 
 // CHECK-LABEL: llvm.func @big(
 // CHECK-NOT: omp.
-// CHECK: llvm.call @[[K:__ocannl_kernel_[0-9a-f]+]]({{.*}}) : (i1, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64) -> ()
+// CHECK: llvm.call @[[K:__ocannl_kernel_[0-9a-f]+]]({{.*}}) : (i8, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64) -> ()
 // CHECK-NOT: omp.
 // CHECK: llvm.return
 // CHECK: llvm.func @[[K]](

@@ -3,10 +3,12 @@
 // An scf.if with no else and no results moves into the kernel with the
 // nests it holds, whatever else it holds (here a packing buffer's
 // allocation and free, and two nests): one kernel, its condition the first
-// argument, so the routine keeps no branch.
+// argument (an i8: LLVM's fast instruction selector takes no call with an
+// i1), so the routine keeps no branch.
 // CHECK-LABEL: func.func @packed(
 // CHECK-SAME: %[[P:[^:]*]]: i1, %[[A:[^:]*]]: memref<8xf32>)
-// CHECK-NEXT: call @[[K:__ocannl_kernel_[0-9a-f]+]](%[[P]], %[[A]]) : (i1, memref<8xf32>) -> ()
+// CHECK-NEXT: %[[P8:.*]] = arith.extui %[[P]] : i1 to i8
+// CHECK-NEXT: call @[[K:__ocannl_kernel_[0-9a-f]+]](%[[P8]], %[[A]]) : (i8, memref<8xf32>) -> ()
 // CHECK-NEXT: return
 func.func @packed(%p: i1, %a: memref<8xf32>) {
   %c0 = arith.constant 0 : index
@@ -55,9 +57,10 @@ func.func @branches(%p: i1, %a: memref<8xf32>) {
 
 // The kernel of @packed: the guard, the allocation, both nests, the free;
 // its work is the sum of the nests' (8 + 8).
-// CHECK: func.func private @[[K]](%arg0: i1, %arg1: memref<8xf32>)
+// CHECK: func.func private @[[K]](%arg0: i8, %arg1: memref<8xf32>)
 // CHECK-SAME: ocannl.kernel_work = 16 : i64
-// CHECK: scf.if %arg0 {
+// CHECK: %[[C:.*]] = arith.trunci %arg0 : i8 to i1
+// CHECK: scf.if %[[C]] {
 // CHECK-NEXT: %[[BUF:.*]] = memref.alloc() {alignment = 64 : i64} : memref<8xf32>
 // CHECK-NEXT: scf.for
 // CHECK: scf.for

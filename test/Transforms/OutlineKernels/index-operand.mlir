@@ -6,21 +6,23 @@
 
 // CHECK-LABEL: func.func @f(
 // CHECK-SAME: %[[X:[^:]*]]: memref<3x2xf32>, %[[I:[^:]*]]: index) -> memref<2xf32>
-// CHECK: call @[[NEG:__ocannl_kernel_[0-9a-f]+]](%{{.*}}, %[[X]], %[[N:.*]]) : (i1, memref<3x2xf32>, memref<3x2xf32>) -> ()
+// CHECK: call @[[NEG:__ocannl_kernel_[0-9a-f]+]](%{{.*}}, %[[X]], %[[N:.*]]) : (i8, memref<3x2xf32>, memref<3x2xf32>) -> ()
 // CHECK: %[[S:.*]] = memref.alloc() : memref<2xf32>
 // The index check, in the routine.
 // CHECK: %[[LOW:.*]] = arith.cmpi slt, %[[I]],
 // CHECK: %[[HIGH:.*]] = arith.cmpi sge, %[[I]],
 // CHECK: %[[OUT:.*]] = arith.ori %[[LOW]], %[[HIGH]]
-// CHECK: call @__ocannl_record_failure(%[[OUT]],
-// CHECK: call @[[SLICE:__ocannl_kernel_[0-9a-f]+]](%{{.*}}, %[[N]], %[[I]], %[[S]]) : (i1, memref<3x2xf32>, index, memref<2xf32>) -> ()
+// CHECK: %[[OUT8:.*]] = arith.extui %[[OUT]] : i1 to i8
+// CHECK: call @__ocannl_record_failure(%[[OUT8]],
+// CHECK: call @[[SLICE:__ocannl_kernel_[0-9a-f]+]](%{{.*}}, %[[N]], %[[I]], %[[S]]) : (i8, memref<3x2xf32>, index, memref<2xf32>) -> ()
 // CHECK-NOT: scf.
 // CHECK: return %[[S]]
 
 // CHECK: func.func private @[[NEG]](
-// CHECK: func.func private @[[SLICE]](%arg0: i1, %arg1: memref<3x2xf32>, %arg2: index, %arg3: memref<2xf32>)
+// CHECK: func.func private @[[SLICE]](%arg0: i8, %arg1: memref<3x2xf32>, %arg2: index, %arg3: memref<2xf32>)
 // CHECK-SAME: ocannl.kernel_work = 2 : i64
-// CHECK: scf.if %arg0 {
+// CHECK: %[[C:.*]] = arith.trunci %arg0 : i8 to i1
+// CHECK: scf.if %[[C]] {
 // CHECK-NEXT: scf.for %[[J:.*]] =
 // CHECK-NEXT: %[[V:.*]] = memref.load %arg1[%arg2, %[[J]]] : memref<3x2xf32>
 // CHECK-NEXT: memref.store %[[V]], %arg3[%[[J]]] : memref<2xf32>

@@ -6,7 +6,8 @@
 //!
 //! A part is a root with what only it reaches: a public function (with
 //! its C interface and the packed wrappers `_mlir_<name>` MLIR's
-//! `ExecutionEngine` adds), or a function the caller names (an outlined
+//! `ExecutionEngine` adds, that of the C interface only when there is
+//! one), or a function the caller names (an outlined
 //! kernel); what several roots share is one more part. A part's bitcode
 //! depends on its code only (declarations it does not use are removed,
 //! its functions and variables come in a canonical order), so one kernel

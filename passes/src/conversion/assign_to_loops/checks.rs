@@ -41,7 +41,7 @@ pub const STATUS: &str = "__ocannl_status";
 /// The status words: [`Code`], the check's number, the value, the bound.
 pub const STATUS_WORDS: usize = 4;
 /// The module's private function recording a failure: its arguments are
-/// whether the check failed (`i1`) and the four status words (`i64`); it
+/// whether the check failed (`i8`, 0 or 1) and the four status words (`i64`); it
 /// writes them when the check failed and no check failed before.
 pub const RECORD: &str = "__ocannl_record_failure";
 /// The module attribute listing the checks' messages.
@@ -290,6 +290,9 @@ impl<'c, 'a> Checks<'c, 'a> {
         // thousands of checks stays one block of straight-line code, short
         // and cheap to lower and to compile.
         self.record_fn(e)?;
+        // (An `i8`: LLVM's fast instruction selector takes no call with an
+        // `i1` argument.)
+        let failed = e.op1(at, "arith.extui", &[failed], e.ty("i8")?, &[]);
         let mut operands = vec![failed];
         operands.extend(words);
         e.place(
@@ -312,8 +315,8 @@ impl<'c, 'a> Checks<'c, 'a> {
             return Ok(());
         }
         let ctx = e.ctx;
-        let (i1, i64t) = (e.ty("i1")?, e.ty("i64")?);
-        let inputs = [i1, i64t, i64t, i64t, i64t];
+        let (i1, i8, i64t) = (e.ty("i1")?, e.ty("i8")?, e.ty("i64")?);
+        let inputs = [i8, i64t, i64t, i64t, i64t];
         let region = Region::new();
         region.append_block(Block::new(&inputs.map(|t| (t, e.loc))));
         let s = |v: &str| -> Attribute<'c> { StringAttribute::new(ctx, v).into() };
@@ -347,8 +350,9 @@ impl<'c, 'a> Checks<'c, 'a> {
         let arg = |i: usize| -> Result<Value<'c, 'a>, String> {
             block.argument(i).map(Into::into).map_err(|er| er.to_string())
         };
+        let failed = e.op1(at, "arith.trunci", &[arg(0)?], i1, &[]);
         let first = self.clear(e, at)?;
-        let record = e.op1(at, "arith.andi", &[arg(0)?, first], i1, &[]);
+        let record = e.op1(at, "arith.andi", &[failed, first], i1, &[]);
         e.if_then(at, record, &mut |inner| {
             let g = self.status(e, inner)?;
             for k in 0..STATUS_WORDS {
