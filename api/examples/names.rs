@@ -68,6 +68,9 @@ struct Cli {
     /// training words) into DIR.
     #[arg(long)]
     save_data: Option<PathBuf>,
+    /// Print the `ocannl_shape` module and stop.
+    #[arg(long)]
+    print_module: bool,
 }
 
 fn main() {
@@ -126,11 +129,13 @@ fn run(cli: Cli) -> Result<(), Error> {
     let words = Words::load_default()?;
     // The context: the longest word and its end token.
     let len = words.train.iter().chain(&words.test).map(|w| w.len()).max().unwrap_or(1) + 1;
-    println!(
-        "{} training and {} test words, context {len}",
-        words.train.len(),
-        words.test.len()
-    );
+    if !cli.print_module {
+        println!(
+            "{} training and {} test words, context {len}",
+            words.train.len(),
+            words.test.len()
+        );
+    }
     let vocab = words::VOCAB as u64;
     let (b, l) = (cli.batch, len as u64);
     let model = |ids: &Tensor| nn::decoder_only("lm", ids, vocab, l, cli.dim, cli.heads, cli.layers);
@@ -141,6 +146,14 @@ fn run(cli: Cli) -> Result<(), Error> {
     // Sampling and evaluation read the same model through a forward
     // routine of `b` words.
     let forward = model(&data("ids", &format!("{b},{l}|1")));
+    if cli.print_module {
+        print!(
+            "{}{}",
+            Tensor::module("loss", &[&loss])?,
+            Tensor::module("forward", &[&forward])?
+        );
+        return Ok(());
+    }
     let t = Instant::now();
     let optimizer = Optimizer::AdamW(Adam {
         weight_decay: 0.01,
