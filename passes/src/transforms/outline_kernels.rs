@@ -160,12 +160,15 @@ fn run<'c>(module: OperationRef<'c, '_>, options: &Options) -> PassResult<'c> {
             names.taken.insert(name.clone(), Some(text));
         } else {
             names.taken.insert(name, None);
-            let has_body = op
-                .region(0)
-                .ok()
-                .and_then(|r| r.first_block())
-                .is_some();
-            if is_func && has_body {
+            // (Asked of functions only: asking an op for a region it lacks
+            // prints the op, a global's whole initial value.)
+            let has_body = is_func
+                && op
+                    .region(0)
+                    .ok()
+                    .and_then(|r| r.first_block())
+                    .is_some();
+            if has_body {
                 routines.push(*op);
             }
         }

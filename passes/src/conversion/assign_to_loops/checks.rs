@@ -201,6 +201,15 @@ impl<'c, 'a> Checks<'c, 'a> {
         );
     }
 
+    /// The module's body.
+    fn body(&self) -> Result<melior::ir::BlockRef<'c, 'a>, String> {
+        self.module
+            .region(0)
+            .map_err(|er| er.to_string())?
+            .first_block()
+            .ok_or_else(|| "empty module".to_string())
+    }
+
     fn status_type(e: &Builder<'c>) -> Result<Type<'c>, String> {
         e.ty(&format!("memref<{STATUS_WORDS}xi64>"))
     }
@@ -221,12 +230,7 @@ impl<'c, 'a> Checks<'c, 'a> {
                 ])
                 .build()
                 .map_err(|er| er.to_string())?;
-            let body = self
-                .module
-                .region(0)
-                .map_err(|er| er.to_string())?
-                .first_block()
-                .ok_or("empty module")?;
+            let body = self.body()?;
             body.insert_operation(0, global);
             self.made_global = true;
         }
@@ -329,16 +333,14 @@ impl<'c, 'a> Checks<'c, 'a> {
                 (Identifier::new(ctx, "sym_visibility"), s("private")),
                 // Internal in LLVM, so that a backend compiling each public
                 // function apart keeps it with the routines calling it.
-                (Identifier::new(ctx, "llvm.linkage"), e.attr("#llvm.linkage<internal>")?),
+                (
+                    Identifier::new(ctx, "llvm.linkage"),
+                    e.attr("#llvm.linkage<internal>")?,
+                ),
             ],
             e.loc,
         );
-        let body = self
-            .module
-            .region(0)
-            .map_err(|er| er.to_string())?
-            .first_block()
-            .ok_or("empty module")?;
+        let body = self.body()?;
         let func = body.append_operation(func);
         self.made_record = true;
         let block = func
@@ -348,7 +350,10 @@ impl<'c, 'a> Checks<'c, 'a> {
             .ok_or("internal error: a function without a body")?;
         let at = At::end(block);
         let arg = |i: usize| -> Result<Value<'c, 'a>, String> {
-            block.argument(i).map(Into::into).map_err(|er| er.to_string())
+            block
+                .argument(i)
+                .map(Into::into)
+                .map_err(|er| er.to_string())
         };
         let failed = e.op1(at, "arith.trunci", &[arg(0)?], i1, &[]);
         let first = self.clear(e, at)?;
