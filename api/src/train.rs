@@ -377,30 +377,39 @@ fn training_pipeline(optimizer: &Optimizer) -> ocannl_passes::Pipeline {
 }
 
 /// Lowers the module of `loss` and `forward` for training with
-/// `optimizer`, to loops for `backend`'s target; returns the work of one
-/// train step (iterations of its assignments).
+/// `optimizer`, to optimized assignments; returns the work of one train
+/// step (iterations of its assignments).
 fn lower_for_training(
     context: &Context,
     module: &mut Module,
     optimizer: &Optimizer,
-    backend: &dyn Backend,
     diagnostics: &Diagnostics,
 ) -> Result<u64, Error> {
     let pipeline = training_pipeline(optimizer);
     ocannl_passes::run_pipeline(context, module, &pipeline)
         .map_err(|_| diagnostics.or("compiling failed"))?;
-    let work = function(module, "loss_train_step")
+    Ok(function(module, "loss_train_step")
         .and_then(|f| ocannl_assign_dialect::to_routine(f).ok())
         .map(|r| routine_work(&r))
-        .unwrap_or(u64::MAX);
-    let to_loops = backend.loops_pipeline();
-    ocannl_passes::run_pipeline(context, module, &to_loops)
-        .map_err(|_| diagnostics.or("compiling failed"))?;
-    Ok(work)
+        .unwrap_or(u64::MAX))
 }
 
-/// Splits the lowered module: the init and train-step routines stay in it,
-/// the forward routine goes to a module of its own, returned as text.
+/// Lowers a module of optimized assignments to the loops stage
+/// `backend` compiles.
+fn lower_to_loops(
+    context: &Context,
+    module: &mut Module,
+    backend: &dyn Backend,
+    diagnostics: &Diagnostics,
+) -> Result<(), Error> {
+    ocannl_passes::run_pipeline(context, module, backend.loops_pipeline())
+        .map_err(|_| diagnostics.or("compiling failed"))
+}
+
+/// Splits the module of optimized assignments: the init and train-step
+/// routines stay in it, the forward routine goes to a module of its own,
+/// returned as text (lowered to loops when first used, so that a train
+/// step's compile lowers none of it).
 fn split_forward(module: &mut Module, diagnostics: &Diagnostics) -> Result<String, Error> {
     let mut forward = Module::from_operation(ocannl_mlir::ir::clone(module.as_operation()))
         .ok_or_else(|| diagnostics.or("internal error: cannot copy the module"))?;
@@ -474,7 +483,7 @@ impl Trainer {
         let pipeline = training_pipeline(&optimizer).to_string();
         let to_loops = backend.loops_pipeline().to_string();
         let key: [&[u8]; 4] = [
-            b"trainer 1",
+            b"trainer 2",
             text.as_bytes(),
             pipeline.as_bytes(),
             to_loops.as_bytes(),
@@ -484,13 +493,13 @@ impl Trainer {
         let cached = compile_cached(backend, &options, &key, || {
             let mut module = Module::parse(&context, &text)
                 .ok_or_else(|| diagnostics.or("the module does not parse"))?;
-            let work =
-                lower_for_training(&context, &mut module, &optimizer, backend, &diagnostics)?;
-            passes = t.elapsed();
+            let work = lower_for_training(&context, &mut module, &optimizer, &diagnostics)?;
             let layout = Layout::read(&module)?;
             // The train step (with the init routine) is compiled now; the
             // forward routine, from its own module, on first use.
             let forward_text = split_forward(&mut module, &diagnostics)?;
+            lower_to_loops(&context, &mut module, backend, &diagnostics)?;
+            passes = t.elapsed();
             let options = CompileOptions {
                 work: Some(work),
                 ..options.clone()
@@ -622,6 +631,8 @@ impl Trainer {
                     Module::parse(&self._context, &self.forward_text).ok_or_else(|| {
                         Error::from("internal error: the forward module does not parse".to_string())
                     })?;
+                let diagnostics = Diagnostics::attach(&self._context);
+                lower_to_loops(&self._context, &mut module, self.backend, &diagnostics)?;
                 let compiled = self
                     .backend
                     .compile(&self._context, &mut module, &self.options)?;
