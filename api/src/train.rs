@@ -502,6 +502,7 @@ impl Trainer {
             passes = t.elapsed();
             let options = CompileOptions {
                 work: Some(work),
+                run_once: ["loss_init".to_string()].into(),
                 ..options.clone()
             };
             let program = backend

@@ -22,7 +22,7 @@
 //! work that follows; its message comes from the module's table of checks.
 
 use std::{
-    collections::HashMap,
+    collections::{BTreeSet, HashMap, HashSet},
     ffi::c_void,
     marker::PhantomData,
     num::NonZeroUsize,
@@ -32,7 +32,11 @@ use std::{
 };
 
 use melior::{
-    ir::{attribute::StringAttribute, operation::OperationLike, Attribute, Module, OperationRef},
+    ir::{
+        attribute::{FlatSymbolRefAttribute, StringAttribute},
+        operation::OperationLike,
+        Attribute, Module, OperationRef,
+    },
     Context,
 };
 use ocannl_mlir::ir;
@@ -240,6 +244,34 @@ fn kernels(module: &Module) -> Vec<(String, Option<KernelKind>)> {
         .collect()
 }
 
+/// The kernels only the public functions of `run_once` call (an init
+/// routine's, which run once: compiled at -O0, as host code).
+fn run_once_kernels(module: &Module, run_once: &BTreeSet<String>) -> HashSet<String> {
+    if run_once.is_empty() {
+        return HashSet::new();
+    }
+    let mut callers: HashMap<String, bool> = HashMap::new();
+    for (name, f) in functions(module) {
+        let once = run_once.contains(&name);
+        for call in ir::collect(f, |o| ir::name(o) == "func.call") {
+            let Some(callee) = call
+                .attribute("callee")
+                .ok()
+                .and_then(|a| FlatSymbolRefAttribute::try_from(a).ok())
+                .map(|a| a.value().to_string())
+            else {
+                continue;
+            };
+            let all_once = callers.entry(callee).or_insert(true);
+            *all_once &= once;
+        }
+    }
+    callers
+        .into_iter()
+        .filter_map(|(k, once)| once.then_some(k))
+        .collect()
+}
+
 /// The public functions of a module.
 fn functions<'c, 'm>(module: &'m Module<'c>) -> Vec<(String, OperationRef<'c, 'm>)> {
     ir::ops_named(module.as_operation(), "func.func")
@@ -325,6 +357,11 @@ impl Program {
         // Kernels' kinds are discardable attributes: read before lowering.
         let kernels: HashMap<String, Option<KernelKind>> = kernels(module).into_iter().collect();
         let levels = Levels::of(options, !kernels.is_empty())?;
+        let once = if asked_level(options).is_some() {
+            HashSet::new()
+        } else {
+            run_once_kernels(module, &options.run_once)
+        };
         let threads = threads(options)?;
         let slp = slp(options)?;
         let t = Instant::now();
@@ -362,7 +399,13 @@ impl Program {
         let settings = jit::Settings {
             levels: parts
                 .iter()
-                .map(|p| levels.of_part(kernels.get(&p.root).copied().flatten()))
+                .map(|p| {
+                    if once.contains(&p.root) {
+                        0
+                    } else {
+                        levels.of_part(kernels.get(&p.root).copied().flatten())
+                    }
+                })
                 .collect(),
             slp,
             threads,
@@ -662,9 +705,10 @@ pub fn cache_tag(options: &CompileOptions) -> Option<String> {
     threads(options).ok()?;
     let slp = slp(options).ok()?;
     Some(format!(
-        "{PROGRAM_FORMAT}; opt {:?}; work {:?}; slp {slp}; host {}; llvm {}",
+        "{PROGRAM_FORMAT}; opt {:?}; work {:?}; once {:?}; slp {slp}; host {}; llvm {}",
         asked_level(options),
         options.work,
+        options.run_once,
         jit::host(),
         jit::llvm_version()
     ))

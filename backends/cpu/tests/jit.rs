@@ -449,3 +449,46 @@ fn a_check_failed_in_a_kernel_is_reported() {
         Ok(vec![HostValue::Index(5)])
     );
 }
+
+#[test]
+fn kernels_only_run_once_functions_call_are_compiled_at_o0() {
+    let context = context();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let text = two_functions();
+    let first = compile(&context, &text, &options(dir.path()));
+    let (f, g) = results(&first);
+    // `f` runs once: its own kernel (matvec) gets another level, so another
+    // object; the kernel `g` calls too (square) and the host code do not.
+    let once_f = CompileOptions {
+        run_once: ["f".to_string()].into(),
+        ..options(dir.path())
+    };
+    let second = compile(&context, &text, &once_f);
+    assert_eq!(count(&second, "parts-compiled"), 1);
+    let (f2, g2) = results(&second);
+    assert!(close(&f2, &f) && close(&g2, &g));
+    // Both run once: square too (matvec's object at -O0 is cached now).
+    let once_both = CompileOptions {
+        run_once: ["f".to_string(), "g".to_string()].into(),
+        ..options(dir.path())
+    };
+    let third = compile(&context, &text, &once_both);
+    assert_eq!(count(&third, "parts-compiled"), 1);
+    // A level asked for wins.
+    let asked = CompileOptions {
+        opt_level: Some(2),
+        run_once: ["f".to_string(), "g".to_string()].into(),
+        ..options(dir.path())
+    };
+    let fourth = compile(&context, &text, &asked);
+    let fifth = compile(
+        &context,
+        &text,
+        &CompileOptions {
+            opt_level: Some(2),
+            ..options(dir.path())
+        },
+    );
+    assert!(count(&fourth, "parts-compiled") > 0);
+    assert_eq!(count(&fifth, "parts-compiled"), 0);
+}

@@ -29,7 +29,11 @@
 //!
 //! Architecture invariant: no MLIR, no CUDA.
 
-use std::{collections::BTreeMap, fmt, time::Duration};
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    fmt,
+    time::Duration,
+};
 
 pub mod args;
 pub mod bundle;
@@ -246,6 +250,10 @@ pub struct CompileOptions {
     /// Where compiled code is cached across processes (by default the
     /// user's cache directory; see [`cache`]).
     pub cache: cache::CacheDir,
+    /// Public functions that run once per program (an init routine): a
+    /// backend may compile the code only they use for compile time rather
+    /// than speed (the CPU: its kernels at -O0).
+    pub run_once: BTreeSet<String>,
 }
 
 impl Default for CompileOptions {
@@ -256,6 +264,7 @@ impl Default for CompileOptions {
             memory_limit: physical_memory(),
             named: BTreeMap::new(),
             cache: cache::CacheDir::Default,
+            run_once: BTreeSet::new(),
         }
     }
 }
