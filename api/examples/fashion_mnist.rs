@@ -177,11 +177,7 @@ fn run(cli: Cli) -> Result<(), Error> {
     let eval_x = data("images", &format!("{EVAL_BATCH}|28,28,1"));
     let forward = nn::lenet("lenet", &eval_x, 1, 10);
     if cli.print_module {
-        print!(
-            "{}{}",
-            Tensor::module("loss", &[&loss])?,
-            Tensor::module("forward", &[&forward])?
-        );
+        print!("{}", Trainer::module(&loss, &forward)?);
         return Ok(());
     }
     let data = FashionMnist::load_default()?;

@@ -147,11 +147,7 @@ fn run(cli: Cli) -> Result<(), Error> {
     // routine of `b` words.
     let forward = model(&data("ids", &format!("{b},{l}|1")));
     if cli.print_module {
-        print!(
-            "{}{}",
-            Tensor::module("loss", &[&loss])?,
-            Tensor::module("forward", &[&forward])?
-        );
+        print!("{}", Trainer::module(&loss, &forward)?);
         return Ok(());
     }
     let t = Instant::now();

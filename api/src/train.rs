@@ -454,6 +454,16 @@ impl Trainer {
         Trainer::new_on(Device::CPU, loss, forward, optimizer)
     }
 
+    /// The `ocannl_shape` module a trainer compiles for `loss` and
+    /// `forward`: the functions `@loss` and `@forward`.
+    pub fn module(loss: &Tensor, forward: &Tensor) -> Result<String, Error> {
+        Ok(format!(
+            "{}{}",
+            Tensor::module("loss", &[loss])?,
+            Tensor::module("forward", &[forward])?
+        ))
+    }
+
     /// [`Trainer::new`] on a device ([`Device::CPU`], [`Device::CUDA`], or
     /// any registered backend by name). On [`Device::CUDA`] the routines
     /// are compiled to PTX and the params stay in device memory; a device
@@ -469,11 +479,7 @@ impl Trainer {
         optimizer.check()?;
         let device = device.into();
         let backend = find_backend(&device)?;
-        let text = format!(
-            "{}{}",
-            Tensor::module("loss", &[loss])?,
-            Tensor::module("forward", &[forward])?
-        );
+        let text = Trainer::module(loss, forward)?;
         let context = ocannl_passes::new_context()?;
         melior::utility::register_all_llvm_translations(&context);
         let diagnostics = Diagnostics::attach(&context);
