@@ -15,16 +15,18 @@
 //! it holds (other nests, a packing buffer's allocation and free), its
 //! condition an argument, so that the routine stays one block of
 //! straight-line code (upstream `convert-scf-to-cf` splits the block at
-//! each `scf.if`, which costs time quadratic in the routine's length); other
-//! guards stay in the routine, around the call. A nest inside any other op (a `gpu.launch`
-//! body) is left as it is, and so is any op that is not a loop. So the
-//! routine keeps its allocations, checks, calls and frees.
+//! each `scf.if`, which costs time quadratic in the routine's length);
+//! other guards stay in the routine, around the call. A nest inside any
+//! other op (a `gpu.launch` body) is left as it is, and so is any op that
+//! is not a loop. So the routine keeps its allocations, checks, calls and
+//! frees.
 //!
 //! A kernel's arguments are the values defined outside the nest that it
 //! uses (buffers, index operands, other scalars), in order of first use in
 //! a pre-order walk of the nest, an `i1` passed as an `i8` (`arith.extui`
 //! before the call, `arith.trunci` in the kernel: LLVM's fast instruction
-//! selector, which compiles the host code, takes no call with an `i1`); its results are the nest's results.
+//! selector, which compiles the host code, takes no call with an `i1`);
+//! its results are the nest's results.
 //! Constants defined outside (`arith.constant`, and `memref.get_global` of
 //! the module's globals, such as the status global) are cloned into the
 //! kernel instead, in the same order, so that a kernel does not depend on
@@ -235,11 +237,12 @@ fn nests<'c, 'a>(func: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
         false
     });
     let mut roots: Vec<OperationRef<'c, 'a>> = vec![];
+    let mut seen: FxHashSet<usize> = FxHashSet::default();
     for mut root in loops {
         while let Some(guard) = enclosing_guard(root) {
             root = guard;
         }
-        if !roots.contains(&root) {
+        if seen.insert(root.to_raw().ptr as usize) {
             roots.push(root);
         }
     }
