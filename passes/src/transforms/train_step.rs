@@ -16,6 +16,17 @@
 //! AdamW); then `{ocannl.step = ""}` (Adam, AdamW: the number of steps
 //! taken, 0-d, incremented by the step). It returns the loss.
 //!
+//! With `split=true` it also adds `@<f>_update`, the optimizer step alone,
+//! for a caller that reduces the gradients between backprop and the update
+//! (data-parallel training: `@<f>_grad` on each shard, the gradients
+//! all-reduced, then `@<f>_update` on every rank). Its arguments are the
+//! params (`{ocannl.param = NAME}`, updated in place), their gradients
+//! (`{ocannl.gradient = NAME}`, in the params' order, as `@<f>_grad`
+//! returns them; read and possibly overwritten), then the optimizer's state
+//! and the learning rate as in `@<f>_train_step`; it returns nothing. The
+//! fused train step and the update are one decision
+//! (`ocannl_assign::optim::step`): the same statements on the same values.
+//!
 //! The options are read into an [`Optimizer`] by [`parse_optimizer`] and
 //! printed back by [`optimizer_options`] (what
 //! `ocannl_passes::pipelines::train_step` writes); an option of another
@@ -23,8 +34,11 @@
 //! error, as is an unknown optimizer.
 
 use melior::ir::{
-    attribute::StringAttribute, block::BlockLike, operation::OperationLike, OperationRef,
-    RegionLike, Value, ValueLike,
+    attribute::{StringAttribute, TypeAttribute},
+    block::BlockLike,
+    operation::OperationLike,
+    r#type::FunctionType,
+    Attribute, Block, Identifier, OperationRef, Region, RegionLike, Type, Value, ValueLike,
 };
 use ocannl_assign::optim::{self, Adam, Optimizer, ParamUpdate, Sgd, State};
 use ocannl_assign_dialect::emit::{Emitter, NodeInfo};
@@ -43,7 +57,7 @@ crate::define_pass!(
     run,
     "ocannl-train-step",
     "OcannlTrainStep",
-    "For every gradient routine of ocannl-autodiff, add @<f>_train_step: forward, backprop and one optimizer step (SGD, Adam or AdamW, optionally with global-norm clipping) updating the params in place; it takes the optimizer's state ({ocannl.momentum|adam_m|adam_v = PARAM}, {ocannl.step}) and the learning rate as arguments, and returns the loss",
+    "For every gradient routine of ocannl-autodiff, add @<f>_train_step: forward, backprop and one optimizer step (SGD, Adam or AdamW, optionally with global-norm clipping) updating the params in place; it takes the optimizer's state ({ocannl.momentum|adam_m|adam_v = PARAM}, {ocannl.step}) and the learning rate as arguments, and returns the loss; with split=true, also @<f>_update: the optimizer step alone on given gradients ({ocannl.gradient = PARAM})",
     [
         ("optimizer", STRING, "sgd", "The optimizer: sgd, adam or adamw"),
         ("momentum", STRING, "0", "SGD momentum (0: none)"),
@@ -53,11 +67,13 @@ crate::define_pass!(
         ("beta2", STRING, "0.999", "Adam's decay of the second moment (adam, adamw)"),
         ("eps", STRING, "1e-8", "Adam's term added to the root of the second moment (adam, adamw)"),
         ("clip-norm", STRING, "0", "Global-norm gradient clipping: the gradients are scaled so that their norm is at most this (0: none)"),
+        ("split", BOOL, "false", "Also add @<f>_update: the optimizer step alone, on gradients given as arguments (for a collective between backprop and the update)"),
     ]
 );
 
-/// The pass's options, in the order it declares them.
-pub const OPTION_NAMES: [&str; 8] = [
+/// The pass's options, in the order it declares them (the optimizer's,
+/// then `split`).
+pub const OPTION_NAMES: [&str; 9] = [
     "optimizer",
     "momentum",
     "nesterov",
@@ -66,7 +82,12 @@ pub const OPTION_NAMES: [&str; 8] = [
     "beta2",
     "eps",
     "clip-norm",
+    "split",
 ];
+
+/// The attribute that marks a gradient argument of an update routine
+/// (`@<f>_update`); its value is the param's name.
+pub const GRADIENT: &str = "ocannl.gradient";
 
 /// The attribute that marks the learning-rate argument of a train step.
 pub const LEARNING_RATE: &str = "ocannl.learning_rate";
@@ -221,13 +242,23 @@ fn run<'c>(module: OperationRef<'c, '_>, options: &Options) -> PassResult<'c> {
         .first()
         .map_or(module.location(), |(f, _)| f.location());
     let opt = parse_optimizer(&|name| options.get(name).map(str::to_string)).at(at)?;
+    let split = options.get("split") == Some("true");
     for (func, of) in grad_fns {
-        train_step(func, &of, &opt)?;
+        let step = train_step(func, &of, &opt)?;
+        if split {
+            update(step, &of, &opt).at(step.location())?;
+        }
     }
     Ok(())
 }
 
-fn train_step<'c, 'a>(grad_fn: OperationRef<'c, 'a>, of: &str, opt: &Optimizer) -> PassResult<'c> {
+/// Adds `@<of>_train_step` after the gradient routine `grad_fn`, and
+/// returns it.
+fn train_step<'c, 'a>(
+    grad_fn: OperationRef<'c, 'a>,
+    of: &str,
+    opt: &Optimizer,
+) -> Result<OperationRef<'c, 'a>, PassError<'c>> {
     let loc = grad_fn.location();
     let ctx_ref = grad_fn.context();
     let ctx = ir::context(&ctx_ref);
@@ -318,18 +349,7 @@ fn train_step<'c, 'a>(grad_fn: OperationRef<'c, 'a>, of: &str, opt: &Optimizer) 
         .last()
         .ok_or_else(|| PassError::at(loc, "a function without a return"))?;
     let at = At::before(ret).at(loc)?;
-    let mut em = Emitter::new(ctx, ret.location(), at, all, elt);
-    let info = |b: usize| NodeInfo {
-        name: step_stmts
-            .names
-            .iter()
-            .find(|(n, _)| *n == b)
-            .map_or_else(|| format!("optim_{b}"), |(_, name)| name.clone()),
-        kind: "value",
-    };
-    for s in &step_stmts.stmts {
-        em.stmt(s, &info).at(loc)?;
-    }
+    emit(Emitter::new(ctx, ret.location(), at, all, elt), &step_stmts).at(loc)?;
     Builder::new(ctx, ret.location()).op(at, "func.return", &[loss], &[], &[]);
     let mut gone = Graveyard::new();
     gone.bury(ret);
@@ -342,6 +362,137 @@ fn train_step<'c, 'a>(grad_fn: OperationRef<'c, 'a>, of: &str, opt: &Optimizer) 
         .collect();
     ir::set_arg_string_attrs(ctx, step, &attrs);
     update_signature(step);
+    Ok(step)
+}
+
+/// Emits an optimizer step's statements, naming the buffers they allocate.
+fn emit(mut em: Emitter, step: &optim::OptimizerStep) -> Result<(), String> {
+    let info = |b: usize| NodeInfo {
+        name: step
+            .names
+            .iter()
+            .find(|(n, _)| *n == b)
+            .map_or_else(|| format!("optim_{b}"), |(_, name)| name.clone()),
+        kind: "value",
+    };
+    for s in &step.stmts {
+        em.stmt(s, &info)?;
+    }
+    Ok(())
+}
+
+/// Adds `@<of>_update` after the train step `step`: its optimizer step
+/// alone, on the params, their gradients, the state and the learning rate
+/// given as arguments (in that order; the state and the learning rate as
+/// the train step takes them).
+fn update(step: OperationRef, of: &str, opt: &Optimizer) -> Result<(), String> {
+    let loc = step.location();
+    let ctx_ref = step.context();
+    let ctx = ir::context(&ctx_ref);
+    let entry = step
+        .region(0)
+        .ok()
+        .and_then(|r| r.first_block())
+        .ok_or_else(|| String::from("a function without a body"))?;
+    let n = entry.argument_count();
+    let ty = |i: usize| -> Result<Type, String> {
+        entry
+            .argument(i)
+            .map(|a| a.r#type())
+            .map_err(|e| e.to_string())
+    };
+    let params: Vec<(usize, String)> = (0..n)
+        .filter_map(|i| ir::arg_string_attr(step, i, "ocannl.param").map(|p| (i, p)))
+        .collect();
+    let state: Vec<(usize, State, String)> = (0..n)
+        .filter_map(|i| state_arg(step, i).map(|(k, p)| (i, k, p)))
+        .collect();
+    let lr = (0..n)
+        .find(|&i| ir::arg_string_attr(step, i, LEARNING_RATE).is_some())
+        .ok_or_else(|| String::from("a train step without a learning rate"))?;
+    // The arguments: params, gradients, state, learning rate.
+    let mut types = vec![];
+    let mut attrs: Vec<(String, String)> = vec![];
+    for (i, p) in &params {
+        types.push(ty(*i)?);
+        attrs.push(("ocannl.param".into(), p.clone()));
+    }
+    for (i, p) in &params {
+        types.push(ty(*i)?);
+        attrs.push((GRADIENT.into(), p.clone()));
+    }
+    for (i, kind, p) in &state {
+        types.push(ty(*i)?);
+        attrs.push((state_attribute(*kind), p.clone()));
+    }
+    types.push(ty(lr)?);
+    attrs.push((LEARNING_RATE.into(), String::new()));
+    let elt = types::element_type(ty(lr)?)
+        .ok_or_else(|| String::from("the learning rate is not a buffer"))?;
+    let region = Region::new();
+    let arg_locs: Vec<_> = types.iter().map(|t| (*t, loc)).collect();
+    region.append_block(Block::new(&arg_locs));
+    let block = step
+        .block()
+        .ok_or_else(|| String::from("a function outside a module"))?;
+    let s = |v: &str| -> Attribute { StringAttribute::new(ctx, v).into() };
+    let func = block.insert_operation_after(
+        step,
+        melior::dialect::func::func(
+            ctx,
+            StringAttribute::new(ctx, &format!("{of}_update")),
+            TypeAttribute::new(FunctionType::new(ctx, &types, &[]).into()),
+            region,
+            &[(Identifier::new(ctx, "ocannl.update_of"), s(of))],
+            loc,
+        ),
+    );
+    let body = func
+        .region(0)
+        .ok()
+        .and_then(|r| r.first_block())
+        .ok_or_else(|| String::from("internal error: an update without a body"))?;
+    let ret = body.append_operation(melior::dialect::func::r#return(&[], loc));
+    // Buffer numbers are argument positions; the step's temporaries follow.
+    let np = params.len();
+    let position = |kind: State, name: &str| {
+        state
+            .iter()
+            .position(|(_, k, p)| *k == kind && p == name)
+            .map(|s| 2 * np + s)
+            .ok_or_else(|| format!("no {} state for '{name}'", kind.name()))
+    };
+    let mut updates = vec![];
+    for (k, (i, name)) in params.iter().enumerate() {
+        updates.push(ParamUpdate {
+            param: k,
+            grad: np + k,
+            state: opt
+                .param_state()
+                .into_iter()
+                .map(|kind| position(kind, name))
+                .collect::<Result<_, _>>()?,
+            dims: types::memref_dims(ty(*i)?).unwrap_or_default(),
+        });
+    }
+    let global: Vec<usize> = opt
+        .global_state()
+        .into_iter()
+        .map(|kind| position(kind, ""))
+        .collect::<Result<_, _>>()?;
+    let lr_buf = types.len() - 1;
+    let mut next = types.len();
+    let stmts = optim::step(opt, &updates, &global, lr_buf, &mut next)?;
+    let all: Vec<Option<Value>> = (0..types.len())
+        .map(|i| body.argument(i).ok().map(Into::into))
+        .collect();
+    let at = At::before(ret)?;
+    emit(Emitter::new(ctx, loc, at, all, elt), &stmts)?;
+    let attrs: Vec<Option<(&str, &str)>> = attrs
+        .iter()
+        .map(|(n, v)| Some((n.as_str(), v.as_str())))
+        .collect();
+    ir::set_arg_string_attrs(ctx, func, &attrs);
     Ok(())
 }
 

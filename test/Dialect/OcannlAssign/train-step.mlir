@@ -1,5 +1,6 @@
 // RUN: ocannl-opt %s --pass-pipeline="builtin.module(ocannl-autodiff,ocannl-train-step)" | FileCheck %s --check-prefix=SGD
 // RUN: ocannl-opt %s --pass-pipeline="builtin.module(ocannl-autodiff,ocannl-train-step{momentum=0.9 weight-decay=0.01 nesterov=true})" | FileCheck %s --check-prefix=NESTEROV
+// RUN: ocannl-opt %s --pass-pipeline="builtin.module(ocannl-autodiff,ocannl-train-step{momentum=0.9 split=true})" | FileCheck %s --check-prefix=SPLIT
 // RUN: not ocannl-opt %s --pass-pipeline="builtin.module(ocannl-autodiff,ocannl-train-step{momentum=fast})" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not ocannl-opt %s --pass-pipeline="builtin.module(ocannl-autodiff,ocannl-train-step{optimizer=adam momentum=0.9})" 2>&1 | FileCheck %s --check-prefix=MOMENTUM
 // RUN: not ocannl-opt %s --pass-pipeline="builtin.module(ocannl-autodiff,ocannl-train-step{beta1=0.5})" 2>&1 | FileCheck %s --check-prefix=BETA
@@ -33,10 +34,23 @@ func.func @f(%x: memref<3xf32>, %w: memref<3xf32> {ocannl.param = "w"}) -> memre
 // NESTEROV-NEXT: "ocannl_assign.accum_binop"(%[[G]], %[[MU]], %[[M]]) {accum = "add", {{.*}}op = "mul"
 // NESTEROV-NEXT: "ocannl_assign.accum_binop"(%[[W]], %[[LR]], %[[G]]) {accum = "sub", {{.*}}op = "mul"
 
+// split=true adds the update alone: params, their gradients, the state and
+// the learning rate as arguments; the same statements as the fused step's
+// on the gradient argument; nothing returned.
+// SPLIT-LABEL: func.func @f_train_step(
+// SPLIT-LABEL: func.func @f_update(
+// SPLIT-SAME: %[[W:[^:]*]]: memref<3xf32> {ocannl.param = "w"}, %[[G:[^:]*]]: memref<3xf32> {ocannl.gradient = "w"}, %[[M:[^:]*]]: memref<3xf32> {ocannl.momentum = "w"}, %[[LR:[^:]*]]: memref<f32> {ocannl.learning_rate = ""}) attributes {ocannl.update_of = "f"} {
+// SPLIT-NEXT: %[[MU:.*]] = "ocannl_assign.node"(){{.*}}name = "sgd_const
+// SPLIT-NEXT: "ocannl_assign.fill"(%[[MU]]) {value = 0.899999976 : f32}
+// SPLIT-NEXT: "ocannl_assign.accum_ternop"(%[[M]], %[[MU]], %[[M]], %[[G]]) {accum = "assign", {{.*}}op = "fma"
+// SPLIT-NEXT: "ocannl_assign.accum_unop"(%[[G]], %[[M]]) {accum = "assign", {{.*}}op = "identity"
+// SPLIT-NEXT: "ocannl_assign.accum_binop"(%[[W]], %[[LR]], %[[G]]) {accum = "sub", {{.*}}op = "mul"
+// SPLIT-NEXT: return{{$}}
+
 // Bad options, at the function whose train step they would make (the
 // unknown optimizer: train-step-invalid.mlir).
-// BAD: train-step.mlir:[[# @LINE - 27]]:1: error: option 'momentum' must be a non-negative number, not 'fast'
-// MOMENTUM: train-step.mlir:[[# @LINE - 28]]:1: error: option 'momentum' is SGD's, not adam's (set optimizer=sgd)
+// BAD: train-step.mlir:[[# @LINE - 39]]:1: error: option 'momentum' must be a non-negative number, not 'fast'
+// MOMENTUM: train-step.mlir:[[# @LINE - 40]]:1: error: option 'momentum' is SGD's, not adam's (set optimizer=sgd)
 // BETA: error: option 'beta1' is Adam's, not sgd's (set optimizer=adam or adamw)
 // RANGE: error: beta2 must be in [0, 1), not 1
 // CLIP: error: option 'clip-norm' must be a non-negative number, not 'big'
