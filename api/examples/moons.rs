@@ -12,6 +12,12 @@
 //! `--device cuda` trains on an NVIDIA GPU; `--optimizer adam` or
 //! `--optimizer adamw` trains with Adam or AdamW, with a warmup and cosine
 //! decay from 0.01, instead of SGD with linear decay from 0.1).
+//!
+//! Data-parallel: `mpirun -n N target/release/examples/moons
+//! --data-parallel --batch B` trains on N ranks, each stepping on its B
+//! items of every global batch of N×B (the gradients all-reduced through
+//! MPI), as one process with `--batch` N×B does; rank 0 prints, evaluates
+//! and saves.
 
 use std::time::Instant;
 
@@ -128,6 +134,8 @@ fn run() -> Result<(), Error> {
     let batch = arg("--batch", 10) as usize;
     let samples = arg("--samples", 1000) as usize;
     let plot = !std::env::args().any(|a| a == "--no-plot");
+    let data_parallel = std::env::args().any(|a| a == "--data-parallel");
+    ocannl::parallel::check_launch(data_parallel)?;
     let mut rng = ocannl_ops::SplitMix64::new(arg("--seed", 5));
     let (points, labels) = moons(samples, 0.1, &mut rng);
     // `--save-data DIR`: the dataset as DIR/points.npy and DIR/labels.npy
@@ -172,7 +180,17 @@ fn run() -> Result<(), Error> {
         } else {
             ocannl::Device::CPU
         };
-    let steps = epochs * n / batch;
+    let collective = if data_parallel {
+        Some(ocannl::parallel::join(&device)?)
+    } else {
+        None
+    };
+    let (rank, ranks) = collective.as_ref().map_or((0, 1), |c| (c.rank(), c.size()));
+    // Rank 0 prints.
+    let root = rank == 0;
+    // Each step takes a global batch of `ranks × batch` items.
+    let global = batch * ranks;
+    let steps = epochs * (n / global);
     let (optimizer, schedule) = match option("--optimizer").as_deref() {
         None | Some("sgd") => (
             Optimizer::Sgd(Sgd {
@@ -207,14 +225,23 @@ fn run() -> Result<(), Error> {
             return Err(format!("--optimizer: sgd, adam or adamw, not '{other}'").into());
         }
     };
-    let mut trainer = Trainer::new_on(device, &loss, &forward, optimizer)?;
+    let options = format!("{:?}", (epochs, hidden, batch, samples, arg("--seed", 5), &optimizer));
+    let mut trainer = match collective {
+        None => Trainer::new_on(device, &loss, &forward, optimizer)?,
+        Some(c) => Trainer::new_data_parallel(device, &loss, &forward, optimizer, c)?,
+    };
+    if let Some(c) = trainer.collective() {
+        ocannl::collective::check_same(c, "the options", options.as_bytes())?;
+    }
     let times = trainer.times();
-    println!(
+    if root {
+        println!(
         "compiled the train step in {:.0} ms (the project's passes {:.0} ms, LLVM {:.0} ms)",
         t.elapsed().as_secs_f64() * 1e3,
         times.passes.as_secs_f64() * 1e3,
         times.train_step.as_secs_f64() * 1e3
     );
+    }
     // `--load DIR`: start from params saved by `--save DIR`.
     if let Some(dir) = args
         .iter()
@@ -222,7 +249,9 @@ fn run() -> Result<(), Error> {
         .and_then(|i| args.get(i + 1))
     {
         trainer.load(std::path::Path::new(dir))?;
-        println!("loaded the params from {dir}");
+        if root {
+            println!("loaded the params from {dir}");
+        }
     }
     let t = Instant::now();
     let mut order: Vec<usize> = (0..n).collect();
@@ -232,10 +261,10 @@ fn run() -> Result<(), Error> {
             order.swap(i, rng.below(i as u64 + 1) as usize);
         }
         let mut total = 0.0;
-        for b in 0..n / batch {
-            let step = epoch * (n / batch) + b;
+        for b in 0..n / global {
+            let step = epoch * (n / global) + b;
             let lr = schedule.lr(step);
-            let idx = &order[b * batch..(b + 1) * batch];
+            let idx = &order[ocannl::parallel::shard(b * global, batch, rank)];
             let xb = tensor(
                 vec![batch as u64, 2],
                 idx.iter().flat_map(|&i| points[i]).collect(),
@@ -246,18 +275,36 @@ fn run() -> Result<(), Error> {
             );
             total += trainer.step(&[xb, yb], lr)?;
         }
-        println!(
-            "epoch {:>3}/{epochs}  loss {:.4}",
-            epoch + 1,
-            total / (n / batch) as f64
-        );
+        if root {
+            println!(
+                "epoch {:>3}/{epochs}  loss {:.4}",
+                epoch + 1,
+                total / (n / global).max(1) as f64
+            );
+        }
     }
     let train_time = t.elapsed();
-    println!(
-        "trained {steps} steps in {:.3} s ({:.1} us per step)",
-        train_time.as_secs_f64(),
-        train_time.as_secs_f64() * 1e6 / steps.max(1) as f64
-    );
+    if root {
+        println!(
+            "trained {steps} steps in {:.3} s ({:.1} us per step, {:.0} examples/s)",
+            train_time.as_secs_f64(),
+            train_time.as_secs_f64() * 1e6 / steps.max(1) as f64,
+            (steps * global) as f64 / train_time.as_secs_f64()
+        );
+        if let Some(s) = trainer.collective_stats() {
+            println!(
+                "{ranks} ranks: {} all-reduces of {} bytes, {:.1} us each ({:.1}% of the training time)",
+                s.calls,
+                s.bytes / s.calls.max(1),
+                s.time.as_secs_f64() * 1e6 / s.calls.max(1) as f64,
+                100.0 * s.time.as_secs_f64() / train_time.as_secs_f64()
+            );
+        }
+    }
+    // The other ranks are done: rank 0 saves and evaluates.
+    if !root {
+        return Ok(());
+    }
 
     if let Some(dir) = args
         .iter()

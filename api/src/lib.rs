@@ -36,6 +36,7 @@
 mod checkpoint;
 mod expr;
 pub mod nn;
+pub mod parallel;
 mod schedule;
 pub mod train;
 mod writer;
@@ -55,6 +56,9 @@ pub use ocannl_runtime::{npy, Elt, HostTensor, HostValue};
 pub use ocannl_shape_dialect::ParamInit;
 pub use schedule::Schedule;
 pub use train::{Adam, Device, Optimizer, Sgd, State, Trainer};
+/// Collectives for data-parallel training ([`Trainer::new_data_parallel`]):
+/// `Local`, and with the `mpi` feature `Mpi` and `Nccl`.
+pub use ocannl_collective as collective;
 
 /// An error from building, compiling or running: the diagnostics, each as
 /// `PLACE: error: message`, the place being a param's or data's name, or

@@ -9,6 +9,16 @@
 //!
 //! The routines run through `ocannl-runtime`'s interface: a backend is
 //! found by name in `ocannl_passes`'s registry, so this module names none.
+//!
+//! Data-parallel training ([`Trainer::new_data_parallel`]) takes a
+//! [`Collective`] (MPI across processes and hosts, NCCL across GPUs): the
+//! step is split in two routines, `@loss_grad` (forward and backprop on
+//! this rank's shard of the batch, returning the loss and the gradients)
+//! and `@loss_update` (the optimizer's update on given gradients); between
+//! them the loss and every gradient, in one buffer, are all-reduced to
+//! their mean. The params start as rank 0's (broadcast), and the ranks
+//! check at start-up that they compile the same model with the same
+//! optimizer. One process keeps the fused step.
 
 use std::{
     borrow::Cow,
@@ -24,6 +34,7 @@ use melior::{
     ir::{operation::OperationLike, Module},
     Context,
 };
+use ocannl_collective::{check_same, Buffer, Collective, Stats};
 use ocannl_passes::{
     backend::compile_cached,
     pipelines, Backend,
@@ -147,9 +158,15 @@ fn routine_work(r: &ocannl_assign::Routine) -> u64 {
 /// (what each argument is, is an attribute of it).
 struct Layout {
     /// The train step's data arguments (its first), then its params (by
-    /// name); the optimizer's state and the learning rate follow.
+    /// name); the optimizer's state and the learning rate follow. Split
+    /// (data-parallel), the data and params are those of the gradient
+    /// routine, and the params, their gradients, the state and the
+    /// learning rate are the update routine's arguments.
     n_data: usize,
     params: Vec<String>,
+    /// The first param's position in the routine that keeps the params and
+    /// the state (the train step: `n_data`; the update routine: 0).
+    param_at: usize,
     /// The optimizer's state: each argument's kind, its param's name
     /// (empty for the step's own state) and its position.
     state: Vec<(State, String, usize)>,
@@ -167,6 +184,7 @@ impl Layout {
     fn encode(&self, work: u64, forward_text: &str) -> Vec<u8> {
         let mut b = Bundle::default();
         b.push("n_data", self.n_data.to_string());
+        b.push("param_at", self.param_at.to_string());
         b.push("lr", self.lr.to_string());
         b.push("forward_data", self.forward_data.to_string());
         b.push("work", work.to_string());
@@ -208,6 +226,7 @@ impl Layout {
             Layout {
                 n_data: number("n_data")? as usize,
                 params: all("param")?,
+                param_at: number("param_at")? as usize,
                 state,
                 lr: number("lr")? as usize,
                 forward_data: number("forward_data")? as usize,
@@ -218,15 +237,23 @@ impl Layout {
         ))
     }
 
-    fn read(module: &Module) -> Result<Layout, Error> {
-        let step_params = arg_attrs(module, "loss_train_step", "ocannl.param");
-        let lr = arg_attrs(module, "loss_train_step", LEARNING_RATE)
+    /// The layout of the module's routines: the train step's, or `split`,
+    /// the gradient and update routines'.
+    fn read(module: &Module, split: bool) -> Result<Layout, Error> {
+        let (data_fn, state_fn) = if split {
+            ("loss_grad", "loss_update")
+        } else {
+            ("loss_train_step", "loss_train_step")
+        };
+        let data_params = arg_attrs(module, data_fn, "ocannl.param");
+        let step_params = arg_attrs(module, state_fn, "ocannl.param");
+        let lr = arg_attrs(module, state_fn, LEARNING_RATE)
             .iter()
             .position(Option::is_some)
             .ok_or_else(|| {
                 "internal error: the train step has no learning-rate argument".to_string()
             })?;
-        let state = function(module, "loss_train_step")
+        let state = function(module, state_fn)
             .map(|f| {
                 (0..step_params.len())
                     .filter_map(|i| state_arg(f, i).map(|(kind, p)| (kind, p, i)))
@@ -235,8 +262,9 @@ impl Layout {
             .unwrap_or_default();
         let fwd_params = arg_attrs(module, "forward", "ocannl.param");
         Ok(Layout {
-            n_data: step_params.iter().take_while(|p| p.is_none()).count(),
-            params: step_params.iter().flatten().cloned().collect(),
+            n_data: data_params.iter().take_while(|p| p.is_none()).count(),
+            params: data_params.iter().flatten().cloned().collect(),
+            param_at: step_params.iter().take_while(|p| p.is_none()).count(),
             state,
             lr,
             forward_data: fwd_params.iter().take_while(|p| p.is_none()).count(),
@@ -275,7 +303,7 @@ fn arg_attrs(module: &Module, f: &str, attr: &str) -> Vec<Option<String>> {
 pub struct Trainer {
     /// The train step, prepared: its arguments hold the params and the
     /// optimizer's state between steps.
-    step: Box<dyn Session>,
+    step: Step,
     device: Device,
     backend: &'static dyn Backend,
     options: CompileOptions,
@@ -289,6 +317,45 @@ pub struct Trainer {
     times: RefCell<CompileTimes>,
     // The context outlives the compiled code (dropped last).
     _context: Context,
+}
+
+/// The prepared routines of a training step.
+enum Step {
+    /// One process: forward, backprop and update in one routine.
+    Fused(Box<dyn Session>),
+    /// Data-parallel: the gradient routine (its params copied from the
+    /// update routine's before each step), a collective, the update routine
+    /// (which keeps the params and the state).
+    Split {
+        grads: Box<dyn Session>,
+        update: Box<dyn Session>,
+        collective: Box<dyn Collective>,
+    },
+}
+
+impl Step {
+    /// The routine whose arguments are the data.
+    fn data(&mut self) -> &mut dyn Session {
+        match self {
+            Step::Fused(s) => &mut **s,
+            Step::Split { grads, .. } => &mut **grads,
+        }
+    }
+
+    /// The routine that keeps the params and the optimizer's state.
+    fn state(&self) -> &dyn Session {
+        match self {
+            Step::Fused(s) => &**s,
+            Step::Split { update, .. } => &**update,
+        }
+    }
+
+    fn state_mut(&mut self) -> &mut dyn Session {
+        match self {
+            Step::Fused(s) => &mut **s,
+            Step::Split { update, .. } => &mut **update,
+        }
+    }
 }
 
 /// Where a diagnostic is, from its printed location: a name as it was
@@ -368,11 +435,17 @@ impl Diagnostics {
     }
 }
 
-/// The passes from the tensor expressions to the optimized train step.
-fn training_pipeline(optimizer: &Optimizer) -> ocannl_passes::Pipeline {
+/// The passes from the tensor expressions to the optimized train step
+/// (`split`: with the update routine on its own).
+fn training_pipeline(optimizer: &Optimizer, split: bool) -> ocannl_passes::Pipeline {
+    let train = if split {
+        pipelines::train_split(Some("loss"), optimizer)
+    } else {
+        pipelines::train(Some("loss"), Some(optimizer))
+    };
     pipelines::verify()
         .then(pipelines::infer_shapes())
-        .then(pipelines::train(Some("loss"), Some(optimizer)))
+        .then(train)
         .then(pipelines::optimize())
 }
 
@@ -382,11 +455,10 @@ fn training_pipeline(optimizer: &Optimizer) -> ocannl_passes::Pipeline {
 fn lower_for_training(
     context: &Context,
     module: &mut Module,
-    optimizer: &Optimizer,
+    pipeline: &ocannl_passes::Pipeline,
     diagnostics: &Diagnostics,
 ) -> Result<u64, Error> {
-    let pipeline = training_pipeline(optimizer);
-    ocannl_passes::run_pipeline(context, module, &pipeline)
+    ocannl_passes::run_pipeline(context, module, pipeline)
         .map_err(|_| diagnostics.or("compiling failed"))?;
     Ok(function(module, "loss_train_step")
         .and_then(|f| ocannl_assign_dialect::to_routine(f).ok())
@@ -406,22 +478,36 @@ fn lower_to_loops(
         .map_err(|_| diagnostics.or("compiling failed"))
 }
 
-/// Splits the module of optimized assignments: the init and train-step
-/// routines stay in it, the forward routine goes to a module of its own,
-/// returned as text (lowered to loops when first used, so that a train
-/// step's compile lowers none of it).
-fn split_forward(module: &mut Module, diagnostics: &Diagnostics) -> Result<String, Error> {
+/// Splits the module of optimized assignments: the init routine and the
+/// train step (`split`: the gradient and update routines) stay in it, the
+/// forward routine goes to a module of its own, returned as text (lowered
+/// to loops when first used, so that a train step's compile lowers none
+/// of it).
+fn split_forward(
+    module: &mut Module,
+    split: bool,
+    diagnostics: &Diagnostics,
+) -> Result<String, Error> {
     let mut forward = Module::from_operation(ocannl_mlir::ir::clone(module.as_operation()))
         .ok_or_else(|| diagnostics.or("internal error: cannot copy the module"))?;
     ocannl_passes::keep_only(&mut forward, &["forward"]).map_err(|e| diagnostics.then(e))?;
     let text = forward.as_operation().to_string();
-    ocannl_passes::keep_only(module, &["loss_init", "loss_train_step"])
-        .map_err(|e| diagnostics.then(e))?;
+    let keep: &[&str] = if split {
+        &["loss_init", "loss_grad", "loss_update"]
+    } else {
+        &["loss_init", "loss_train_step"]
+    };
+    ocannl_passes::keep_only(module, keep).map_err(|e| diagnostics.then(e))?;
     Ok(text)
 }
 
-/// The train step prepared on zeros, its params set by the init routine.
-fn initialized_step(program: &dyn Executable, layout: &Layout) -> Result<Box<dyn Session>, Error> {
+/// The train step prepared on zeros, its params set by the init routine
+/// (with a collective: the split routines, the params rank 0's).
+fn initialized_step(
+    program: &dyn Executable,
+    layout: &Layout,
+    collective: Option<Box<dyn Collective>>,
+) -> Result<Step, Error> {
     let zeros = |name: &str| -> Result<Vec<HostValue>, Error> {
         Ok(program
             .signature(name)?
@@ -430,13 +516,90 @@ fn initialized_step(program: &dyn Executable, layout: &Layout) -> Result<Box<dyn
             .map(Slot::zeros)
             .collect())
     };
-    let mut init = program.prepare("loss_init", &zeros("loss_init")?)?;
-    let mut step = program.prepare("loss_train_step", &zeros("loss_train_step")?)?;
+    let prepare = |name: &str| program.prepare(name, &zeros(name)?).map_err(Error::from);
+    let mut init = prepare("loss_init")?;
     init.invoke()?;
-    for k in 0..layout.params.len() {
-        step.set(layout.n_data + k, &init.get(k)?)?;
+    let mut step = match collective {
+        None => Step::Fused(prepare("loss_train_step")?),
+        Some(collective) => Step::Split {
+            grads: prepare("loss_grad")?,
+            update: prepare("loss_update")?,
+            collective,
+        },
+    };
+    let mut params = (0..layout.params.len())
+        .map(|k| tensor(init.get(k)?))
+        .collect::<Result<Vec<_>, Error>>()?;
+    if let Step::Split { collective, .. } = &mut step {
+        // Every rank starts from rank 0's params.
+        let mut flat = Flat::of(&params);
+        flat.apply(|b| collective.broadcast(b))?;
+        flat.unpack(&mut params);
+    }
+    for (k, p) in params.into_iter().enumerate() {
+        step.state_mut()
+            .set(layout.param_at + k, &HostValue::Tensor(p))?;
     }
     Ok(step)
+}
+
+/// A value that must be a tensor.
+fn tensor(v: HostValue) -> Result<HostTensor, Error> {
+    match v {
+        HostValue::Tensor(t) => Ok(t),
+        HostValue::Index(_) => Err("internal error: a param or gradient is not a tensor"
+            .to_string()
+            .into()),
+    }
+}
+
+/// Tensors of one element type as one buffer (what a collective reduces
+/// or broadcasts in one call).
+enum Flat {
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+}
+
+impl Flat {
+    /// The tensors' cells, one after the other: in f32 when the first is
+    /// (the model's type), else in f64.
+    fn of(tensors: &[HostTensor]) -> Flat {
+        let cells = tensors.iter().flat_map(|t| t.data.iter().copied());
+        match tensors.first().map(|t| t.elt) {
+            Some(Elt::F32) => Flat::F32(cells.map(|x| x as f32).collect()),
+            _ => Flat::F64(cells.collect()),
+        }
+    }
+
+    fn apply(&mut self, f: impl FnOnce(Buffer) -> Result<(), String>) -> Result<(), Error> {
+        match self {
+            Flat::F32(v) => f(Buffer::F32(v)),
+            Flat::F64(v) => f(Buffer::F64(v)),
+        }
+        .map_err(Error::from)
+    }
+
+    /// Every cell times `x`.
+    fn scale(&mut self, x: f64) {
+        match self {
+            Flat::F32(v) => v.iter_mut().for_each(|c| *c *= x as f32),
+            Flat::F64(v) => v.iter_mut().for_each(|c| *c *= x),
+        }
+    }
+
+    /// Writes the cells back into `tensors` (those it was made of).
+    fn unpack(&self, tensors: &mut [HostTensor]) {
+        let mut at = 0;
+        for t in tensors {
+            for c in t.data.iter_mut() {
+                *c = match self {
+                    Flat::F32(v) => f64::from(v[at]),
+                    Flat::F64(v) => v[at],
+                };
+                at += 1;
+            }
+        }
+    }
 }
 
 impl Trainer {
@@ -475,9 +638,44 @@ impl Trainer {
         forward: &Tensor,
         optimizer: impl Into<Optimizer>,
     ) -> Result<Trainer, Error> {
-        let optimizer = optimizer.into();
+        Trainer::build(device.into(), loss, forward, optimizer.into(), None)
+    }
+
+    /// [`Trainer::new_on`], one rank of a data-parallel job: `collective`
+    /// joins the ranks (each a process running this same code: MPI's
+    /// ranks, [`ocannl_collective::Mpi`], or NCCL's over GPUs,
+    /// [`ocannl_collective::Nccl`]). Each rank steps on its own shard of
+    /// every global batch; the loss and the gradients are all-reduced to
+    /// their mean between backprop and the update, so that with a loss
+    /// that is a mean over its batch, N ranks on shards of B take the step
+    /// one process takes on the batch of N×B. The params start as rank
+    /// 0's. Fails on every rank when the ranks compile different models or
+    /// optimizers.
+    pub fn new_data_parallel(
+        device: impl Into<Device>,
+        loss: &Tensor,
+        forward: &Tensor,
+        optimizer: impl Into<Optimizer>,
+        collective: Box<dyn Collective>,
+    ) -> Result<Trainer, Error> {
+        Trainer::build(
+            device.into(),
+            loss,
+            forward,
+            optimizer.into(),
+            Some(collective),
+        )
+    }
+
+    fn build(
+        device: Device,
+        loss: &Tensor,
+        forward: &Tensor,
+        optimizer: Optimizer,
+        mut collective: Option<Box<dyn Collective>>,
+    ) -> Result<Trainer, Error> {
+        let split = collective.is_some();
         optimizer.check()?;
-        let device = device.into();
         let backend = find_backend(&device)?;
         let text = Trainer::module(loss, forward)?;
         let context = ocannl_passes::new_context()?;
@@ -486,24 +684,32 @@ impl Trainer {
         let mut options = backend.default_options();
         // What decides the compiled code: the module, the passes, the loop
         // target's lowering (the backend adds its own options).
-        let pipeline = training_pipeline(&optimizer).to_string();
+        let passes_pipeline = training_pipeline(&optimizer, split);
+        let pipeline = passes_pipeline.to_string();
         let to_loops = backend.loops_pipeline().to_string();
         let key: [&[u8]; 4] = [
-            b"trainer 2",
+            b"trainer 3",
             text.as_bytes(),
             pipeline.as_bytes(),
             to_loops.as_bytes(),
         ];
+        if let Some(c) = &mut collective {
+            check_same(&mut **c, "the model, its optimizer or its device", &{
+                let mut all = key.concat();
+                all.extend(device.name().as_bytes());
+                all
+            })?;
+        }
         let t = Instant::now();
         let mut passes = Duration::ZERO;
         let cached = compile_cached(backend, &options, &key, || {
             let mut module = Module::parse(&context, &text)
                 .ok_or_else(|| diagnostics.or("the module does not parse"))?;
-            let work = lower_for_training(&context, &mut module, &optimizer, &diagnostics)?;
-            let layout = Layout::read(&module)?;
+            let work = lower_for_training(&context, &mut module, &passes_pipeline, &diagnostics)?;
+            let layout = Layout::read(&module, split)?;
             // The train step (with the init routine) is compiled now; the
             // forward routine, from its own module, on first use.
-            let forward_text = split_forward(&mut module, &diagnostics)?;
+            let forward_text = split_forward(&mut module, split, &diagnostics)?;
             lower_to_loops(&context, &mut module, backend, &diagnostics)?;
             passes = t.elapsed();
             let options = CompileOptions {
@@ -521,7 +727,7 @@ impl Trainer {
         let (layout, work, forward_text) = Layout::decode(&cached.extra)
             .ok_or_else(|| Error::from("internal error: a damaged layout".to_string()))?;
         options.work = Some(work);
-        let step = initialized_step(&*program, &layout)?;
+        let step = initialized_step(&*program, &layout, collective)?;
         Ok(Trainer {
             step,
             device,
@@ -579,7 +785,7 @@ impl Trainer {
         if i >= n_data {
             return Err(format!("the loss has {n_data} data input(s), no input #{i}").into());
         }
-        self.step.set(i, value)?;
+        self.step.data().set(i, value)?;
         Ok(())
     }
 
@@ -588,11 +794,12 @@ impl Trainer {
     /// the loss before the update.
     pub fn step_on_inputs(&mut self, lr: f64) -> Result<f64, Error> {
         let lr_at = self.layout.lr;
-        let elt = match self.step.signature().inputs.get(lr_at) {
+        let state = self.step.state_mut();
+        let elt = match state.signature().inputs.get(lr_at) {
             Some(Slot::MemRef { elt, .. }) => *elt,
             _ => Elt::F32,
         };
-        self.step.set(
+        state.set(
             lr_at,
             &HostValue::Tensor(HostTensor {
                 elt,
@@ -600,10 +807,80 @@ impl Trainer {
                 data: vec![lr],
             }),
         )?;
-        let out = self.step.invoke()?;
-        match out.first() {
-            Some(HostValue::Tensor(t)) => Ok(t.data.iter().sum()),
-            _ => Err("the train step returned no loss".to_string().into()),
+        let (n_data, np) = (self.layout.n_data, self.layout.params.len());
+        let (grads, update, collective) = match &mut self.step {
+            Step::Fused(step) => {
+                let out = step.invoke()?;
+                return match out.first() {
+                    Some(HostValue::Tensor(t)) => Ok(t.data.iter().sum()),
+                    _ => Err("the train step returned no loss".to_string().into()),
+                };
+            }
+            Step::Split {
+                grads,
+                update,
+                collective,
+            } => (grads, update, collective),
+        };
+        // The params as the last update left them.
+        for k in 0..np {
+            grads.set(n_data + k, &update.get(k)?)?;
+        }
+        let mut out = grads
+            .invoke()?
+            .into_iter()
+            .map(tensor)
+            .collect::<Result<Vec<_>, Error>>()?;
+        if out.len() != 1 + np {
+            return Err("internal error: the gradient routine's results"
+                .to_string()
+                .into());
+        }
+        // The loss and every gradient in one buffer, all-reduced to their
+        // mean over the ranks.
+        let mut flat = Flat::of(&out);
+        flat.apply(|b| collective.all_reduce_sum(b))?;
+        flat.scale(1.0 / collective.size() as f64);
+        flat.unpack(&mut out);
+        let mut out = out.into_iter();
+        let loss: f64 = out.next().map_or(0.0, |t| t.data.iter().sum());
+        for (k, g) in out.enumerate() {
+            update.set(np + k, &HostValue::Tensor(g))?;
+        }
+        update.invoke()?;
+        Ok(loss)
+    }
+
+    /// This process's rank in a data-parallel job (0 alone).
+    pub fn rank(&self) -> usize {
+        match &self.step {
+            Step::Split { collective, .. } => collective.rank(),
+            Step::Fused(_) => 0,
+        }
+    }
+
+    /// The number of ranks training (1 alone).
+    pub fn ranks(&self) -> usize {
+        match &self.step {
+            Step::Split { collective, .. } => collective.size(),
+            Step::Fused(_) => 1,
+        }
+    }
+
+    /// What the gradients' all-reduces took so far (`None` alone).
+    pub fn collective_stats(&self) -> Option<Stats> {
+        match &self.step {
+            Step::Split { collective, .. } => Some(collective.stats()),
+            Step::Fused(_) => None,
+        }
+    }
+
+    /// The collective of a data-parallel trainer (to reduce what the caller
+    /// counts, as a metric over the ranks' shards).
+    pub fn collective(&mut self) -> Option<&mut dyn Collective> {
+        match &mut self.step {
+            Step::Split { collective, .. } => Some(&mut **collective),
+            Step::Fused(_) => None,
         }
     }
 
@@ -676,7 +953,7 @@ impl Trainer {
             .iter()
             .position(|p| p == name)
             .ok_or_else(|| format!("no param '{name}'"))?;
-        match self.step.get(self.layout.n_data + k)? {
+        match self.step.state().get(self.layout.param_at + k)? {
             HostValue::Tensor(t) => Ok(t),
             HostValue::Index(_) => Err(format!("param '{name}' is not a tensor").into()),
         }
@@ -691,7 +968,8 @@ impl Trainer {
             .position(|p| p == name)
             .ok_or_else(|| format!("no param '{name}'"))?;
         self.step
-            .set(self.layout.n_data + k, &HostValue::Tensor(value.clone()))?;
+            .state_mut()
+            .set(self.layout.param_at + k, &HostValue::Tensor(value.clone()))?;
         Ok(())
     }
 
@@ -704,7 +982,7 @@ impl Trainer {
             .iter()
             .find(|(k, p, _)| *k == kind && p == param)
             .ok_or_else(|| format!("the optimizer has no {} state for '{param}'", kind.name()))?;
-        match self.step.get(at)? {
+        match self.step.state().get(at)? {
             HostValue::Tensor(t) => Ok(t),
             HostValue::Index(_) => Err("the optimizer's state is not a tensor".to_string().into()),
         }

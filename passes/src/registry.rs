@@ -202,6 +202,17 @@ pub mod pipelines {
             .then(train_step(optimizer))
     }
 
+    /// [`train`], the optimizer's update also on its own
+    /// (`ocannl-train-step{split=true}`: `@<f>_update`, for a collective
+    /// between backprop and the update).
+    pub fn train_split(functions: Option<&str>, optimizer: &Optimizer) -> Pipeline {
+        let mut options = crate::transforms::train_step::optimizer_options(optimizer);
+        options.push(("split", "true".to_string()));
+        lower_to_assign(true)
+            .then(autodiff(functions))
+            .then(Pipeline::new().pass_with("ocannl-train-step", options))
+    }
+
     /// The optimizations of `ocannl_assign` routines: virtualization
     /// (inlining) of tensor nodes, then the e-graph simplification of the
     /// assignments' bodies (exact rewrites only: values are kept bit for

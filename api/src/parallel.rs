@@ -1,0 +1,58 @@
+//! Joining a data-parallel job: the collective a program's ranks train
+//! through ([`crate::Trainer::new_data_parallel`]), and the checks a
+//! program launched by `mpirun` makes.
+//!
+//! A job is `mpirun -n N PROGRAM --data-parallel ...`: N processes, one
+//! rank each, on one host or several (`--host`, `--hostfile`). On the CPU
+//! the ranks all-reduce through MPI; on CUDA through NCCL, one GPU per
+//! rank (the rank's position on its host), the ranks found through MPI.
+//! Every collective is bounded by `OCANNL_COLLECTIVE_TIMEOUT` seconds (300
+//! by default): past it, the job ends with an error naming the collective,
+//! never hangs.
+
+use ocannl_collective::Collective;
+
+use crate::{Device, Error};
+
+/// The collective of this process's rank for training on `device`: MPI's
+/// ranks on the CPU, NCCL over them on CUDA. Run without a launcher, it is
+/// a job of one rank.
+pub fn join(device: &Device) -> Result<Box<dyn Collective>, Error> {
+    #[cfg(feature = "mpi")]
+    {
+        use ocannl_collective::{timeout_from_env, Mpi, Nccl};
+        let mpi = Mpi::init(timeout_from_env()?)?;
+        if device.name() == Device::CUDA.name() {
+            Ok(Box::new(Nccl::new(mpi)?))
+        } else {
+            Ok(Box::new(mpi))
+        }
+    }
+    #[cfg(not(feature = "mpi"))]
+    {
+        let _ = device;
+        Err("data-parallel training needs MPI: this build of ocannl has no `mpi` feature"
+            .to_string()
+            .into())
+    }
+}
+
+/// Fails when this process is one of several ranks an MPI launcher started
+/// but `data_parallel` is off: each rank would train the whole model
+/// alone, and they would write the same files.
+pub fn check_launch(data_parallel: bool) -> Result<(), Error> {
+    match ocannl_collective::launched_ranks() {
+        Some(n) if n > 1 && !data_parallel => Err(format!(
+            "this process is one of {n} ranks started by an MPI launcher, but data parallelism is off: add --data-parallel (or run one process)"
+        )
+        .into()),
+        _ => Ok(()),
+    }
+}
+
+/// The items of rank `rank` in a global batch that starts at item
+/// `start`, `per_rank` items per rank, rank after rank.
+pub fn shard(start: usize, per_rank: usize, rank: usize) -> std::ops::Range<usize> {
+    let s = start + rank * per_rank;
+    s..s + per_rank
+}

@@ -1,0 +1,167 @@
+//! [`Mpi`]: the collectives on MPI (the `mpi` crate, the system's MPI).
+
+use std::time::{Duration, Instant};
+
+use mpi::collective::SystemOperation;
+use mpi::environment::Universe;
+use mpi::request::{Request, Scope};
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+
+use crate::{Buffer, Collective, Stats};
+
+/// MPI's world communicator: one rank per process. Every collective is
+/// started non-blocking and polled until it completes or the timeout
+/// passes; then the job ends ([`Mpi::fail`]).
+pub struct Mpi {
+    // (Dropped before the universe, which finalizes MPI.)
+    world: SimpleCommunicator,
+    local_rank: usize,
+    timeout: Duration,
+    stats: Stats,
+    _universe: Universe,
+}
+
+impl Mpi {
+    /// Initializes MPI (once per process) with collectives bounded by
+    /// `timeout`.
+    pub fn init(timeout: Duration) -> Result<Mpi, String> {
+        let universe = mpi::initialize()
+            .ok_or_else(|| "MPI cannot be initialized twice in one process".to_string())?;
+        let world = universe.world();
+        // The ranks on this host, for a rank's GPU.
+        let local_rank = world.split_shared(world.rank()).rank() as usize;
+        Ok(Mpi {
+            world,
+            local_rank,
+            timeout,
+            stats: Stats::default(),
+            _universe: universe,
+        })
+    }
+
+    /// This rank's position among the ranks on its host.
+    pub fn local_rank(&self) -> usize {
+        self.local_rank
+    }
+
+    /// The bound on each collective.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// Ends the whole job after printing why: every rank stops (MPI's
+    /// launcher ends the others), none waits forever.
+    pub fn fail(&self, why: &str) -> ! {
+        eprintln!(
+            "error: rank {} of {}: {why}; ending the job",
+            self.world.rank(),
+            self.world.size()
+        );
+        self.world.abort(1)
+    }
+
+    /// Polls `req` until it completes, or ends the job once the timeout
+    /// passes.
+    fn wait<'a, D: ?Sized, S: Scope<'a>>(&self, mut req: Request<'a, D, S>, what: &str) {
+        let start = Instant::now();
+        let mut polls = 0u32;
+        loop {
+            match req.test() {
+                Ok(_) => return,
+                Err(r) => req = r,
+            }
+            if start.elapsed() > self.timeout {
+                self.fail(&format!(
+                    "{what} did not complete within {:.1} s: another rank died, hangs or left the job ({} sets the limit in seconds)",
+                    self.timeout.as_secs_f64(),
+                    crate::TIMEOUT_VAR
+                ));
+            }
+            // Spin briefly (a collective between ranks in step completes in
+            // microseconds), then yield the core to the ranks still
+            // computing.
+            polls += 1;
+            if polls < 2000 {
+                std::hint::spin_loop();
+            } else {
+                std::thread::sleep(Duration::from_micros(50));
+            }
+        }
+    }
+
+    fn all_reduce<T: Equivalence + Copy>(&self, buf: &mut [T], what: &str) {
+        let send = buf.to_vec();
+        mpi::request::scope(|scope| {
+            let req =
+                self.world
+                    .immediate_all_reduce_into(scope, &send[..], buf, SystemOperation::sum());
+            self.wait(req, what);
+        });
+    }
+
+    fn bcast<T: Equivalence>(&self, buf: &mut [T], what: &str) {
+        let root = self.world.process_at_rank(0);
+        mpi::request::scope(|scope| {
+            let req = root.immediate_broadcast_into(scope, buf);
+            self.wait(req, what);
+        });
+    }
+
+    /// Rank 0's bytes, on every rank (of one length on every rank).
+    pub fn broadcast_bytes(&mut self, buf: &mut [u8]) -> Result<(), String> {
+        self.bcast(buf, "a broadcast");
+        Ok(())
+    }
+}
+
+impl Collective for Mpi {
+    fn name(&self) -> &'static str {
+        "mpi"
+    }
+
+    fn rank(&self) -> usize {
+        self.world.rank() as usize
+    }
+
+    fn size(&self) -> usize {
+        self.world.size() as usize
+    }
+
+    fn all_reduce_sum(&mut self, buf: Buffer) -> Result<(), String> {
+        let t = Instant::now();
+        let bytes = buf.bytes() as u64;
+        match buf {
+            Buffer::F32(b) => self.all_reduce(b, "an all-reduce"),
+            Buffer::F64(b) => self.all_reduce(b, "an all-reduce"),
+        }
+        self.stats.calls += 1;
+        self.stats.bytes += bytes;
+        self.stats.time += t.elapsed();
+        Ok(())
+    }
+
+    fn broadcast(&mut self, buf: Buffer) -> Result<(), String> {
+        match buf {
+            Buffer::F32(b) => self.bcast(b, "a broadcast"),
+            Buffer::F64(b) => self.bcast(b, "a broadcast"),
+        }
+        Ok(())
+    }
+
+    fn all_gather(&mut self, mine: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+        let n = mine.len();
+        let mut all = vec![0u8; n * self.size()];
+        mpi::request::scope(|scope| {
+            let req = self
+                .world
+                .immediate_all_gather_into(scope, mine, &mut all[..]);
+            self.wait(req, "an all-gather");
+        });
+        Ok(all.chunks(n.max(1)).map(<[u8]>::to_vec).collect())
+    }
+
+    fn stats(&self) -> Stats {
+        self.stats
+    }
+}
