@@ -17,6 +17,12 @@
 //! used, the test images and the order of the batches as `.npy` files (for
 //! comparisons with other frameworks on the same batches, as
 //! `benches/vs_jax_models.py` does).
+//!
+//! Data-parallel: `mpirun -n N target/release/examples/fashion_mnist
+//! --data-parallel --batch B` trains on N ranks (processes, on one host or
+//! several), each stepping on its B images of every global batch of N×B,
+//! the gradients all-reduced through MPI (NCCL with `--device cuda`), as
+//! one process with `--batch` N×B does; rank 0 prints, evaluates and saves.
 
 use std::{
     path::{Path, PathBuf},
@@ -43,9 +49,15 @@ struct Cli {
     /// Passes over the training images.
     #[arg(long, default_value_t = 8)]
     epochs: u64,
-    /// Images per train step.
+    /// Images per train step (with --data-parallel: per rank and step).
     #[arg(long, default_value_t = 64)]
     batch: u64,
+    /// Train as one rank of an MPI job (`mpirun -n N ... --data-parallel`).
+    #[arg(long)]
+    data_parallel: bool,
+    /// Evaluate on the first N test images only (a quick run).
+    #[arg(long)]
+    test_items: Option<usize>,
     /// The learning rate at the start (decayed linearly to 0).
     #[arg(long, default_value_t = 0.05)]
     lr: f64,
@@ -94,9 +106,10 @@ fn main() {
     }
 }
 
-/// The share of `split`'s images the current params classify right.
-fn accuracy(trainer: &Trainer, split: &Split) -> Result<f64, Error> {
-    let n = split.len();
+/// The share of the first `n` of `split`'s images the current params
+/// classify right.
+fn accuracy(trainer: &Trainer, split: &Split, n: usize) -> Result<f64, Error> {
+    let n = n.min(split.len());
     let mut correct = 0;
     for start in (0..n).step_by(EVAL_BATCH as usize) {
         // The last call is padded with the first images, not counted.
@@ -169,6 +182,7 @@ fn plot(losses: &[f64]) {
 }
 
 fn run(cli: Cli) -> Result<(), Error> {
+    ocannl::parallel::check_launch(cli.data_parallel)?;
     let b = cli.batch;
     let x = data("images", &format!("{b}|28,28,1"));
     let ids = data("labels", &format!("{b}|1"));
@@ -180,12 +194,20 @@ fn run(cli: Cli) -> Result<(), Error> {
         print!("{}", Trainer::module(&loss, &forward)?);
         return Ok(());
     }
+    let collective = if cli.data_parallel {
+        Some(ocannl::parallel::join(&Device::new(cli.device.clone()))?)
+    } else {
+        None
+    };
+    let (rank, ranks) = collective.as_ref().map_or((0, 1), |c| (c.rank(), c.size()));
+    // Rank 0 prints, evaluates and saves.
+    let root = rank == 0;
     let data = FashionMnist::load_default()?;
     let train_items = cli.train_items.unwrap_or(data.train.len()).min(data.train.len());
-    println!(
-        "Fashion-MNIST: {train_items} training and {} test images",
-        data.test.len()
-    );
+    let test_items = cli.test_items.unwrap_or(data.test.len()).min(data.test.len());
+    if root {
+        println!("Fashion-MNIST: {train_items} training and {test_items} test images");
+    }
     let optimizer = match cli.optimizer.as_str() {
         "sgd" => Optimizer::Sgd(Sgd {
             momentum: 0.9,
@@ -196,16 +218,33 @@ fn run(cli: Cli) -> Result<(), Error> {
         other => return Err(format!("unknown optimizer '{other}' (sgd, adam, adamw)").into()),
     };
     let t = Instant::now();
-    let mut trainer = Trainer::new_on(cli.device.as_str(), &loss, &forward, optimizer)?;
-    println!(
-        "compiled the train step in {:.0} ms",
-        t.elapsed().as_secs_f64() * 1e3
+    let options = format!(
+        "{:?}",
+        (cli.epochs, b, cli.lr, &cli.optimizer, train_items, cli.seed, &cli.load)
     );
+    let mut trainer = match collective {
+        None => Trainer::new_on(cli.device.as_str(), &loss, &forward, optimizer)?,
+        Some(c) => Trainer::new_data_parallel(cli.device.as_str(), &loss, &forward, optimizer, c)?,
+    };
+    if let Some(c) = trainer.collective() {
+        ocannl::collective::check_same(c, "the options", options.as_bytes())?;
+    }
+    if root {
+        println!(
+            "compiled the train step in {:.0} ms",
+            t.elapsed().as_secs_f64() * 1e3
+        );
+    }
     if let Some(path) = &cli.load {
         trainer.load_checkpoint(path)?;
-        println!("loaded the params from {}", path.display());
+        if root {
+            println!("loaded the params from {}", path.display());
+        }
     }
-    let mut batches = Batches::new(train_items, b as usize, cli.seed)?;
+    // Each step takes a global batch of `ranks × b` images, this rank its
+    // `b` of them.
+    let global = b as usize * ranks;
+    let mut batches = Batches::new(train_items, global, cli.seed)?;
     if let Some(dir) = &cli.save_data {
         save_data(dir, &data, train_items, &mut batches, cli.epochs)?;
     }
@@ -221,7 +260,11 @@ fn run(cli: Cli) -> Result<(), Error> {
     // The time of the train steps (with their batches), evaluation left out.
     let mut training = Duration::ZERO;
     for epoch in 0..cli.epochs {
-        let bar = ProgressBar::new(batches.per_epoch() as u64);
+        let bar = if root {
+            ProgressBar::new(batches.per_epoch() as u64)
+        } else {
+            ProgressBar::hidden()
+        };
         bar.set_style(
             ProgressStyle::with_template(
                 "epoch {prefix} [{bar:30}] {pos}/{len} {msg} ({eta} left)",
@@ -233,6 +276,7 @@ fn run(cli: Cli) -> Result<(), Error> {
         let (mut total, mut count) = (0.0, 0);
         let t = Instant::now();
         for indices in batches.epoch(epoch) {
+            let indices = &indices[ocannl::parallel::shard(0, b as usize, rank)];
             let lr = schedule.lr(step);
             let images = data.train.images_batch(indices, Layout::Hwc)?;
             let labels = data.train.labels_batch(indices, Labels::ClassIds)?;
@@ -243,14 +287,17 @@ fn run(cli: Cli) -> Result<(), Error> {
                 bar.set_message(format!(
                     "loss {:.4}, {:.0} examples/s",
                     total / count as f64,
-                    (count * b as usize) as f64 / t.elapsed().as_secs_f64()
+                    (count * global) as f64 / t.elapsed().as_secs_f64()
                 ));
             }
             bar.inc(1);
         }
         training += t.elapsed();
         bar.finish_and_clear();
-        let acc = accuracy(&trainer, &data.test)?;
+        if !root {
+            continue;
+        }
+        let acc = accuracy(&trainer, &data.test, test_items)?;
         accuracy_now = Some(acc);
         let mean = total / count.max(1) as f64;
         losses.push(mean);
@@ -261,19 +308,32 @@ fn run(cli: Cli) -> Result<(), Error> {
             t.elapsed().as_secs_f64()
         );
     }
+    if !root {
+        return Ok(());
+    }
     if step > 0 {
         println!(
-            "trained {step} steps in {:.1} s ({:.3} ms per step, the evaluations not counted)",
+            "trained {step} steps in {:.1} s ({:.3} ms per step, {:.0} examples/s, the evaluations not counted)",
             training.as_secs_f64(),
-            training.as_secs_f64() * 1e3 / step as f64
+            training.as_secs_f64() * 1e3 / step as f64,
+            (step * global) as f64 / training.as_secs_f64()
         );
+        if let Some(s) = trainer.collective_stats() {
+            println!(
+                "{ranks} ranks: {} all-reduces of {} bytes, {:.3} ms each ({:.1}% of the training time)",
+                s.calls,
+                s.bytes / s.calls.max(1),
+                s.time.as_secs_f64() * 1e3 / s.calls.max(1) as f64,
+                100.0 * s.time.as_secs_f64() / training.as_secs_f64()
+            );
+        }
         plot(&losses);
         trainer.save_checkpoint(&cli.save)?;
         println!("saved the params to {}", cli.save.display());
     }
     let acc = match accuracy_now {
         Some(a) => a,
-        None => accuracy(&trainer, &data.test)?,
+        None => accuracy(&trainer, &data.test, test_items)?,
     };
     println!("test accuracy: {acc:.4}");
     if acc < cli.min_accuracy {

@@ -52,7 +52,7 @@ pub use ocannl_ops::{Accum, BinaryOp, TernaryOp, UnaryOp};
 pub use ocannl_assign::virtualize::Memory;
 /// Datasets and minibatches (`ocannl-data`): Fashion-MNIST, words, batches.
 pub use ocannl_data as data;
-pub use ocannl_runtime::{npy, Elt, HostTensor, HostValue};
+pub use ocannl_runtime::{npy, safetensors, Elt, HostTensor, HostValue};
 pub use ocannl_shape_dialect::ParamInit;
 pub use schedule::Schedule;
 pub use train::{Adam, Device, Optimizer, Sgd, State, Trainer};
