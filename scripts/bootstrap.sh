@@ -5,14 +5,16 @@
 # read (Fashion-MNIST under /usr/share/datasets/fashion-mnist, the word list
 # /usr/share/dict/words); and NVIDIA's ptxas and libdevice from the
 # nvidia-cuda-nvcc-cu12 wheel (PyPI), unpacked under target/tools, for the
-# GPU target's tests (checking the PTX; math functions in kernels).
+# GPU target's tests (checking the PTX; math functions in kernels); and
+# OpenMPI (data-parallel training: mpirun and the library the `mpi` crate
+# binds, through libclang).
 # Does nothing when everything is already installed.
 set -euo pipefail
 
 packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools libpolly-22-dev libomp-22-dev
   libclang1-22 libclang-common-22-dev libzstd-dev zlib1g-dev g++ python3 python3-pip
-  dataset-fashion-mnist wamerican
+  dataset-fashion-mnist wamerican openmpi-bin libopenmpi-dev
 )
 
 missing=()

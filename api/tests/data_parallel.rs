@@ -251,7 +251,13 @@ fn two_ranks_on_half_batches_step_as_one_process_on_the_whole_batch() {
 /// The examples built with this test (`target/<profile>/examples`).
 fn example(name: &str) -> PathBuf {
     let exe = std::env::current_exe().unwrap();
-    exe.parent().unwrap().parent().unwrap().join("examples").join(name)
+    let path = exe.parent().unwrap().parent().unwrap().join("examples").join(name);
+    assert!(
+        path.exists(),
+        "{} is not built (`cargo test` builds the examples; alone: cargo build -p ocannl --examples)",
+        path.display()
+    );
+    path
 }
 
 /// `mpirun` with `-n 2` (or the MPMD form of `args`), as root if need be.

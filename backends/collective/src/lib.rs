@@ -10,11 +10,14 @@
 //!   library loaded at run time), one process per GPU, bootstrapped
 //!   through MPI.
 //!
-//! Faults: a collective that does not complete within the timeout
+//! Faults: an all-reduce that does not complete within the timeout
 //! ([`timeout_from_env`]: `OCANNL_COLLECTIVE_TIMEOUT` seconds) means a
 //! rank died, hangs or left; the rank that sees it prints which collective
 //! and why, then ends the whole job (`MPI_Abort`), so that no rank waits
-//! forever. Configurations that differ between ranks are found at start-up
+//! forever. The start-up's collectives (the params' broadcast, the
+//! configuration checks), which wait for the slowest rank's compile, are
+//! bounded by the timeout or [`DEFAULT_TIMEOUT`], whichever is longer. A
+//! rank that dies is also seen by MPI's launcher, which ends the job. Configurations that differ between ranks are found at start-up
 //! by [`check_same`].
 
 use std::time::Duration;
@@ -27,7 +30,7 @@ mod nccl_impl;
 #[cfg(feature = "mpi")]
 pub use mpi_impl::Mpi;
 #[cfg(feature = "mpi")]
-pub use nccl_impl::Nccl;
+pub use nccl_impl::{unavailable as nccl_unavailable, Nccl};
 
 /// A buffer reduced or broadcast in place, of one element type.
 pub enum Buffer<'a> {

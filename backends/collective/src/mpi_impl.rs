@@ -11,8 +11,11 @@ use mpi::traits::*;
 use crate::{Buffer, Collective, Stats};
 
 /// MPI's world communicator: one rank per process. Every collective is
-/// started non-blocking and polled until it completes or the timeout
-/// passes; then the job ends ([`Mpi::fail`]).
+/// started non-blocking and polled until it completes or its bound
+/// passes; then the job ends ([`Mpi::fail`]). The all-reduces, which
+/// ranks in step reach together, are bounded by the timeout; the
+/// start-up's broadcasts and all-gathers, which wait for the slowest
+/// rank's compile, by at least [`crate::DEFAULT_TIMEOUT`].
 pub struct Mpi {
     // (Dropped before the universe, which finalizes MPI.)
     world: SimpleCommunicator,
@@ -61,9 +64,19 @@ impl Mpi {
         self.world.abort(1)
     }
 
-    /// Polls `req` until it completes, or ends the job once the timeout
+    /// The bound on the start-up's collectives.
+    fn startup_timeout(&self) -> Duration {
+        self.timeout.max(crate::DEFAULT_TIMEOUT)
+    }
+
+    /// Polls `req` until it completes, or ends the job once `bound`
     /// passes.
-    fn wait<'a, D: ?Sized, S: Scope<'a>>(&self, mut req: Request<'a, D, S>, what: &str) {
+    fn wait<'a, D: ?Sized, S: Scope<'a>>(
+        &self,
+        mut req: Request<'a, D, S>,
+        what: &str,
+        bound: Duration,
+    ) {
         let start = Instant::now();
         let mut polls = 0u32;
         loop {
@@ -71,10 +84,10 @@ impl Mpi {
                 Ok(_) => return,
                 Err(r) => req = r,
             }
-            if start.elapsed() > self.timeout {
+            if start.elapsed() > bound {
                 self.fail(&format!(
                     "{what} did not complete within {:.1} s: another rank died, hangs or left the job ({} sets the limit in seconds)",
-                    self.timeout.as_secs_f64(),
+                    bound.as_secs_f64(),
                     crate::TIMEOUT_VAR
                 ));
             }
@@ -96,7 +109,7 @@ impl Mpi {
             let req =
                 self.world
                     .immediate_all_reduce_into(scope, &send[..], buf, SystemOperation::sum());
-            self.wait(req, what);
+            self.wait(req, what, self.timeout);
         });
     }
 
@@ -104,7 +117,7 @@ impl Mpi {
         let root = self.world.process_at_rank(0);
         mpi::request::scope(|scope| {
             let req = root.immediate_broadcast_into(scope, buf);
-            self.wait(req, what);
+            self.wait(req, what, self.startup_timeout());
         });
     }
 
@@ -156,7 +169,7 @@ impl Collective for Mpi {
             let req = self
                 .world
                 .immediate_all_gather_into(scope, mine, &mut all[..]);
-            self.wait(req, "an all-gather");
+            self.wait(req, "an all-gather", self.startup_timeout());
         });
         Ok(all.chunks(n.max(1)).map(<[u8]>::to_vec).collect())
     }
