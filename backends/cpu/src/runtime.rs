@@ -1017,6 +1017,37 @@ unsafe fn read_tensor(words: &[i64], elt: Elt, dims: &[u64]) -> HostTensor {
     let rank = dims.len();
     let strides: Vec<i64> = words[3 + rank..3 + 2 * rank].to_vec();
     let n: u64 = dims.iter().product();
+    // Row-major and dense (what the routines allocate): one slice.
+    let mut dense = 1i64;
+    let mut contiguous = true;
+    for (&d, &s) in dims.iter().zip(&strides).rev() {
+        contiguous &= d <= 1 || s == dense;
+        dense = dense.saturating_mul(d as i64);
+    }
+    if contiguous && n > 0 {
+        // SAFETY: a dense row-major buffer of `n` cells of `elt` from
+        // `offset` (the caller's contract).
+        let data = unsafe {
+            match elt {
+                Elt::F64 => {
+                    std::slice::from_raw_parts((aligned as *const f64).offset(offset as isize), n as usize)
+                        .to_vec()
+                }
+                Elt::F32 => std::slice::from_raw_parts(
+                    (aligned as *const f32).offset(offset as isize),
+                    n as usize,
+                )
+                .iter()
+                .map(|&x| f64::from(x))
+                .collect(),
+            }
+        };
+        return HostTensor {
+            elt,
+            dims: dims.to_vec(),
+            data,
+        };
+    }
     let mut data = Vec::with_capacity(n as usize);
     let mut idx = vec![0u64; rank];
     for _ in 0..n {
