@@ -5,7 +5,8 @@
 //! A job is `mpirun -n N PROGRAM --data-parallel ...`: N processes, one
 //! rank each, on one host or several (`--host`, `--hostfile`). On the CPU
 //! the ranks all-reduce through MPI; on CUDA through NCCL, one GPU per
-//! rank (the rank's position on its host), the ranks found through MPI.
+//! rank (GPU number k for the k-th rank on its host, for training and for
+//! NCCL alike), the ranks found through MPI.
 //! Every collective is bounded by `OCANNL_COLLECTIVE_TIMEOUT` seconds (300
 //! by default): past it, the job ends with an error naming the collective,
 //! never hangs.
@@ -23,6 +24,8 @@ pub fn join(device: &Device) -> Result<Box<dyn Collective>, Error> {
         use ocannl_collective::{timeout_from_env, Mpi, Nccl};
         let mpi = Mpi::init(timeout_from_env()?)?;
         if device.name() == Device::CUDA.name() {
+            // One GPU per rank: its place among the ranks on its host.
+            ocannl_gpu::use_device(mpi.local_rank())?;
             Ok(Box::new(Nccl::new(mpi)?))
         } else {
             Ok(Box::new(mpi))

@@ -51,8 +51,26 @@ pub mod target;
 /// chip). Without a GPU it compiles and describes schedules, and running
 /// says why it cannot in one line.
 pub struct Cuda {
-    /// Device 0, opened on first use (or why it cannot be).
+    /// Device [`ORDINAL`], opened on first use (or why it cannot be).
     device: OnceLock<Result<Device, String>>,
+}
+
+/// The device the backend runs on (0 unless [`use_device`] said another).
+static ORDINAL: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Makes the `cuda` backend run on device `ordinal` (the first is 0, the
+/// default): one GPU per rank of a data-parallel job. Fails once the
+/// backend has opened another device.
+pub fn use_device(ordinal: usize) -> Result<(), String> {
+    use std::sync::atomic::Ordering;
+    let before = ORDINAL.swap(ordinal, Ordering::SeqCst);
+    if CUDA.device.get().is_some() && before != ordinal {
+        ORDINAL.store(before, Ordering::SeqCst);
+        return Err(format!(
+            "the cuda backend already runs on device {before}, not {ordinal}"
+        ));
+    }
+    Ok(())
 }
 
 /// The options by name of [`Cuda`].
@@ -65,7 +83,7 @@ static CUDA: Cuda = Cuda {
 impl Cuda {
     fn device(&self) -> Result<&Device, String> {
         self.device
-            .get_or_init(|| Device::open(0))
+            .get_or_init(|| Device::open(ORDINAL.load(std::sync::atomic::Ordering::SeqCst)))
             .as_ref()
             .map_err(Clone::clone)
     }
@@ -85,7 +103,12 @@ impl Backend for Cuda {
     }
 
     fn device_info(&self) -> Result<String, String> {
-        Ok(format!("cuda:0 {}", self.device()?.name()))
+        let device = self.device()?;
+        Ok(format!(
+            "cuda:{} {}",
+            ORDINAL.load(std::sync::atomic::Ordering::SeqCst),
+            device.name()
+        ))
     }
 
     fn compile(
