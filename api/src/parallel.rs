@@ -34,9 +34,11 @@ pub fn join(device: &Device) -> Result<Box<dyn Collective>, Error> {
     #[cfg(not(feature = "mpi"))]
     {
         let _ = device;
-        Err("data-parallel training needs MPI: this build of ocannl has no `mpi` feature"
-            .to_string()
-            .into())
+        Err(
+            "data-parallel training needs MPI: this build of ocannl has no `mpi` feature"
+                .to_string()
+                .into(),
+        )
     }
 }
 

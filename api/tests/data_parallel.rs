@@ -28,7 +28,9 @@ fn tensor(dims: Vec<u64>, data: Vec<f64>) -> HostTensor {
 
 /// `n` rows of inputs (n x 2) and targets (n x 1) for step `k`.
 fn batch(k: usize, n: usize) -> (HostTensor, HostTensor) {
-    let x: Vec<f64> = (0..n * 2).map(|j| ((k * 31 + j * 7) as f64).sin()).collect();
+    let x: Vec<f64> = (0..n * 2)
+        .map(|j| ((k * 31 + j * 7) as f64).sin())
+        .collect();
     let t = (0..n)
         .map(|r| 0.3 * x[2 * r] - 0.7 * x[2 * r + 1] + 0.2)
         .collect();
@@ -98,21 +100,19 @@ fn optimizers() -> Vec<Optimizer> {
 fn the_split_step_alone_steps_as_the_fused_step() {
     for opt in optimizers() {
         let (loss, pred) = model(BATCH);
-        let mut fused = Trainer::new(&loss, &pred, opt.clone()).unwrap();
-        let mut split = Trainer::new_data_parallel(
-            Device::CPU,
-            &loss,
-            &pred,
-            opt.clone(),
-            Box::new(Local::default()),
-        )
-        .unwrap();
+        let mut fused = Trainer::new(&loss, &pred, opt).unwrap();
+        let mut split =
+            Trainer::new_data_parallel(Device::CPU, &loss, &pred, opt, Box::new(Local::default()))
+                .unwrap();
         assert_eq!((split.rank(), split.ranks()), (0, 1));
         for k in 0..STEPS {
             let (x, t) = batch(k, BATCH);
             let a = fused.step(&[x.clone(), t.clone()], 0.05).unwrap();
             let b = split.step(&[x, t], 0.05).unwrap();
-            assert!((a - b).abs() <= 1e-6 * a.abs().max(1.0), "{opt:?} step {k}: {a} vs {b}");
+            assert!(
+                (a - b).abs() <= 1e-6 * a.abs().max(1.0),
+                "{opt:?} step {k}: {a} vs {b}"
+            );
         }
         let r = relative(&params(&fused), &params(&split));
         assert!(r <= 1e-6, "{opt:?}: {r}");
@@ -216,7 +216,7 @@ impl Collective for Threads {
 fn two_ranks_on_half_batches_step_as_one_process_on_the_whole_batch() {
     for opt in optimizers() {
         let (loss, pred) = model(2 * BATCH);
-        let mut whole = Trainer::new(&loss, &pred, opt.clone()).unwrap();
+        let mut whole = Trainer::new(&loss, &pred, opt).unwrap();
         for k in 0..STEPS {
             let (x, t) = batch(k, 2 * BATCH);
             whole.step(&[x, t], 0.05).unwrap();
@@ -224,7 +224,6 @@ fn two_ranks_on_half_batches_step_as_one_process_on_the_whole_batch() {
         let ranks: Vec<_> = Threads::job(2)
             .into_iter()
             .map(|c| {
-                let opt = opt.clone();
                 std::thread::spawn(move || {
                     let rank = c.rank;
                     let (loss, pred) = model(BATCH);
@@ -251,7 +250,13 @@ fn two_ranks_on_half_batches_step_as_one_process_on_the_whole_batch() {
 /// The examples built with this test (`target/<profile>/examples`).
 fn example(name: &str) -> PathBuf {
     let exe = std::env::current_exe().unwrap();
-    let path = exe.parent().unwrap().parent().unwrap().join("examples").join(name);
+    let path = exe
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("examples")
+        .join(name);
     assert!(
         path.exists(),
         "{} is not built (`cargo test` builds the examples; alone: cargo build -p ocannl --examples)",
@@ -307,17 +312,29 @@ fn mpirun_two_ranks_train_moons_as_one_process_on_double_batches() {
     let moons = example("moons");
     let moons = moons.to_str().unwrap();
     for opt in ["sgd", "adam"] {
-        let common = ["--no-plot", "--no-accuracy-check", "--epochs", "2", "--optimizer", opt];
-        let (one, two) = (temp(&format!("moons-1-{opt}")), temp(&format!("moons-2-{opt}")));
+        let common = [
+            "--no-plot",
+            "--no-accuracy-check",
+            "--epochs",
+            "2",
+            "--optimizer",
+            opt,
+        ];
+        let (one, two) = (
+            temp(&format!("moons-1-{opt}")),
+            temp(&format!("moons-2-{opt}")),
+        );
         let (ok, out, err) = run({
             let mut c = Command::new(moons);
-            c.args(common).args(["--batch", "20", "--save", one.to_str().unwrap()]);
+            c.args(common)
+                .args(["--batch", "20", "--save", one.to_str().unwrap()]);
             c
         });
         assert!(ok, "{out}{err}");
         let (ok, out, err) = run({
             let mut c = mpirun(&["-n", "2", moons, "--data-parallel"]);
-            c.args(common).args(["--batch", "10", "--save", two.to_str().unwrap()]);
+            c.args(common)
+                .args(["--batch", "10", "--save", two.to_str().unwrap()]);
             c
         });
         assert!(ok, "{out}{err}");
@@ -338,21 +355,33 @@ fn mpirun_two_ranks_train_lenet_on_fashion_mnist_as_one_process_on_double_batche
     let fashion = fashion.to_str().unwrap();
     for (opt, lr) in [("sgd", "0.05"), ("adam", "0.002")] {
         let common = [
-            "--epochs", "1", "--train-items", "512", "--test-items", "100", "--min-accuracy", "0",
-            "--optimizer", opt, "--lr", lr,
+            "--epochs",
+            "1",
+            "--train-items",
+            "512",
+            "--test-items",
+            "100",
+            "--min-accuracy",
+            "0",
+            "--optimizer",
+            opt,
+            "--lr",
+            lr,
         ];
         let dir = temp(&format!("fashion-{opt}"));
         std::fs::create_dir_all(&dir).unwrap();
         let (one, two) = (dir.join("one.safetensors"), dir.join("two.safetensors"));
         let (ok, out, err) = run({
             let mut c = Command::new(fashion);
-            c.args(common).args(["--batch", "32", "--save", one.to_str().unwrap()]);
+            c.args(common)
+                .args(["--batch", "32", "--save", one.to_str().unwrap()]);
             c
         });
         assert!(ok, "{out}{err}");
         let (ok, out, err) = run({
             let mut c = mpirun(&["-n", "2", fashion, "--data-parallel"]);
-            c.args(common).args(["--batch", "16", "--save", two.to_str().unwrap()]);
+            c.args(common)
+                .args(["--batch", "16", "--save", two.to_str().unwrap()]);
             c
         });
         assert!(ok, "{out}{err}");
@@ -369,7 +398,15 @@ fn ranks_configured_differently_are_refused_at_start_up() {
     let moons = example("moons");
     let moons = moons.to_str().unwrap();
     let rank = |extra: &'static [&'static str]| {
-        let mut v = vec!["-n", "1", moons, "--data-parallel", "--no-plot", "--epochs", "1"];
+        let mut v = vec![
+            "-n",
+            "1",
+            moons,
+            "--data-parallel",
+            "--no-plot",
+            "--epochs",
+            "1",
+        ];
         v.extend(extra);
         v
     };
@@ -410,10 +447,17 @@ impl Job {
     fn start(timeout: &str) -> Job {
         let moons = example("moons");
         let mut c = mpirun(&["-n", "2", moons.to_str().unwrap(), "--data-parallel"]);
-        c.args(["--no-plot", "--no-accuracy-check", "--epochs", "1000000", "--samples", "200000"])
-            .env("OCANNL_COLLECTIVE_TIMEOUT", timeout)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+        c.args([
+            "--no-plot",
+            "--no-accuracy-check",
+            "--epochs",
+            "1000000",
+            "--samples",
+            "200000",
+        ])
+        .env("OCANNL_COLLECTIVE_TIMEOUT", timeout)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
         let mut child = c.spawn().expect("mpirun runs");
         let drain = |r: Box<dyn Read + Send>| {
             let text = Arc::new(Mutex::new(String::new()));
@@ -435,8 +479,16 @@ impl Job {
     fn wait_training(&mut self) {
         let t = Instant::now();
         while !self.out.lock().unwrap().contains("compiled the train step") {
-            assert!(t.elapsed() < Duration::from_secs(120), "{}", self.err.lock().unwrap());
-            assert!(self.child.try_wait().unwrap().is_none(), "{}", self.err.lock().unwrap());
+            assert!(
+                t.elapsed() < Duration::from_secs(120),
+                "{}",
+                self.err.lock().unwrap()
+            );
+            assert!(
+                self.child.try_wait().unwrap().is_none(),
+                "{}",
+                self.err.lock().unwrap()
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
         std::thread::sleep(Duration::from_millis(500));
@@ -451,7 +503,9 @@ impl Job {
                 continue;
             };
             // pid (comm) state ppid ...
-            let Some(close) = stat.rfind(')') else { continue };
+            let Some(close) = stat.rfind(')') else {
+                continue;
+            };
             let comm = &stat[stat.find('(').unwrap() + 1..close];
             let ppid: u32 = stat[close + 2..]
                 .split(' ')

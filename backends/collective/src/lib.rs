@@ -152,7 +152,9 @@ pub fn timeout_from_env() -> Result<Duration, String> {
             .ok()
             .filter(|s| s.is_finite() && *s > 0.0)
             .map(Duration::from_secs_f64)
-            .ok_or_else(|| format!("{TIMEOUT_VAR} must be a positive number of seconds, not '{text}'")),
+            .ok_or_else(|| {
+                format!("{TIMEOUT_VAR} must be a positive number of seconds, not '{text}'")
+            }),
     }
 }
 

@@ -25,7 +25,10 @@ pub struct Nccl {
 pub fn unavailable() -> Option<String> {
     // SAFETY: only tries to load the driver library.
     if !unsafe { cudarc::driver::sys::is_culib_present() } {
-        return Some("no CUDA driver: libcuda.so was not found (NCCL needs an NVIDIA GPU and its driver)".into());
+        return Some(
+            "no CUDA driver: libcuda.so was not found (NCCL needs an NVIDIA GPU and its driver)"
+                .into(),
+        );
     }
     // SAFETY: only tries to load the NCCL library.
     if !unsafe { cudarc::nccl::sys::is_culib_present() } {
