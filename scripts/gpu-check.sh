@@ -31,6 +31,8 @@ cargo test --release -p ocannl-run --test differential -- --include-ignored gpu 
 echo "== the self-check bundle run by ocannl-gpu (no MLIR)"
 scripts/gpu-selfcheck-bundle.sh target/gpu-selfcheck
 target/gpu-selfcheck/ocannl-gpu selfcheck target/gpu-selfcheck
+echo "== NCCL across the GPUs (data parallelism's all-reduce; skipped without NCCL)"
+target/gpu-selfcheck/ocannl-gpu nccl-check || [ $? = 2 ]
 
 echo "== the moons demo trained on the GPU (fails below 0.95 accuracy)"
 cargo build --release -p ocannl --example moons

@@ -57,8 +57,11 @@ pub use ocannl_shape_dialect::ParamInit;
 pub use schedule::Schedule;
 pub use train::{Adam, Device, Optimizer, Sgd, State, Trainer};
 /// Collectives for data-parallel training ([`Trainer::new_data_parallel`]):
-/// `Local`, and with the `mpi` feature `Mpi` and `Nccl`.
+/// `Local`, `Nccl`, and with the `mpi` feature (`ocannl::collective_mpi`)
+/// `Mpi` and NCCL's ranks found through MPI.
 pub use ocannl_collective as collective;
+#[cfg(feature = "mpi")]
+pub use ocannl_collective_mpi as collective_mpi;
 
 /// An error from building, compiling or running: the diagnostics, each as
 /// `PLACE: error: message`, the place being a param's or data's name, or

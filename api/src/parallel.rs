@@ -21,12 +21,12 @@ use crate::{Device, Error};
 pub fn join(device: &Device) -> Result<Box<dyn Collective>, Error> {
     #[cfg(feature = "mpi")]
     {
-        use ocannl_collective::{timeout_from_env, Mpi, Nccl};
-        let mpi = Mpi::init(timeout_from_env()?)?;
+        use ocannl_collective_mpi::{nccl, Mpi};
+        let mpi = Mpi::init(ocannl_collective::timeout_from_env()?)?;
         if device.name() == Device::CUDA.name() {
             // One GPU per rank: its place among the ranks on its host.
             ocannl_gpu::use_device(mpi.local_rank())?;
-            Ok(Box::new(Nccl::new(mpi)?))
+            Ok(nccl(mpi)?)
         } else {
             Ok(Box::new(mpi))
         }

@@ -643,8 +643,8 @@ impl Trainer {
 
     /// [`Trainer::new_on`], one rank of a data-parallel job: `collective`
     /// joins the ranks (each a process running this same code: MPI's
-    /// ranks, [`ocannl_collective::Mpi`], or NCCL's over GPUs,
-    /// [`ocannl_collective::Nccl`]). Each rank steps on its own shard of
+    /// ranks, or NCCL's over GPUs; [`crate::parallel::join`] gives the
+    /// one for a device). Each rank steps on its own shard of
     /// every global batch; the loss and the gradients are all-reduced to
     /// their mean between backprop and the update, so that with a loss
     /// that is a mean over its batch, N ranks on shards of B take the step

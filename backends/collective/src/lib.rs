@@ -4,11 +4,14 @@
 //!
 //! Implementations:
 //! - [`Local`]: one process, nothing to exchange;
-//! - [`Mpi`] (feature `mpi`, on by default): MPI through the `mpi` crate,
-//!   one process per rank, across cores and hosts (`mpirun -n N`);
-//! - [`Nccl`] (feature `mpi`): NCCL across GPUs through `cudarc` (the
-//!   library loaded at run time), one process per GPU, bootstrapped
-//!   through MPI.
+//! - [`Nccl`]: NCCL across GPUs through `cudarc` (the library loaded at
+//!   run time), one process per GPU, the ranks found through a file of
+//!   NCCL's unique id ([`Nccl::from_id_file`]) or any other channel
+//!   ([`Nccl::join`]);
+//! - in `ocannl-collective-mpi` (which links the system's MPI, so that
+//!   this crate and the GPU's runtime CLI need none): `Mpi`, one process
+//!   per rank across cores and hosts (`mpirun -n N`), and NCCL's ranks
+//!   found through MPI.
 //!
 //! Faults: an all-reduce that does not complete within the timeout
 //! ([`timeout_from_env`]: `OCANNL_COLLECTIVE_TIMEOUT` seconds) means a
@@ -22,14 +25,8 @@
 
 use std::time::Duration;
 
-#[cfg(feature = "mpi")]
-mod mpi_impl;
-#[cfg(feature = "mpi")]
 mod nccl_impl;
 
-#[cfg(feature = "mpi")]
-pub use mpi_impl::Mpi;
-#[cfg(feature = "mpi")]
 pub use nccl_impl::{unavailable as nccl_unavailable, Nccl};
 
 /// A buffer reduced or broadcast in place, of one element type.

@@ -17,6 +17,9 @@
 //!   prints it).
 //! - `ocannl-gpu selfcheck DIR`: every case of a self-check bundle
 //!   (`scripts/gpu-selfcheck-bundle.sh`), one line each and a summary.
+//! - `ocannl-gpu nccl-check [--ranks N]`: NCCL's all-reduce, broadcast and
+//!   all-gather across the GPUs, one process each (no MPI), as
+//!   data-parallel training runs them; SKIP without NCCL.
 //! - `ocannl-gpu --device-info`: the GPU, or why there is none (exit 1).
 //!
 //! Exit status: 0 when everything asked for ran (the self-check: every
@@ -34,6 +37,7 @@ use ocannl_gpu_plan::{artifact::Artifact, schedule, Function};
 use ocannl_gpu_runtime::Device;
 use ocannl_runtime::{args, HostTensor, HostValue, Session, Slot};
 
+mod nccl;
 mod selfcheck;
 
 #[derive(Parser)]
@@ -94,6 +98,24 @@ enum Command {
         /// The bundle's directory.
         dir: PathBuf,
     },
+    /// NCCL's collectives across the GPUs, as data-parallel training runs
+    /// them: one process per GPU (or --ranks), no MPI; PASS, FAIL, or SKIP
+    /// without NCCL (exit 2).
+    NcclCheck {
+        /// The number of ranks (one GPU each; default: every GPU).
+        #[arg(long)]
+        ranks: Option<usize>,
+    },
+    /// One rank of nccl-check (on GPU --device).
+    #[command(hide = true)]
+    NcclRank {
+        /// Where rank 0 writes NCCL's unique id.
+        id_file: PathBuf,
+        #[arg(long)]
+        rank: usize,
+        #[arg(long)]
+        size: usize,
+    },
 }
 
 #[derive(Args)]
@@ -145,6 +167,10 @@ fn main() -> ExitCode {
         ) => print_ptx(artifact, chip, *module),
         (Some(Command::Run(r)), _) => run(r, cli.device),
         (Some(Command::Selfcheck { dir }), _) => selfcheck::run(dir, cli.device),
+        (Some(Command::NcclCheck { ranks }), _) => nccl::check(*ranks),
+        (Some(Command::NcclRank { id_file, rank, size }), _) => {
+            nccl::rank(id_file, *rank, *size, cli.device)
+        }
         (None, false) => Err("nothing to do: give a command (run, info, schedule, selfcheck) or --device-info; see --help".into()),
     };
     match result {

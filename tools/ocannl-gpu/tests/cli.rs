@@ -94,9 +94,28 @@ fn links_no_mlir_or_llvm() {
     };
     let libs = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{libs}");
-    for lib in ["libMLIR", "libLLVM", "libstdc++", "libcuda"] {
+    for lib in ["libMLIR", "libLLVM", "libstdc++", "libcuda", "libmpi", "libnccl"] {
         assert!(!libs.contains(lib), "ocannl-gpu links {lib}:\n{libs}");
     }
+}
+
+/// NCCL's check without a GPU, a driver or NCCL: skipped, saying why.
+#[test]
+fn nccl_check_skips_where_nccl_cannot_run() {
+    if gpu() {
+        return;
+    }
+    let o = run(&["nccl-check"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).starts_with("SKIP nccl: no "),
+        "{}",
+        text(&o)
+    );
+    // A rank alone says why too, and fails.
+    let o = run(&["nccl-rank", "/nonexistent/id", "--rank", "0", "--size", "1"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(String::from_utf8_lossy(&o.stderr).starts_with("no "), "{}", text(&o));
 }
 
 /// Nor statically: no MLIR C API function is in the binary.

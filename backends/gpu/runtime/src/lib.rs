@@ -55,6 +55,16 @@ pub fn unavailable() -> Option<String> {
     }
 }
 
+/// The number of GPUs, or why the driver cannot say.
+pub fn device_count() -> Result<usize, String> {
+    if let Some(why) = unavailable() {
+        return Err(why);
+    }
+    CudaContext::device_count()
+        .map(|n| n.max(0) as usize)
+        .map_err(|e| format!("the CUDA driver cannot be used: {e}"))
+}
+
 /// The CUDA version the driver supports (major, minor), if there is a
 /// driver.
 pub fn driver_version() -> Option<(i32, i32)> {

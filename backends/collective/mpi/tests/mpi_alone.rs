@@ -1,10 +1,10 @@
 //! MPI in one process started without a launcher (a job of one rank), and
 //! NCCL where it cannot run: errors, not panics.
-#![cfg(feature = "mpi")]
 
 use std::time::Duration;
 
-use ocannl_collective::{check_same, nccl_unavailable, Buffer, Collective, Mpi, Nccl};
+use ocannl_collective::{check_same, nccl_unavailable, Buffer, Collective};
+use ocannl_collective_mpi::{nccl, Mpi};
 
 #[test]
 fn one_rank_without_a_launcher_and_nccl_refused_cleanly() {
@@ -26,12 +26,12 @@ fn one_rank_without_a_launcher_and_nccl_refused_cleanly() {
         // No GPU, driver or NCCL here: joining says why.
         Some(why) => {
             assert!(why.starts_with("no "), "{why}");
-            let e = Nccl::new(mpi).err().expect("NCCL cannot run here");
+            let e = nccl(mpi).err().expect("NCCL cannot run here");
             assert_eq!(e, why);
         }
         // A GPU with NCCL: one rank reduces to itself.
         None => {
-            let mut nccl = Nccl::new(mpi).unwrap();
+            let mut nccl = nccl(mpi).unwrap();
             let mut z = [3.0f32, 1.0];
             nccl.all_reduce_sum(Buffer::F32(&mut z)).unwrap();
             assert_eq!(z, [3.0, 1.0]);

@@ -1,4 +1,10 @@
-//! [`Mpi`]: the collectives on MPI (the `mpi` crate, the system's MPI).
+//! The collectives of `ocannl-collective` on MPI (the `mpi` crate, on the
+//! system's MPI: Debian's OpenMPI, `openmpi-bin libopenmpi-dev`): [`Mpi`],
+//! one rank per process, across cores and hosts (`mpirun -n N`); and
+//! [`nccl`], NCCL's ranks over GPUs found through MPI.
+//!
+//! A separate crate so that what needs no MPI (the GPU's runtime CLI and
+//! its NCCL check) links none.
 
 use std::time::{Duration, Instant};
 
@@ -8,14 +14,14 @@ use mpi::request::{Request, Scope};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
-use crate::{Buffer, Collective, Stats};
+use ocannl_collective::{Buffer, Collective, Nccl, Stats, DEFAULT_TIMEOUT, TIMEOUT_VAR};
 
 /// MPI's world communicator: one rank per process. Every collective is
 /// started non-blocking and polled until it completes or its bound
 /// passes; then the job ends ([`Mpi::fail`]). The all-reduces, which
 /// ranks in step reach together, are bounded by the timeout; the
 /// start-up's broadcasts and all-gathers, which wait for the slowest
-/// rank's compile, by at least [`crate::DEFAULT_TIMEOUT`].
+/// rank's compile, by at least [`DEFAULT_TIMEOUT`].
 pub struct Mpi {
     // (Dropped before the universe, which finalizes MPI.)
     world: SimpleCommunicator,
@@ -66,7 +72,7 @@ impl Mpi {
 
     /// The bound on the start-up's collectives.
     fn startup_timeout(&self) -> Duration {
-        self.timeout.max(crate::DEFAULT_TIMEOUT)
+        self.timeout.max(DEFAULT_TIMEOUT)
     }
 
     /// Polls `req` until it completes, or ends the job once `bound`
@@ -88,7 +94,7 @@ impl Mpi {
                 self.fail(&format!(
                     "{what} did not complete within {:.1} s: another rank died, hangs or left the job ({} sets the limit in seconds)",
                     bound.as_secs_f64(),
-                    crate::TIMEOUT_VAR
+                    TIMEOUT_VAR
                 ));
             }
             // Spin briefly (a collective between ranks in step completes in
@@ -176,5 +182,60 @@ impl Collective for Mpi {
 
     fn stats(&self) -> Stats {
         self.stats
+    }
+}
+
+/// NCCL's communicator over the ranks of an MPI job: every rank checks it
+/// can run NCCL (all decide alike, so that none waits alone in the join),
+/// rank 0 makes the unique id, MPI broadcasts it, every rank joins on its
+/// host's GPU number [`Mpi::local_rank`]. Each collective is bounded by
+/// MPI's timeout, past which MPI's abort ends every rank.
+pub fn nccl(mut mpi: Mpi) -> Result<Box<dyn Collective>, String> {
+    let why = ocannl_collective::nccl_unavailable();
+    let verdicts = mpi.all_gather(&[u8::from(why.is_some())])?;
+    if let Some(r) = verdicts.iter().position(|v| v[0] != 0) {
+        return Err(match why {
+            Some(w) => w,
+            None => format!("rank {r} cannot run NCCL"),
+        });
+    }
+    let mut id = [0u8; 128];
+    if mpi.rank() == 0 {
+        id = Nccl::new_id()?;
+    }
+    mpi.broadcast_bytes(&mut id)?;
+    let nccl = Nccl::join(id, mpi.rank(), mpi.size(), mpi.local_rank(), mpi.timeout())?
+        .on_timeout(Box::new(|_| SimpleCommunicator::world().abort(1)));
+    Ok(Box::new(NcclOverMpi { nccl, _mpi: mpi }))
+}
+
+/// NCCL's ranks, with the MPI job that found them kept alive (MPI is
+/// finalized when it drops).
+struct NcclOverMpi {
+    nccl: Nccl,
+    _mpi: Mpi,
+}
+
+impl Collective for NcclOverMpi {
+    fn name(&self) -> &'static str {
+        self.nccl.name()
+    }
+    fn rank(&self) -> usize {
+        self.nccl.rank()
+    }
+    fn size(&self) -> usize {
+        self.nccl.size()
+    }
+    fn all_reduce_sum(&mut self, buf: Buffer) -> Result<(), String> {
+        self.nccl.all_reduce_sum(buf)
+    }
+    fn broadcast(&mut self, buf: Buffer) -> Result<(), String> {
+        self.nccl.broadcast(buf)
+    }
+    fn all_gather(&mut self, mine: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+        self.nccl.all_gather(mine)
+    }
+    fn stats(&self) -> Stats {
+        self.nccl.stats()
     }
 }
