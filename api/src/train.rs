@@ -315,6 +315,8 @@ pub struct Trainer {
     /// The printed `ocannl_shape` module.
     pub module: String,
     times: RefCell<CompileTimes>,
+    /// The context's diagnostics (one handler for the trainer's life).
+    diagnostics: Diagnostics,
     // The context outlives the compiled code (dropped last).
     _context: Context,
 }
@@ -413,6 +415,11 @@ impl Diagnostics {
 
     fn messages(&self) -> Vec<String> {
         self.0.lock().expect("diagnostics").clone()
+    }
+
+    /// Forgets the diagnostics so far (before another compile).
+    fn clear(&self) {
+        self.0.lock().expect("diagnostics").clear();
     }
 
     /// The diagnostics, or `what` when there are none.
@@ -753,6 +760,7 @@ impl Trainer {
                     .map(|(n, c)| (n.to_string(), c))
                     .collect(),
             }),
+            diagnostics,
             _context: context,
         })
     }
@@ -911,15 +919,17 @@ impl Trainer {
             Some(p) => p,
             None => {
                 let t = Instant::now();
+                self.diagnostics.clear();
                 let mut module =
                     Module::parse(&self._context, &self.forward_text).ok_or_else(|| {
-                        Error::from("internal error: the forward module does not parse".to_string())
+                        self.diagnostics
+                            .or("internal error: the forward module does not parse")
                     })?;
-                let diagnostics = Diagnostics::attach(&self._context);
-                lower_to_loops(&self._context, &mut module, self.backend, &diagnostics)?;
+                lower_to_loops(&self._context, &mut module, self.backend, &self.diagnostics)?;
                 let compiled = self
                     .backend
-                    .compile(&self._context, &mut module, &self.options)?;
+                    .compile(&self._context, &mut module, &self.options)
+                    .map_err(|e| self.diagnostics.then(e))?;
                 self.times.borrow_mut().forward = Some(t.elapsed());
                 program.insert(compiled)
             }

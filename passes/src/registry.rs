@@ -19,7 +19,7 @@ use std::{
 use crate::ffi;
 
 /// Every pass of the project, in pipeline order.
-pub fn all_passes() -> [&'static ffi::PassDef; 10] {
+pub fn all_passes() -> [&'static ffi::PassDef; 11] {
     [
         &crate::transforms::verify::DEF,
         &crate::transforms::infer_shapes::DEF,
@@ -31,6 +31,7 @@ pub fn all_passes() -> [&'static ffi::PassDef; 10] {
         &crate::conversion::assign_to_linalg::DEF,
         &crate::transforms::outline_kernels::DEF,
         &crate::transforms::simplify::DEF,
+        &crate::transforms::check_lowered::DEF,
     ]
 }
 

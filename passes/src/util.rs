@@ -4,8 +4,34 @@ use melior::ir::{
     attribute::TypeAttribute, block::BlockLike, operation::OperationLike, r#type::FunctionType,
     OperationRef, RegionLike, Type, ValueLike,
 };
-use ocannl_mlir::ir;
+use melior::ir::Value;
+use ocannl_mlir::{ir, At, Builder};
 use ocannl_shape::{parse_shape, Shape, VarScope};
+
+/// The type a boolean (`i1`) crosses a call as, between the functions the
+/// passes make (a routine and its kernels, the run-time checks' record):
+/// LLVM's fast instruction selector, which compiles the host code at -O0,
+/// takes no call with an `i1` argument and falls back to the slow one for
+/// each. [`bool_to_call`] and [`bool_from_call`] convert.
+pub const CALL_BOOL: &str = "i8";
+
+/// A boolean as a call's argument ([`CALL_BOOL`]).
+pub fn bool_to_call<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    v: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, String> {
+    Ok(b.op1(at, "arith.extui", &[v], b.ty(CALL_BOOL)?, &[]))
+}
+
+/// A call's argument ([`CALL_BOOL`]) as the boolean it carries.
+pub fn bool_from_call<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    v: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, String> {
+    Ok(b.op1(at, "arith.trunci", &[v], b.ty("i1")?, &[]))
+}
 
 /// The shape of a concrete SHAPE string (`None` if it has variables or does
 /// not parse).

@@ -17,6 +17,7 @@
 // LLVM-NEXT: canonicalize{
 // LLVM-NEXT: cse
 // LLVM-NEXT: ),
+// LLVM-NEXT: ocannl-check-lowered,
 // LLVM-NEXT: convert-scf-to-openmp
 
 // NVVM: builtin.module(
@@ -29,6 +30,7 @@
 // NVVM-NEXT: canonicalize{
 // NVVM-NEXT: cse
 // NVVM-NEXT: ),
+// NVVM-NEXT: ocannl-check-lowered,
 // NVVM-NEXT: gpu-launch-sink-index-computations
 // NVVM-NOT: ocannl-outline-kernels
 // NVVM: nvvm-attach-target{O=2 chip=sm_80 {{.*}}features=+ptx78

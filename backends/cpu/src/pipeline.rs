@@ -7,7 +7,9 @@ pub const LOOPS_TO_LLVM: &str = "convert-scf-to-openmp,lower-affine,expand-strid
 finalize-memref-to-llvm,convert-scf-to-cf,convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,convert-cf-to-llvm,\
 convert-func-to-llvm,convert-openmp-to-llvm,reconcile-unrealized-casts";
 
-/// The named pipeline running [`LOOPS_TO_LLVM`].
+/// The named pipeline running `ocannl-check-lowered` (an error at any op
+/// of the project's dialects left, which the upstream conversions would
+/// turn into IR that no longer verifies), then [`LOOPS_TO_LLVM`].
 pub const LOOPS_TO_LLVM_NAME: &str = "ocannl-loops-to-llvm";
 
 /// The upstream passes that take linalg on tensors (the output of
@@ -56,8 +58,8 @@ pub(crate) fn register() {
     );
     ocannl_passes::register_pipeline(
         c"ocannl-loops-to-llvm",
-        c"From the loops of ocannl-lower-to-loops to the LLVM dialect for the CPU (upstream conversions; parallel loops through OpenMP)",
-        LOOPS_TO_LLVM,
+        c"From the loops of ocannl-lower-to-loops to the LLVM dialect for the CPU (ocannl-check-lowered, then upstream conversions; parallel loops through OpenMP)",
+        &format!("ocannl-check-lowered,{LOOPS_TO_LLVM}"),
     );
     ocannl_passes::register_pipeline(
         c"ocannl-to-llvm",

@@ -34,7 +34,7 @@ pub static OPTIONS: [PipelineOption; 3] = [
 
 /// The upstream passes from the kernels to PTX, with the options'
 /// placeholders.
-pub const LOOPS_TO_NVVM: &str = "gpu-launch-sink-index-computations,gpu-kernel-outlining,ocannl-merge-gpu-modules,\
+pub const LOOPS_TO_NVVM: &str = "ocannl-check-lowered,gpu-launch-sink-index-computations,gpu-kernel-outlining,ocannl-merge-gpu-modules,\
 nvvm-attach-target{chip={chip} features=+ptx{ptx} O={opt-level}},\
 gpu.module(lower-affine,convert-scf-to-cf,convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=true},canonicalize,cse,reconcile-unrealized-casts),\
 gpu-module-to-binary{format=isa},ocannl-check-ptx";

@@ -4,6 +4,7 @@
 //! `ocannl-outline-kernels` on the loops stage.
 
 pub mod autodiff;
+pub mod check_lowered;
 pub mod infer_shapes;
 pub mod outline_kernels;
 pub mod simplify;

@@ -78,6 +78,7 @@ use sha2::{Digest, Sha256};
 use crate::{
     diag::Diagnostic,
     framework::{Locate, Options, PassResult},
+    util::{bool_from_call, bool_to_call},
 };
 
 crate::define_pass!(
@@ -290,19 +291,18 @@ fn outline<'c, 'a>(
     }
     let results: Vec<Value<'c, 'a>> = nest.results().map(Into::into).collect();
     let result_types: Vec<Type<'c>> = results.iter().map(|v| v.r#type()).collect();
-    // The call, in the nest's place; an `i1` crosses as an `i8` (LLVM's
-    // fast instruction selector, the host code's at -O0, takes no call with
-    // an `i1` argument and falls back to the slow one for each).
+    // The call, in the nest's place; an `i1` crosses as
+    // `util::CALL_BOOL`.
     let b = Builder::new(ctx, loc);
-    let (i1, i8) = (b.ty("i1")?, b.ty("i8")?);
+    let i1 = b.ty("i1")?;
     let passed: Vec<Value<'c, 'a>> = args
         .iter()
         .map(|&v| -> Result<Value<'c, 'a>, String> {
-            Ok(if v.r#type() == i1 {
-                b.op1(At::before(nest)?, "arith.extui", &[v], i8, &[])
+            if v.r#type() == i1 {
+                bool_to_call(&b, At::before(nest)?, v)
             } else {
-                v
-            })
+                Ok(v)
+            }
         })
         .collect::<Result<_, String>>()?;
     let arg_types: Vec<Type<'c>> = passed.iter().map(|v| v.r#type()).collect();
@@ -350,7 +350,7 @@ fn outline<'c, 'a>(
     for (i, a) in args.iter().enumerate() {
         let arg: Value<'c, 'a> = entry.argument(i).map_err(|e| e.to_string())?.into();
         let arg = if a.r#type() == i1 {
-            b.op1(At::before(ret)?, "arith.trunci", &[arg], i1, &[])
+            bool_from_call(&b, At::before(ret)?, arg)?
         } else {
             arg
         };

@@ -35,6 +35,7 @@ use melior::ir::{
 use ocannl_mlir::{attr, builder::CmpI, ir, At, Builder};
 
 use super::assignment::memref_info;
+use crate::util::{bool_from_call, bool_to_call, CALL_BOOL};
 
 /// The status global's symbol.
 pub const STATUS: &str = "__ocannl_status";
@@ -294,9 +295,7 @@ impl<'c, 'a> Checks<'c, 'a> {
         // thousands of checks stays one block of straight-line code, short
         // and cheap to lower and to compile.
         self.record_fn(e)?;
-        // (An `i8`: LLVM's fast instruction selector takes no call with an
-        // `i1` argument.)
-        let failed = e.op1(at, "arith.extui", &[failed], e.ty("i8")?, &[]);
+        let failed = bool_to_call(e, at, failed)?;
         let mut operands = vec![failed];
         operands.extend(words);
         e.place(
@@ -319,8 +318,8 @@ impl<'c, 'a> Checks<'c, 'a> {
             return Ok(());
         }
         let ctx = e.ctx;
-        let (i1, i8, i64t) = (e.ty("i1")?, e.ty("i8")?, e.ty("i64")?);
-        let inputs = [i8, i64t, i64t, i64t, i64t];
+        let (i1, i64t) = (e.ty("i1")?, e.ty("i64")?);
+        let inputs = [e.ty(CALL_BOOL)?, i64t, i64t, i64t, i64t];
         let region = Region::new();
         region.append_block(Block::new(&inputs.map(|t| (t, e.loc))));
         let s = |v: &str| -> Attribute<'c> { StringAttribute::new(ctx, v).into() };
@@ -355,7 +354,7 @@ impl<'c, 'a> Checks<'c, 'a> {
                 .map(Into::into)
                 .map_err(|er| er.to_string())
         };
-        let failed = e.op1(at, "arith.trunci", &[arg(0)?], i1, &[]);
+        let failed = bool_from_call(e, at, arg(0)?)?;
         let first = self.clear(e, at)?;
         let record = e.op1(at, "arith.andi", &[failed, first], i1, &[]);
         e.if_then(at, record, &mut |inner| {
