@@ -203,8 +203,14 @@ fn run(cli: Cli) -> Result<(), Error> {
     // Rank 0 prints, evaluates and saves.
     let root = rank == 0;
     let data = FashionMnist::load_default()?;
-    let train_items = cli.train_items.unwrap_or(data.train.len()).min(data.train.len());
-    let test_items = cli.test_items.unwrap_or(data.test.len()).min(data.test.len());
+    let train_items = cli
+        .train_items
+        .unwrap_or(data.train.len())
+        .min(data.train.len());
+    let test_items = cli
+        .test_items
+        .unwrap_or(data.test.len())
+        .min(data.test.len());
     if root {
         println!("Fashion-MNIST: {train_items} training and {test_items} test images");
     }
@@ -220,7 +226,15 @@ fn run(cli: Cli) -> Result<(), Error> {
     let t = Instant::now();
     let options = format!(
         "{:?}",
-        (cli.epochs, b, cli.lr, &cli.optimizer, train_items, cli.seed, &cli.load)
+        (
+            cli.epochs,
+            b,
+            cli.lr,
+            &cli.optimizer,
+            train_items,
+            cli.seed,
+            &cli.load
+        )
     );
     let mut trainer = match collective {
         None => Trainer::new_on(cli.device.as_str(), &loss, &forward, optimizer)?,

@@ -225,7 +225,10 @@ fn run() -> Result<(), Error> {
             return Err(format!("--optimizer: sgd, adam or adamw, not '{other}'").into());
         }
     };
-    let options = format!("{:?}", (epochs, hidden, batch, samples, arg("--seed", 5), &optimizer));
+    let options = format!(
+        "{:?}",
+        (epochs, hidden, batch, samples, arg("--seed", 5), &optimizer)
+    );
     let mut trainer = match collective {
         None => Trainer::new_on(device, &loss, &forward, optimizer)?,
         Some(c) => Trainer::new_data_parallel(device, &loss, &forward, optimizer, c)?,
@@ -236,11 +239,11 @@ fn run() -> Result<(), Error> {
     let times = trainer.times();
     if root {
         println!(
-        "compiled the train step in {:.0} ms (the project's passes {:.0} ms, LLVM {:.0} ms)",
-        t.elapsed().as_secs_f64() * 1e3,
-        times.passes.as_secs_f64() * 1e3,
-        times.train_step.as_secs_f64() * 1e3
-    );
+            "compiled the train step in {:.0} ms (the project's passes {:.0} ms, LLVM {:.0} ms)",
+            t.elapsed().as_secs_f64() * 1e3,
+            times.passes.as_secs_f64() * 1e3,
+            times.train_step.as_secs_f64() * 1e3
+        );
     }
     // `--load DIR`: start from params saved by `--save DIR`.
     if let Some(dir) = args

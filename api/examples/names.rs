@@ -88,7 +88,11 @@ fn batch(words: &[&String], len: usize) -> Result<[HostTensor; 3], Error> {
     for w in words {
         let tokens = words::encode(w)?;
         for p in 0..len {
-            let input = if p == 0 { words::END } else { tokens.get(p - 1).copied().unwrap_or(words::END) };
+            let input = if p == 0 {
+                words::END
+            } else {
+                tokens.get(p - 1).copied().unwrap_or(words::END)
+            };
             ids.push(input as f64);
             targets.push(tokens.get(p).copied().unwrap_or(words::END) as f64);
             mask.push(if p < tokens.len() { 1.0 } else { 0.0 });
@@ -109,7 +113,9 @@ fn save_data(dir: &Path, words: &Words, len: usize, order: &[Vec<usize>]) -> Res
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     for (name, split) in [("train", &words.train), ("test", &words.test)] {
         let all: Vec<&String> = split.iter().collect();
-        let parts = ["ids", "targets", "mask"].into_iter().zip(batch(&all, len)?);
+        let parts = ["ids", "targets", "mask"]
+            .into_iter()
+            .zip(batch(&all, len)?);
         for (part, mut t) in parts {
             t.dims.truncate(2);
             npy::write(&dir.join(format!("{name}_{part}.npy")), &t)?;
@@ -128,7 +134,14 @@ fn save_data(dir: &Path, words: &Words, len: usize, order: &[Vec<usize>]) -> Res
 fn run(cli: Cli) -> Result<(), Error> {
     let words = Words::load_default()?;
     // The context: the longest word and its end token.
-    let len = words.train.iter().chain(&words.test).map(|w| w.len()).max().unwrap_or(1) + 1;
+    let len = words
+        .train
+        .iter()
+        .chain(&words.test)
+        .map(|w| w.len())
+        .max()
+        .unwrap_or(1)
+        + 1;
     if !cli.print_module {
         println!(
             "{} training and {} test words, context {len}",
@@ -138,7 +151,8 @@ fn run(cli: Cli) -> Result<(), Error> {
     }
     let vocab = words::VOCAB as u64;
     let (b, l) = (cli.batch, len as u64);
-    let model = |ids: &Tensor| nn::decoder_only("lm", ids, vocab, l, cli.dim, cli.heads, cli.layers);
+    let model =
+        |ids: &Tensor| nn::decoder_only("lm", ids, vocab, l, cli.dim, cli.heads, cli.layers);
     let ids = data("ids", &format!("{b},{l}|1"));
     let targets = data("targets", &format!("{b},{l}|1"));
     let mask = data("mask", &format!("{b},{l}|1"));
@@ -173,7 +187,11 @@ fn run(cli: Cli) -> Result<(), Error> {
         println!("  backend phases: {}", phases.join(", "));
     }
     if !times.counts.is_empty() {
-        let counts: Vec<String> = times.counts.iter().map(|(n, c)| format!("{n} {c}")).collect();
+        let counts: Vec<String> = times
+            .counts
+            .iter()
+            .map(|(n, c)| format!("{n} {c}"))
+            .collect();
         println!("  backend counts: {}", counts.join(", "));
     }
     let schedule = Schedule::WarmupCosine {
@@ -184,7 +202,9 @@ fn run(cli: Cli) -> Result<(), Error> {
     };
     let mut rng = ocannl_ops::SplitMix64::new(cli.seed);
     let pick = |rng: &mut ocannl_ops::SplitMix64, from: &[String]| -> Vec<usize> {
-        (0..b).map(|_| rng.below(from.len() as u64) as usize).collect()
+        (0..b)
+            .map(|_| rng.below(from.len() as u64) as usize)
+            .collect()
     };
     // The time of the train steps (with their batches), evaluation left out.
     let mut training = Duration::ZERO;
@@ -231,10 +251,9 @@ fn run(cli: Cli) -> Result<(), Error> {
         println!("  {w}");
     }
     match (cli.max_test_loss, last_test) {
-        (Some(max), Some(test)) if test > max => Err(format!(
-            "the test loss {test:.4} is above {max} (--max-test-loss)"
-        )
-        .into()),
+        (Some(max), Some(test)) if test > max => {
+            Err(format!("the test loss {test:.4} is above {max} (--max-test-loss)").into())
+        }
         _ => Ok(()),
     }
 }

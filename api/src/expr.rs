@@ -28,9 +28,14 @@ pub(crate) struct ParamDecl {
 #[derive(Debug)]
 pub(crate) enum Node {
     Param(Rc<ParamDecl>),
-    Data { name: String, shape: String },
+    Data {
+        name: String,
+        shape: String,
+    },
     /// An `index` argument (a position along a batch axis).
-    IndexArg { name: String },
+    IndexArg {
+        name: String,
+    },
     /// The batch slice of a tensor at an index argument.
     BatchSlice(Tensor, Tensor),
     Number(f64),
@@ -357,12 +362,7 @@ pub fn einsum(spec: &str, operands: &[&Tensor]) -> Tensor {
 /// values of one result cell (`Accum::Max` for a max-reduction, OCANNL's
 /// `@^^`), `op` computes each value from the operands' cells (a unary op
 /// of one operand, a binary op of two; the verifier checks the arity).
-pub fn einsum_with(
-    spec: &str,
-    accum: Accum,
-    op: impl Into<NumOp>,
-    operands: &[&Tensor],
-) -> Tensor {
+pub fn einsum_with(spec: &str, accum: Accum, op: impl Into<NumOp>, operands: &[&Tensor]) -> Tensor {
     einsum_node(spec, Some(accum), Some(op.into()), operands)
 }
 

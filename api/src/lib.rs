@@ -44,24 +44,24 @@ mod writer;
 use std::fmt;
 
 pub use expr::{
-    binary, constant, data, einsum, einsum_with, eq, exp, full, index, iota, log, lt, maximum, minimum,
-    ne, number, one_hot, param, pointdiv, pointmul, relu, sqrt, sum, tanh, ternary, transpose,
-    unary, where_, Index, Param, Tensor,
+    binary, constant, data, einsum, einsum_with, eq, exp, full, index, iota, log, lt, maximum,
+    minimum, ne, number, one_hot, param, pointdiv, pointmul, relu, sqrt, sum, tanh, ternary,
+    transpose, unary, where_, Index, Param, Tensor,
 };
-pub use ocannl_ops::{Accum, BinaryOp, TernaryOp, UnaryOp};
 pub use ocannl_assign::virtualize::Memory;
-/// Datasets and minibatches (`ocannl-data`): Fashion-MNIST, words, batches.
-pub use ocannl_data as data;
-pub use ocannl_runtime::{npy, safetensors, Elt, HostTensor, HostValue};
-pub use ocannl_shape_dialect::ParamInit;
-pub use schedule::Schedule;
-pub use train::{Adam, Device, Optimizer, Sgd, State, Trainer};
 /// Collectives for data-parallel training ([`Trainer::new_data_parallel`]):
 /// `Local`, `Nccl`, and with the `mpi` feature (`ocannl::collective_mpi`)
 /// `Mpi` and NCCL's ranks found through MPI.
 pub use ocannl_collective as collective;
 #[cfg(feature = "mpi")]
 pub use ocannl_collective_mpi as collective_mpi;
+/// Datasets and minibatches (`ocannl-data`): Fashion-MNIST, words, batches.
+pub use ocannl_data as data;
+pub use ocannl_ops::{Accum, BinaryOp, TernaryOp, UnaryOp};
+pub use ocannl_runtime::{npy, safetensors, Elt, HostTensor, HostValue};
+pub use ocannl_shape_dialect::ParamInit;
+pub use schedule::Schedule;
+pub use train::{Adam, Device, Optimizer, Sgd, State, Trainer};
 
 /// An error from building, compiling or running: the diagnostics, each as
 /// `PLACE: error: message`, the place being a param's or data's name, or

@@ -114,7 +114,10 @@ pub fn masked_cross_entropy(
     classes: u64,
     mask: &Tensor,
 ) -> Tensor {
-    let picked = sum_last(&pointmul(&one_hot(class_ids, classes), &log_softmax(logits)));
+    let picked = sum_last(&pointmul(
+        &one_hot(class_ids, classes),
+        &log_softmax(logits),
+    ));
     -pointdiv(&sum(&pointmul(&picked, mask)), &sum(mask))
 }
 
@@ -166,9 +169,7 @@ pub struct Conv2d {
 pub fn conv2d(name: &str, x: &Tensor, c: Conv2d) -> Tensor {
     let pad = if c.padding { "=+" } else { "<+" };
     let s = c.stride;
-    let spec = format!(
-        "...|{s}*oh{pad}kh, {s}*ow{pad}kw, ic; kh, kw, ic -> oc => ...|oh, ow, oc"
-    );
+    let spec = format!("...|{s}*oh{pad}kh, {s}*ow{pad}kw, ic; kh, kw, ic -> oc => ...|oh, ow, oc");
     let kernel = param(&format!("{name}.kernel"))
         .input(&[c.kernel, c.kernel, c.in_channels])
         .output(&[c.out_channels])
@@ -310,8 +311,8 @@ pub fn multi_head_attention(
         &w * x
     };
     let (q, k, v) = (project("q"), project("k"), project("v"));
-    let scores = einsum("...,s|h,e; ...,t|h,e => ...,s|t->h", &[&q, &k])
-        * (1.0 / (head_dim as f64).sqrt());
+    let scores =
+        einsum("...,s|h,e; ...,t|h,e => ...,s|t->h", &[&q, &k]) * (1.0 / (head_dim as f64).sqrt());
     let scores = match mask {
         Some(m) => crate::expr::where_(m, &scores, &number(-1e9)),
         None => scores,

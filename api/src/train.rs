@@ -35,10 +35,7 @@ use melior::{
     Context,
 };
 use ocannl_collective::{check_same, Buffer, Collective, Stats};
-use ocannl_passes::{
-    backend::compile_cached,
-    pipelines, Backend,
-};
+use ocannl_passes::{backend::compile_cached, pipelines, Backend};
 use ocannl_runtime::{
     bundle::Bundle, CompileOptions, Executable, HostTensor, HostValue, Session, Slot,
 };

@@ -320,8 +320,8 @@ impl Writer {
             }
             Node::Compose(..) => self.op(Op::new("ocannl_shape.compose", operands)),
             Node::Einsum(e, _) => {
-                let mut op =
-                    Op::new("ocannl_shape.einsum", operands).attr("spec", Attr::Str(e.spec.clone()));
+                let mut op = Op::new("ocannl_shape.einsum", operands)
+                    .attr("spec", Attr::Str(e.spec.clone()));
                 if let Some(num) = e.op {
                     op.set("op", Attr::Str(num.name().into()));
                 }

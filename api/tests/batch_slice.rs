@@ -83,13 +83,20 @@ fn a_dataset_sliced_by_an_index_trains_as_batches_given_each_step() {
             .unwrap();
         sliced.set_input(2, &HostValue::Index(k as i64)).unwrap();
         let b = sliced.step_on_inputs(0.1).unwrap();
-        assert!((a - b).abs() <= 1e-6 * a.abs().max(1.0), "step {step}: {a} vs {b}");
+        assert!(
+            (a - b).abs() <= 1e-6 * a.abs().max(1.0),
+            "step {step}: {a} vs {b}"
+        );
     }
     let (pa, pb) = (params(&given), params(&sliced));
     for (a, b) in pa.iter().zip(&pb) {
         assert!((a - b).abs() <= 1e-6, "{pa:?} vs {pb:?}");
     }
-    assert_ne!(pa, params(&Trainer::new(&loss, &pred, Sgd::default()).unwrap()), "trained");
+    assert_ne!(
+        pa,
+        params(&Trainer::new(&loss, &pred, Sgd::default()).unwrap()),
+        "trained"
+    );
     // The forward routine takes the index too.
     let x0 = sliced
         .forward_values(&[
@@ -100,7 +107,9 @@ fn a_dataset_sliced_by_an_index_trains_as_batches_given_each_step() {
     assert_eq!(x0.dims, vec![BATCH as u64, 1]);
     // An index outside the dataset is an error naming it, not a read
     // outside the buffer.
-    sliced.set_input(2, &HostValue::Index(BATCHES as i64)).unwrap();
+    sliced
+        .set_input(2, &HostValue::Index(BATCHES as i64))
+        .unwrap();
     let e = sliced.step_on_inputs(0.1).unwrap_err().to_string();
     assert!(e.contains("outside the axis of 3"), "{e}");
     // Inputs are checked: an index where a tensor goes, and no input #3.

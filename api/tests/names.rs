@@ -480,7 +480,10 @@ fn deep_expressions_are_written_and_dropped() {
                 t = relu(&t);
             }
             let text = Tensor::module("f", &[&t]).unwrap();
-            assert_eq!(text.matches("\"ocannl_shape.pointwise_unary\"").count(), 200_000);
+            assert_eq!(
+                text.matches("\"ocannl_shape.pointwise_unary\"").count(),
+                200_000
+            );
             drop(t);
         })
         .unwrap()
@@ -492,7 +495,16 @@ fn deep_expressions_are_written_and_dropped() {
 /// names (slashes, dots, quotes, unicode), and load back.
 #[test]
 fn any_param_names_save_and_load_inside_the_directory() {
-    let names = ["../up", "a/b", "..", ".hidden", "q\"u\\o", "ünï", "plain_w-1.x", "%41"];
+    let names = [
+        "../up",
+        "a/b",
+        "..",
+        ".hidden",
+        "q\"u\\o",
+        "ünï",
+        "plain_w-1.x",
+        "%41",
+    ];
     let x = data("x", "4|3");
     let mut y: Tensor = number(0.0);
     for (k, n) in names.iter().enumerate() {

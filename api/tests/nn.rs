@@ -43,7 +43,10 @@ fn tensor(dims: &[u64], data: &[f64]) -> HostTensor {
 fn close(got: &[f64], want: &[f64], tol: f64) {
     assert_eq!(got.len(), want.len(), "{got:?} vs {want:?}");
     for (g, w) in got.iter().zip(want) {
-        assert!((g - w).abs() <= tol * (1.0 + w.abs()), "{got:?} vs {want:?}");
+        assert!(
+            (g - w).abs() <= tol * (1.0 + w.abs()),
+            "{got:?} vs {want:?}"
+        );
     }
 }
 
@@ -83,19 +86,31 @@ fn softmax_and_log_softmax_are_the_closed_forms() {
 fn max_sum_and_mean_over_the_last_axis() {
     let x = data("x", "3|4");
     let out = eval(
-        &[&nn::max_last(&x), &nn::sum_last(&x), &nn::mean_last(&x), &nn::mean(&x)],
+        &[
+            &nn::max_last(&x),
+            &nn::sum_last(&x),
+            &nn::mean_last(&x),
+            &nn::mean(&x),
+        ],
         &[tensor(&[3, 4], &LOGITS)],
     );
     let rows: Vec<&[f64]> = LOGITS.chunks(4).collect();
     assert_eq!(out[0].dims, [3, 1]);
     close(
         &out[0].data,
-        &rows.iter().map(|r| r.iter().cloned().fold(f64::MIN, f64::max)).collect::<Vec<_>>(),
+        &rows
+            .iter()
+            .map(|r| r.iter().cloned().fold(f64::MIN, f64::max))
+            .collect::<Vec<_>>(),
         0.0,
     );
     let sums: Vec<f64> = rows.iter().map(|r| r.iter().sum()).collect();
     close(&out[1].data, &sums, 1e-6);
-    close(&out[2].data, &sums.iter().map(|s| s / 4.0).collect::<Vec<_>>(), 1e-6);
+    close(
+        &out[2].data,
+        &sums.iter().map(|s| s / 4.0).collect::<Vec<_>>(),
+        1e-6,
+    );
     close(&out[3].data, &[LOGITS.iter().sum::<f64>() / 12.0], 1e-6);
 }
 
@@ -145,7 +160,9 @@ fn layer_norm_normalizes_each_row() {
         .flat_map(|r| {
             let m = r.iter().sum::<f64>() / 4.0;
             let v = r.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / 4.0;
-            r.iter().map(move |x| (x - m) / (v + 1e-5).sqrt()).collect::<Vec<_>>()
+            r.iter()
+                .map(move |x| (x - m) / (v + 1e-5).sqrt())
+                .collect::<Vec<_>>()
         })
         .collect();
     close(&got.data, &want, 1e-4);
@@ -184,7 +201,9 @@ fn an_mlp_classifier_trains_with_cross_entropy() {
 
 /// `x` of `h x w x c` cells in memory order, from a formula.
 fn image(h: u64, w: u64, c: u64) -> Vec<f64> {
-    (0..h * w * c).map(|k| ((k * 37 % 23) as f64 - 11.0) / 7.0).collect()
+    (0..h * w * c)
+        .map(|k| ((k * 37 % 23) as f64 - 11.0) / 7.0)
+        .collect()
 }
 
 #[test]
@@ -241,7 +260,9 @@ fn a_padded_and_a_valid_convolution_are_the_direct_sums() {
         let trainer = Trainer::new(&sum(&y), &y, Sgd::default()).unwrap();
         let kernel = trainer.param("c.kernel").unwrap();
         assert_eq!(kernel.dims, [oc, k, k, ic]);
-        let got = trainer.forward(&[tensor(&[1, h, w, ic], &image(h, w, ic))]).unwrap();
+        let got = trainer
+            .forward(&[tensor(&[1, h, w, ic], &image(h, w, ic))])
+            .unwrap();
         let v = image(h, w, ic);
         // Padding "=": input = stride * output, the window starting
         // (k - 1) / 2 before the output cell.
@@ -264,8 +285,10 @@ fn a_padded_and_a_valid_convolution_are_the_direct_sums() {
                             }
                             for c in 0..ic as i64 {
                                 let xv = v[((ii * w as i64 + jj) * ic as i64 + c) as usize];
-                                let kv = kernel.data
-                                    [(((o as i64 * k as i64 + a) * k as i64 + b) * ic as i64 + c) as usize];
+                                let kv = kernel.data[(((o as i64 * k as i64 + a) * k as i64 + b)
+                                    * ic as i64
+                                    + c)
+                                    as usize];
                                 s += xv * kv;
                             }
                         }
@@ -291,10 +314,14 @@ fn lenet_classifies_channels_last_images() {
     assert_eq!(trainer.param("lenet.fc1.w").unwrap().dims, [120, 5, 5, 16]);
     let images = tensor(&[2, 28, 28, 1], &image(28, 28, 2));
     let labels = tensor(&[2, 1], &[3.0, 7.0]);
-    let first = trainer.step(&[images.clone(), labels.clone()], 0.05).unwrap();
+    let first = trainer
+        .step(&[images.clone(), labels.clone()], 0.05)
+        .unwrap();
     let mut last = first;
     for _ in 0..30 {
-        last = trainer.step(&[images.clone(), labels.clone()], 0.05).unwrap();
+        last = trainer
+            .step(&[images.clone(), labels.clone()], 0.05)
+            .unwrap();
     }
     assert!(last < first * 0.5, "{first} -> {last}");
     assert_eq!(trainer.forward(&[images]).unwrap().dims, [2, 10]);
@@ -309,8 +336,16 @@ fn attention_is_causal_and_a_tiny_language_model_trains() {
     let loss = nn::cross_entropy(&logits, &targets, vocab);
     let mut trainer = Trainer::new(&loss, &logits, Sgd::default()).unwrap();
     // Next-token prediction of fixed sequences.
-    let seqs = [[0.0, 1.0, 2.0, 3.0], [4.0, 3.0, 2.0, 1.0], [1.0, 1.0, 2.0, 2.0]];
-    let next = [[1.0, 2.0, 3.0, 4.0], [3.0, 2.0, 1.0, 0.0], [1.0, 2.0, 2.0, 3.0]];
+    let seqs = [
+        [0.0, 1.0, 2.0, 3.0],
+        [4.0, 3.0, 2.0, 1.0],
+        [1.0, 1.0, 2.0, 2.0],
+    ];
+    let next = [
+        [1.0, 2.0, 3.0, 4.0],
+        [3.0, 2.0, 1.0, 0.0],
+        [1.0, 2.0, 2.0, 3.0],
+    ];
     let input = tensor(&[3, len, 1], &seqs.concat());
     let target = tensor(&[3, len, 1], &next.concat());
     let out = trainer.forward(std::slice::from_ref(&input)).unwrap();
@@ -322,7 +357,11 @@ fn attention_is_causal_and_a_tiny_language_model_trains() {
         .forward(&[tensor(&[3, len, 1], &changed.concat())])
         .unwrap();
     let row = (len * vocab) as usize;
-    close(&out2.data[..3 * vocab as usize], &out.data[..3 * vocab as usize], 1e-6);
+    close(
+        &out2.data[..3 * vocab as usize],
+        &out.data[..3 * vocab as usize],
+        1e-6,
+    );
     assert!(out2.data[3 * vocab as usize..row]
         .iter()
         .zip(&out.data[3 * vocab as usize..row])

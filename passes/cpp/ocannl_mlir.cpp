@@ -29,6 +29,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/IRDL/IR/IRDL.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -254,14 +255,15 @@ public:
 
   // The dialects the project's passes create ops of (the GPU target's
   // kernels are `gpu.launch` ops; the conversion to linalg makes `tensor`
-  // ops and `cf.assert` checks).
+  // ops and `cf.assert` checks; the CPU's kernels take `!llvm.ptr`
+  // arguments).
   void getDependentDialects(DialectRegistry &registry) const override {
     registry.insert<irdl::IRDLDialect, affine::AffineDialect,
                     arith::ArithDialect, math::MathDialect,
                     memref::MemRefDialect, scf::SCFDialect,
                     linalg::LinalgDialect, vector::VectorDialect,
                     gpu::GPUDialect, tensor::TensorDialect,
-                    cf::ControlFlowDialect>();
+                    cf::ControlFlowDialect, LLVM::LLVMDialect>();
     registerProjectDialects(registry);
   }
 

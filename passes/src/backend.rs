@@ -97,7 +97,10 @@ pub trait Backend: Send + Sync {
     /// The executable that [`Executable::serialize`] wrote, for `options`.
     fn load(&self, bytes: &[u8], options: &CompileOptions) -> Result<Box<dyn Executable>, String> {
         let _ = (bytes, options);
-        Err(format!("the {} backend cannot load compiled code", self.name()))
+        Err(format!(
+            "the {} backend cannot load compiled code",
+            self.name()
+        ))
     }
 }
 

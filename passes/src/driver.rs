@@ -115,7 +115,11 @@ pub fn keep_only(module: &mut melior::ir::Module, keep: &[&str]) -> Result<(), S
         if f.parent_operation().is_none_or(|p| p != top) {
             continue;
         }
-        let attr = |n| f.attribute(n).ok().and_then(ocannl_mlir::attr::string_value);
+        let attr = |n| {
+            f.attribute(n)
+                .ok()
+                .and_then(ocannl_mlir::attr::string_value)
+        };
         let name = attr("sym_name").unwrap_or_default();
         if !keep.contains(&name.as_str()) && attr("sym_visibility").is_none_or(|v| v == "public") {
             ocannl_mlir::ir::set_attribute(

@@ -1,10 +1,10 @@
 //! Helpers shared by the passes.
 
+use melior::ir::Value;
 use melior::ir::{
     attribute::TypeAttribute, block::BlockLike, operation::OperationLike, r#type::FunctionType,
     OperationRef, RegionLike, Type, ValueLike,
 };
-use melior::ir::Value;
 use ocannl_mlir::{ir, At, Builder};
 use ocannl_shape::{parse_shape, Shape, VarScope};
 

@@ -1,7 +1,7 @@
 // The named pipelines expand to the project's pipelines (built once, in
 // ocannl_passes::registry) followed by each backend's own passes: the CPU
 // outlines its loop nests as kernels, then cleans up (canonicalize, cse) once
-// per distinct kernel, the GPU's are gpu.launch ops (outlined
+// per distinct kernel and passes kernels bare pointers, the GPU's are gpu.launch ops (outlined
 // by upstream gpu-kernel-outlining).
 // RUN: ocannl-opt %s --pass-pipeline='builtin.module(ocannl-to-llvm)' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=LLVM
 // RUN: ocannl-opt %s --pass-pipeline='builtin.module(ocannl-to-nvvm{chip=sm_80 ptx=78 opt-level=2})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NVVM
@@ -17,6 +17,7 @@
 // LLVM-NEXT: canonicalize{
 // LLVM-NEXT: cse
 // LLVM-NEXT: ),
+// LLVM-NEXT: ocannl-kernel-bare-ptrs,
 // LLVM-NEXT: ocannl-check-lowered,
 // LLVM-NEXT: convert-scf-to-openmp
 

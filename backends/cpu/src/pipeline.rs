@@ -35,9 +35,14 @@ pub const LINALG_TO_LLVM_NAME: &str = "ocannl-linalg-to-llvm";
 /// ([`ocannl_passes::pipelines::tidy`]), which so run once on each
 /// distinct kernel rather than on every loop nest of the lowering (the
 /// CPU's modules come from `ocannl-lower-to-loops` alone,
-/// [`ocannl_passes::backend::Backend::loops_pipeline`]).
+/// [`ocannl_passes::backend::Backend::loops_pipeline`]); last, the
+/// kernels take their statically shaped buffers as bare pointers
+/// (`ocannl-kernel-bare-ptrs`), so that a call passes one pointer per
+/// buffer rather than a descriptor.
 pub fn outline() -> ocannl_passes::Pipeline {
-    ocannl_passes::pipelines::outline_kernels().then(ocannl_passes::pipelines::tidy())
+    ocannl_passes::pipelines::outline_kernels()
+        .then(ocannl_passes::pipelines::tidy())
+        .pass("ocannl-kernel-bare-ptrs")
 }
 
 /// The whole pipeline from `ocannl_shape` to the LLVM dialect, on

@@ -350,6 +350,13 @@ impl Program {
         options: &CompileOptions,
     ) -> Result<Program, String> {
         options.check_names("cpu", OPTION_NAMES)?;
+        // Peak memory from the routines' own allocations (outlining moves
+        // packing buffers into kernels and makes the host code's
+        // temporaries bare `malloc`s).
+        let peaks: HashMap<String, u64> = functions(module)
+            .into_iter()
+            .map(|(name, f)| (name, peak_bytes(f)))
+            .collect();
         let t = Instant::now();
         ocannl_passes::run_pipeline(context, module, crate::pipeline::outline())
             .map_err(|e| format!("outlining kernels: {e}"))?;
@@ -366,10 +373,6 @@ impl Program {
         let slp = slp(options)?;
         let t = Instant::now();
         let signatures = signatures(module);
-        let peaks = functions(module)
-            .into_iter()
-            .map(|(name, f)| (name, peak_bytes(f)))
-            .collect();
         let checks = checks::descriptions(module.as_operation());
         let has_status = checks::has_status(module.as_operation());
         for (_, f) in functions(module) {
@@ -1029,10 +1032,11 @@ unsafe fn read_tensor(words: &[i64], elt: Elt, dims: &[u64]) -> HostTensor {
         // `offset` (the caller's contract).
         let data = unsafe {
             match elt {
-                Elt::F64 => {
-                    std::slice::from_raw_parts((aligned as *const f64).offset(offset as isize), n as usize)
-                        .to_vec()
-                }
+                Elt::F64 => std::slice::from_raw_parts(
+                    (aligned as *const f64).offset(offset as isize),
+                    n as usize,
+                )
+                .to_vec(),
                 Elt::F32 => std::slice::from_raw_parts(
                     (aligned as *const f32).offset(offset as isize),
                     n as usize,

@@ -331,11 +331,13 @@ fn decide(
     let readers: Vec<usize> = (0..stmts.len())
         .filter(|&k| stmts[k].as_ref().is_some_and(|s| reads(s, v)))
         .collect();
-    if writers
-        .iter()
-        .chain(&readers)
-        .any(|&k| stmts[k].as_ref().expect("live statement").check_parts().is_err())
-    {
+    if writers.iter().chain(&readers).any(|&k| {
+        stmts[k]
+            .as_ref()
+            .expect("live statement")
+            .check_parts()
+            .is_err()
+    }) {
         return Err(Refusal::Malformed);
     }
     if writers.is_empty() && readers.is_empty() {

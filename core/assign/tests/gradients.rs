@@ -306,7 +306,12 @@ fn max_and_min_reductions() {
             };
             // Distinct values: no tie, so the max is differentiable.
             let vals = vec![
-                buffer(&[3, 5], (0..15).map(|k| k as f64 * 0.37 % 1.3 - 0.6 + 0.01 * rng.next_f64()).collect()),
+                buffer(
+                    &[3, 5],
+                    (0..15)
+                        .map(|k| k as f64 * 0.37 % 1.3 - 0.6 + 0.01 * rng.next_f64())
+                        .collect(),
+                ),
                 buffer(&[5], (0..5).map(|k| 0.5 + 0.2 * k as f64).collect()),
             ];
             let params = if op.arity() == 1 { vec![a] } else { vec![a, b] };

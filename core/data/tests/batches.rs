@@ -134,7 +134,13 @@ fn dropout_masks_keep_their_share_and_change_each_step() {
     assert_eq!(a, dropout_mask(&[100, 50], 0.25, 7, 0).unwrap());
     assert_ne!(a, dropout_mask(&[100, 50], 0.25, 7, 1).unwrap());
     assert_ne!(a, dropout_mask(&[100, 50], 0.25, 8, 0).unwrap());
-    assert!(dropout_mask(&[2], 0.0, 1, 1).unwrap().data.iter().all(|&x| x == 1.0));
-    assert!(dropout_mask(&[2], 1.0, 1, 1).unwrap_err().contains("[0, 1)"));
+    assert!(dropout_mask(&[2], 0.0, 1, 1)
+        .unwrap()
+        .data
+        .iter()
+        .all(|&x| x == 1.0));
+    assert!(dropout_mask(&[2], 1.0, 1, 1)
+        .unwrap_err()
+        .contains("[0, 1)"));
     assert!(dropout_mask(&[2], -0.1, 1, 1).is_err());
 }

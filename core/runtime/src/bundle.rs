@@ -88,7 +88,9 @@ impl Slot {
         }
         let mut parts = word.split('x');
         let elt = Elt::parse(parts.next()?)?;
-        let dims = parts.map(|d| d.parse().ok()).collect::<Option<Vec<u64>>>()?;
+        let dims = parts
+            .map(|d| d.parse().ok())
+            .collect::<Option<Vec<u64>>>()?;
         Some(Slot::MemRef { elt, dims })
     }
 }
@@ -104,7 +106,11 @@ impl Signature {
     /// The signature [`Signature::encode`] wrote.
     pub fn decode(line: &str) -> Option<Signature> {
         let (i, o) = line.split_once("->")?;
-        let slots = |s: &str| s.split_whitespace().map(Slot::decode).collect::<Option<Vec<_>>>();
+        let slots = |s: &str| {
+            s.split_whitespace()
+                .map(Slot::decode)
+                .collect::<Option<Vec<_>>>()
+        };
         Some(Signature {
             inputs: slots(i)?,
             outputs: slots(o)?,
@@ -143,15 +149,27 @@ mod tests {
     fn signatures_round_trip() {
         let s = Signature {
             inputs: vec![
-                Slot::MemRef { elt: Elt::F32, dims: vec![2, 3] },
+                Slot::MemRef {
+                    elt: Elt::F32,
+                    dims: vec![2, 3],
+                },
                 Slot::Index,
-                Slot::MemRef { elt: Elt::F64, dims: vec![] },
+                Slot::MemRef {
+                    elt: Elt::F64,
+                    dims: vec![],
+                },
             ],
-            outputs: vec![Slot::MemRef { elt: Elt::F32, dims: vec![1] }],
+            outputs: vec![Slot::MemRef {
+                elt: Elt::F32,
+                dims: vec![1],
+            }],
         };
         assert_eq!(s.encode(), "f32x2x3 index f64 -> f32x1");
         assert_eq!(Signature::decode(&s.encode()), Some(s));
-        let none = Signature { inputs: vec![], outputs: vec![] };
+        let none = Signature {
+            inputs: vec![],
+            outputs: vec![],
+        };
         assert_eq!(Signature::decode(&none.encode()), Some(none));
         for bad in ["", "f32", "f16 -> ", "f32xa -> ", "index -> q"] {
             assert_eq!(Signature::decode(bad), None, "{bad}");

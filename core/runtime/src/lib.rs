@@ -213,7 +213,11 @@ impl Role {
             "data" => Role::Data,
             "param" => Role::Param,
             "learning_rate" => Role::LearningRate,
-            _ => Role::State(word.strip_prefix("state:").filter(|k| !k.is_empty())?.into()),
+            _ => Role::State(
+                word.strip_prefix("state:")
+                    .filter(|k| !k.is_empty())?
+                    .into(),
+            ),
         })
     }
 }

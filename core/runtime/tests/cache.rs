@@ -87,7 +87,9 @@ fn writers_racing_on_one_entry_leave_a_whole_one() {
     let key = Key::of(&[b"raced"]);
     // Payloads of different lengths and contents: a mix of two would fail
     // the checksum or the length.
-    let payloads: Vec<Vec<u8>> = (0..8u8).map(|i| vec![i; 100_000 + i as usize * 7919]).collect();
+    let payloads: Vec<Vec<u8>> = (0..8u8)
+        .map(|i| vec![i; 100_000 + i as usize * 7919])
+        .collect();
     let payloads = &payloads;
     std::thread::scope(|s| {
         for p in payloads {

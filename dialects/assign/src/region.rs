@@ -152,8 +152,7 @@ pub fn read_body(op: &OperationRef, reads: usize, elt: &str) -> Result<Body, Str
 fn outer_constant(v: Value, elt: &str) -> Option<f64> {
     let result = melior::ir::operation::OperationResult::try_from(v).ok()?;
     let op = result.owner();
-    if op.name().as_string_ref().as_str() != Ok("arith.constant") || v.r#type().to_string() != elt
-    {
+    if op.name().as_string_ref().as_str() != Ok("arith.constant") || v.r#type().to_string() != elt {
         return None;
     }
     attr::number_value(op.attribute("value").ok()?)

@@ -2,8 +2,9 @@
 
 use melior::{
     ir::{
+        block::BlockLike,
         operation::{OperationLike, OperationMutLike, OperationRefMut, WalkOrder, WalkResult},
-        block::BlockLike, Attribute, BlockRef, OperationRef, Value, ValueLike,
+        Attribute, BlockRef, OperationRef, Value, ValueLike,
     },
     Context, ContextRef,
 };
@@ -201,6 +202,11 @@ pub fn key(v: Value) -> usize {
     v.to_raw().ptr as usize
 }
 
+/// An op's identity, as a map key.
+pub fn key_op(op: OperationRef) -> usize {
+    op.to_raw().ptr as usize
+}
+
 /// Parses a whole file into a module, with the file's locations (`None` if
 /// it does not parse; the diagnostics went to the context's handlers).
 pub fn parse_file<'c>(context: &'c Context, path: &str) -> Option<melior::ir::Module<'c>> {
@@ -325,6 +331,16 @@ pub fn defining_op<'c, 'a>(v: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
     melior::ir::operation::OperationResult::try_from(v)
         .ok()
         .map(|r| r.owner())
+}
+
+/// The block whose argument `v` is (`None` for an op's result).
+pub fn argument_owner<'c, 'a>(v: Value<'c, 'a>) -> Option<BlockRef<'c, 'a>> {
+    if !v.is_block_argument() {
+        return None;
+    }
+    // SAFETY: `v` is a live block argument; its owner block lives as long
+    // as the IR that holds `v`.
+    unsafe { BlockRef::from_option_raw(mlir_sys::mlirBlockArgumentGetOwner(v.to_raw())) }
 }
 
 /// Whether `v` is defined inside `root` (a result of `root` itself or of

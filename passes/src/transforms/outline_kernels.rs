@@ -30,8 +30,14 @@
 //! Constants defined outside (`arith.constant`, and `memref.get_global` of
 //! the module's globals, such as the status global) are cloned into the
 //! kernel instead, in the same order, so that a kernel does not depend on
-//! where its constants were materialized (those the routine no longer uses
-//! are erased from it).
+//! where its constants were materialized; so is a guard's condition read
+//! from a global (the run-time checks' "no failure so far": a
+//! `memref.load` of the status global compared with `arith.cmpi`) when
+//! only `arith` ops, global reads and loads lie between that load and the
+//! nest, so the kernel reads what the routine would have and the routine
+//! keeps no load, comparison or argument per call (what the routine no
+//! longer uses is erased from it). A condition read before a call or a
+//! store crosses as an argument.
 //!
 //! A kernel is named after the SHA-256 of its text: the function printed
 //! on its own (values numbered from the function, `%arg0`, `%0`, ...;
@@ -63,7 +69,9 @@
 //! not outlined again.
 
 use melior::ir::{
-    attribute::{ArrayAttribute, FlatSymbolRefAttribute, IntegerAttribute, StringAttribute, TypeAttribute},
+    attribute::{
+        ArrayAttribute, FlatSymbolRefAttribute, IntegerAttribute, StringAttribute, TypeAttribute,
+    },
     block::BlockLike,
     operation::OperationLike,
     r#type::{FunctionType, IntegerType},
@@ -165,12 +173,7 @@ fn run<'c>(module: OperationRef<'c, '_>, options: &Options) -> PassResult<'c> {
             names.taken.insert(name, None);
             // (Asked of functions only: asking an op for a region it lacks
             // prints the op, a global's whole initial value.)
-            let has_body = is_func
-                && op
-                    .region(0)
-                    .ok()
-                    .and_then(|r| r.first_block())
-                    .is_some();
+            let has_body = is_func && op.region(0).ok().and_then(|r| r.first_block()).is_some();
             if has_body {
                 routines.push(*op);
             }
@@ -183,17 +186,30 @@ fn run<'c>(module: OperationRef<'c, '_>, options: &Options) -> PassResult<'c> {
             let loc = nest.location();
             called.push(outline(ctx, body, nest, &mut names, dedup, &mut cloned).at(loc)?);
         }
-        // The constants the kernels took that the routine no longer uses.
+        // The constants (and the guards' recomputed conditions) the
+        // kernels took that the routine no longer uses: found users first
+        // (an op whose users all go goes too), buried in order.
         let mut unused = ir::Graveyard::new();
-        let mut seen = FxHashSet::default();
-        for c in cloned {
+        let mut gone: FxHashSet<usize> = FxHashSet::default();
+        let mut dead = vec![];
+        for c in cloned.iter().rev() {
             let Ok(r) = c.result(0) else { continue };
-            if seen.insert(ir::key(r.into())) && ir::users(r.into()).is_empty() {
-                unused.bury(c);
+            if gone.contains(&ir::key_op(*c)) {
+                continue;
+            }
+            if ir::users(r.into())
+                .iter()
+                .all(|u| gone.contains(&ir::key_op(*u)))
+            {
+                gone.insert(ir::key_op(*c));
+                dead.push(*c);
             }
         }
-        // SAFETY: the buried constants have no uses, and no handle to them
-        // (in `cloned`) is used after.
+        for c in dead.into_iter().rev() {
+            unused.bury(c);
+        }
+        // SAFETY: the buried ops are used only by ops buried after them,
+        // and no handle to them (in `cloned`) is used after.
         unsafe { unused.erase_all() }.at(func.location())?;
         if explain {
             let n = called.len();
@@ -260,7 +276,70 @@ fn enclosing_guard<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 
     if ir::name(&guard) != "scf.if" || guard.result_count() != 0 {
         return None;
     }
-    guard.region(1).ok()?.first_block().is_none().then_some(guard)
+    guard
+        .region(1)
+        .ok()?
+        .first_block()
+        .is_none()
+        .then_some(guard)
+}
+
+/// Whether `v`, defined outside `nest`, is recomputed in the kernel rather
+/// than passed: a constant ([`CONSTANTS`]), a comparison of such values
+/// (`arith.cmpi`), or a `memref.load` of a global (the status global, read
+/// by the run-time checks' guards) at such indices that sits in the nest's
+/// block with nothing but `arith` ops, `memref.get_global` and other loads
+/// between it and the nest, so that it reads in the kernel what it read
+/// before. `chain` gets the ops to clone, each after those it uses.
+fn recomputable<'c, 'a>(
+    v: Value<'c, 'a>,
+    nest: OperationRef<'c, 'a>,
+    chain: &mut Vec<OperationRef<'c, 'a>>,
+) -> bool {
+    let Some(def) = ir::defining_op(v) else {
+        return false;
+    };
+    let name = ir::name(&def);
+    if CONSTANTS.contains(&name.as_str()) {
+        chain.push(def);
+        return true;
+    }
+    let reads_global = name == "memref.load"
+        && def
+            .operand(0)
+            .ok()
+            .and_then(ir::defining_op)
+            .is_some_and(|g| ir::name(&g) == "memref.get_global")
+        && def.block() == nest.block()
+        && {
+            let mut cur = def.next_in_block();
+            loop {
+                match cur {
+                    Some(o) if o == nest => break true,
+                    Some(o) => {
+                        let n = ir::name(&o);
+                        if !(n.starts_with("arith.")
+                            || n == "memref.get_global"
+                            || n == "memref.load")
+                        {
+                            break false;
+                        }
+                        cur = o.next_in_block();
+                    }
+                    None => break false,
+                }
+            }
+        };
+    if !(reads_global || name == "arith.cmpi") {
+        return false;
+    }
+    for operand in def.operands() {
+        if !recomputable(operand, nest, chain) {
+            return false;
+        }
+    }
+    chain.push(def);
+    true
 }
 
 /// Moves `nest` into a kernel called in its place; returns the kernel's
@@ -278,14 +357,21 @@ fn outline<'c, 'a>(
     let mut seen: FxHashSet<usize> = FxHashSet::default();
     let mut args: Vec<Value<'c, 'a>> = vec![];
     let mut consts: Vec<OperationRef<'c, 'a>> = vec![];
+    let mut taken: FxHashSet<usize> = FxHashSet::default();
     for op in ir::collect(nest, |_| true) {
         for v in op.operands() {
             if ir::defined_inside(nest, v) || !seen.insert(ir::key(v)) {
                 continue;
             }
-            match ir::defining_op(v) {
-                Some(def) if CONSTANTS.contains(&ir::name(&def).as_str()) => consts.push(def),
-                _ => args.push(v),
+            let mut chain = vec![];
+            if recomputable(v, nest, &mut chain) {
+                for def in chain {
+                    if taken.insert(ir::key_op(def)) {
+                        consts.push(def);
+                    }
+                }
+            } else {
+                args.push(v);
             }
         }
     }
@@ -359,8 +445,13 @@ fn outline<'c, 'a>(
     cloned.extend(&consts);
     for c in &consts {
         let clone = entry.insert_operation_before(ret, ir::clone(*c));
+        // (A recomputed op's operands are ops cloned before it.)
+        ir::remap_operands(clone, |v| map.get(&ir::key(v)).copied());
         let (old, new) = (c.result(0), clone.result(0));
-        let (old, new) = (old.map_err(|e| e.to_string())?, new.map_err(|e| e.to_string())?);
+        let (old, new) = (
+            old.map_err(|e| e.to_string())?,
+            new.map_err(|e| e.to_string())?,
+        );
         map.insert(ir::key(old.into()), new.into());
     }
     ir::move_before(nest, ret);
@@ -406,8 +497,16 @@ fn outline<'c, 'a>(
 
 /// The text of an existing kernel under the placeholder name (its name
 /// restored after).
-fn kernel_text<'c>(ctx: &'c Context, func: OperationRef<'c, '_>, name: &str) -> Result<String, String> {
-    ir::set_attribute(func, "sym_name", StringAttribute::new(ctx, PLACEHOLDER).into());
+fn kernel_text<'c>(
+    ctx: &'c Context,
+    func: OperationRef<'c, '_>,
+    name: &str,
+) -> Result<String, String> {
+    ir::set_attribute(
+        func,
+        "sym_name",
+        StringAttribute::new(ctx, PLACEHOLDER).into(),
+    );
     let text = ir::print_alone(func);
     ir::set_attribute(func, "sym_name", StringAttribute::new(ctx, name).into());
     text
@@ -472,7 +571,8 @@ fn trips(op: OperationRef) -> Option<u64> {
         "affine.for" => {
             let bound = |name: &str| {
                 let map = attr::affine_map(op.attribute(name).ok()?)?;
-                map.is_single_constant().then(|| map.single_constant_result())
+                map.is_single_constant()
+                    .then(|| map.single_constant_result())
             };
             let step = attr::int_value(op.attribute("step").ok()?)?;
             trip_count(bound("lowerBoundMap")?, bound("upperBoundMap")?, step)

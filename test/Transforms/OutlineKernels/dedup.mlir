@@ -13,19 +13,19 @@
 // CHECK-LABEL: func.func @two(
 // CHECK-SAME: %[[X:[^:]*]]: memref<4x8xf32>, %[[Z:[^:]*]]: memref<4x8xf32>)
 // CHECK: %[[Y:.*]] = memref.alloc() : memref<4x8xf32>
-// CHECK: call @[[RELU:__ocannl_kernel_[0-9a-f]{16}]](%{{.*}}, %[[X]], %[[Y]])
+// CHECK: call @[[RELU:__ocannl_kernel_[0-9a-f]{16}]](%[[X]], %[[Y]])
 // CHECK: %[[W:.*]] = memref.alloc() : memref<4x8xf32>
-// CHECK: call @[[RELU]](%{{.*}}, %[[Z]], %[[W]])
+// CHECK: call @[[RELU]](%[[Z]], %[[W]])
 // CHECK-LABEL: func.func @other(
 // CHECK-SAME: %[[V:.*]]: memref<4x8xf32>)
-// CHECK: call @[[RELU]](%{{.*}}, %[[V]],
+// CHECK: call @[[RELU]](%[[V]],
 // CHECK-LABEL: func.func @wider(
 // CHECK: call @[[WIDE:__ocannl_kernel_[0-9a-f]{16}]](
-// CHECK-SAME: (i8, memref<4x16xf32>, memref<4x16xf32>) -> ()
+// CHECK-SAME: (memref<4x16xf32>, memref<4x16xf32>) -> ()
 // One definition of each.
-// CHECK: func.func private @[[RELU]](%arg0: i8, %arg1: memref<4x8xf32>, %arg2: memref<4x8xf32>)
+// CHECK: func.func private @[[RELU]](%arg0: memref<4x8xf32>, %arg1: memref<4x8xf32>)
 // CHECK-NOT: func.func private @[[RELU]](
-// CHECK: func.func private @[[WIDE]](%arg0: i8, %arg1: memref<4x16xf32>, %arg2: memref<4x16xf32>)
+// CHECK: func.func private @[[WIDE]](%arg0: memref<4x16xf32>, %arg1: memref<4x16xf32>)
 // CHECK-NOT: func.func private @__ocannl_kernel
 
 // With dedup=false, every nest is a function of its own: the copies of a

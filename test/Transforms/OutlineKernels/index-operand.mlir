@@ -6,7 +6,7 @@
 
 // CHECK-LABEL: func.func @f(
 // CHECK-SAME: %[[X:[^:]*]]: memref<3x2xf32>, %[[I:[^:]*]]: index) -> memref<2xf32>
-// CHECK: call @[[NEG:__ocannl_kernel_[0-9a-f]+]](%{{.*}}, %[[X]], %[[N:.*]]) : (i8, memref<3x2xf32>, memref<3x2xf32>) -> ()
+// CHECK: call @[[NEG:__ocannl_kernel_[0-9a-f]+]](%[[X]], %[[N:.*]]) : (memref<3x2xf32>, memref<3x2xf32>) -> ()
 // CHECK: %[[S:.*]] = memref.alloc() : memref<2xf32>
 // The index check, in the routine.
 // CHECK: %[[LOW:.*]] = arith.cmpi slt, %[[I]],
@@ -14,18 +14,21 @@
 // CHECK: %[[OUT:.*]] = arith.ori %[[LOW]], %[[HIGH]]
 // CHECK: %[[OUT8:.*]] = arith.extui %[[OUT]] : i1 to i8
 // CHECK: call @__ocannl_record_failure(%[[OUT8]],
-// CHECK: call @[[SLICE:__ocannl_kernel_[0-9a-f]+]](%{{.*}}, %[[N]], %[[I]], %[[S]]) : (i8, memref<3x2xf32>, index, memref<2xf32>) -> ()
+// CHECK: call @[[SLICE:__ocannl_kernel_[0-9a-f]+]](%[[N]], %[[I]], %[[S]]) : (memref<3x2xf32>, index, memref<2xf32>) -> ()
 // CHECK-NOT: scf.
 // CHECK: return %[[S]]
 
 // CHECK: func.func private @[[NEG]](
-// CHECK: func.func private @[[SLICE]](%arg0: i8, %arg1: memref<3x2xf32>, %arg2: index, %arg3: memref<2xf32>)
+// The guard reads the status in the kernel, after the index check recorded
+// its failure.
+// CHECK: func.func private @[[SLICE]](%arg0: memref<3x2xf32>, %arg1: index, %arg2: memref<2xf32>)
 // CHECK-SAME: ocannl.kernel_work = 2 : i64
-// CHECK: %[[C:.*]] = arith.trunci %arg0 : i8 to i1
+// CHECK: memref.get_global @__ocannl_status
+// CHECK: %[[C:.*]] = arith.cmpi eq
 // CHECK: scf.if %[[C]] {
 // CHECK-NEXT: scf.for %[[J:.*]] =
-// CHECK-NEXT: %[[V:.*]] = memref.load %arg1[%arg2, %[[J]]] : memref<3x2xf32>
-// CHECK-NEXT: memref.store %[[V]], %arg3[%[[J]]] : memref<2xf32>
+// CHECK-NEXT: %[[V:.*]] = memref.load %arg0[%arg1, %[[J]]] : memref<3x2xf32>
+// CHECK-NEXT: memref.store %[[V]], %arg2[%[[J]]] : memref<2xf32>
 func.func @f(%x: !ocannl_shape.tensor<"3|2", f32>, %i: index) -> !ocannl_shape.tensor<"?", f32> {
   %n = "ocannl_shape.pointwise_unary"(%x) {op = "neg"} : (!ocannl_shape.tensor<"3|2", f32>) -> !ocannl_shape.tensor<"?", f32>
   %s = "ocannl_shape.batch_slice"(%n, %i) : (!ocannl_shape.tensor<"?", f32>, index) -> !ocannl_shape.tensor<"?", f32>

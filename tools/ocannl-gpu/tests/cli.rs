@@ -94,7 +94,14 @@ fn links_no_mlir_or_llvm() {
     };
     let libs = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{libs}");
-    for lib in ["libMLIR", "libLLVM", "libstdc++", "libcuda", "libmpi", "libnccl"] {
+    for lib in [
+        "libMLIR",
+        "libLLVM",
+        "libstdc++",
+        "libcuda",
+        "libmpi",
+        "libnccl",
+    ] {
         assert!(!libs.contains(lib), "ocannl-gpu links {lib}:\n{libs}");
     }
 }
@@ -115,7 +122,11 @@ fn nccl_check_skips_where_nccl_cannot_run() {
     // A rank alone says why too, and fails.
     let o = run(&["nccl-rank", "/nonexistent/id", "--rank", "0", "--size", "1"]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    assert!(String::from_utf8_lossy(&o.stderr).starts_with("no "), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).starts_with("no "),
+        "{}",
+        text(&o)
+    );
 }
 
 /// Nor statically: no MLIR C API function is in the binary.

@@ -687,9 +687,7 @@ fn grad_check(
         if fd_ok { "" } else { "  FAILED" }
     );
     // The compiled (and optimized) backprop against the interpreted one.
-    let to_loops = cli
-        .optimize()
-        .then(backend.loops_pipeline());
+    let to_loops = cli.optimize().then(backend.loops_pipeline());
     ocannl_passes::run_pipeline(context, module, &to_loops)
         .map_err(|_| format!("{name}: ocannl-lower-to-loops failed"))?;
     let grad = format!("{entry}_grad");

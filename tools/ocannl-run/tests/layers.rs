@@ -125,7 +125,11 @@ fn an_mlp() {
 fn convolutions_and_pooling() {
     let x = data("x", "2|6,5,2");
     let w = data("w", "2|3,2,3");
-    for (tag, padding, stride) in [("conv_same", true, 1), ("conv_valid", false, 1), ("conv_stride", true, 2)] {
+    for (tag, padding, stride) in [
+        ("conv_same", true, 1),
+        ("conv_valid", false, 1),
+        ("conv_stride", true, 2),
+    ] {
         let y = nn::conv2d(
             tag,
             &x,
@@ -174,7 +178,10 @@ fn attention_embedding_and_a_decoder_block() {
     let mask = nn::causal_mask(3);
     grad_check(
         "attention",
-        &sum(&pointmul(&nn::multi_head_attention("a", &x, 4, 2, Some(&mask)), &w)),
+        &sum(&pointmul(
+            &nn::multi_head_attention("a", &x, 4, 2, Some(&mask)),
+            &w,
+        )),
         &["random:18".into(), "random:19".into()],
     );
     grad_check(
@@ -188,6 +195,9 @@ fn attention_embedding_and_a_decoder_block() {
     grad_check(
         "decoder_only",
         &nn::cross_entropy(&logits, &targets, 3),
-        &[class_ids("lm-ids", &[2, 3, 1], 3), class_ids("lm-targets", &[2, 3, 1], 3)],
+        &[
+            class_ids("lm-ids", &[2, 3, 1], 3),
+            class_ids("lm-targets", &[2, 3, 1], 3),
+        ],
     );
 }

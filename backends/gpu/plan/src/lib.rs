@@ -17,10 +17,10 @@ pub mod launch;
 pub mod schedule;
 pub mod tiling;
 
-pub use launch::Launch;
 pub use artifact::Artifact;
+pub use launch::Launch;
 pub use schedule::{
-    Arg, ArgInfo, Buffer, Elt, Function, Global, Output, Program, PtxModule, Role, Signature,
-    Slot, Step,
+    Arg, ArgInfo, Buffer, Elt, Function, Global, Output, Program, PtxModule, Role, Signature, Slot,
+    Step,
 };
 pub use tiling::{plan_matmul, Matmul, TILE};

@@ -13,21 +13,22 @@
 // COLD: phase translate:
 // COLD: phase codegen:
 // COLD: phase link:
-// The routine and its one kernel (the two pointwise ops inlined into one
-// loop nest).
-// COLD: count parts: 2
-// COLD-NEXT: count parts-compiled: 2
+// The routine, its one kernel (the two pointwise ops inlined into one
+// loop nest) and the status global both read, in a part of its own.
+// COLD: count parts: 3
+// COLD-NEXT: count parts-compiled: 3
 // COLD-NEXT: count parts-cached: 0
 // COLD-NEXT: count kernels: 1
-// One level asked for: the routine again (-O1, not the host code's -O0),
-// the element-wise kernel from the cache (-O1 already).
-// LEVEL: count parts: 2
-// LEVEL-NEXT: count parts-compiled: 1
+// One level asked for: the routine and the shared part again (-O1, not
+// the host code's -O0), the element-wise kernel from the cache (-O1
+// already).
+// LEVEL: count parts: 3
+// LEVEL-NEXT: count parts-compiled: 2
 // LEVEL-NEXT: count parts-cached: 1
 // WARM: [4, 6, 8, 10]
-// WARM: count parts: 2
+// WARM: count parts: 3
 // WARM-NEXT: count parts-compiled: 0
-// WARM-NEXT: count parts-cached: 2
+// WARM-NEXT: count parts-cached: 3
 func.func @f(%x: !ocannl_shape.tensor<"4", f32>) -> !ocannl_shape.tensor<"4", f32> {
   %two = "ocannl_shape.constant"() {value = 2.0 : f32} : () -> !ocannl_shape.tensor<"1", f32>
   %y = "ocannl_shape.pointwise_binary"(%x, %two) {op = "add"} : (!ocannl_shape.tensor<"4", f32>, !ocannl_shape.tensor<"1", f32>) -> !ocannl_shape.tensor<"4", f32>

@@ -12,7 +12,7 @@
 // CHECK: phase translate:
 // CHECK: phase codegen:
 // CHECK: phase link:
-// CHECK: count parts: 2{{$}}
+// CHECK: count parts: 3{{$}}
 // CHECK: count parts-compiled:
 // CHECK: count parts-cached:
 // CHECK: count kernels: 1{{$}}
