@@ -191,24 +191,50 @@ pub fn name_of_op(op: NumOp) -> Option<&'static str> {
     SCALAR_OPS.iter().find(|(_, o)| *o == op).map(|(n, _)| *n)
 }
 
-/// The value of a `uniform` initialization (`u`) at the cell of linear
-/// index `lin` (an `index`): [`rng::uniform01`] of the seed and the index,
-/// scaled to `[low, high)`, the same arithmetic as the interpreter's.
+/// What a `uniform` initialization's cells depend on besides their index:
+/// the seed, and the scale and offset taking `[0, 1)` to `[low, high)`.
+pub struct UniformOperands<'c, 'a> {
+    pub seed: Value<'c, 'a>,
+    pub scale: Value<'c, 'a>,
+    pub low: Value<'c, 'a>,
+}
+
+/// The [`UniformOperands`] of `u`, as constants at `at` (an `i64` seed,
+/// the scale and `low` of the element type `eltt`).
+pub fn uniform_operands<'c, 'a>(
+    e: &Builder<'c>,
+    at: At<'c, 'a>,
+    u: &crate::Uniform,
+    eltt: Type<'c>,
+) -> UniformOperands<'c, 'a> {
+    UniformOperands {
+        seed: e.i64(at, u.seed),
+        scale: e.float(
+            at,
+            (u.high - u.low) / (1u64 << rng::FLOAT_BITS) as f64,
+            eltt,
+        ),
+        low: e.float(at, u.low, eltt),
+    }
+}
+
+/// The value of a `uniform` initialization (its operands `u`, from
+/// [`uniform_operands`]) at the cell of linear index `lin` (an `index`):
+/// [`rng::uniform01`] of the seed and the index, scaled to `[low, high)`,
+/// the same arithmetic as the interpreter's.
 pub fn uniform<'c, 'a>(
     e: &Builder<'c>,
     at: At<'c, 'a>,
     lin: Value<'c, 'a>,
-    u: &crate::Uniform,
+    u: &UniformOperands<'c, 'a>,
     eltt: Type<'c>,
 ) -> Result<Value<'c, 'a>, String> {
-    let (seed, low, high) = (u.seed, u.low, u.high);
     let i64t = e.ty("i64")?;
     let c = |v: u64| e.i64(at, v as i64);
     let idx = e.op1(at, "arith.index_cast", &[lin], i64t, &[]);
     let golden = c(rng::GOLDEN);
-    let s = c(seed as u64);
     let x = e.op1(at, "arith.muli", &[idx, golden], i64t, &[]);
-    let x = e.op1(at, "arith.addi", &[x, s], i64t, &[]);
+    let x = e.op1(at, "arith.addi", &[x, u.seed], i64t, &[]);
     let x = e.op1(at, "arith.addi", &[x, golden], i64t, &[]);
     let mix = |x: Value<'c, 'a>, shift: u32, mul: Option<u64>| -> Result<Value<'c, 'a>, String> {
         let sh = c(shift as u64);
@@ -229,8 +255,6 @@ pub fn uniform<'c, 'a>(
     let sh = c((64 - rng::FLOAT_BITS) as u64);
     let top = e.op1(at, "arith.shrui", &[x, sh], i64t, &[]);
     let f = e.op1(at, "arith.uitofp", &[top], eltt, &[]);
-    let scale = e.float(at, (high - low) / (1u64 << rng::FLOAT_BITS) as f64, eltt);
-    let lowc = e.float(at, low, eltt);
-    let f = e.op1(at, "arith.mulf", &[f, scale], eltt, &[]);
-    Ok(e.op1(at, "arith.addf", &[f, lowc], eltt, &[]))
+    let f = e.op1(at, "arith.mulf", &[f, u.scale], eltt, &[]);
+    Ok(e.op1(at, "arith.addf", &[f, u.low], eltt, &[]))
 }

@@ -30,7 +30,11 @@
 //! Constants defined outside (`arith.constant`, and `memref.get_global` of
 //! the module's globals, such as the status global) are cloned into the
 //! kernel instead, in the same order, so that a kernel does not depend on
-//! where its constants were materialized; so is a guard's condition read
+//! where its constants were materialized (but for a constant marked
+//! `ocannl.kernel_argument`, passed as an argument so that kernels that
+//! differ only in it, the uniform initializations of params of one shape
+//! with their seeds and ranges, are one function); so is a guard's
+//! condition read
 //! from a global (the run-time checks' "no failure so far": a
 //! `memref.load` of the status global compared with `arith.cmpi`) when
 //! only `arith` ops, global reads and loads lie between that load and the
@@ -121,6 +125,11 @@ const GUARDS: [&str; 2] = ["scf.if", "affine.if"];
 /// Ops defined outside a nest that are cloned into its kernel rather than
 /// passed.
 const CONSTANTS: [&str; 2] = ["arith.constant", "memref.get_global"];
+
+/// The attribute of a constant that a kernel takes as an argument rather
+/// than a copy, so that kernels differing only in it are one function (a
+/// uniform initialization's seed and range).
+pub const KERNEL_ARGUMENT: &str = "ocannl.kernel_argument";
 
 /// The prefix of kernels' names.
 pub const PREFIX: &str = "__ocannl_kernel_";
@@ -301,6 +310,9 @@ fn recomputable<'c, 'a>(
     };
     let name = ir::name(&def);
     if CONSTANTS.contains(&name.as_str()) {
+        if def.has_attribute(KERNEL_ARGUMENT) {
+            return false;
+        }
         chain.push(def);
         return true;
     }

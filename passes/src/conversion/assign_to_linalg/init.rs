@@ -133,7 +133,10 @@ pub fn cells<'c, 'a>(
                 lin = e.op1(inner, "arith.addi", &[lin, t], index, &[]);
             }
             match &u {
-                Some(u) => numeric::uniform(e, inner, lin, u, cur.elt),
+                Some(u) => {
+                    let u = numeric::uniform_operands(e, inner, u, cur.elt);
+                    numeric::uniform(e, inner, lin, &u, cur.elt)
+                }
                 None => {
                     let i = e.op1(inner, "arith.index_cast", &[lin], e.ty("i64")?, &[]);
                     Ok(e.op1(inner, "arith.sitofp", &[i], cur.elt, &[]))

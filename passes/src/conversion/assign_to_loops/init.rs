@@ -12,6 +12,7 @@ use melior::ir::{
 use ocannl_mlir::{attr, ir, At, Builder};
 
 use super::{assignment::memref_info, numeric, target::LoopTarget};
+use crate::transforms::outline_kernels::KERNEL_ARGUMENT;
 
 /// Whether a node's memory mode is `virtual` (it gets no buffer).
 pub fn is_virtual(op: &OperationRef) -> bool {
@@ -85,13 +86,35 @@ pub fn fill_op<'c, 'a>(
 }
 
 /// What a cell-by-cell initialization computes.
-pub enum Cells {
+pub enum Cells<'u, 'c, 'a> {
     /// The cell's linear index.
     Range,
     /// A dense literal's value at the linear index.
     Literal,
-    /// `uniform`: SplitMix64 of the seed and the linear index.
-    Uniform,
+    /// `uniform`: SplitMix64 of the seed and the linear index, scaled (the
+    /// operands from [`uniform_operands`]).
+    Uniform(&'u numeric::UniformOperands<'c, 'a>),
+}
+
+/// The seed, scale and offset of the `uniform` op `op`, as constants at
+/// `at` (before the op's guard), each marked as a kernel's argument
+/// ([`KERNEL_ARGUMENT`]): the initializations of params of one shape share
+/// a kernel.
+pub fn uniform_operands<'c, 'a>(
+    e: &Builder<'c>,
+    at: At<'c, 'a>,
+    op: &OperationRef<'c, 'a>,
+) -> Result<numeric::UniformOperands<'c, 'a>, String> {
+    let dest = op.operand(0).map_err(|e| e.to_string())?;
+    let (_, elt) = memref_info(dest)?;
+    let u = ocannl_assign_dialect::uniform_attrs(op)?;
+    let o = numeric::uniform_operands(e, at, &u, e.ty(&elt)?);
+    for v in [o.seed, o.scale, o.low] {
+        if let Some(def) = ir::defining_op(v) {
+            ir::set_attribute(def, KERNEL_ARGUMENT, Attribute::unit(e.ctx));
+        }
+    }
+    Ok(o)
 }
 
 /// `range`, `literal`, `uniform`: a loop nest over the cells computing
@@ -102,7 +125,7 @@ pub fn cells<'c, 'a>(
     module: OperationRef<'c, 'a>,
     at: At<'c, 'a>,
     op: &OperationRef<'c, 'a>,
-    what: Cells,
+    what: Cells<'_, 'c, 'a>,
     globals: &mut usize,
 ) -> Result<(), String> {
     let ctx = e.ctx;
@@ -160,11 +183,6 @@ pub fn cells<'c, 'a>(
     } else {
         None
     };
-    let u = if let Cells::Uniform = what {
-        ocannl_assign_dialect::uniform_attrs(op)?
-    } else {
-        ocannl_assign_dialect::Uniform::default()
-    };
     let eltt = e.ty(&elt)?;
     let ranges: Vec<(i64, i64)> = dims.iter().map(|&d| (0, d)).collect();
     target.independent_nest(e, at, &ranges, false, &mut |inner, ivs| {
@@ -187,7 +205,7 @@ pub fn cells<'c, 'a>(
                 let i = e.op1(inner, "arith.index_cast", &[lin], e.ty("i64")?, &[]);
                 e.op1(inner, "arith.sitofp", &[i], eltt, &[])
             }
-            Cells::Uniform => numeric::uniform(e, inner, lin, &u, eltt)?,
+            Cells::Uniform(u) => numeric::uniform(e, inner, lin, u, eltt)?,
         };
         let mut ops = vec![value, dest];
         ops.extend_from_slice(ivs);

@@ -122,6 +122,12 @@ fn lower<'c, 'a>(
         }
         "fill" | "range" | "literal" | "uniform" | "accum_unop" | "accum_binop"
         | "accum_ternop" | "accum" => {
+            // (A uniform initialization's operands outside its guard, so
+            // that they can be its kernel's arguments.)
+            let uniform = match name {
+                "uniform" => Some(init::uniform_operands(&e, at, op)?),
+                _ => None,
+            };
             let mut work = |inner: At<'c, 'a>| match name {
                 "fill" => init::fill_op(&e, target, inner, op),
                 "range" => init::cells(&e, target, module, inner, op, init::Cells::Range, globals),
@@ -129,7 +135,18 @@ fn lower<'c, 'a>(
                     init::cells(&e, target, module, inner, op, init::Cells::Literal, globals)
                 }
                 "uniform" => {
-                    init::cells(&e, target, module, inner, op, init::Cells::Uniform, globals)
+                    let u = uniform
+                        .as_ref()
+                        .ok_or("internal error: no uniform operands")?;
+                    init::cells(
+                        &e,
+                        target,
+                        module,
+                        inner,
+                        op,
+                        init::Cells::Uniform(u),
+                        globals,
+                    )
                 }
                 _ => accum::lower(&e, target, inner, op),
             };
