@@ -39,6 +39,7 @@
 #include "mlir/Dialect/IRDL/IRDLLoading.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/ExtensibleDialect.h"
@@ -436,6 +437,52 @@ void ocannl_emit_diagnostic(int severity, MlirLocation loc, MlirStringRef msg,
     for (size_t i = 0; i < num_notes; ++i)
       diag.attachNote(unwrap(note_locs[i])) << unwrap(note_msgs[i]);
     return 0;
+  });
+}
+
+/// A hash of `op` with everything inside it that equivalent ops
+/// (`ocannl_ops_equivalent`) share: each op's name, attributes, properties
+/// and result types, the shape of its regions and blocks, and which
+/// operand each operand is by position among the values defined in `op`
+/// (not by identity), locations ignored. Stable within a process only
+/// (attributes and types hash by their uniqued storage).
+uint64_t ocannl_op_structural_hash(MlirOperation root) {
+  return guarded("hashing an op", uint64_t(0), [&] {
+    Operation *top = unwrap(root);
+    llvm::DenseMap<Value, unsigned> numbers;
+    llvm::hash_code h = llvm::hash_value(0);
+    auto number = [&](Value v) -> llvm::hash_code {
+      auto it = numbers.find(v);
+      // A value from outside `root`: by identity.
+      return it == numbers.end() ? llvm::hash_value(v.getAsOpaquePointer())
+                                 : llvm::hash_value(it->second);
+    };
+    top->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      for (Region &r : op->getRegions()) {
+        h = llvm::hash_combine(h, r.getBlocks().size());
+        for (Block &b : r)
+          for (BlockArgument a : b.getArguments()) {
+            numbers.try_emplace(a, numbers.size());
+            h = llvm::hash_combine(h, a.getType().getAsOpaquePointer());
+          }
+      }
+      h = llvm::hash_combine(
+          h, OperationEquivalence::computeHash(
+                 op, number, OperationEquivalence::ignoreHashValue,
+                 OperationEquivalence::IgnoreLocations));
+      for (Value r : op->getResults())
+        numbers.try_emplace(r, numbers.size());
+    });
+    return uint64_t(h);
+  });
+}
+
+/// Whether two ops are equivalent with everything inside them (MLIR's
+/// `OperationEquivalence`, locations ignored).
+bool ocannl_ops_equivalent(MlirOperation a, MlirOperation b) {
+  return guarded("comparing ops", false, [&] {
+    return OperationEquivalence::isEquivalentTo(
+        unwrap(a), unwrap(b), OperationEquivalence::IgnoreLocations);
   });
 }
 

@@ -110,6 +110,8 @@ unsafe extern "C" {
         name: MlirStringRef,
     ) -> MlirModule;
     pub fn ocannl_set_dialects(defs: *const DialectDef, num: usize);
+    pub fn ocannl_op_structural_hash(op: MlirOperation) -> u64;
+    pub fn ocannl_ops_equivalent(a: MlirOperation, b: MlirOperation) -> bool;
     pub fn ocannl_register_dialects(registry: MlirDialectRegistry);
     pub fn ocannl_opt_main(
         argc: c_int,

@@ -483,10 +483,21 @@ fn outline<'c, 'a>(
             IntegerAttribute::new(IntegerType::new(ctx, 64).into(), w).into(),
         );
     }
-    // Its name, or the existing kernel of the same text.
-    let text = ir::print_alone(kernel)?;
-    let (name, new) = names.place(&text, dedup);
-    tracing::trace!(%name, new, %text, "kernel");
+    // Its name, or the existing kernel of the same text: a kernel
+    // equivalent to one this run named already takes its name unprinted.
+    let hash = names.hash(kernel);
+    let (name, new) = match names.equivalent(ctx, kernel, hash).filter(|_| dedup) {
+        Some(name) => (name, false),
+        None => {
+            let text = ir::print_alone(kernel)?;
+            let (name, new) = names.place(&text, dedup);
+            tracing::trace!(%name, new, %text, "kernel");
+            if new {
+                names.remember(kernel, hash, &name);
+            }
+            (name, new)
+        }
+    };
     ir::set_attribute(
         call,
         "callee",
@@ -616,13 +627,55 @@ fn trip_count(lb: i64, ub: i64, step: i64) -> Option<u64> {
 }
 
 /// The module's symbol names: kernels with their text, other symbols
-/// without.
+/// without; and the kernels this run named, by structural hash.
 #[derive(Default)]
 struct Names {
     taken: FxHashMap<String, Option<String>>,
+    /// Kernels named in this run (under their names), by the structural
+    /// hash they had under the placeholder name: a new kernel equivalent to
+    /// one of them (MLIR's `OperationEquivalence`) has the same text, so
+    /// it is not printed (printing every nest of a deep model's routines
+    /// was most of this pass's time).
+    named: FxHashMap<u64, Vec<(mlir_sys::MlirOperation, String)>>,
 }
 
 impl Names {
+    /// The structural hash of a kernel under the placeholder name.
+    fn hash(&self, kernel: OperationRef) -> u64 {
+        // SAFETY: a live op, read only.
+        unsafe { crate::ffi::ocannl_op_structural_hash(kernel.to_raw()) }
+    }
+
+    /// The name of a kernel of this run equivalent to `kernel` (under the
+    /// placeholder name, of structural hash `hash`).
+    fn equivalent<'c>(
+        &self,
+        ctx: &'c Context,
+        kernel: OperationRef<'c, '_>,
+        hash: u64,
+    ) -> Option<String> {
+        let set = |name: &str| {
+            ir::set_attribute(kernel, "sym_name", StringAttribute::new(ctx, name).into())
+        };
+        let found = self.named.get(&hash)?.iter().find(|(other, name)| {
+            // Compared under one name: the name is part of the op.
+            set(name);
+            // SAFETY: both ops are live (kernels of this run are erased
+            // only when not named, so never one in `named`).
+            unsafe { crate::ffi::ocannl_ops_equivalent(kernel.to_raw(), *other) }
+        });
+        set(PLACEHOLDER);
+        found.map(|(_, name)| name.clone())
+    }
+
+    /// Records a kernel this run named `name`.
+    fn remember(&mut self, kernel: OperationRef, hash: u64, name: &str) {
+        self.named
+            .entry(hash)
+            .or_default()
+            .push((kernel.to_raw(), name.to_string()));
+    }
+
     /// The name of a kernel of `text`, and whether it is new (registered
     /// now) rather than an existing kernel of the same text (`dedup`).
     fn place(&mut self, text: &str, dedup: bool) -> (String, bool) {
