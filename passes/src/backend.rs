@@ -299,9 +299,7 @@ fn memref_bytes(t: Type) -> u64 {
     let Some(dims) = types::memref_dims(t) else {
         return 0;
     };
-    let elt = types::element_type(t)
-        .map(|e| e.to_string())
-        .unwrap_or_default();
+    let elt = types::element_name(t).unwrap_or_default();
     let bytes = ocannl_assign::element_bytes(&elt).unwrap_or(8);
     ocannl_assign::check_buffer(&dims, bytes).map_or(u64::MAX, |n| n * bytes)
 }

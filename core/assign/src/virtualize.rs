@@ -33,6 +33,7 @@
 //!
 //! Architecture invariant: plain Rust over the assignment model.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use crate::{Affine, NotOnce, Routine, Stmt};
@@ -228,11 +229,70 @@ struct Producer {
     body: crate::Body,
 }
 
+/// Which statements mention each buffer, and the allocations' dims: what
+/// each node's decision reads of the routine, without a scan of every
+/// statement per node (a deep model's routines have thousands of each).
+/// The lists are supersets (a removed or rewritten statement stays listed;
+/// the callers check what a statement does now), in increasing order once
+/// [`Index::of`] sorts them.
+struct Index {
+    users: HashMap<usize, Vec<usize>>,
+    dims: HashMap<usize, Vec<u64>>,
+}
+
+impl Index {
+    fn new(stmts: &[Option<Stmt>]) -> Index {
+        let mut index = Index {
+            users: HashMap::new(),
+            dims: HashMap::new(),
+        };
+        for (k, s) in stmts.iter().enumerate() {
+            match s {
+                Some(Stmt::Alloc { buf, dims }) => {
+                    index.dims.insert(*buf, dims.clone());
+                }
+                Some(s) => index.add(k, s),
+                None => {}
+            }
+        }
+        index
+    }
+
+    /// Lists statement `k` (as it is now) under every buffer it mentions.
+    fn add(&mut self, k: usize, s: &Stmt) {
+        let bufs: Vec<usize> = match s {
+            Stmt::Fill { buf, .. }
+            | Stmt::Range { buf }
+            | Stmt::Uniform { buf, .. }
+            | Stmt::Literal { buf, .. } => vec![*buf],
+            Stmt::Accum { lhs, rhs, .. } => {
+                std::iter::once(*lhs).chain(rhs.iter().copied()).collect()
+            }
+            Stmt::Alloc { .. } => vec![],
+        };
+        for b in bufs {
+            let list = self.users.entry(b).or_default();
+            if list.last() != Some(&k) {
+                list.push(k);
+            }
+        }
+    }
+
+    /// The statements that may mention buffer `v`, in order, each once.
+    fn of(&mut self, v: usize) -> &[usize] {
+        let list = self.users.entry(v).or_default();
+        list.sort_unstable();
+        list.dedup();
+        list
+    }
+}
+
 /// Decides every node's mode and inlines the virtual ones. `nodes` gives
 /// what the caller knows of each allocated buffer (by buffer number; others
 /// get the default).
 pub fn virtualize(r: &Routine, nodes: &dyn Fn(usize) -> NodeInfo, opts: Options) -> Plan {
     let mut stmts: Vec<Option<Stmt>> = r.stmts.iter().cloned().map(Some).collect();
+    let mut index = Index::new(&stmts);
     let mut changed = vec![false; stmts.len()];
     let mut decisions = vec![];
     let allocs: Vec<(usize, usize)> = r
@@ -253,7 +313,7 @@ pub fn virtualize(r: &Routine, nodes: &dyn Fn(usize) -> NodeInfo, opts: Options)
         } else if let Some(why) = info.never_virtual.clone() {
             Err(Refusal::Never(why))
         } else {
-            decide(&stmts, v, opts)
+            decide(&stmts, &mut index, v, opts)
         };
         match refusal {
             Ok((p, readers)) => {
@@ -267,6 +327,8 @@ pub fn virtualize(r: &Routine, nodes: &dyn Fn(usize) -> NodeInfo, opts: Options)
                         continue;
                     };
                     while let Some(new) = inline_once(stmts[c].as_ref().expect("reader"), v, &p) {
+                        // (The reader now reads what the producer read.)
+                        index.add(c, &new);
                         stmts[c] = Some(new);
                     }
                     changed[c] = true;
@@ -322,13 +384,19 @@ fn writes(s: &Stmt, v: usize) -> bool {
 /// statements to inline it into), or why not.
 fn decide(
     stmts: &[Option<Stmt>],
+    index: &mut Index,
     v: usize,
     opts: Options,
 ) -> Result<(Producer, Vec<usize>), Refusal> {
-    let writers: Vec<usize> = (0..stmts.len())
+    let users = index.of(v);
+    let writers: Vec<usize> = users
+        .iter()
+        .copied()
         .filter(|&k| stmts[k].as_ref().is_some_and(|s| writes(s, v)))
         .collect();
-    let readers: Vec<usize> = (0..stmts.len())
+    let readers: Vec<usize> = users
+        .iter()
+        .copied()
         .filter(|&k| stmts[k].as_ref().is_some_and(|s| reads(s, v)))
         .collect();
     if writers.iter().chain(&readers).any(|&k| {
@@ -364,9 +432,9 @@ fn decide(
     }
     let get = |k: usize| stmts[k].as_ref().expect("live statement");
     let (initial, stmt) = definition(stmts, &writers)?;
-    let body = cell_body(stmts, v, initial, stmt.map(get))?;
+    let body = cell_body(index, v, initial, stmt.map(get))?;
     if let Some(p) = stmt {
-        inputs_kept(stmts, p, &readers)?;
+        inputs_kept(stmts, index, p, &readers)?;
     }
     let visits = reads_per_cell(stmts, v, stmt.map(get), &readers)?;
     // Constant expressions (OCANNL's scalar constexprs: the body reads no
@@ -428,7 +496,7 @@ fn definition(
 /// computation, else the computation's body accumulated onto its start.
 /// The computation must write each cell of the node once.
 fn cell_body(
-    stmts: &[Option<Stmt>],
+    index: &Index,
     v: usize,
     initial: Option<f64>,
     computation: Option<&Stmt>,
@@ -447,7 +515,7 @@ fn cell_body(
             Some(_) => Err(Refusal::FromData),
         };
     };
-    let dims = alloc_dims(stmts, v).unwrap_or_default();
+    let dims = index.dims.get(&v).cloned().unwrap_or_default();
     crate::check_writes_each_cell_once(&maps[0], space, &dims).map_err(|why| match why {
         NotOnce::Rank { .. } | NotOnce::Empty => Refusal::Malformed,
         NotOnce::Partial { axis } => Refusal::PartialWrite { axis },
@@ -474,19 +542,34 @@ fn cell_body(
 /// What the computation (statement `p`) reads must hold the same values
 /// where the readers read the node: nothing writes it from the
 /// computation up to a reader (the reader included).
-fn inputs_kept(stmts: &[Option<Stmt>], p: usize, readers: &[usize]) -> Result<(), Refusal> {
+fn inputs_kept(
+    stmts: &[Option<Stmt>],
+    index: &mut Index,
+    p: usize,
+    readers: &[usize],
+) -> Result<(), Refusal> {
     let Some(Stmt::Accum { rhs: inputs, .. }) = &stmts[p] else {
         return Ok(());
     };
-    for &c in readers {
-        let overwritten = (p + 1..=c).any(|k| {
-            stmts[k]
-                .as_ref()
-                .is_some_and(|s| inputs.iter().any(|&b| writes(s, b)))
-        });
-        if overwritten {
-            return Err(Refusal::InputOverwritten);
-        }
+    let Some(&last) = readers.iter().max() else {
+        return Ok(());
+    };
+    // The first statement after the producer that writes one of its
+    // inputs: a reader at or after it would read another value.
+    let mut first_write = None::<usize>;
+    for &b in inputs {
+        let w = index
+            .of(b)
+            .iter()
+            .copied()
+            .find(|&k| k > p && k <= last && stmts[k].as_ref().is_some_and(|s| writes(s, b)));
+        first_write = match (first_write, w) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+    }
+    if first_write.is_some_and(|w| readers.iter().any(|&c| c >= w)) {
+        return Err(Refusal::InputOverwritten);
     }
     Ok(())
 }
@@ -587,13 +670,6 @@ fn merge_operands(
             result: body.result,
         },
     )
-}
-
-fn alloc_dims(stmts: &[Option<Stmt>], v: usize) -> Option<Vec<u64>> {
-    stmts.iter().flatten().find_map(|s| match s {
-        Stmt::Alloc { buf, dims } if *buf == v => Some(dims.clone()),
-        _ => None,
-    })
 }
 
 /// Replaces the iterators and symbols of an index expression.

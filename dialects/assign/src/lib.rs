@@ -157,9 +157,7 @@ pub fn accum_attrs<'c>(op: &OperationRef<'c, '_>) -> Result<AccumAttrs<'c>, Stri
                 return Err("buffer operands must come before the index operands".into());
             }
             let lhs = op.operand(0).map_err(|e| e.to_string())?.r#type();
-            let elt = ocannl_mlir::types::element_type(lhs)
-                .map(|t| t.to_string())
-                .unwrap_or_default();
+            let elt = ocannl_mlir::types::element_name(lhs).unwrap_or_default();
             region::read_body(op, buffers.saturating_sub(1), &elt)?
         }
         None => return Err("internal error: not an accumulating assignment".into()),
@@ -200,9 +198,7 @@ pub fn check_memref(t: MemRefType) -> Result<(), String> {
             "the buffer type {ty} has dynamic sizes; buffers have static sizes"
         ));
     }
-    let elt = ocannl_mlir::types::element_type(ty)
-        .map(|e| e.to_string())
-        .unwrap_or_default();
+    let elt = ocannl_mlir::types::element_name(ty).unwrap_or_default();
     let bytes = ocannl_assign::element_bytes(&elt).ok_or_else(|| {
         format!("the buffer type {ty} has element type {elt}; f16, bf16, f32 and f64 are supported")
     })?;
@@ -267,7 +263,7 @@ pub fn verify_op(op: &OperationRef) -> Result<(), String> {
         "fill" => {
             let v = op.attribute("value").map_err(|e| e.to_string())?;
             let dest = op.operand(0).map_err(|e| e.to_string())?.r#type();
-            let elt = ocannl_mlir::types::element_type(dest).map(|t| t.to_string());
+            let elt = ocannl_mlir::types::element_name(dest);
             let vt = v.r#type().to_string();
             if elt.as_deref() != Some(vt.as_str()) {
                 return Err(format!(

@@ -34,7 +34,7 @@ pub fn read_body(op: &OperationRef, reads: usize, elt: &str) -> Result<Body, Str
     let mut instrs: Vec<Instr> = vec![];
     for k in 0..reads {
         let a = block.argument(k).map_err(|e| e.to_string())?;
-        let t = a.r#type().to_string();
+        let t = ocannl_mlir::types::scalar_name(a.r#type());
         if t != elt {
             return Err(format!(
                 "block argument #{k} has type {t} but the buffers' element type is {elt}"
@@ -77,7 +77,7 @@ pub fn read_body(op: &OperationRef, reads: usize, elt: &str) -> Result<Body, Str
                     vals.len()
                 ));
             };
-            let t = v.r#type().to_string();
+            let t = ocannl_mlir::types::scalar_name(v.r#type());
             if t != elt {
                 return Err(format!(
                     "the body must end with 'vector.yield' of one value of the element type {elt}, found {t}"
@@ -103,7 +103,7 @@ pub fn read_body(op: &OperationRef, reads: usize, elt: &str) -> Result<Body, Str
         let [r] = results.as_slice() else {
             return Err(unsupported());
         };
-        let rt = r.r#type().to_string();
+        let rt = ocannl_mlir::types::scalar_name(r.r#type());
         let float_result = rt == elt;
         let ins = match name.as_str() {
             "arith.constant" if float_result => {
@@ -152,7 +152,9 @@ pub fn read_body(op: &OperationRef, reads: usize, elt: &str) -> Result<Body, Str
 fn outer_constant(v: Value, elt: &str) -> Option<f64> {
     let result = melior::ir::operation::OperationResult::try_from(v).ok()?;
     let op = result.owner();
-    if op.name().as_string_ref().as_str() != Ok("arith.constant") || v.r#type().to_string() != elt {
+    if op.name().as_string_ref().as_str() != Ok("arith.constant")
+        || ocannl_mlir::types::scalar_name(v.r#type()) != elt
+    {
         return None;
     }
     attr::number_value(op.attribute("value").ok()?)

@@ -29,6 +29,31 @@ pub fn element_type(ty: Type) -> Option<Type> {
         .then(|| unsafe { Type::from_raw(mlir_sys::mlirShapedTypeGetElementType(ty.to_raw())) })
 }
 
+/// The name of a scalar type as MLIR prints it (`f32`, `i64`, `index`,
+/// ...), without printing the common ones: a verifier that asks for every
+/// operand's element type would otherwise spend its time in MLIR's printer.
+pub fn scalar_name(ty: Type) -> String {
+    if let Some(f) = float_name(ty) {
+        return f.into();
+    }
+    let raw = ty.to_raw();
+    // SAFETY: `raw` is a live type; these only ask what it is.
+    unsafe {
+        if mlir_sys::mlirTypeIsAIndex(raw) {
+            return "index".into();
+        }
+        if mlir_sys::mlirTypeIsAInteger(raw) && mlir_sys::mlirIntegerTypeIsSignless(raw) {
+            return format!("i{}", mlir_sys::mlirIntegerTypeGetWidth(raw));
+        }
+    }
+    ty.to_string()
+}
+
+/// [`scalar_name`] of a shaped type's element type.
+pub fn element_name(ty: Type) -> Option<String> {
+    element_type(ty).map(scalar_name)
+}
+
 /// The sizes of a ranked shaped type, a dynamic size as -1; `None` for
 /// other types.
 pub fn static_dims(ty: Type) -> Option<Vec<i64>> {

@@ -52,9 +52,7 @@ pub fn memref_info(v: Value) -> Result<(Vec<i64>, String), String> {
         .into_iter()
         .map(|d| d as i64)
         .collect();
-    let elt = types::element_type(ty)
-        .ok_or("operands must be memrefs")?
-        .to_string();
+    let elt = types::element_name(ty).ok_or("operands must be memrefs")?;
     Ok((dims, elt))
 }
 
