@@ -244,9 +244,11 @@ fn run(cli: Cli) -> Result<(), Error> {
         ocannl::collective::check_same(c, "the options", options.as_bytes())?;
     }
     if root {
+        let init = trainer.times().init;
         println!(
-            "compiled the train step in {:.0} ms",
-            t.elapsed().as_secs_f64() * 1e3
+            "compiled the train step in {:.0} ms; params initialized in {:.1} ms",
+            (t.elapsed() - init).as_secs_f64() * 1e3,
+            init.as_secs_f64() * 1e3
         );
     }
     if let Some(path) = &cli.load {

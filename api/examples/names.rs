@@ -172,11 +172,12 @@ fn run(cli: Cli) -> Result<(), Error> {
     let mut trainer = Trainer::new(&loss, &forward, optimizer)?;
     let times = trainer.times();
     println!(
-        "compiled the train step in {:.2} s (passes {:.2} s, backend {:.2} s; cache: {:?})",
-        t.elapsed().as_secs_f64(),
+        "compiled the train step in {:.2} s (passes {:.2} s, backend {:.2} s; cache: {:?}); params initialized in {:.1} ms",
+        (t.elapsed() - times.init).as_secs_f64(),
         times.passes.as_secs_f64(),
         times.train_step.as_secs_f64(),
         times.cache,
+        times.init.as_secs_f64() * 1e3,
     );
     if !times.phases.is_empty() {
         let phases: Vec<String> = times

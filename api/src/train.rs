@@ -126,6 +126,9 @@ pub struct CompileTimes {
     pub train_step: Duration,
     /// The same for the forward routine, once it has been used.
     pub forward: Option<Duration>,
+    /// Running the init routine once compiled (the params' initial values,
+    /// the optimizer's state): part of [`Trainer::new`], not of compiling.
+    pub init: Duration,
     /// Whether the train step came from the compilation cache (then
     /// `passes` is zero and `train_step` the time to load it).
     pub cache: CacheUse,
@@ -731,7 +734,9 @@ impl Trainer {
         let (layout, work, forward_text) = Layout::decode(&cached.extra)
             .ok_or_else(|| Error::from("internal error: a damaged layout".to_string()))?;
         options.work = Some(work);
+        let t = Instant::now();
         let step = initialized_step(&*program, &layout, collective)?;
+        let init = t.elapsed();
         Ok(Trainer {
             step,
             device,
@@ -745,6 +750,7 @@ impl Trainer {
                 passes,
                 train_step,
                 forward: None,
+                init,
                 cache,
                 phases: program
                     .phases()
