@@ -495,15 +495,44 @@ fn split_forward(
     split: bool,
     diagnostics: &Diagnostics,
 ) -> Result<String, Error> {
-    let mut forward = Module::from_operation(ocannl_mlir::ir::clone(module.as_operation()))
-        .ok_or_else(|| diagnostics.or("internal error: cannot copy the module"))?;
-    ocannl_passes::keep_only(&mut forward, &["forward"]).map_err(|e| diagnostics.then(e))?;
-    let text = forward.as_operation().to_string();
     let keep: &[&str] = if split {
         &["loss_init", "loss_grad", "loss_update"]
     } else {
         &["loss_init", "loss_train_step"]
     };
+    // The forward module: a copy of the module without the training
+    // routines (the bulk of it, which the forward routine does not call),
+    // then only what the forward routine uses.
+    use melior::ir::{block::BlockLike, RegionLike};
+    let mut forward = Module::new(module.as_operation().location());
+    for (name, value) in module.as_operation().attributes() {
+        let name = name
+            .as_string_ref()
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        ocannl_mlir::ir::set_attribute(forward.as_operation(), &name, value);
+    }
+    let body = module
+        .as_operation()
+        .region(0)
+        .ok()
+        .and_then(|r| r.first_block())
+        .ok_or_else(|| diagnostics.or("internal error: a module without a body"))?;
+    let mut cur = body.first_operation();
+    while let Some(op) = cur {
+        cur = op.next_in_block();
+        let name = op
+            .attribute("sym_name")
+            .ok()
+            .and_then(ocannl_mlir::attr::string_value);
+        if name.is_some_and(|n| n == "loss" || keep.contains(&n.as_str())) {
+            continue;
+        }
+        forward.body().append_operation(ocannl_mlir::ir::clone(op));
+    }
+    ocannl_passes::keep_only(&mut forward, &["forward"]).map_err(|e| diagnostics.then(e))?;
+    let text = forward.as_operation().to_string();
     ocannl_passes::keep_only(module, keep).map_err(|e| diagnostics.then(e))?;
     Ok(text)
 }
