@@ -32,11 +32,7 @@ use std::{
 };
 
 use melior::{
-    ir::{
-        attribute::{FlatSymbolRefAttribute, StringAttribute},
-        operation::OperationLike,
-        Attribute, Module, OperationRef,
-    },
+    ir::{attribute::StringAttribute, operation::OperationLike, Attribute, Module, OperationRef},
     Context,
 };
 use ocannl_mlir::ir;
@@ -254,12 +250,7 @@ fn run_once_kernels(module: &Module, run_once: &BTreeSet<String>) -> HashSet<Str
     for (name, f) in functions(module) {
         let once = run_once.contains(&name);
         for call in ir::collect(f, |o| ir::name(o) == "func.call") {
-            let Some(callee) = call
-                .attribute("callee")
-                .ok()
-                .and_then(|a| FlatSymbolRefAttribute::try_from(a).ok())
-                .map(|a| a.value().to_string())
-            else {
+            let Some(callee) = ir::callee(call) else {
                 continue;
             };
             let all_once = callers.entry(callee).or_insert(true);

@@ -202,6 +202,14 @@ pub fn key(v: Value) -> usize {
     v.to_raw().ptr as usize
 }
 
+/// The function a call (`func.call`) names.
+pub fn callee(call: OperationRef) -> Option<String> {
+    call.attribute("callee")
+        .ok()
+        .and_then(|a| melior::ir::attribute::FlatSymbolRefAttribute::try_from(a).ok())
+        .map(|a| a.value().to_string())
+}
+
 /// An op's identity, as a map key.
 pub fn key_op(op: OperationRef) -> usize {
     op.to_raw().ptr as usize

@@ -131,12 +131,7 @@ fn run<'c>(module: OperationRef<'c, '_>, _: &Options) -> PassResult<'c> {
     }
     let mut ptrs = FxHashMap::default();
     for call in ir::ops_named(module, "func.call") {
-        let Some(callee) = call
-            .attribute("callee")
-            .ok()
-            .and_then(|a| FlatSymbolRefAttribute::try_from(a).ok())
-            .map(|a| a.value().to_string())
-        else {
+        let Some(callee) = ir::callee(call) else {
             continue;
         };
         if let Some(args) = kernels.get(&callee) {
