@@ -158,7 +158,7 @@ fn malloc_temporaries<'c>(
 ) -> Result<(), String> {
     // A symbol of these names that is not the C library's as the
     // conversions declare it leaves every buffer as it is.
-    let declared = |name: &str| -> Option<Option<OperationRef>> {
+    let declared = |name: &str| -> Option<OperationRef> {
         let mut cur = body.first_operation();
         while let Some(op) = cur {
             cur = op.next_in_block();
@@ -169,10 +169,10 @@ fn malloc_temporaries<'c>(
                 .as_deref()
                 == Some(name)
             {
-                return Some(Some(op));
+                return Some(op);
             }
         }
-        Some(None)
+        None
     };
     let b = Builder::new(ctx, module.location());
     let (ptr, i64t) = (b.ty("!llvm.ptr")?, b.ty("i64")?);
@@ -181,7 +181,7 @@ fn malloc_temporaries<'c>(
         (FREE, b.ty("!llvm.func<void (ptr)>")?),
     ];
     for (name, ty) in fn_types {
-        match declared(name).flatten() {
+        match declared(name) {
             None => {}
             Some(op) => {
                 let same = ir::name(&op) == "llvm.func"
@@ -243,7 +243,7 @@ fn malloc_temporaries<'c>(
     // (the casts, the allocations), and no handle to them is used after.
     unsafe { dead.erase_all() }?;
     for ((name, ty), used) in fn_types.into_iter().zip(used) {
-        if used && declared(name).flatten().is_none() {
+        if used && declared(name).is_none() {
             let decl = melior::ir::operation::OperationBuilder::new("llvm.func", module.location())
                 .add_attributes(&[
                     (
