@@ -310,19 +310,10 @@ impl<'c, 'a> Temporary<'c, 'a> {
             return None;
         }
         let r: Value = alloc.result(0).ok()?.into();
-        let ty = r.r#type().to_string();
-        let s = Static::of(&ty)?;
-        let elt = ty
-            .strip_prefix("memref<")?
-            .strip_suffix('>')?
-            .rsplit('x')
-            .next()?;
-        let elt_bytes = ocannl_assign::element_bytes(elt)?;
-        let dims: Vec<u64> = s
-            .sizes
-            .iter()
-            .map(|&d| u64::try_from(d).ok())
-            .collect::<Option<_>>()?;
+        Static::of(&r.r#type().to_string())?;
+        let elt = ocannl_mlir::types::element_name(r.r#type())?;
+        let elt_bytes = ocannl_assign::element_bytes(&elt)?;
+        let dims = ocannl_mlir::types::memref_dims(r.r#type())?;
         let bytes = ocannl_assign::check_buffer(&dims, elt_bytes)
             .ok()?
             .checked_mul(elt_bytes)?;
