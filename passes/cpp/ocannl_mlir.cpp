@@ -41,6 +41,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/ExtensibleDialect.h"
 #include "mlir/IR/MLIRContext.h"
@@ -54,6 +55,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -483,6 +485,203 @@ bool ocannl_ops_equivalent(MlirOperation a, MlirOperation b) {
   return guarded("comparing ops", false, [&] {
     return OperationEquivalence::isEquivalentTo(
         unwrap(a), unwrap(b), OperationEquivalence::IgnoreLocations);
+  });
+}
+
+/// Which operand each operand of `op` first is: for operand `i`, the
+/// position of the first operand that is the same value.
+static llvm::SmallVector<unsigned> operandPattern(Operation *op) {
+  llvm::SmallVector<unsigned> pattern;
+  llvm::DenseMap<Value, unsigned> first;
+  for (OpOperand &o : op->getOpOperands())
+    pattern.push_back(
+        first.try_emplace(o.get(), o.getOperandNumber()).first->second);
+  return pattern;
+}
+
+/// A hash of `op` that ops equal up to their operands share
+/// (`ocannl_ops_equivalent_up_to_operands`): its name, attributes,
+/// properties, result types, its operands' types and which of them are the
+/// same value, and everything inside it, where a use of one of `op`'s
+/// operands counts by the operand's position and any other value from
+/// outside by identity; locations ignored. Stable within a process only.
+uint64_t ocannl_op_hash_up_to_operands(MlirOperation root) {
+  return guarded("hashing an op", uint64_t(0), [&] {
+    Operation *top = unwrap(root);
+    llvm::SmallVector<unsigned> pattern = operandPattern(top);
+    llvm::DenseMap<Value, unsigned> operands;
+    for (OpOperand &o : top->getOpOperands())
+      operands.try_emplace(o.get(), pattern[o.getOperandNumber()]);
+    llvm::DenseMap<Value, unsigned> numbers;
+    llvm::hash_code h = llvm::hash_value(1);
+    auto number = [&](Value v) -> llvm::hash_code {
+      auto it = numbers.find(v);
+      if (it != numbers.end())
+        return llvm::hash_combine(0, it->second);
+      auto op = operands.find(v);
+      if (op != operands.end())
+        return llvm::hash_combine(1, op->second, v.getType().getAsOpaquePointer());
+      return llvm::hash_value(v.getAsOpaquePointer());
+    };
+    top->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      for (Region &r : op->getRegions()) {
+        h = llvm::hash_combine(h, r.getBlocks().size());
+        for (Block &b : r)
+          for (BlockArgument a : b.getArguments()) {
+            numbers.try_emplace(a, numbers.size());
+            h = llvm::hash_combine(h, a.getType().getAsOpaquePointer());
+          }
+      }
+      h = llvm::hash_combine(
+          h, OperationEquivalence::computeHash(
+                 op, number, OperationEquivalence::ignoreHashValue,
+                 OperationEquivalence::IgnoreLocations));
+      for (Value r : op->getResults())
+        numbers.try_emplace(r, numbers.size());
+    });
+    return uint64_t(h);
+  });
+}
+
+/// Whether `lhs` and `rhs` are equivalent with everything inside them,
+/// locations ignored, where `same` maps values of `lhs`'s side to `rhs`'s
+/// (and grows with their results and block arguments); a value not in it
+/// must be the same on both sides. MLIR's `OperationEquivalence` cannot be
+/// used: it finds no two ops of a dynamic (IRDL) dialect equivalent, as
+/// their properties never compare equal.
+static bool equivalentOps(Operation *lhs, Operation *rhs,
+                          llvm::DenseMap<Value, Value> &same) {
+  if (lhs->getName() != rhs->getName() ||
+      lhs->getRawDictionaryAttrs() != rhs->getRawDictionaryAttrs() ||
+      lhs->getNumOperands() != rhs->getNumOperands() ||
+      lhs->getNumResults() != rhs->getNumResults() ||
+      lhs->getNumRegions() != rhs->getNumRegions() ||
+      lhs->getNumSuccessors() != rhs->getNumSuccessors() ||
+      lhs->getResultTypes() != rhs->getResultTypes())
+    return false;
+  if (lhs->getPropertiesStorageSize() != 0 &&
+      !lhs->getName().compareOpProperties(lhs->getPropertiesStorage(),
+                                          rhs->getPropertiesStorage()))
+    return false;
+  for (unsigned i = 0; i < lhs->getNumSuccessors(); ++i)
+    if (lhs->getSuccessor(i) != rhs->getSuccessor(i))
+      return false;
+  for (auto [l, r] : llvm::zip(lhs->getOperands(), rhs->getOperands())) {
+    if (l == r)
+      continue;
+    auto it = same.find(l);
+    if (it == same.end() || it->second != r)
+      return false;
+  }
+  for (auto [l, r] : llvm::zip(lhs->getResults(), rhs->getResults()))
+    same[l] = r;
+  for (auto [lr, rr] : llvm::zip(lhs->getRegions(), rhs->getRegions())) {
+    if (lr.getBlocks().size() != rr.getBlocks().size())
+      return false;
+    for (auto [lb, rb] : llvm::zip(lr, rr)) {
+      if (lb.getNumArguments() != rb.getNumArguments() ||
+          lb.getOperations().size() != rb.getOperations().size())
+        return false;
+      for (auto [la, ra] : llvm::zip(lb.getArguments(), rb.getArguments())) {
+        if (la.getType() != ra.getType())
+          return false;
+        same[la] = ra;
+      }
+      for (auto [lo, ro] : llvm::zip(lb, rb))
+        if (!equivalentOps(&lo, &ro, same))
+          return false;
+    }
+  }
+  return true;
+}
+
+/// Whether `a` and `b` are equivalent (locations ignored) once each
+/// operand of `a` is renamed to `b`'s operand at its position: the same op
+/// on other buffers. Operands that are one value in `a` must be one value
+/// in `b`, and the other way round.
+bool ocannl_ops_equivalent_up_to_operands(MlirOperation a, MlirOperation b) {
+  return guarded("comparing ops", false, [&] {
+    Operation *lhs = unwrap(a), *rhs = unwrap(b);
+    if (lhs->getNumOperands() != rhs->getNumOperands() ||
+        operandPattern(lhs) != operandPattern(rhs))
+      return false;
+    llvm::DenseMap<Value, Value> same;
+    for (auto [l, r] : llvm::zip(lhs->getOperands(), rhs->getOperands())) {
+      if (l.getType() != r.getType())
+        return false;
+      same.try_emplace(l, r);
+    }
+    return equivalentOps(lhs, rhs, same);
+  });
+}
+
+/// Whether every value that `ops` (and the ops inside them) use is defined
+/// by one of them or inside them, or is one of `allowed`.
+bool ocannl_ops_closed_over(const MlirOperation *ops, size_t n,
+                            const MlirValue *allowed, size_t m) {
+  return guarded("reading an op's uses", false, [&] {
+    llvm::DenseSet<Value> ok;
+    for (size_t i = 0; i < m; ++i)
+      ok.insert(unwrap(allowed[i]));
+    auto inside = [&](Operation *def) {
+      for (size_t i = 0; i < n; ++i)
+        if (def && unwrap(ops[i])->isAncestor(def))
+          return true;
+      return false;
+    };
+    for (size_t i = 0; i < n; ++i) {
+      WalkResult walked = unwrap(ops[i])->walk([&](Operation *op) {
+        for (Value v : op->getOperands()) {
+          if (ok.contains(v))
+            continue;
+          Operation *def = v.getDefiningOp();
+          if (!def)
+            def = cast<BlockArgument>(v).getOwner()->getParentOp();
+          if (!inside(def))
+            return WalkResult::interrupt();
+        }
+        return WalkResult::advance();
+      });
+      if (walked.wasInterrupted())
+        return false;
+    }
+    return true;
+  });
+}
+
+/// The op before `op` in its block; null when `op` is the first (MLIR's C
+/// API has no such function).
+MlirOperation ocannl_op_previous_in_block(MlirOperation op) {
+  return guarded("reading a block", MlirOperation{nullptr}, [&] {
+    Operation *o = unwrap(op);
+    Block *b = o->getBlock();
+    if (!b || o == &b->front())
+      return MlirOperation{nullptr};
+    return wrap(o->getPrevNode());
+  });
+}
+
+/// Clones `ops` (in order) with one mapping, first `from[i]` to `to[i]`,
+/// then each op's results to its clone's, and inserts the clones before
+/// `before`, or at the end of `block` when `before` is null. False when
+/// nothing could be cloned.
+bool ocannl_clone_ops(const MlirOperation *ops, size_t n,
+                      const MlirValue *from, const MlirValue *to, size_t m,
+                      MlirBlock block, MlirOperation before) {
+  return guarded("cloning ops", false, [&] {
+    IRMapping mapping;
+    for (size_t i = 0; i < m; ++i)
+      mapping.map(unwrap(from[i]), unwrap(to[i]));
+    Block *b = unwrap(block);
+    Operation *anchor = before.ptr ? unwrap(before) : nullptr;
+    for (size_t i = 0; i < n; ++i) {
+      Operation *clone = unwrap(ops[i])->clone(mapping);
+      if (anchor)
+        b->getOperations().insert(anchor->getIterator(), clone);
+      else
+        b->push_back(clone);
+    }
+    return true;
   });
 }
 

@@ -90,6 +90,12 @@ fn verify_each() -> bool {
     std::env::var("OCANNL_VERIFY_EACH").is_ok_and(|v| v == "1")
 }
 
+/// Whether [`run_pipeline`] reports each pass's time on stderr, as
+/// `mlir-opt --mlir-timing` does (`OCANNL_PASS_TIMING=1`).
+fn pass_timing() -> bool {
+    std::env::var("OCANNL_PASS_TIMING").is_ok_and(|v| v == "1")
+}
+
 /// Runs a textual pipeline on `builtin.module` over the module (the
 /// diagnostics go to the context's handlers). The IR is verified once,
 /// after the whole pipeline, rather than after each pass as `mlir-opt`
@@ -97,7 +103,7 @@ fn verify_each() -> bool {
 /// after each of the project's passes and each upstream conversion took a
 /// fifth of the compile time, and an input module is verified when it is
 /// parsed. `OCANNL_VERIFY_EACH=1` verifies after every pass, to find the
-/// pass that broke the IR.
+/// pass that broke the IR. `OCANNL_PASS_TIMING=1` prints each pass's time.
 pub fn run_pipeline(
     context: &melior::Context,
     module: &mut melior::ir::Module,
@@ -106,6 +112,11 @@ pub fn run_pipeline(
     let pm = melior::pass::PassManager::new(context);
     let each = verify_each();
     pm.enable_verifier(each);
+    if pass_timing() {
+        // SAFETY: a live pass manager; the report is printed when it is
+        // destroyed.
+        unsafe { mlir_sys::mlirPassManagerEnableTiming(pm.to_raw()) };
+    }
     melior::utility::parse_pass_pipeline(
         pm.as_operation_pass_manager(),
         &format!("builtin.module({pipeline})"),

@@ -3,8 +3,8 @@
 use std::ffi::{c_char, c_int, c_void};
 
 use mlir_sys::{
-    MlirAttribute, MlirContext, MlirDialectRegistry, MlirLocation, MlirModule, MlirOperation,
-    MlirStringRef,
+    MlirAttribute, MlirBlock, MlirContext, MlirDialectRegistry, MlirLocation, MlirModule,
+    MlirOperation, MlirStringRef, MlirValue,
 };
 
 pub const OPTION_STRING: c_int = 0;
@@ -112,6 +112,24 @@ unsafe extern "C" {
     pub fn ocannl_set_dialects(defs: *const DialectDef, num: usize);
     pub fn ocannl_op_structural_hash(op: MlirOperation) -> u64;
     pub fn ocannl_ops_equivalent(a: MlirOperation, b: MlirOperation) -> bool;
+    pub fn ocannl_op_hash_up_to_operands(op: MlirOperation) -> u64;
+    pub fn ocannl_ops_equivalent_up_to_operands(a: MlirOperation, b: MlirOperation) -> bool;
+    pub fn ocannl_ops_closed_over(
+        ops: *const MlirOperation,
+        n: usize,
+        allowed: *const MlirValue,
+        m: usize,
+    ) -> bool;
+    pub fn ocannl_op_previous_in_block(op: MlirOperation) -> MlirOperation;
+    pub fn ocannl_clone_ops(
+        ops: *const MlirOperation,
+        n: usize,
+        from: *const MlirValue,
+        to: *const MlirValue,
+        m: usize,
+        block: MlirBlock,
+        before: MlirOperation,
+    ) -> bool;
     pub fn ocannl_register_dialects(registry: MlirDialectRegistry);
     pub fn ocannl_opt_main(
         argc: c_int,

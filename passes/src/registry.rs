@@ -240,6 +240,17 @@ pub mod pipelines {
         }
     }
 
+    /// `ocannl-lower-to-loops{kernels=true}` for the loop target named
+    /// `target` (the process's default when `None`): each assignment's
+    /// loops outlined as a kernel as it is lowered, as
+    /// `ocannl-outline-kernels` would next, so that an assignment repeated
+    /// on other buffers is lowered once and otherwise only called.
+    pub fn lower_to_kernels(target: Option<&str>) -> Pipeline {
+        let mut options = vec![("kernels", "true")];
+        options.extend(target.map(|t| ("target", t)));
+        Pipeline::new().pass_with("ocannl-lower-to-loops", options)
+    }
+
     /// `canonicalize` and `cse` on each function.
     pub fn tidy() -> Pipeline {
         Pipeline::new().nested(
@@ -294,6 +305,16 @@ pub mod pipelines {
             .then(lower_to_assign(false))
             .then(optimize())
             .then(lower_to_loops_only(target))
+    }
+
+    /// [`to_loops_only`] with each assignment's loops outlined as a kernel
+    /// as it is lowered ([`lower_to_kernels`]), for a backend that
+    /// outlines kernels next.
+    pub fn to_kernels(target: Option<&str>) -> Pipeline {
+        infer_shapes()
+            .then(lower_to_assign(false))
+            .then(optimize())
+            .then(lower_to_kernels(target))
     }
 }
 

@@ -43,7 +43,7 @@ impl Backend for Cpu {
     }
 
     fn loops_pipeline(&self) -> ocannl_passes::Pipeline {
-        ocannl_passes::pipelines::lower_to_loops_only(Some(self.loop_target()))
+        ocannl_passes::pipelines::lower_to_kernels(Some(self.loop_target()))
     }
 
     fn compile(

@@ -52,7 +52,7 @@ pub fn outline() -> ocannl_passes::Pipeline {
 /// The whole pipeline from `ocannl_shape` to the LLVM dialect, on
 /// `builtin.module`.
 pub fn to_llvm() -> ocannl_passes::Pipeline {
-    ocannl_passes::pipelines::to_loops_only(None)
+    ocannl_passes::pipelines::to_kernels(None)
         .then(outline())
         .pass(LOOPS_TO_LLVM_NAME)
 }

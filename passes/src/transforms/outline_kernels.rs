@@ -153,73 +153,18 @@ pub const WORK: &str = "ocannl.kernel_work";
 fn run<'c>(module: OperationRef<'c, '_>, options: &Options) -> PassResult<'c> {
     let dedup = options.flag("dedup");
     let explain = options.flag("explain");
-    let Some(body) = module.region(0).ok().and_then(|r| r.first_block()) else {
-        return Ok(());
-    };
     let ctx_ref = module.context();
     let ctx = ir::context(&ctx_ref);
-    let top: Vec<OperationRef> = {
-        let mut v = vec![];
-        let mut cur = body.first_operation();
-        while let Some(o) = cur {
-            cur = o.next_in_block();
-            v.push(o);
-        }
-        v
+    let Some(mut outliner) = Outliner::new(ctx, module, dedup) else {
+        return Ok(());
     };
-    // Every symbol's name is taken; existing kernels' texts are known.
-    let mut names = Names::default();
-    let mut routines = vec![];
-    for op in &top {
-        let Some(name) = op.attribute("sym_name").ok().and_then(attr::string_value) else {
-            continue;
-        };
-        let is_func = ir::name(op) == "func.func";
-        if is_func && op.has_attribute(KIND) {
-            let text = kernel_text(ctx, *op, &name).at(op.location())?;
-            names.taken.insert(name.clone(), Some(text));
-        } else {
-            names.taken.insert(name, None);
-            // (Asked of functions only: asking an op for a region it lacks
-            // prints the op, a global's whole initial value.)
-            let has_body = is_func && op.region(0).ok().and_then(|r| r.first_block()).is_some();
-            if has_body {
-                routines.push(*op);
-            }
-        }
-    }
-    for func in routines {
+    for func in routines(module) {
         let mut called: Vec<String> = vec![];
-        let mut cloned = vec![];
         for nest in nests(func) {
             let loc = nest.location();
-            called.push(outline(ctx, body, nest, &mut names, dedup, &mut cloned).at(loc)?);
+            called.push(outliner.outline(nest).at(loc)?);
         }
-        // The constants (and the guards' recomputed conditions) the
-        // kernels took that the routine no longer uses: found users first
-        // (an op whose users all go goes too), buried in order.
-        let mut unused = ir::Graveyard::new();
-        let mut gone: FxHashSet<usize> = FxHashSet::default();
-        let mut dead = vec![];
-        for c in cloned.iter().rev() {
-            let Ok(r) = c.result(0) else { continue };
-            if gone.contains(&ir::key_op(*c)) {
-                continue;
-            }
-            if ir::users(r.into())
-                .iter()
-                .all(|u| gone.contains(&ir::key_op(*u)))
-            {
-                gone.insert(ir::key_op(*c));
-                dead.push(*c);
-            }
-        }
-        for c in dead.into_iter().rev() {
-            unused.bury(c);
-        }
-        // SAFETY: the buried ops are used only by ops buried after them,
-        // and no handle to them (in `cloned`) is used after.
-        unsafe { unused.erase_all() }.at(func.location())?;
+        outliner.erase_unused().at(func.location())?;
         if explain {
             let n = called.len();
             called.sort();
@@ -238,6 +183,131 @@ fn run<'c>(module: OperationRef<'c, '_>, options: &Options) -> PassResult<'c> {
         }
     }
     Ok(())
+}
+
+/// Outlines nests one at a time under the module's names: what the pass
+/// does to each nest, which `ocannl-lower-to-loops{kernels=true}` also
+/// does as it lowers each assignment.
+pub struct Outliner<'c, 'a> {
+    ctx: &'c Context,
+    body: BlockRef<'c, 'a>,
+    names: Names,
+    dedup: bool,
+    /// The constants and conditions cloned into kernels, which the routine
+    /// may no longer use.
+    cloned: Vec<OperationRef<'c, 'a>>,
+}
+
+impl<'c, 'a> Outliner<'c, 'a> {
+    /// An outliner of `module`'s nests (every symbol's name taken,
+    /// existing kernels known); `None` for a module without a body.
+    pub fn new(ctx: &'c Context, module: OperationRef<'c, 'a>, dedup: bool) -> Option<Self> {
+        let body = module.region(0).ok().and_then(|r| r.first_block())?;
+        let mut names = Names::default();
+        let mut cur = body.first_operation();
+        while let Some(op) = cur {
+            cur = op.next_in_block();
+            let Some(name) = op.attribute("sym_name").ok().and_then(attr::string_value) else {
+                continue;
+            };
+            if is_kernel(op) {
+                names.existing(ctx, op, name);
+            } else {
+                names.taken.insert(name, Taken::Symbol);
+            }
+        }
+        Some(Outliner {
+            ctx,
+            body,
+            names,
+            dedup,
+            cloned: vec![],
+        })
+    }
+
+    /// Whether `op`, an op of a routine's body, is a nest the pass would
+    /// outline: a loop, or an `scf.if` guard (no results, no `else`)
+    /// holding one.
+    pub fn is_nest(op: OperationRef) -> bool {
+        let name = ir::name(&op);
+        if LOOPS.contains(&name.as_str()) {
+            return true;
+        }
+        name == "scf.if"
+            && op.result_count() == 0
+            && op.region(1).ok().is_some_and(|r| r.first_block().is_none())
+            && !ir::collect(op, |o| LOOPS.contains(&ir::name(o).as_str())).is_empty()
+    }
+
+    /// Moves `nest` into a kernel called in its place; returns the
+    /// kernel's name.
+    pub fn outline(&mut self, nest: OperationRef<'c, 'a>) -> Result<String, String> {
+        outline(
+            self.ctx,
+            self.body,
+            nest,
+            &mut self.names,
+            self.dedup,
+            &mut self.cloned,
+        )
+    }
+
+    /// Erases the constants (and the guards' recomputed conditions) the
+    /// kernels took that the routines no longer use.
+    pub fn erase_unused(&mut self) -> Result<(), String> {
+        // Found users first (an op whose users all go goes too), buried in
+        // order.
+        let mut unused = ir::Graveyard::new();
+        let mut gone: FxHashSet<usize> = FxHashSet::default();
+        let mut dead = vec![];
+        for c in self.cloned.iter().rev() {
+            let Ok(r) = c.result(0) else { continue };
+            if gone.contains(&ir::key_op(*c)) {
+                continue;
+            }
+            if ir::users(r.into())
+                .iter()
+                .all(|u| gone.contains(&ir::key_op(*u)))
+            {
+                gone.insert(ir::key_op(*c));
+                dead.push(*c);
+            }
+        }
+        self.cloned.clear();
+        for c in dead.into_iter().rev() {
+            unused.bury(c);
+        }
+        // SAFETY: the buried ops are used only by ops buried after them,
+        // and no handle to them (in `cloned`, now empty) is used after.
+        unsafe { unused.erase_all() }
+    }
+}
+
+/// Whether `op` is a kernel (a function with the [`KIND`] attribute).
+fn is_kernel(op: OperationRef) -> bool {
+    ir::name(&op) == "func.func" && op.has_attribute(KIND)
+}
+
+/// The functions of `module` with a body that are not kernels: the
+/// routines, whose nests the pass outlines.
+fn routines<'c, 'a>(module: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    let Some(body) = module.region(0).ok().and_then(|r| r.first_block()) else {
+        return vec![];
+    };
+    let mut routines = vec![];
+    let mut cur = body.first_operation();
+    while let Some(op) = cur {
+        cur = op.next_in_block();
+        // (Asked of functions only: asking an op for a region it lacks
+        // prints the op, a global's whole initial value.)
+        if ir::name(&op) == "func.func"
+            && !is_kernel(op)
+            && op.region(0).ok().and_then(|r| r.first_block()).is_some()
+        {
+            routines.push(op);
+        }
+    }
+    routines
 }
 
 /// What a function's kernels are made of: its maximal loop nests that can
@@ -490,7 +560,7 @@ fn outline<'c, 'a>(
         Some(name) => (name, false),
         None => {
             let text = ir::print_alone(kernel)?;
-            let (name, new) = names.place(&text, dedup);
+            let (name, new) = names.place(ctx, &text, dedup);
             tracing::trace!(%name, new, %text, "kernel");
             if new {
                 names.remember(kernel, hash, &name);
@@ -626,11 +696,23 @@ fn trip_count(lb: i64, ub: i64, step: i64) -> Option<u64> {
     u64::try_from((span + i128::from(step) - 1) / i128::from(step)).ok()
 }
 
+/// What holds a name in the module.
+enum Taken {
+    /// A symbol other than a kernel.
+    Symbol,
+    /// A kernel of this text.
+    Text(String),
+    /// A kernel of the module as the pass found it, its text read when
+    /// needed (a name clash, which a kernel equivalent to it avoids).
+    Kernel(mlir_sys::MlirOperation),
+}
+
 /// The module's symbol names: kernels with their text, other symbols
-/// without; and the kernels this run named, by structural hash.
+/// without; and the kernels named in this run or found in the module, by
+/// structural hash.
 #[derive(Default)]
 struct Names {
-    taken: FxHashMap<String, Option<String>>,
+    taken: FxHashMap<String, Taken>,
     /// Kernels named in this run (under their names), by the structural
     /// hash they had under the placeholder name: a new kernel equivalent to
     /// one of them (MLIR's `OperationEquivalence`) has the same text, so
@@ -668,6 +750,18 @@ impl Names {
         found.map(|(_, name)| name.clone())
     }
 
+    /// Records a kernel of the module named `name`, found by the pass.
+    fn existing<'c>(&mut self, ctx: &'c Context, kernel: OperationRef<'c, '_>, name: String) {
+        let set = |name: &str| {
+            ir::set_attribute(kernel, "sym_name", StringAttribute::new(ctx, name).into())
+        };
+        set(PLACEHOLDER);
+        let hash = self.hash(kernel);
+        set(&name);
+        self.remember(kernel, hash, &name);
+        self.taken.insert(name, Taken::Kernel(kernel.to_raw()));
+    }
+
     /// Records a kernel this run named `name`.
     fn remember(&mut self, kernel: OperationRef, hash: u64, name: &str) {
         self.named
@@ -678,19 +772,28 @@ impl Names {
 
     /// The name of a kernel of `text`, and whether it is new (registered
     /// now) rather than an existing kernel of the same text (`dedup`).
-    fn place(&mut self, text: &str, dedup: bool) -> (String, bool) {
+    fn place(&mut self, ctx: &Context, text: &str, dedup: bool) -> (String, bool) {
         let hex: String = Sha256::digest(text.as_bytes())
             .iter()
             .map(|b| format!("{b:02x}"))
             .collect();
         for len in [16, 32, 64] {
             let name = format!("{PREFIX}{}", &hex[..len]);
+            if let Some(Taken::Kernel(op)) = self.taken.get(&name) {
+                // SAFETY: a kernel of the module, alive while the pass runs
+                // (kernels the pass finds are never erased).
+                let op = unsafe { OperationRef::from_raw(*op) };
+                // (A kernel whose text cannot be printed holds its name.)
+                let read = kernel_text(ctx, op, &name).map_or(Taken::Symbol, Taken::Text);
+                self.taken.insert(name.clone(), read);
+            }
             match self.taken.get(&name) {
                 None => {
-                    self.taken.insert(name.clone(), Some(text.to_string()));
+                    self.taken
+                        .insert(name.clone(), Taken::Text(text.to_string()));
                     return (name, true);
                 }
-                Some(Some(t)) if t == text => {
+                Some(Taken::Text(t)) if t == text => {
                     if dedup {
                         return (name, false);
                     }
@@ -710,7 +813,8 @@ impl Names {
         loop {
             let name = format!("{base}_{n}");
             if !self.taken.contains_key(&name) {
-                self.taken.insert(name.clone(), Some(text.to_string()));
+                self.taken
+                    .insert(name.clone(), Taken::Text(text.to_string()));
                 return name;
             }
             n += 1;

@@ -30,6 +30,8 @@
 //! - [`numeric`] (in the dialect crate): numeric ops and bodies as
 //!   `arith`/`math` ops.
 //! - [`dealloc`]: buffer lifetimes.
+//! - [`repeat`]: an assignment equal to one lowered before up to its
+//!   operands gets a clone of its code.
 //! - [`target`]: the target interface.
 
 pub mod accum;
@@ -38,6 +40,7 @@ pub mod checks;
 pub mod dealloc;
 pub use ocannl_assign_dialect::numeric;
 pub mod init;
+pub mod repeat;
 pub mod target;
 
 use melior::ir::{operation::OperationLike, OperationRef};
@@ -48,6 +51,7 @@ use ocannl_mlir::{
 
 use crate::framework::{Locate, Options, PassResult};
 
+use crate::transforms::outline_kernels::Outliner;
 pub use assignment::Assignment;
 pub use target::LoopTarget;
 
@@ -57,12 +61,20 @@ crate::define_pass!(
     "ocannl-lower-to-loops",
     "OcannlLowerToLoops",
     "Lower ocannl_assign routines to scf loops over memrefs with arith/math ops (plain upstream MLIR)",
-    [(
-        "target",
-        STRING,
-        "",
-        "The loop target by name (cpu, gpu, sequential; default: the tool's target)"
-    )]
+    [
+        (
+            "target",
+            STRING,
+            "",
+            "The loop target by name (cpu, gpu, sequential; default: the tool's target)"
+        ),
+        (
+            "kernels",
+            BOOL,
+            "false",
+            "Outline each assignment's loops into a kernel as it is lowered (what ocannl-outline-kernels does), so that an assignment repeated on other buffers is only a call"
+        )
+    ]
 );
 
 fn run<'c, 'a>(module: OperationRef<'c, 'a>, options: &Options) -> PassResult<'c> {
@@ -84,10 +96,26 @@ fn run<'c, 'a>(module: OperationRef<'c, 'a>, options: &Options) -> PassResult<'c
     let ctx_ref = module.context();
     let ctx = ir::context(&ctx_ref);
     let mut checks = checks::Checks::new(module);
+    let mut repeats = repeat::Repeats::default();
+    let mut outliner = match options.flag("kernels") {
+        true => Outliner::new(ctx, module, true),
+        false => None,
+    };
     for op in ops {
-        lower(ctx, module, &op, target, &mut globals, &mut checks).at(op.location())?;
+        let mut s = State {
+            globals: &mut globals,
+            checks: &mut checks,
+            repeats: &mut repeats,
+            outliner: outliner.as_mut(),
+        };
+        lower(ctx, module, &op, target, &mut s).at(op.location())?;
         lowered.bury(op);
     }
+    tracing::debug!(
+        lowered = repeats.lowered,
+        reused = repeats.reused,
+        "assignments lowered, and cloned from an equal one"
+    );
     // SAFETY: the lowered ops were moved into the graveyard; nothing else
     // holds them.
     unsafe { lowered.erase_all() }.at(module.location())?;
@@ -95,14 +123,26 @@ fn run<'c, 'a>(module: OperationRef<'c, 'a>, options: &Options) -> PassResult<'c
     Ok(())
 }
 
+/// What the lowering of one op updates.
+struct State<'s, 'c, 'a> {
+    /// The literals' globals made so far.
+    globals: &'s mut usize,
+    checks: &'s mut checks::Checks<'c, 'a>,
+    repeats: &'s mut repeat::Repeats<'c, 'a>,
+    /// With `kernels=true`, what outlines each assignment's loops.
+    outliner: Option<&'s mut Outliner<'c, 'a>>,
+}
+
 fn lower<'c, 'a>(
     ctx: &'c melior::Context,
     module: OperationRef<'c, 'a>,
     op: &OperationRef<'c, 'a>,
     target: &dyn LoopTarget,
-    globals: &mut usize,
-    checks: &mut checks::Checks<'c, 'a>,
+    s: &mut State<'_, 'c, 'a>,
 ) -> Result<(), String> {
+    let globals = &mut *s.globals;
+    let checks = &mut *s.checks;
+    let repeats = &mut *s.repeats;
     let e = Builder::new(ctx, op.location());
     let at = At::before(*op)?;
     let name = op.name();
@@ -150,14 +190,33 @@ fn lower<'c, 'a>(
                 }
                 _ => accum::lower(&e, target, inner, op),
             };
+            let none = &mut |_: &[OperationRef<'c, 'a>]| Ok(());
             if !target.runtime_checks() {
-                return work(at);
+                return repeats.lower(op, at, &mut work, none);
             }
             if name.starts_with("accum") {
                 checks.indices(&e, at, op)?;
             }
             // The work runs only while every check so far passed.
-            checks.guard(&e, at, &mut work)
+            match s.outliner.as_deref_mut() {
+                None => checks.guard(&e, at, &mut |inner| {
+                    repeats.lower(op, inner, &mut work, none)
+                }),
+                // The guard with the work, outlined: a repeat is a call.
+                Some(outliner) => repeats.lower(
+                    op,
+                    at,
+                    &mut |at| checks.guard(&e, at, &mut work),
+                    &mut |made| {
+                        for &nest in made {
+                            if Outliner::is_nest(nest) {
+                                outliner.outline(nest)?;
+                            }
+                        }
+                        outliner.erase_unused()
+                    },
+                ),
+            }
         }
         other => Err(format!("cannot lower 'ocannl_assign.{other}'")),
     }
