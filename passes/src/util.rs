@@ -15,6 +15,12 @@ use ocannl_shape::{parse_shape, Shape, VarScope};
 /// each. [`bool_to_call`] and [`bool_from_call`] convert.
 pub const CALL_BOOL: &str = "i8";
 
+/// The run-time checks' function checking an allocation (made by
+/// `ocannl-lower-to-loops`): `(address: index, check: i64, bytes: i64)`,
+/// recording a failure when the address is null. `ocannl-kernel-bare-ptrs`
+/// folds a buffer's `malloc` and its check into one call.
+pub const CHECK_ALLOCATION: &str = "__ocannl_check_allocation";
+
 /// A boolean as a call's argument ([`CALL_BOOL`]).
 pub fn bool_to_call<'c, 'a>(
     b: &Builder<'c>,

@@ -27,6 +27,13 @@
 //! allocated and aligned pointers are one because the project allocates
 //! without an alignment; a kernel frees none of its arguments.
 //!
+//! A host-code temporary that only kernels read, checked and freed, gets
+//! no descriptor either: `llvm.call @malloc`/`@free`. When its check is
+//! the run-time checks' call of `@__ocannl_check_allocation`, the
+//! allocation and its check are one call of `@__ocannl_allocate` (private,
+//! made here: `malloc`, then the check), so that each of a routine's
+//! thousands of buffers costs a call and a free.
+//!
 //! The CPU backend runs it after outlining, before `ocannl-loops-to-llvm`;
 //! the kernels' names (the hash of their text) are given before, so
 //! deduplication is unchanged.
@@ -44,6 +51,7 @@ use rustc_hash::FxHashMap;
 use crate::{
     framework::{Locate, Options, PassResult},
     transforms::outline_kernels::KIND,
+    util::CHECK_ALLOCATION,
 };
 
 crate::define_pass!(
@@ -145,6 +153,9 @@ fn run<'c>(module: OperationRef<'c, '_>, _: &Options) -> PassResult<'c> {
 /// `malloc` and `free` as the conversions to LLVM declare them.
 const MALLOC: &str = "malloc";
 const FREE: &str = "free";
+/// The private function allocating and checking a temporary:
+/// `(bytes: i64, check: i64) -> !llvm.ptr`.
+const ALLOCATE: &str = "__ocannl_allocate";
 
 /// Makes every statically shaped buffer of the host code that only kernels
 /// read (through the pointers [`rewrite_call`] reads), that is checked
@@ -196,25 +207,62 @@ fn malloc_temporaries<'c>(
             }
         }
     }
+    // (The allocating function is made only when the check's is there.)
+    let check_declared = declared(CHECK_ALLOCATION).is_some();
+    if declared(ALLOCATE).is_some() {
+        return Ok(());
+    }
+    let mut made_allocate = false;
     let mut dead = ir::Graveyard::new();
     let mut used = [false, false];
     for alloc in ir::ops_named(module, "memref.alloc") {
-        let Some(plan) = Temporary::of(alloc) else {
+        let Some(plan) = Temporary::of(alloc, check_declared) else {
             continue;
         };
-        let at = At::before(alloc)?;
         let b = Builder::new(ctx, alloc.location());
-        let bytes = b.op1(
-            at,
-            "llvm.mlir.constant",
-            &[],
-            i64t,
-            &[("value", b.i64_attr(plan.bytes))],
-        );
-        let p = call(&b, at, MALLOC, &[bytes], Some(ptr))?;
-        used[0] = true;
+        let p = match plan.checked {
+            // The allocation and its check, one call where the check was
+            // (its arguments are defined before it).
+            Some((_, check)) => {
+                let at = At::before(check)?;
+                let operand = |i| check.operand(i).map_err(|e| e.to_string());
+                let (id, bytes) = (operand(1)?, operand(2)?);
+                if !made_allocate {
+                    allocate_fn(ctx, body, module.location())?;
+                    made_allocate = true;
+                }
+                used[0] = true;
+                let p = b.place(
+                    at,
+                    melior::dialect::func::call(
+                        ctx,
+                        FlatSymbolRefAttribute::new(ctx, ALLOCATE),
+                        &[bytes, id],
+                        &[ptr],
+                        alloc.location(),
+                    ),
+                );
+                p.result(0).map_err(|e| e.to_string())?.into()
+            }
+            None => {
+                let at = At::before(alloc)?;
+                let bytes = b.op1(
+                    at,
+                    "llvm.mlir.constant",
+                    &[],
+                    i64t,
+                    &[("value", b.i64_attr(plan.bytes))],
+                );
+                used[0] = true;
+                call(&b, at, MALLOC, &[bytes], Some(ptr))?
+            }
+        };
         // (Buried before their users: the graveyard erases the last first.)
         dead.bury(alloc);
+        if let Some((read, check)) = plan.checked {
+            dead.bury(read);
+            dead.bury(check);
+        }
         for cast in plan.casts {
             dead.bury(cast);
             for extract in ir::users(cast.result(0).map_err(|e| e.to_string())?.into()) {
@@ -301,11 +349,16 @@ struct Temporary<'c, 'a> {
     casts: Vec<OperationRef<'c, 'a>>,
     /// `memref.extract_aligned_pointer_as_index` (the null checks).
     addresses: Vec<OperationRef<'c, 'a>>,
+    /// The one address read whose only use is a call of
+    /// [`CHECK_ALLOCATION`], with that call (then not in `addresses`).
+    checked: Option<(OperationRef<'c, 'a>, OperationRef<'c, 'a>)>,
     frees: Vec<OperationRef<'c, 'a>>,
 }
 
 impl<'c, 'a> Temporary<'c, 'a> {
-    fn of(alloc: OperationRef<'c, 'a>) -> Option<Self> {
+    /// The plan for `alloc`; its check is folded into the allocation when
+    /// `check_declared` (the module has [`CHECK_ALLOCATION`]).
+    fn of(alloc: OperationRef<'c, 'a>, check_declared: bool) -> Option<Self> {
         if alloc.operand_count() != 0 || alloc.has_attribute("alignment") {
             return None;
         }
@@ -321,6 +374,7 @@ impl<'c, 'a> Temporary<'c, 'a> {
             bytes: i64::try_from(bytes).ok()?,
             casts: vec![],
             addresses: vec![],
+            checked: None,
             frees: vec![],
         };
         for u in ir::users(r) {
@@ -344,8 +398,71 @@ impl<'c, 'a> Temporary<'c, 'a> {
                 _ => return None,
             }
         }
+        if check_declared && t.addresses.len() == 1 {
+            let read = t.addresses[0];
+            let users = ir::users(read.result(0).ok()?.into());
+            if let [check] = users[..] {
+                let is_check = ir::name(&check) == "func.call"
+                    && ir::callee(check).as_deref() == Some(CHECK_ALLOCATION)
+                    && check.operand_count() == 3
+                    && check.operand(0).ok() == read.result(0).ok().map(Into::into);
+                if is_check {
+                    t.addresses.clear();
+                    t.checked = Some((read, check));
+                }
+            }
+        }
         Some(t)
     }
+}
+
+/// Makes `@__ocannl_allocate(%bytes: i64, %check: i64) -> !llvm.ptr`
+/// ([`ALLOCATE`]): `malloc`, then the check of the address (private, and
+/// internal in LLVM as the checks' functions are).
+fn allocate_fn<'c>(
+    ctx: &'c melior::Context,
+    body: BlockRef<'c, '_>,
+    loc: melior::ir::Location<'c>,
+) -> Result<(), String> {
+    use melior::ir::{attribute::StringAttribute, Attribute, Block, Identifier, Region};
+    let b = Builder::new(ctx, loc);
+    let (ptr, i64t, idx) = (b.ty("!llvm.ptr")?, b.ty("i64")?, b.ty("index")?);
+    let region = Region::new();
+    let entry = region.append_block(Block::new(&[(i64t, loc), (i64t, loc)]));
+    let s = |v: &str| -> Attribute<'c> { StringAttribute::new(ctx, v).into() };
+    let at = At::end(entry);
+    let arg = |i: usize| -> Result<Value, String> {
+        entry.argument(i).map(Into::into).map_err(|e| e.to_string())
+    };
+    let p = call(&b, at, MALLOC, &[arg(0)?], Some(ptr))?;
+    let i = b.op1(at, "llvm.ptrtoint", &[p], i64t, &[]);
+    let address = b.op1(at, "arith.index_cast", &[i], idx, &[]);
+    b.place(
+        at,
+        melior::dialect::func::call(
+            ctx,
+            FlatSymbolRefAttribute::new(ctx, CHECK_ALLOCATION),
+            &[address, arg(1)?, arg(0)?],
+            &[],
+            loc,
+        ),
+    );
+    b.place(at, melior::dialect::func::r#return(&[p], loc));
+    body.append_operation(melior::dialect::func::func(
+        ctx,
+        StringAttribute::new(ctx, ALLOCATE),
+        TypeAttribute::new(FunctionType::new(ctx, &[i64t, i64t], &[ptr]).into()),
+        region,
+        &[
+            (Identifier::new(ctx, "sym_visibility"), s("private")),
+            (
+                Identifier::new(ctx, "llvm.linkage"),
+                b.attr("#llvm.linkage<internal>")?,
+            ),
+        ],
+        loc,
+    ));
+    Ok(())
 }
 
 /// Rewrites a kernel's statically shaped memref arguments as pointers;

@@ -4,17 +4,17 @@
 // allocation, and every index that comes from an index operand. Each check
 // calls the module's private @__ocannl_record_failure with whether it failed
 // and the status words (what failed, the check's number, the value, the
-// bound): straight-line code, no branch in the routine. The first failure is
+// bound): straight-line code, no branch in the routine. An allocation's check
+// is one call of the private @__ocannl_check_allocation (the address, the
+// check's number, the bytes), which compares and records. The first failure is
 // recorded in the status global and the assignments after it are skipped;
 // the module lists each check's message by number.
-// CHECK: module attributes {ocannl.runtime_checks = ["{{.*}}checks.mlir:[[@LINE+32]]:8: error: cannot allocate the buffer of node 's'", "{{.*}}checks.mlir:[[@LINE+33]]:3: error: the slice index (argument #1 of @slice)"]}
+// CHECK: module attributes {ocannl.runtime_checks = ["{{.*}}checks.mlir:[[@LINE+37]]:8: error: cannot allocate the buffer of node 's'", "{{.*}}checks.mlir:[[@LINE+38]]:3: error: the slice index (argument #1 of @slice)"]}
 // CHECK: memref.global @__ocannl_status : memref<4xi64> = dense<0>
 // CHECK-LABEL: func.func @slice
 // CHECK: %[[BUF:.*]] = memref.alloc() : memref<2xf32>
 // CHECK-NEXT: %[[PTR:.*]] = memref.extract_aligned_pointer_as_index %[[BUF]]
-// CHECK-NEXT: %[[NULL:.*]] = arith.cmpi eq, %[[PTR]], %c0 : index
-// CHECK-NEXT: %[[NULL8:.*]] = arith.extui %[[NULL]] : i1 to i8
-// CHECK-NEXT: call @__ocannl_record_failure(%[[NULL8]], %c1_i64, %c0_i64, %c8_i64, %c0_i64) : (i8, i64, i64, i64, i64) -> ()
+// CHECK-NEXT: call @__ocannl_check_allocation(%[[PTR]], %c0_i64, %c8_i64) : (index, i64, i64) -> ()
 // CHECK-NEXT: %[[LOW:.*]] = arith.cmpi slt, %arg1, %c0 : index
 // CHECK-NEXT: %[[HIGH:.*]] = arith.cmpi sge, %arg1, %c7 : index
 // CHECK-NEXT: %[[OUT:.*]] = arith.ori %[[LOW]], %[[HIGH]] : i1
@@ -27,6 +27,13 @@
 // CHECK-NEXT: scf.if %[[CLEAR]] {
 // CHECK-NEXT: scf.for %[[J:.*]] = %c0 to %c2
 // CHECK-NEXT: memref.load %arg0[%arg1, %[[J]]]
+// The allocation's check: a null address is an allocation failure (code 1),
+// of the check's number and bytes.
+// CHECK-LABEL: func.func private @__ocannl_check_allocation(
+// CHECK-SAME: %[[ADDR:[^:]*]]: index, %[[CHECK:[^:]*]]: i64, %[[BYTES:[^:]*]]: i64)
+// CHECK: %[[ISNULL:.*]] = arith.cmpi eq, %[[ADDR]], %c0 : index
+// CHECK-NEXT: %[[ISNULL8:.*]] = arith.extui %[[ISNULL]] : i1 to i8
+// CHECK-NEXT: call @__ocannl_record_failure(%[[ISNULL8]], %c1_i64, %[[CHECK]], %[[BYTES]], %c0_i64)
 // The recording: only when the check failed and none failed before.
 // CHECK-LABEL: func.func private @__ocannl_record_failure(
 // CHECK-SAME: %[[FAILED8:[^:]*]]: i8, %[[W0:[^:]*]]: i64, %[[W1:[^:]*]]: i64, %[[W2:[^:]*]]: i64, %[[W3:[^:]*]]: i64)

@@ -16,7 +16,7 @@
 // CHECK-NOT: arith.maximumf
 // CHECK: %[[Y:.*]] = memref.alloc() : memref<4x8xf32>
 // CHECK-NOT: scf.
-// CHECK: call @__ocannl_record_failure(
+// CHECK: call @__ocannl_check_allocation(
 // CHECK-NEXT: call @[[FILL:__ocannl_kernel_[0-9a-f]+]](%[[Y]]) : (memref<4x8xf32>) -> ()
 // CHECK-NEXT: call @[[RELU:__ocannl_kernel_[0-9a-f]+]](%[[X]], %[[Y]]) : (memref<4x8xf32>, memref<4x8xf32>) -> ()
 // CHECK-NEXT: return %[[Y]] : memref<4x8xf32>

@@ -45,6 +45,12 @@ pub const STATUS_WORDS: usize = 4;
 /// whether the check failed (`i8`, 0 or 1) and the four status words (`i64`); it
 /// writes them when the check failed and no check failed before.
 pub const RECORD: &str = "__ocannl_record_failure";
+/// The module's private function checking an allocation: its arguments
+/// are the buffer's address (`index`), the check's number and the bytes
+/// asked for (`i64`); it records an [`Code::Alloc`] failure when the
+/// address is null. One call per allocation keeps a routine with
+/// thousands of buffers short.
+pub use crate::util::CHECK_ALLOCATION;
 /// The module attribute listing the checks' messages.
 pub const CHECKS_ATTR: &str = "ocannl.runtime_checks";
 
@@ -173,6 +179,7 @@ pub struct Checks<'c, 'a> {
     messages: Vec<String>,
     made_global: bool,
     made_record: bool,
+    made_check_allocation: bool,
 }
 
 impl<'c, 'a> Checks<'c, 'a> {
@@ -181,6 +188,7 @@ impl<'c, 'a> Checks<'c, 'a> {
             messages: descriptions(module),
             made_global: find_status(module).is_some(),
             made_record: find_symbol(module, "func.func", RECORD).is_some(),
+            made_check_allocation: find_symbol(module, "func.func", CHECK_ALLOCATION).is_some(),
             module,
         }
     }
@@ -294,10 +302,22 @@ impl<'c, 'a> Checks<'c, 'a> {
         // A call rather than an `scf.if` here, so that a routine with
         // thousands of checks stays one block of straight-line code, short
         // and cheap to lower and to compile.
+        self.record_call(e, at, failed, &words)
+    }
+
+    /// A call of [`RECORD`] (made once) with `failed` (an `i1`) and the
+    /// status words.
+    fn record_call(
+        &mut self,
+        e: &Builder<'c>,
+        at: At<'c, 'a>,
+        failed: Value<'c, 'a>,
+        words: &[Value<'c, 'a>],
+    ) -> Result<(), String> {
         self.record_fn(e)?;
         let failed = bool_to_call(e, at, failed)?;
         let mut operands = vec![failed];
-        operands.extend(words);
+        operands.extend_from_slice(words);
         e.place(
             at,
             melior::dialect::func::call(
@@ -311,27 +331,28 @@ impl<'c, 'a> Checks<'c, 'a> {
         Ok(())
     }
 
-    /// Makes [`RECORD`] (once): `(failed, code, check, value, bound)`, the
-    /// words stored when `failed` holds and the status is clear.
-    fn record_fn(&mut self, e: &Builder<'c>) -> Result<(), String> {
-        if self.made_record {
-            return Ok(());
-        }
+    /// A private function of the module (internal in LLVM, so that a
+    /// backend compiling each public function apart keeps it with the
+    /// routines calling it) of `inputs`, without results; returns its
+    /// entry block.
+    fn private_fn(
+        &mut self,
+        e: &Builder<'c>,
+        name: &str,
+        inputs: &[Type<'c>],
+    ) -> Result<melior::ir::BlockRef<'c, 'a>, String> {
         let ctx = e.ctx;
-        let (i1, i64t) = (e.ty("i1")?, e.ty("i64")?);
-        let inputs = [e.ty(CALL_BOOL)?, i64t, i64t, i64t, i64t];
         let region = Region::new();
-        region.append_block(Block::new(&inputs.map(|t| (t, e.loc))));
+        let args: Vec<_> = inputs.iter().map(|&t| (t, e.loc)).collect();
+        region.append_block(Block::new(&args));
         let s = |v: &str| -> Attribute<'c> { StringAttribute::new(ctx, v).into() };
         let func = melior::dialect::func::func(
             ctx,
-            StringAttribute::new(ctx, RECORD),
-            TypeAttribute::new(FunctionType::new(ctx, &inputs, &[]).into()),
+            StringAttribute::new(ctx, name),
+            TypeAttribute::new(FunctionType::new(ctx, inputs, &[]).into()),
             region,
             &[
                 (Identifier::new(ctx, "sym_visibility"), s("private")),
-                // Internal in LLVM, so that a backend compiling each public
-                // function apart keeps it with the routines calling it.
                 (
                     Identifier::new(ctx, "llvm.linkage"),
                     e.attr("#llvm.linkage<internal>")?,
@@ -341,12 +362,50 @@ impl<'c, 'a> Checks<'c, 'a> {
         );
         let body = self.body()?;
         let func = body.append_operation(func);
-        self.made_record = true;
-        let block = func
-            .region(0)
+        func.region(0)
             .ok()
             .and_then(|r| r.first_block())
-            .ok_or("internal error: a function without a body")?;
+            .ok_or_else(|| "internal error: a function without a body".to_string())
+    }
+
+    /// Makes [`CHECK_ALLOCATION`] (once).
+    fn check_allocation_fn(&mut self, e: &Builder<'c>) -> Result<(), String> {
+        if self.made_check_allocation {
+            return Ok(());
+        }
+        let (idx, i64t) = (Type::index(e.ctx), e.ty("i64")?);
+        let block = self.private_fn(e, CHECK_ALLOCATION, &[idx, i64t, i64t])?;
+        self.made_check_allocation = true;
+        let at = At::end(block);
+        let arg = |i: usize| -> Result<Value<'c, 'a>, String> {
+            block
+                .argument(i)
+                .map(Into::into)
+                .map_err(|er| er.to_string())
+        };
+        let zero = e.index(at, 0)?;
+        let null = e.cmpi(at, CmpI::Eq, arg(0)?, zero);
+        let words = [
+            e.i64(at, Code::Alloc as i64),
+            arg(1)?,
+            arg(2)?,
+            e.i64(at, 0),
+        ];
+        self.record_call(e, at, null, &words)?;
+        e.place(at, melior::dialect::func::r#return(&[], e.loc));
+        Ok(())
+    }
+
+    /// Makes [`RECORD`] (once): `(failed, code, check, value, bound)`, the
+    /// words stored when `failed` holds and the status is clear.
+    fn record_fn(&mut self, e: &Builder<'c>) -> Result<(), String> {
+        if self.made_record {
+            return Ok(());
+        }
+        let (i1, i64t) = (e.ty("i1")?, e.ty("i64")?);
+        let inputs = [e.ty(CALL_BOOL)?, i64t, i64t, i64t, i64t];
+        let block = self.private_fn(e, RECORD, &inputs)?;
+        self.made_record = true;
         let at = At::end(block);
         let arg = |i: usize| -> Result<Value<'c, 'a>, String> {
             block
@@ -389,14 +448,25 @@ impl<'c, 'a> Checks<'c, 'a> {
             idx,
             &[],
         );
-        let zero = e.index(at, 0)?;
-        let null = e.cmpi(at, CmpI::Eq, ptr, zero);
-        let size = e.i64(at, bytes);
         let message = format!(
             "{}: error: cannot allocate the buffer of node '{name}'",
             place(op.location())
         );
-        self.fail_if(e, at, null, Code::Alloc, message, size, 0)
+        let id = self.messages.len();
+        self.messages.push(message);
+        self.check_allocation_fn(e)?;
+        let args = [ptr, e.i64(at, id as i64), e.i64(at, bytes)];
+        e.place(
+            at,
+            melior::dialect::func::call(
+                e.ctx,
+                FlatSymbolRefAttribute::new(e.ctx, CHECK_ALLOCATION),
+                &args,
+                &[],
+                e.loc,
+            ),
+        );
+        Ok(())
     }
 
     /// Checks that the indices of an assignment that depend on index
