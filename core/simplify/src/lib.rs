@@ -151,7 +151,7 @@ pub fn simplify_roots(dag: &RecExpr<Scalar>, roots: &[Id], options: &Options) ->
         .with_node_limit(limits.nodes)
         .with_iter_limit(limits.iterations)
         .with_time_limit(limits.time)
-        .run(&rules::rules_for(options.fast_math));
+        .run(rules::shared_rules(options.fast_math));
     let stop = runner.stop_reason.clone().unwrap_or(StopReason::Saturated);
     let egraph = &runner.egraph;
     // Ties go to the input's own nodes.

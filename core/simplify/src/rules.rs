@@ -163,6 +163,16 @@ pub fn rules_for(fast_math: bool) -> Vec<Rewrite<Scalar, ConstFold>> {
         .collect()
 }
 
+/// [`rules_for`], built once per process: a deep model's module has
+/// thousands of blocks, and parsing and compiling the rules' patterns for
+/// each took half of the pass's time.
+pub fn shared_rules(fast_math: bool) -> &'static [Rewrite<Scalar, ConstFold>] {
+    static EXACT: std::sync::OnceLock<Vec<Rewrite<Scalar, ConstFold>>> = std::sync::OnceLock::new();
+    static FAST: std::sync::OnceLock<Vec<Rewrite<Scalar, ConstFold>>> = std::sync::OnceLock::new();
+    let cell = if fast_math { &FAST } else { &EXACT };
+    cell.get_or_init(|| rules_for(fast_math))
+}
+
 /// Every rule (OCANNL's simplifier: fast-math).
 pub fn rules() -> Vec<Rewrite<Scalar, ConstFold>> {
     rules_for(true)
