@@ -40,7 +40,8 @@ impl<'c, 'a> Repeats<'c, 'a> {
     /// Lowers `op` at `at` by `work`, then `finish` on the ops `work`
     /// made there; or clones what they became for an equivalent op lowered
     /// before. The ops lowered earlier must be alive (they are erased when
-    /// the pass ends).
+    /// the pass ends). At the end of a block (no op to insert before),
+    /// only `work` runs and nothing is kept.
     pub fn lower(
         &mut self,
         op: &OperationRef<'c, 'a>,
