@@ -442,6 +442,37 @@ void ocannl_emit_diagnostic(int severity, MlirLocation loc, MlirStringRef msg,
   });
 }
 
+/// A hash of `top` with everything inside it: each op's name, attributes,
+/// properties and result types, the shape of its regions and blocks, a
+/// value defined inside `top` by its number (in order of definition), and
+/// a value from outside by `outside`; locations ignored.
+static uint64_t hashInside(Operation *top,
+                           llvm::function_ref<llvm::hash_code(Value)> outside) {
+  llvm::DenseMap<Value, unsigned> numbers;
+  llvm::hash_code h = llvm::hash_value(0);
+  auto number = [&](Value v) -> llvm::hash_code {
+    auto it = numbers.find(v);
+    return it == numbers.end() ? outside(v) : llvm::hash_value(it->second);
+  };
+  top->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    for (Region &r : op->getRegions()) {
+      h = llvm::hash_combine(h, r.getBlocks().size());
+      for (Block &b : r)
+        for (BlockArgument a : b.getArguments()) {
+          numbers.try_emplace(a, numbers.size());
+          h = llvm::hash_combine(h, a.getType().getAsOpaquePointer());
+        }
+    }
+    h = llvm::hash_combine(
+        h, OperationEquivalence::computeHash(
+               op, number, OperationEquivalence::ignoreHashValue,
+               OperationEquivalence::IgnoreLocations));
+    for (Value r : op->getResults())
+      numbers.try_emplace(r, numbers.size());
+  });
+  return uint64_t(h);
+}
+
 /// A hash of `op` with everything inside it that equivalent ops
 /// (`ocannl_ops_equivalent`) share: each op's name, attributes, properties
 /// and result types, the shape of its regions and blocks, and which
@@ -450,32 +481,10 @@ void ocannl_emit_diagnostic(int severity, MlirLocation loc, MlirStringRef msg,
 /// (attributes and types hash by their uniqued storage).
 uint64_t ocannl_op_structural_hash(MlirOperation root) {
   return guarded("hashing an op", uint64_t(0), [&] {
-    Operation *top = unwrap(root);
-    llvm::DenseMap<Value, unsigned> numbers;
-    llvm::hash_code h = llvm::hash_value(0);
-    auto number = [&](Value v) -> llvm::hash_code {
-      auto it = numbers.find(v);
-      // A value from outside `root`: by identity.
-      return it == numbers.end() ? llvm::hash_value(v.getAsOpaquePointer())
-                                 : llvm::hash_value(it->second);
-    };
-    top->walk<WalkOrder::PreOrder>([&](Operation *op) {
-      for (Region &r : op->getRegions()) {
-        h = llvm::hash_combine(h, r.getBlocks().size());
-        for (Block &b : r)
-          for (BlockArgument a : b.getArguments()) {
-            numbers.try_emplace(a, numbers.size());
-            h = llvm::hash_combine(h, a.getType().getAsOpaquePointer());
-          }
-      }
-      h = llvm::hash_combine(
-          h, OperationEquivalence::computeHash(
-                 op, number, OperationEquivalence::ignoreHashValue,
-                 OperationEquivalence::IgnoreLocations));
-      for (Value r : op->getResults())
-        numbers.try_emplace(r, numbers.size());
+    // A value from outside `root`: by identity.
+    return hashInside(unwrap(root), [](Value v) {
+      return llvm::hash_value(v.getAsOpaquePointer());
     });
-    return uint64_t(h);
   });
 }
 
@@ -512,34 +521,13 @@ uint64_t ocannl_op_hash_up_to_operands(MlirOperation root) {
     llvm::DenseMap<Value, unsigned> operands;
     for (OpOperand &o : top->getOpOperands())
       operands.try_emplace(o.get(), pattern[o.getOperandNumber()]);
-    llvm::DenseMap<Value, unsigned> numbers;
-    llvm::hash_code h = llvm::hash_value(1);
-    auto number = [&](Value v) -> llvm::hash_code {
-      auto it = numbers.find(v);
-      if (it != numbers.end())
-        return llvm::hash_combine(0, it->second);
+    return hashInside(top, [&](Value v) {
       auto op = operands.find(v);
       if (op != operands.end())
-        return llvm::hash_combine(1, op->second, v.getType().getAsOpaquePointer());
+        return llvm::hash_combine(1, op->second,
+                                  v.getType().getAsOpaquePointer());
       return llvm::hash_value(v.getAsOpaquePointer());
-    };
-    top->walk<WalkOrder::PreOrder>([&](Operation *op) {
-      for (Region &r : op->getRegions()) {
-        h = llvm::hash_combine(h, r.getBlocks().size());
-        for (Block &b : r)
-          for (BlockArgument a : b.getArguments()) {
-            numbers.try_emplace(a, numbers.size());
-            h = llvm::hash_combine(h, a.getType().getAsOpaquePointer());
-          }
-      }
-      h = llvm::hash_combine(
-          h, OperationEquivalence::computeHash(
-                 op, number, OperationEquivalence::ignoreHashValue,
-                 OperationEquivalence::IgnoreLocations));
-      for (Value r : op->getResults())
-        numbers.try_emplace(r, numbers.size());
     });
-    return uint64_t(h);
   });
 }
 

@@ -164,6 +164,31 @@ fn clear_status<'c>(e: &Builder<'c>) -> Result<Attribute<'c>, String> {
         .map_err(|er| er.to_string())
 }
 
+/// Argument `i` of `block`.
+fn argument<'c, 'a>(
+    block: melior::ir::BlockRef<'c, 'a>,
+    i: usize,
+) -> Result<Value<'c, 'a>, String> {
+    block
+        .argument(i)
+        .map(Into::into)
+        .map_err(|er| er.to_string())
+}
+
+/// A call of the module's function `callee`, without results.
+fn call<'c, 'a>(e: &Builder<'c>, at: At<'c, 'a>, callee: &str, args: &[Value<'c, 'a>]) {
+    e.place(
+        at,
+        melior::dialect::func::call(
+            e.ctx,
+            FlatSymbolRefAttribute::new(e.ctx, callee),
+            args,
+            &[],
+            e.loc,
+        ),
+    );
+}
+
 /// `loc("f.mlir":3:5)` as `f.mlir:3:5`.
 pub fn place(l: Location) -> String {
     let l = l.to_string();
@@ -318,16 +343,7 @@ impl<'c, 'a> Checks<'c, 'a> {
         let failed = bool_to_call(e, at, failed)?;
         let mut operands = vec![failed];
         operands.extend_from_slice(words);
-        e.place(
-            at,
-            melior::dialect::func::call(
-                e.ctx,
-                FlatSymbolRefAttribute::new(e.ctx, RECORD),
-                &operands,
-                &[],
-                e.loc,
-            ),
-        );
+        call(e, at, RECORD, &operands);
         Ok(())
     }
 
@@ -377,12 +393,7 @@ impl<'c, 'a> Checks<'c, 'a> {
         let block = self.private_fn(e, CHECK_ALLOCATION, &[idx, i64t, i64t])?;
         self.made_check_allocation = true;
         let at = At::end(block);
-        let arg = |i: usize| -> Result<Value<'c, 'a>, String> {
-            block
-                .argument(i)
-                .map(Into::into)
-                .map_err(|er| er.to_string())
-        };
+        let arg = |i: usize| argument(block, i);
         let zero = e.index(at, 0)?;
         let null = e.cmpi(at, CmpI::Eq, arg(0)?, zero);
         let words = [
@@ -407,12 +418,7 @@ impl<'c, 'a> Checks<'c, 'a> {
         let block = self.private_fn(e, RECORD, &inputs)?;
         self.made_record = true;
         let at = At::end(block);
-        let arg = |i: usize| -> Result<Value<'c, 'a>, String> {
-            block
-                .argument(i)
-                .map(Into::into)
-                .map_err(|er| er.to_string())
-        };
+        let arg = |i: usize| argument(block, i);
         let failed = bool_from_call(e, at, arg(0)?)?;
         let first = self.clear(e, at)?;
         let record = e.op1(at, "arith.andi", &[failed, first], i1, &[]);
@@ -456,16 +462,7 @@ impl<'c, 'a> Checks<'c, 'a> {
         self.messages.push(message);
         self.check_allocation_fn(e)?;
         let args = [ptr, e.i64(at, id as i64), e.i64(at, bytes)];
-        e.place(
-            at,
-            melior::dialect::func::call(
-                e.ctx,
-                FlatSymbolRefAttribute::new(e.ctx, CHECK_ALLOCATION),
-                &args,
-                &[],
-                e.loc,
-            ),
-        );
+        call(e, at, CHECK_ALLOCATION, &args);
         Ok(())
     }
 
