@@ -203,25 +203,50 @@ fn stages(cli: &Cli, backend: &dyn Backend) -> Result<Vec<Pipeline>, String> {
 }
 
 /// `--stats`: the buffers, loop nests and peak buffer bytes of a lowered
-/// function.
+/// function. The nests of the kernels it calls (the CPU's lowering outlines
+/// each assignment's loops as it lowers it) count at each call.
 fn print_stats(func: OperationRef) {
     use ocannl_mlir::ir;
     let is_loop = |n: &str| matches!(n, "scf.for" | "scf.parallel" | "scf.forall");
     let buffers = ir::collect(func, |o| ir::name(o) == "memref.alloc").len();
     // Loops with no loop around them.
-    let nests = ir::collect(func, |o| is_loop(&ir::name(o)))
-        .into_iter()
-        .filter(|o| {
-            let mut p = o.parent_operation();
-            while let Some(q) = p {
-                if is_loop(&ir::name(&q)) {
-                    return false;
+    let nests_in = |f: OperationRef| {
+        ir::collect(f, |o| is_loop(&ir::name(o)))
+            .into_iter()
+            .filter(|o| {
+                let mut p = o.parent_operation();
+                while let Some(q) = p {
+                    if is_loop(&ir::name(&q)) {
+                        return false;
+                    }
+                    p = q.parent_operation();
                 }
-                p = q.parent_operation();
-            }
-            true
+                true
+            })
+            .count()
+    };
+    let kernel = |name: &str| {
+        let module = func.parent_operation()?;
+        ir::ops_named(module, "func.func").into_iter().find(|f| {
+            f.has_attribute(ocannl_passes::transforms::outline_kernels::KIND)
+                && f.attribute("sym_name")
+                    .ok()
+                    .and_then(ocannl_mlir::attr::string_value)
+                    .is_some_and(|n| n == name)
         })
-        .count();
+    };
+    let mut per_kernel: std::collections::HashMap<String, usize> = Default::default();
+    let mut nests = nests_in(func);
+    for call in ir::ops_named(func, "func.call") {
+        let Some(callee) = ir::callee(call) else {
+            continue;
+        };
+        if !per_kernel.contains_key(&callee) {
+            let n = kernel(&callee).map_or(0, nests_in);
+            per_kernel.insert(callee.clone(), n);
+        }
+        nests += per_kernel[&callee];
+    }
     eprintln!(
         "stats: {buffers} buffers, {nests} loop nests, {} peak buffer bytes",
         ocannl_passes::backend::peak_bytes(func)
