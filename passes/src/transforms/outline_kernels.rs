@@ -159,13 +159,19 @@ fn run<'c>(module: OperationRef<'c, '_>, options: &Options) -> PassResult<'c> {
         return Ok(());
     };
     for func in routines(module) {
-        let mut called: Vec<String> = vec![];
         for nest in nests(func) {
             let loc = nest.location();
-            called.push(outliner.outline(nest).at(loc)?);
+            outliner.outline(nest).at(loc)?;
         }
         outliner.erase_unused().at(func.location())?;
         if explain {
+            // The kernels it calls: outlined now, or before (by
+            // `ocannl-lower-to-loops{kernels=true}`).
+            let mut called: Vec<String> = ir::ops_named(func, "func.call")
+                .into_iter()
+                .filter_map(ir::callee)
+                .filter(|c| outliner.is_kernel(c))
+                .collect();
             let n = called.len();
             called.sort();
             called.dedup();
@@ -237,6 +243,15 @@ impl<'c, 'a> Outliner<'c, 'a> {
             && op.result_count() == 0
             && op.region(1).ok().is_some_and(|r| r.first_block().is_none())
             && !ir::collect(op, |o| LOOPS.contains(&ir::name(o).as_str())).is_empty()
+    }
+
+    /// Whether `name` is a kernel's (made by this outliner or found in
+    /// the module).
+    pub fn is_kernel(&self, name: &str) -> bool {
+        matches!(
+            self.names.taken.get(name),
+            Some(Taken::Kernel(_) | Taken::Text(_))
+        )
     }
 
     /// Moves `nest` into a kernel called in its place; returns the

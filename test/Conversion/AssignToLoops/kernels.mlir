@@ -7,6 +7,11 @@
 // RUN: ocannl-opt %s --pass-pipeline='builtin.module(ocannl-lower-to-loops{target=cpu kernels=true},ocannl-outline-kernels)' > %t.kernels
 // RUN: ocannl-opt %s --pass-pipeline='builtin.module(ocannl-lower-to-loops{target=cpu},ocannl-outline-kernels)' > %t.nests
 // RUN: diff %t.kernels %t.nests
+// The outlining pass's report counts the kernels a routine calls, outlined
+// by the lowering or by the pass.
+// RUN: ocannl-opt %s --pass-pipeline='builtin.module(ocannl-lower-to-loops{target=cpu kernels=true},ocannl-outline-kernels{explain=true})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// EXPLAIN: remark: @two: 2 kernels, 1 distinct
+// EXPLAIN: remark: @aliased: 3 kernels, 2 distinct
 
 // Two relus on other buffers: one kernel, called twice; the routine keeps
 // no loop and no guard.
