@@ -11,13 +11,13 @@
 //! assign_to_loops::target`); a backend names the one its code is lowered
 //! with.
 
-use std::sync::Mutex;
+use std::{collections::HashMap, sync::Mutex};
 
 use melior::{
     ir::{operation::OperationLike, Module, OperationRef, Type, TypeLike, ValueLike},
     Context,
 };
-use ocannl_mlir::{ir, types};
+use ocannl_mlir::{attr, ir, types};
 use ocannl_runtime::{ArgInfo, CompileOptions, Elt, Executable, Role, Signature, Slot};
 
 /// A backend: compiles modules at the loops stage for some hardware, and
@@ -306,8 +306,32 @@ fn memref_bytes(t: Type) -> u64 {
 
 /// The most bytes a function's buffers take at once, following its
 /// `memref.alloc`s and `memref.dealloc`s in program order (an allocation in
-/// a loop counts once: it is freed in the same iteration).
+/// a loop counts once: it is freed in the same iteration). A call of a
+/// function of the module adds, while it runs, that function's own peak
+/// (a kernel's packing buffers, once the lowering outlined the loops).
 pub fn peak_bytes(func: OperationRef) -> u64 {
+    let mut functions: HashMap<String, OperationRef> = HashMap::new();
+    if let Some(module) = func.parent_operation() {
+        for f in ir::ops_named(module, "func.func") {
+            if f.parent_operation().is_some_and(|p| p == module) {
+                if let Some(name) = f.attribute("sym_name").ok().and_then(attr::string_value) {
+                    functions.insert(name, f);
+                }
+            }
+        }
+    }
+    peak_of(func, &functions, &mut HashMap::new(), 0)
+}
+
+/// [`peak_bytes`] of `func`, the callees' peaks kept in `known` (a call
+/// nested deeper than a few levels, which the project does not make, adds
+/// nothing).
+fn peak_of(
+    func: OperationRef,
+    functions: &HashMap<String, OperationRef>,
+    known: &mut HashMap<String, u64>,
+    depth: usize,
+) -> u64 {
     let (mut live, mut peak) = (0u64, 0u64);
     for op in ir::collect(func, |_| true) {
         match ir::name(&op).as_str() {
@@ -321,6 +345,22 @@ pub fn peak_bytes(func: OperationRef) -> u64 {
                 if let Ok(v) = op.operand(0) {
                     live = live.saturating_sub(memref_bytes(v.r#type()));
                 }
+            }
+            "func.call" if depth < 4 => {
+                let Some(callee) = ir::callee(op) else {
+                    continue;
+                };
+                let inner = match known.get(&callee) {
+                    Some(&b) => b,
+                    None => {
+                        let b = functions
+                            .get(&callee)
+                            .map_or(0, |&f| peak_of(f, functions, known, depth + 1));
+                        known.insert(callee, b);
+                        b
+                    }
+                };
+                peak = peak.max(live.saturating_add(inner));
             }
             _ => {}
         }

@@ -341,9 +341,9 @@ impl Program {
         options: &CompileOptions,
     ) -> Result<Program, String> {
         options.check_names("cpu", OPTION_NAMES)?;
-        // Peak memory from the routines' own allocations (outlining moves
-        // packing buffers into kernels and makes the host code's
-        // temporaries bare `malloc`s).
+        // Peak memory from the routines' allocations, a kernel's own (its
+        // packing buffers) counted while it runs; read before the host
+        // code's temporaries become bare `malloc`s.
         let peaks: HashMap<String, u64> = functions(module)
             .into_iter()
             .map(|(name, f)| (name, peak_bytes(f)))

@@ -203,15 +203,16 @@ fn stages(cli: &Cli, backend: &dyn Backend) -> Result<Vec<Pipeline>, String> {
 }
 
 /// `--stats`: the buffers, loop nests and peak buffer bytes of a lowered
-/// function. The nests of the kernels it calls (the CPU's lowering outlines
-/// each assignment's loops as it lowers it) count at each call.
+/// function. The buffers and nests of the kernels it calls (the CPU's
+/// lowering outlines each assignment's loops as it lowers it) count at
+/// each call.
 fn print_stats(func: OperationRef) {
     use ocannl_mlir::ir;
     let is_loop = |n: &str| matches!(n, "scf.for" | "scf.parallel" | "scf.forall");
-    let buffers = ir::collect(func, |o| ir::name(o) == "memref.alloc").len();
-    // Loops with no loop around them.
-    let nests_in = |f: OperationRef| {
-        ir::collect(f, |o| is_loop(&ir::name(o)))
+    // The buffers, and the loops with no loop around them.
+    let count = |f: OperationRef| {
+        let buffers = ir::collect(f, |o| ir::name(o) == "memref.alloc").len();
+        let nests = ir::collect(f, |o| is_loop(&ir::name(o)))
             .into_iter()
             .filter(|o| {
                 let mut p = o.parent_operation();
@@ -223,7 +224,8 @@ fn print_stats(func: OperationRef) {
                 }
                 true
             })
-            .count()
+            .count();
+        (buffers, nests)
     };
     let kernel = |name: &str| {
         let module = func.parent_operation()?;
@@ -235,17 +237,19 @@ fn print_stats(func: OperationRef) {
                     .is_some_and(|n| n == name)
         })
     };
-    let mut per_kernel: std::collections::HashMap<String, usize> = Default::default();
-    let mut nests = nests_in(func);
+    let mut per_kernel: std::collections::HashMap<String, (usize, usize)> = Default::default();
+    let (mut buffers, mut nests) = count(func);
     for call in ir::ops_named(func, "func.call") {
         let Some(callee) = ir::callee(call) else {
             continue;
         };
         if !per_kernel.contains_key(&callee) {
-            let n = kernel(&callee).map_or(0, nests_in);
+            let n = kernel(&callee).map_or((0, 0), count);
             per_kernel.insert(callee.clone(), n);
         }
-        nests += per_kernel[&callee];
+        let (b, n) = per_kernel[&callee];
+        buffers += b;
+        nests += n;
     }
     eprintln!(
         "stats: {buffers} buffers, {nests} loop nests, {} peak buffer bytes",
