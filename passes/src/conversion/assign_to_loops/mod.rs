@@ -31,7 +31,10 @@
 //!   `arith`/`math` ops.
 //! - [`dealloc`]: buffer lifetimes.
 //! - [`repeat`]: an assignment equal to one lowered before up to its
-//!   operands gets a clone of its code.
+//!   operands gets a clone of its code; with the option `kernels=true`
+//!   (the CPU backend's), each assignment's guarded loops are outlined as
+//!   a kernel as they are lowered (`transforms::outline_kernels::Outliner`),
+//!   so the clone of a repeat is a call.
 //! - [`target`]: the target interface.
 
 pub mod accum;
@@ -72,7 +75,7 @@ crate::define_pass!(
             "kernels",
             BOOL,
             "false",
-            "Outline each assignment's loops into a kernel as it is lowered (what ocannl-outline-kernels does), so that an assignment repeated on other buffers is only a call"
+            "Outline each assignment's loops into a kernel as it is lowered (what ocannl-outline-kernels does), so that an assignment repeated on other buffers is only a call (targets whose compiled code holds the run-time checks: not the GPU, whose launches upstream passes outline)"
         )
     ]
 );
