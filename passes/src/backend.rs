@@ -17,7 +17,7 @@ use melior::{
     ir::{operation::OperationLike, Module, OperationRef, Type, TypeLike, ValueLike},
     Context,
 };
-use ocannl_mlir::{attr, ir, types};
+use ocannl_mlir::{ir, types};
 use ocannl_runtime::{ArgInfo, CompileOptions, Elt, Executable, Role, Signature, Slot};
 
 /// A backend: compiles modules at the loops stage for some hardware, and
@@ -310,16 +310,10 @@ fn memref_bytes(t: Type) -> u64 {
 /// function of the module adds, while it runs, that function's own peak
 /// (a kernel's packing buffers, once the lowering outlined the loops).
 pub fn peak_bytes(func: OperationRef) -> u64 {
-    let mut functions: HashMap<String, OperationRef> = HashMap::new();
-    if let Some(module) = func.parent_operation() {
-        for f in ir::ops_named(module, "func.func") {
-            if f.parent_operation().is_some_and(|p| p == module) {
-                if let Some(name) = f.attribute("sym_name").ok().and_then(attr::string_value) {
-                    functions.insert(name, f);
-                }
-            }
-        }
-    }
+    let functions = func
+        .parent_operation()
+        .map(ir::functions_by_name)
+        .unwrap_or_default();
     peak_of(func, &functions, &mut HashMap::new(), 0)
 }
 

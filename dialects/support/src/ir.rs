@@ -4,7 +4,7 @@ use melior::{
     ir::{
         block::BlockLike,
         operation::{OperationLike, OperationMutLike, OperationRefMut, WalkOrder, WalkResult},
-        Attribute, BlockRef, OperationRef, Value, ValueLike,
+        Attribute, BlockRef, OperationRef, RegionLike, Value, ValueLike,
     },
     Context, ContextRef,
 };
@@ -19,6 +19,32 @@ pub fn context<'r>(r: &'r ContextRef<'_>) -> &'r Context {
 /// The ops named `name` under `root` (pre-order), `root` included.
 pub fn ops_named<'c, 'a>(root: OperationRef<'c, 'a>, name: &str) -> Vec<OperationRef<'c, 'a>> {
     collect(root, |op| op.name().as_string_ref().as_str() == Ok(name))
+}
+
+/// The `func.func` ops at the top of `module` (not those nested in other
+/// ops), by symbol name.
+pub fn functions_by_name<'c, 'a>(
+    module: OperationRef<'c, 'a>,
+) -> std::collections::HashMap<String, OperationRef<'c, 'a>> {
+    let mut functions = std::collections::HashMap::new();
+    let Some(body) = module.region(0).ok().and_then(|r| r.first_block()) else {
+        return functions;
+    };
+    let mut cur = body.first_operation();
+    while let Some(op) = cur {
+        cur = op.next_in_block();
+        if name(&op) != "func.func" {
+            continue;
+        }
+        if let Some(n) = op
+            .attribute("sym_name")
+            .ok()
+            .and_then(crate::attr::string_value)
+        {
+            functions.insert(n, op);
+        }
+    }
+    functions
 }
 
 /// The ops under `root` (pre-order) that satisfy `pred`.

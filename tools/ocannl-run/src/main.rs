@@ -22,7 +22,7 @@ use std::{
 };
 
 use clap::Parser;
-use melior::ir::{attribute::StringAttribute, operation::OperationLike, Module, OperationRef};
+use melior::ir::{operation::OperationLike, Module, OperationRef};
 use ocannl_assign::optim::Optimizer;
 use ocannl_passes::{pipelines, Backend, Pipeline};
 use ocannl_runtime::{CompileOptions, Elt, HostTensor, HostValue, Slot};
@@ -227,29 +227,21 @@ fn print_stats(func: OperationRef) {
             .count();
         (buffers, nests)
     };
-    let kernel = |name: &str| {
-        let module = func.parent_operation()?;
-        ir::ops_named(module, "func.func").into_iter().find(|f| {
-            f.has_attribute(ocannl_passes::transforms::outline_kernels::KIND)
-                && f.attribute("sym_name")
-                    .ok()
-                    .and_then(ocannl_mlir::attr::string_value)
-                    .is_some_and(|n| n == name)
-        })
-    };
-    let mut per_kernel: std::collections::HashMap<String, (usize, usize)> = Default::default();
+    // Each kernel's counts, by name.
+    let kernels: std::collections::HashMap<String, (usize, usize)> = func
+        .parent_operation()
+        .map(ir::functions_by_name)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(_, f)| f.has_attribute(ocannl_passes::transforms::outline_kernels::KIND))
+        .map(|(name, f)| (name, count(f)))
+        .collect();
     let (mut buffers, mut nests) = count(func);
     for call in ir::ops_named(func, "func.call") {
-        let Some(callee) = ir::callee(call) else {
-            continue;
-        };
-        if !per_kernel.contains_key(&callee) {
-            let n = kernel(&callee).map_or((0, 0), count);
-            per_kernel.insert(callee.clone(), n);
+        if let Some(&(b, n)) = ir::callee(call).and_then(|c| kernels.get(&c)) {
+            buffers += b;
+            nests += n;
         }
-        let (b, n) = per_kernel[&callee];
-        buffers += b;
-        nests += n;
     }
     eprintln!(
         "stats: {buffers} buffers, {nests} loop nests, {} peak buffer bytes",
@@ -611,14 +603,8 @@ fn ms(d: Duration) -> f64 {
 }
 
 fn find_entry<'c, 'm>(module: &'m Module<'c>, entry: &str) -> Result<OperationRef<'c, 'm>, String> {
-    ocannl_mlir::ir::ops_named(module.as_operation(), "func.func")
-        .into_iter()
-        .find(|o| {
-            o.attribute("sym_name")
-                .ok()
-                .and_then(|a| StringAttribute::try_from(a).ok())
-                .is_some_and(|s| s.value() == entry)
-        })
+    ocannl_mlir::ir::functions_by_name(module.as_operation())
+        .remove(entry)
         .ok_or_else(|| format!("no function @{entry} in the module"))
 }
 
