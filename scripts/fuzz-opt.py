@@ -52,6 +52,9 @@ PIPELINES = [
     ["--pass-pipeline=builtin.module(ocannl-infer-shapes,ocannl-lower-to-assign{params-as-arguments=true},ocannl-autodiff,ocannl-train-step{momentum=0.9 weight-decay=0.01 nesterov=true},ocannl-lower-to-loops)"],
     # Adam's step (with clipping), optimized, down to loops.
     ["--pass-pipeline=builtin.module(ocannl-infer-shapes,ocannl-lower-to-assign{params-as-arguments=true},ocannl-autodiff,ocannl-train-step{optimizer=adamw clip-norm=1},ocannl-virtualize,ocannl-simplify,ocannl-lower-to-loops)"],
+    # The same as the CPU backend lowers it: each assignment a kernel as it is
+    # lowered (repeats are calls), then the backend's outlining and pointers.
+    ["--pass-pipeline=builtin.module(ocannl-infer-shapes,ocannl-lower-to-assign{params-as-arguments=true},ocannl-autodiff,ocannl-train-step{optimizer=adamw clip-norm=1},ocannl-virtualize,ocannl-simplify,ocannl-lower-to-loops{kernels=true},ocannl-outline-kernels,ocannl-kernel-bare-ptrs)"],
     # The optimizations, on their own and in the training pipeline.
     ["--ocannl-virtualize=explain=true", "--ocannl-lower-to-loops"],
     ["--pass-pipeline=builtin.module(ocannl-infer-shapes,ocannl-lower-to-assign{params-as-arguments=true},ocannl-autodiff,ocannl-train-step,ocannl-virtualize{max-visits=4},ocannl-lower-to-loops)"],
