@@ -278,14 +278,7 @@ fn function<'c, 'm>(
     module: &'m Module<'c>,
     name: &str,
 ) -> Option<melior::ir::OperationRef<'c, 'm>> {
-    ocannl_mlir::ir::ops_named(module.as_operation(), "func.func")
-        .into_iter()
-        .find(|f| {
-            f.attribute("sym_name")
-                .ok()
-                .and_then(ocannl_mlir::attr::string_value)
-                .is_some_and(|n| n == name)
-        })
+    ocannl_mlir::ir::functions_by_name(module.as_operation()).remove(name)
 }
 
 /// The string attribute `attr` of each argument of function `f`.
