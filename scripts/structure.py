@@ -8,7 +8,12 @@
   (`pub use b::X` in the parent) are not imports;
 - no `unsafe` block wraps a closure (the closure's body would be unsafe
   code without a reason of its own): an unsafe block holds the unsafe
-  operations, each with its `// SAFETY:` comment (clippy checks those).
+  operations, each with its `// SAFETY:` comment (clippy checks those);
+- one compile path: outside the crates that define passes and backends
+  (`passes/`, `backends/`, `dialects/`, `core/`), nothing runs a pipeline,
+  calls a backend's compiler or the cache of executables, parses a module
+  itself, or registers a backend but `ocannl_compiler::register_backends`
+  (the API and the tools compile through `ocannl-compiler`).
 
 Prints each violation and exits 1 when there is one.
 
@@ -174,8 +179,40 @@ def unsafe_closures(root):
     return out
 
 
+# What only `ocannl-compiler` (and the passes and backends below it) may do.
+COMPILE_PATH = [
+    (r"\brun_pipeline\s*\(", "runs a pipeline"),
+    (r"\bcompile_cached\s*\(", "calls the cache of executables"),
+    (r"\.compile\s*\(\s*&?\s*(?:self\.)?_?context\b", "calls a backend's compiler"),
+    (r"\.artifact\s*\(\s*&?\s*(?:self\.)?_?context\b", "calls a backend's artifact writer"),
+    (r"\bModule::parse\s*\(|\bparse_module\s*\(", "parses a module"),
+    (r"\bocannl_cpu::install\s*\(|\bocannl_gpu::register\s*\(", "registers a backend"),
+]
+
+
+def compile_path(root):
+    """Uses of the compile path's steps in the API's and tools' own code
+    (not their tests): (file, line, what)."""
+    out = []
+    for top in ("api", "tools"):
+        for dirpath, dirnames, filenames in os.walk(os.path.join(root, top)):
+            dirnames[:] = [d for d in dirnames if d not in ("target", "tests", "examples", "benches")]
+            for f in filenames:
+                if not f.endswith(".rs"):
+                    continue
+                path = os.path.join(dirpath, f)
+                text = strip(open(path, encoding="utf-8").read())
+                for pattern, what in COMPILE_PATH:
+                    for m in re.finditer(pattern, text):
+                        out.append((os.path.relpath(path, root), text[: m.start()].count("\n") + 1, what))
+    return out
+
+
 def main():
     bad = 0
+    for path, line, what in sorted(set(compile_path(ROOT))):
+        bad += 1
+        print(f"{path}:{line}: {what}: only ocannl-compiler does (the one compile path)")
     for path, line in sorted(set(unsafe_closures(ROOT))):
         bad += 1
         print(f"{path}:{line}: an unsafe block wraps a closure: keep only the unsafe operations in it")
@@ -192,7 +229,7 @@ def main():
             names = sorted("::".join(m) or "(crate root)" for m in comp)
             print(f"{os.path.relpath(src, ROOT)}: modules import each other: {', '.join(names)}")
     if bad == 0:
-        print("no module cycles, no unsafe block around a closure")
+        print("no module cycles, no unsafe block around a closure, one compile path")
     return 1 if bad else 0
 
 

@@ -61,7 +61,7 @@ pub use ocannl_ops::{Accum, BinaryOp, TernaryOp, UnaryOp};
 pub use ocannl_runtime::{npy, safetensors, Elt, HostTensor, HostValue};
 pub use ocannl_shape_dialect::ParamInit;
 pub use schedule::Schedule;
-pub use train::{Adam, Device, Optimizer, Sgd, State, Trainer};
+pub use train::{Adam, CacheUse, Device, Optimizer, Sgd, State, Trainer};
 
 /// An error from building, compiling or running: the diagnostics, each as
 /// `PLACE: error: message`, the place being a param's or data's name, or

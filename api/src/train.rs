@@ -30,17 +30,13 @@ use std::{
     time::{Duration, Instant},
 };
 
-use melior::{
-    ir::{operation::OperationLike, Module},
-    Context,
-};
+use melior::ir::{operation::OperationLike, Module};
 use ocannl_collective::{check_same, Buffer, Collective, Stats};
-use ocannl_passes::{backend::compile_cached, pipelines, Backend};
-use ocannl_runtime::{
-    bundle::Bundle, CompileOptions, Executable, HostTensor, HostValue, Session, Slot,
-};
+use ocannl_compiler::{Compiler, Job};
+use ocannl_passes::{pipelines, Backend};
+use ocannl_runtime::{bundle::Bundle, Executable, HostTensor, HostValue, Session, Slot};
 
-pub use ocannl_passes::backend::CacheUse;
+pub use ocannl_compiler::CacheUse;
 
 use crate::{Error, Tensor};
 
@@ -93,17 +89,9 @@ impl From<String> for Device {
     }
 }
 
-/// The backends a trainer can run on: every one the project has, registered
-/// once per process.
-fn register_backends() {
-    ocannl_cpu::install();
-    ocannl_gpu::register();
-}
-
 /// The backend of `device`, if it can run here (else why not, in one line).
 fn find_backend(device: &Device) -> Result<&'static dyn Backend, Error> {
-    register_backends();
-    let backend = ocannl_passes::backend(device.name())?;
+    let backend = ocannl_compiler::backend(device.name()).map_err(|e| e.to_string())?;
     match backend.unavailable() {
         Some(why) => Err(why.into()),
         None => Ok(backend),
@@ -132,6 +120,9 @@ pub struct CompileTimes {
     /// Whether the train step came from the compilation cache (then
     /// `passes` is zero and `train_step` the time to load it).
     pub cache: CacheUse,
+    /// Whether the forward routine came from the compilation cache, once
+    /// it has been used.
+    pub forward_cache: Option<CacheUse>,
     /// The backend's phases compiling the train step, by name, with what
     /// it counts (kernels, parts compiled and cached), when it compiled.
     pub phases: Vec<(String, Duration)>,
@@ -298,8 +289,6 @@ pub struct Trainer {
     /// optimizer's state between steps.
     step: Step,
     device: Device,
-    backend: &'static dyn Backend,
-    options: CompileOptions,
     /// The forward routine's module at the loops stage, compiled on first
     /// use.
     forward_text: String,
@@ -310,8 +299,8 @@ pub struct Trainer {
     times: RefCell<CompileTimes>,
     /// The context's diagnostics (one handler for the trainer's life).
     diagnostics: Diagnostics,
-    // The context outlives the compiled code (dropped last).
-    _context: Context,
+    // The compiler's context outlives the compiled code (dropped last).
+    compiler: Compiler,
 }
 
 /// The prepared routines of a training step.
@@ -386,7 +375,7 @@ fn param_file(dir: &Path, name: &str) -> std::path::PathBuf {
 struct Diagnostics(Arc<Mutex<Vec<String>>>);
 
 impl Diagnostics {
-    fn attach(context: &Context) -> Diagnostics {
+    fn attach(context: &melior::Context) -> Diagnostics {
         let messages = Arc::new(Mutex::new(vec![]));
         let sink = messages.clone();
         context.attach_diagnostic_handler(move |d| {
@@ -427,6 +416,21 @@ impl Diagnostics {
         }
     }
 
+    /// The error of a failed compile: the diagnostics of the failing step,
+    /// then what failed where it says more.
+    fn of(&self, e: BuildError) -> Error {
+        use ocannl_compiler::Error as E;
+        match e {
+            BuildError::Compile(E::Parse) => self.or("the module does not parse"),
+            BuildError::Compile(E::Stage { .. }) => self.or("compiling failed"),
+            BuildError::Compile(
+                E::Prune(m) | E::Backend(m) | E::Context(m) | E::UnknownBackend(m),
+            ) => self.then(m),
+            BuildError::Compile(e @ E::NoFunction(_)) => self.then(e.to_string()),
+            BuildError::Other(e) => e,
+        }
+    }
+
     /// The diagnostics, then `what`.
     fn then(&self, what: String) -> Error {
         let mut messages = self.messages();
@@ -434,6 +438,29 @@ impl Diagnostics {
         Error { messages }
     }
 }
+
+/// What fails building a trainer: a step of the compiler (its
+/// diagnostics are the context's), or the trainer's own look at the module.
+enum BuildError {
+    Compile(ocannl_compiler::Error),
+    Other(Error),
+}
+
+impl From<ocannl_compiler::Error> for BuildError {
+    fn from(e: ocannl_compiler::Error) -> Self {
+        BuildError::Compile(e)
+    }
+}
+
+impl From<Error> for BuildError {
+    fn from(e: Error) -> Self {
+        BuildError::Other(e)
+    }
+}
+
+/// What decides the trainer's use of a compiled job (the layout it derives
+/// and keeps with the train step): part of the cache key.
+const TRAINER_TAG: &str = "trainer 4";
 
 /// The passes from the tensor expressions to the optimized train step
 /// (`split`: with the update routine on its own).
@@ -449,53 +476,12 @@ fn training_pipeline(optimizer: &Optimizer, split: bool) -> ocannl_passes::Pipel
         .then(pipelines::optimize())
 }
 
-/// Lowers the module of `loss` and `forward` for training with
-/// `optimizer`, to optimized assignments; returns the work of one train
-/// step (iterations of its assignments).
-fn lower_for_training(
-    context: &Context,
-    module: &mut Module,
-    pipeline: &ocannl_passes::Pipeline,
-    diagnostics: &Diagnostics,
-) -> Result<u64, Error> {
-    ocannl_passes::run_pipeline(context, module, pipeline)
-        .map_err(|_| diagnostics.or("compiling failed"))?;
-    Ok(function(module, "loss_train_step")
-        .and_then(|f| ocannl_assign_dialect::to_routine(f).ok())
-        .map(|r| routine_work(&r))
-        .unwrap_or(u64::MAX))
-}
-
-/// Lowers a module of optimized assignments to the loops stage
-/// `backend` compiles.
-fn lower_to_loops(
-    context: &Context,
-    module: &mut Module,
-    backend: &dyn Backend,
-    diagnostics: &Diagnostics,
-) -> Result<(), Error> {
-    ocannl_passes::run_pipeline(context, module, backend.loops_pipeline())
-        .map_err(|_| diagnostics.or("compiling failed"))
-}
-
-/// Splits the module of optimized assignments: the init routine and the
-/// train step (`split`: the gradient and update routines) stay in it, the
-/// forward routine goes to a module of its own, returned as text (lowered
-/// to loops when first used, so that a train step's compile lowers none
-/// of it).
-fn split_forward(
-    module: &mut Module,
-    split: bool,
-    diagnostics: &Diagnostics,
-) -> Result<String, Error> {
-    let keep: &[&str] = if split {
-        &["loss_init", "loss_grad", "loss_update"]
-    } else {
-        &["loss_init", "loss_train_step"]
-    };
-    // The forward module: a copy of the module without the training
-    // routines (the bulk of it, which the forward routine does not call),
-    // then only what the forward routine uses.
+/// The forward routine's module, as text, from the module of optimized
+/// assignments (lowered to loops when first used, so that a train step's
+/// compile lowers none of it): a copy of the module without the training
+/// routines (the bulk of it, which the forward routine does not call),
+/// then only what the forward routine uses.
+fn split_forward(module: &Module, diagnostics: &Diagnostics) -> Result<String, Error> {
     use melior::ir::{block::BlockLike, RegionLike};
     let mut forward = Module::new(module.as_operation().location());
     for (name, value) in module.as_operation().attributes() {
@@ -512,6 +498,13 @@ fn split_forward(
         .ok()
         .and_then(|r| r.first_block())
         .ok_or_else(|| diagnostics.or("internal error: a module without a body"))?;
+    let training = [
+        "loss",
+        "loss_init",
+        "loss_train_step",
+        "loss_grad",
+        "loss_update",
+    ];
     let mut cur = body.first_operation();
     while let Some(op) = cur {
         cur = op.next_in_block();
@@ -519,15 +512,13 @@ fn split_forward(
             .attribute("sym_name")
             .ok()
             .and_then(ocannl_mlir::attr::string_value);
-        if name.is_some_and(|n| n == "loss" || keep.contains(&n.as_str())) {
+        if name.is_some_and(|n| training.contains(&n.as_str())) {
             continue;
         }
         forward.body().append_operation(ocannl_mlir::ir::clone(op));
     }
     ocannl_passes::keep_only(&mut forward, &["forward"]).map_err(|e| diagnostics.then(e))?;
-    let text = forward.as_operation().to_string();
-    ocannl_passes::keep_only(module, keep).map_err(|e| diagnostics.then(e))?;
-    Ok(text)
+    Ok(forward.as_operation().to_string())
 }
 
 /// The train step prepared on zeros, its params set by the init routine
@@ -707,63 +698,54 @@ impl Trainer {
         optimizer.check()?;
         let backend = find_backend(&device)?;
         let text = Trainer::module(loss, forward)?;
-        let context = ocannl_passes::new_context()?;
-        melior::utility::register_all_llvm_translations(&context);
-        let diagnostics = Diagnostics::attach(&context);
-        let mut options = backend.default_options();
-        // What decides the compiled code: the module, the passes, the loop
-        // target's lowering (the backend adds its own options).
-        let passes_pipeline = training_pipeline(&optimizer, split);
-        let pipeline = passes_pipeline.to_string();
-        let to_loops = backend.loops_pipeline().to_string();
-        let key: [&[u8]; 4] = [
-            b"trainer 3",
-            text.as_bytes(),
-            pipeline.as_bytes(),
-            to_loops.as_bytes(),
-        ];
+        let compiler = Compiler::new(backend, backend.default_options()).map_err(|e| e.to_string())?;
+        let diagnostics = Diagnostics::attach(compiler.context());
+        let keep: &[&str] = if split {
+            &["loss_init", "loss_grad", "loss_update"]
+        } else {
+            &["loss_init", "loss_train_step"]
+        };
+        let job = Job {
+            name: "",
+            source: &text,
+            stages: vec![training_pipeline(&optimizer, split)],
+            keep: keep.iter().map(|k| k.to_string()).collect(),
+            tag: TRAINER_TAG,
+        };
         if let Some(c) = &mut collective {
-            check_same(&mut **c, "the model, its optimizer or its device", &{
-                let mut all = key.concat();
-                all.extend(device.name().as_bytes());
-                all
-            })?;
+            let mut all = job.key();
+            all.extend(device.name().as_bytes());
+            check_same(&mut **c, "the model, its optimizer or its device", &all)?;
         }
         let t = Instant::now();
-        let mut passes = Duration::ZERO;
-        let cached = compile_cached(backend, &options, &key, || {
-            let mut module = Module::parse(&context, &text)
-                .ok_or_else(|| diagnostics.or("the module does not parse"))?;
-            let work = lower_for_training(&context, &mut module, &passes_pipeline, &diagnostics)?;
-            let layout = Layout::read(&module, split)?;
-            // The train step (with the init routine) is compiled now; the
-            // forward routine, from its own module, on first use.
-            let forward_text = split_forward(&mut module, split, &diagnostics)?;
-            lower_to_loops(&context, &mut module, backend, &diagnostics)?;
-            passes = t.elapsed();
-            let options = CompileOptions {
-                work: Some(work),
-                run_once: ["loss_init".to_string()].into(),
-                ..options.clone()
-            };
-            let program = backend
-                .compile(&context, &mut module, &options)
-                .map_err(|e| diagnostics.then(e))?;
-            Ok::<_, Error>((program, layout.encode(work, &forward_text)))
-        })?;
+        let compiled = compiler
+            .compile(&job, |module, options| {
+                let work = function(module, "loss_train_step")
+                    .and_then(|f| ocannl_assign_dialect::to_routine(f).ok())
+                    .map(|r| routine_work(&r))
+                    .unwrap_or(u64::MAX);
+                let layout = Layout::read(module, split)?;
+                // The train step (with the init routine) is compiled now;
+                // the forward routine, from its own module, on first use.
+                let forward_text = split_forward(module, &diagnostics)?;
+                options.work = Some(work);
+                options.run_once = ["loss_init".to_string()].into();
+                Ok::<_, BuildError>(layout.encode(work, &forward_text))
+            })
+            .map_err(|e| diagnostics.of(e))?;
+        let passes = compiled.passes;
         let train_step = t.elapsed() - passes;
-        let (program, cache) = (cached.executable, cached.cache);
-        let (layout, work, forward_text) = Layout::decode(&cached.extra)
+        let (program, cache) = (compiled.executable, compiled.cache);
+        let (layout, work, forward_text) = Layout::decode(&compiled.extra)
             .ok_or_else(|| Error::from("internal error: a damaged layout".to_string()))?;
-        options.work = Some(work);
+        let mut compiler = compiler;
+        compiler.options_mut().work = Some(work);
         let t = Instant::now();
         let step = initialized_step(&*program, &layout, collective)?;
         let init = t.elapsed();
         Ok(Trainer {
             step,
             device,
-            backend,
-            options,
             forward_text,
             forward_program: RefCell::new(None),
             layout,
@@ -772,6 +754,7 @@ impl Trainer {
                 passes,
                 train_step,
                 forward: None,
+                forward_cache: None,
                 init,
                 cache,
                 phases: program
@@ -786,7 +769,7 @@ impl Trainer {
                     .collect(),
             }),
             diagnostics,
-            _context: context,
+            compiler,
         })
     }
 
@@ -945,18 +928,21 @@ impl Trainer {
             None => {
                 let t = Instant::now();
                 self.diagnostics.clear();
-                let mut module =
-                    Module::parse(&self._context, &self.forward_text).ok_or_else(|| {
-                        self.diagnostics
-                            .or("internal error: the forward module does not parse")
-                    })?;
-                lower_to_loops(&self._context, &mut module, self.backend, &self.diagnostics)?;
+                let job = Job {
+                    name: "",
+                    source: &self.forward_text,
+                    stages: vec![],
+                    keep: vec!["forward".to_string()],
+                    tag: TRAINER_TAG,
+                };
                 let compiled = self
-                    .backend
-                    .compile(&self._context, &mut module, &self.options)
-                    .map_err(|e| self.diagnostics.then(e))?;
-                self.times.borrow_mut().forward = Some(t.elapsed());
-                program.insert(compiled)
+                    .compiler
+                    .compile(&job, |_, _| Ok::<_, BuildError>(vec![]))
+                    .map_err(|e| self.diagnostics.of(e))?;
+                let mut times = self.times.borrow_mut();
+                times.forward = Some(t.elapsed());
+                times.forward_cache = Some(compiled.cache);
+                program.insert(compiled.executable)
             }
         };
         match program.call("forward", &args)?.into_iter().next() {

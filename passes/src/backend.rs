@@ -4,9 +4,11 @@
 //! `ocannl-runtime`'s interface, whatever the backend.
 //!
 //! A backend registers itself ([`register_backend`]: `ocannl_cpu::install`
-//! registers `cpu`, `ocannl_gpu::register` registers `cuda`); the `ocannl`
-//! API and `ocannl-run` find it by name ([`backend`]) and name nothing of
-//! it, so a new backend needs no change to them. The loop targets of
+//! registers `cpu`, `ocannl_gpu::register` registers `cuda`), and
+//! `ocannl_compiler::register_backends` registers them all: adding a
+//! backend is its crate and one line there. The `ocannl` API and the tools
+//! find a backend by name ([`backend`]) through `ocannl-compiler`, the one
+//! compile path, and name nothing of it. The loop targets of
 //! `ocannl-lower-to-loops` are registered beside (`conversion::
 //! assign_to_loops::target`); a backend names the one its code is lowered
 //! with.

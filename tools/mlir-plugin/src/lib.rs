@@ -48,8 +48,7 @@ pub struct DialectPluginLibraryInfo {
 /// The passes, the pipelines and the loop targets of both backends (once
 /// each): the CPU the default target, the GPU's by name.
 fn register_all() {
-    ocannl_cpu::install();
-    ocannl_gpu::register();
+    ocannl_compiler::register_backends();
 }
 
 extern "C" fn register_passes() {

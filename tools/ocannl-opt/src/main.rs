@@ -18,8 +18,7 @@ fn main() {
     // (`ocannl-to-llvm`, `ocannl-loops-to-llvm`) are registered; the GPU
     // target (`ocannl-lower-to-loops{target=gpu}`), its passes and its
     // pipelines (`ocannl-to-nvvm`, `ocannl-loops-to-nvvm`) too.
-    ocannl_cpu::install();
-    ocannl_gpu::register();
+    ocannl_compiler::register_backends();
     let code = ocannl_passes::opt_main(
         std::env::args(),
         "OCANNL optimizer driver\n",

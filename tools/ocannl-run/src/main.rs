@@ -22,8 +22,9 @@ use std::{
 };
 
 use clap::Parser;
-use melior::ir::{operation::OperationLike, Module, OperationRef};
+use melior::ir::{Module, OperationRef};
 use ocannl_assign::optim::Optimizer;
+use ocannl_compiler::{CacheUse, Compiler, Job};
 use ocannl_passes::{pipelines, Backend, Pipeline};
 use ocannl_runtime::{CompileOptions, Elt, HostTensor, HostValue, Slot};
 
@@ -163,13 +164,6 @@ fn parse_backend_option(s: &str) -> Result<(String, String), String> {
     }
 }
 
-/// The backends the tool can run on: every one the project has, registered
-/// once.
-fn register_backends() {
-    ocannl_cpu::install();
-    ocannl_gpu::register();
-}
-
 fn main() {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
@@ -185,10 +179,10 @@ fn main() {
 /// A memref argument or result: its element type, sizes and data.
 type Array = HostTensor;
 
-/// The stages up to the loops for `backend`, each timed: shape inference,
+/// The stages up to optimized assignments, each timed: shape inference,
 /// the lowering to assignments (for training with `--train`), each
-/// optimization, the lowering to loops.
-fn stages(cli: &Cli, backend: &dyn Backend) -> Result<Vec<Pipeline>, String> {
+/// optimization.
+fn stages(cli: &Cli) -> Result<Vec<Pipeline>, String> {
     let mut s = vec![
         pipelines::infer_shapes(),
         if cli.train {
@@ -198,55 +192,7 @@ fn stages(cli: &Cli, backend: &dyn Backend) -> Result<Vec<Pipeline>, String> {
         },
     ];
     s.extend(cli.optimize().split());
-    s.push(backend.loops_pipeline());
     Ok(s)
-}
-
-/// `--stats`: the buffers, loop nests and peak buffer bytes of a lowered
-/// function. The buffers and nests of the kernels it calls (the CPU's
-/// lowering outlines each assignment's loops as it lowers it) count at
-/// each call.
-fn print_stats(func: OperationRef) {
-    use ocannl_mlir::ir;
-    let is_loop = |n: &str| matches!(n, "scf.for" | "scf.parallel" | "scf.forall");
-    // The buffers, and the loops with no loop around them.
-    let count = |f: OperationRef| {
-        let buffers = ir::collect(f, |o| ir::name(o) == "memref.alloc").len();
-        let nests = ir::collect(f, |o| is_loop(&ir::name(o)))
-            .into_iter()
-            .filter(|o| {
-                let mut p = o.parent_operation();
-                while let Some(q) = p {
-                    if is_loop(&ir::name(&q)) {
-                        return false;
-                    }
-                    p = q.parent_operation();
-                }
-                true
-            })
-            .count();
-        (buffers, nests)
-    };
-    // Each kernel's counts, by name.
-    let kernels: std::collections::HashMap<String, (usize, usize)> = func
-        .parent_operation()
-        .map(ir::functions_by_name)
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|(_, f)| f.has_attribute(ocannl_passes::transforms::outline_kernels::KIND))
-        .map(|(name, f)| (name, count(f)))
-        .collect();
-    let (mut buffers, mut nests) = count(func);
-    for call in ir::ops_named(func, "func.call") {
-        if let Some(&(b, n)) = ir::callee(call).and_then(|c| kernels.get(&c)) {
-            buffers += b;
-            nests += n;
-        }
-    }
-    eprintln!(
-        "stats: {buffers} buffers, {nests} loop nests, {} peak buffer bytes",
-        ocannl_passes::backend::peak_bytes(func)
-    );
 }
 
 /// `--memory-limit`: bytes, or no limit.
@@ -346,9 +292,14 @@ impl Cli {
     }
 }
 
+/// A compile step's error, after its diagnostics were printed: prefixed
+/// with the input's name.
+fn failed(name: &str) -> impl Fn(ocannl_compiler::Error) -> String + '_ {
+    move |e| format!("{name}: {e}")
+}
+
 fn run(cli: &Cli) -> Result<(), String> {
-    register_backends();
-    let backend = ocannl_passes::backend(&cli.device)?;
+    let backend = ocannl_compiler::backend(&cli.device).map_err(|e| e.to_string())?;
     if cli.device_info {
         println!("{}", backend.device_info()?);
         return Ok(());
@@ -373,10 +324,8 @@ fn run(cli: &Cli) -> Result<(), String> {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("--out-dir: cannot create {}: {e}", dir.display()))?;
     }
-    let mut phases: Vec<(&str, Duration)> = vec![];
-    let t = Instant::now();
-    let context = ocannl_passes::new_context()?;
-    melior::utility::register_all_llvm_translations(&context);
+    let compiler =
+        Compiler::new(backend, cli.compile_options(backend)).map_err(|e| e.to_string())?;
     // The input is read into memory (from stdin with `-`) and parsed under
     // its name; diagnostics show the line they point at.
     let (name, source) = if cli.file.as_os_str() == "-" {
@@ -390,47 +339,52 @@ fn run(cli: &Cli) -> Result<(), String> {
             std::fs::read_to_string(&cli.file).map_err(|e| format!("cannot read {name}: {e}"))?;
         (name, src)
     };
-    diagnostics::attach(&context, &name, source.clone());
-    let mut module = ocannl_passes::parse_module(&context, &source, &name)
-        .ok_or_else(|| format!("{name}: cannot parse the module"))?;
-    phases.push(("parse", t.elapsed()));
-
-    if cli.grad_check {
-        return grad_check(cli, backend, &context, &mut module, &name);
-    }
-    for pipeline in stages(cli, backend)? {
-        let stage = pipeline.name();
-        if cli.interpret && stage == "ocannl-lower-to-loops" {
+    diagnostics::attach(compiler.context(), &name, source.clone());
+    if cli.grad_check || cli.interpret || cli.emit_artifact.is_some() {
+        // These need the module itself: its steps one at a time, uncached.
+        let t = Instant::now();
+        let mut module = compiler.parse(&name, &source).map_err(failed(&name))?;
+        let mut phases: Vec<(String, Duration)> = vec![("parse".into(), t.elapsed())];
+        if cli.grad_check {
+            return grad_check(cli, &compiler, &mut module, &name);
+        }
+        for stage in stages(cli)? {
+            let t = Instant::now();
+            compiler.lower(&mut module, &stage).map_err(failed(&name))?;
+            phases.push((stage.name().to_string(), t.elapsed()));
+        }
+        find_entry(&module, &cli.entry)?;
+        if cli.interpret {
             return interpret(cli, &module, &phases);
         }
-        let t = Instant::now();
-        ocannl_passes::run_pipeline(&context, &mut module, &pipeline)
-            .map_err(|_| format!("{name}: {stage} failed"))?;
-        phases.push((stage, t.elapsed()));
+        if let Some(path) = &cli.emit_artifact {
+            let bytes = compiler
+                .artifact(&mut module, &[&cli.entry], &cli.chip)
+                .map_err(failed(&name))?;
+            return ocannl_runtime::write_atomically(path, |w| w.write_all(&bytes));
+        }
     }
-
-    // The entry must exist before compiling; only it (and what it calls)
-    // is compiled.
-    let entry_fn = find_entry(&module, &cli.entry)?;
+    // The one compile path, through the compilation cache: only the entry
+    // (and what it calls) is compiled.
+    let job = Job {
+        name: &name,
+        source: &source,
+        stages: stages(cli)?,
+        keep: vec![cli.entry.clone()],
+        tag: "ocannl-run 1",
+    };
+    let compiled = compiler
+        .compile(&job, |_, _| Ok::<_, ocannl_compiler::Error>(vec![]))
+        .map_err(failed(&name))?;
     if cli.stats {
-        print_stats(entry_fn);
+        if let Some((_, s)) = compiled.loop_stats.iter().find(|(f, _)| *f == cli.entry) {
+            eprintln!(
+                "stats: {} buffers, {} loop nests, {} peak buffer bytes",
+                s.buffers, s.nests, s.peak_bytes
+            );
+        }
     }
-    ocannl_passes::keep_only(&mut module, &[&cli.entry]).map_err(|e| format!("{name}: {e}"))?;
-    if let Some(path) = &cli.emit_artifact {
-        let bytes = backend
-            .artifact(
-                &context,
-                &mut module,
-                &cli.compile_options(backend),
-                &cli.chip,
-            )
-            .map_err(|e| format!("{name}: {e}"))?;
-        return ocannl_runtime::write_atomically(path, |w| w.write_all(&bytes));
-    }
-    let program = backend
-        .compile(&context, &mut module, &cli.compile_options(backend))
-        .map_err(|e| format!("{name}: {e}"))?;
-    phases.extend(program.phases().iter().copied());
+    let program = compiled.executable;
     if cli.print_schedule {
         print!(
             "{}",
@@ -482,7 +436,8 @@ fn run(cli: &Cli) -> Result<(), String> {
         );
     }
     if cli.time_phases {
-        for (stage, d) in &phases {
+        println!("cache: {}", cache_word(compiled.cache));
+        for (stage, d) in &compiled.phases {
             println!("phase {stage}: {:.3} ms", ms(*d));
         }
         for (what, n) in program.stats() {
@@ -490,6 +445,15 @@ fn run(cli: &Cli) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// `hit`, `miss` or `uncached`.
+fn cache_word(c: CacheUse) -> &'static str {
+    match c {
+        CacheUse::Hit => "hit",
+        CacheUse::Miss => "miss",
+        CacheUse::Uncached => "uncached",
+    }
 }
 
 /// `--out-args`: writes argument `k` as it is after the runs.
@@ -529,7 +493,7 @@ fn make_args_of(
 }
 
 /// Runs the entry's assignments with the reference interpreter.
-fn interpret(cli: &Cli, module: &Module, phases: &[(&str, Duration)]) -> Result<(), String> {
+fn interpret(cli: &Cli, module: &Module, phases: &[(String, Duration)]) -> Result<(), String> {
     let func = find_entry(module, &cli.entry)?;
     let sig = ocannl_passes::backend::signature(func)?;
     let routine = ocannl_assign_dialect::to_routine(func)?;
@@ -611,8 +575,7 @@ fn find_entry<'c, 'm>(module: &'m Module<'c>, entry: &str) -> Result<OperationRe
 /// `--grad-check`: see the option's help.
 fn grad_check(
     cli: &Cli,
-    backend: &dyn Backend,
-    context: &melior::Context,
+    compiler: &Compiler,
     module: &mut Module,
     name: &str,
 ) -> Result<(), String> {
@@ -625,7 +588,8 @@ fn grad_check(
         ("ocannl-autodiff", pipelines::autodiff(None)),
     ];
     for (stage, pipeline) in stages {
-        ocannl_passes::run_pipeline(context, module, &pipeline)
+        compiler
+            .lower(module, &pipeline)
             .map_err(|_| format!("{name}: {stage} failed"))?;
     }
     let entry = &cli.entry;
@@ -702,14 +666,13 @@ fn grad_check(
         if fd_ok { "" } else { "  FAILED" }
     );
     // The compiled (and optimized) backprop against the interpreted one.
-    let to_loops = cli.optimize().then(backend.loops_pipeline());
-    ocannl_passes::run_pipeline(context, module, &to_loops)
-        .map_err(|_| format!("{name}: ocannl-lower-to-loops failed"))?;
+    for stage in cli.optimize().split() {
+        compiler.lower(module, &stage).map_err(failed(name))?;
+    }
     let grad = format!("{entry}_grad");
-    ocannl_passes::keep_only(module, &[&grad]).map_err(|e| format!("{name}: {e}"))?;
-    let program = backend
-        .compile(context, module, &cli.compile_options(backend))
-        .map_err(|e| format!("{name}: {e}"))?;
+    let program = compiler
+        .compile_module(module, &[&grad])
+        .map_err(failed(name))?;
     let gsig = program.signature(&grad)?.clone();
     let host: Vec<HostValue> = args
         .iter()

@@ -1,15 +1,18 @@
 // REQUIRES: ocannl-run
-// The CPU's JIT keeps each part's object in the compilation cache: a second
-// run compiles nothing, another level compiles what it changes, and no cache compiles
+// A second run loads the whole executable from the compilation cache (it
+// compiles nothing); the CPU's JIT also keeps each part's object there, so
+// that another level compiles only what it changes; no cache compiles
 // everything.
 // RUN: rm -rf %t
-// RUN: env OCANNL_CACHE_DIR=%t ocannl-run %s --entry f --arg range --time-phases | FileCheck %s --check-prefix=COLD
+// RUN: env OCANNL_CACHE_DIR=%t ocannl-run %s --entry f --arg range --time-phases | FileCheck %s --check-prefixes=COLD,FIRST
 // RUN: env OCANNL_CACHE_DIR=%t ocannl-run %s --entry f --arg range --time-phases | FileCheck %s --check-prefix=WARM
 // RUN: env OCANNL_CACHE_DIR=%t ocannl-run %s --entry f --arg range --time-phases --opt-level 1 | FileCheck %s --check-prefix=LEVEL
-// RUN: env OCANNL_CACHE=0 ocannl-run %s --entry f --arg range --time-phases | FileCheck %s --check-prefix=COLD
+// RUN: env OCANNL_CACHE=0 ocannl-run %s --entry f --arg range --time-phases | FileCheck %s --check-prefixes=COLD,NONE
 // RUN: env OCANNL_CACHE_DIR=%t OCANNL_COMPILE_THREADS=1 ocannl-run %s --entry f --arg range --time-phases | FileCheck %s --check-prefix=WARM
 
 // COLD: [4, 6, 8, 10]
+// FIRST: cache: miss
+// NONE: cache: uncached
 // COLD: phase translate:
 // COLD: phase codegen:
 // COLD: phase link:
@@ -22,10 +25,12 @@
 // One level asked for: the routine and the shared part again (-O1, not
 // the host code's -O0), the element-wise kernel from the cache (-O1
 // already).
+// LEVEL: cache: miss
 // LEVEL: count parts: 3
 // LEVEL-NEXT: count parts-compiled: 2
 // LEVEL-NEXT: count parts-cached: 1
 // WARM: [4, 6, 8, 10]
+// WARM: cache: hit
 // WARM: count parts: 3
 // WARM-NEXT: count parts-compiled: 0
 // WARM-NEXT: count parts-cached: 3

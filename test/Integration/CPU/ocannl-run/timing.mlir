@@ -1,9 +1,13 @@
 // REQUIRES: ocannl-run
-// RUN: ocannl-run %s --entry f --arg random:3 --repeat 5 --time-phases --quiet | FileCheck %s
+// RUN: rm -rf %t
+// RUN: env OCANNL_CACHE_DIR=%t ocannl-run %s --entry f --arg random:3 --repeat 5 --time-phases --quiet | FileCheck %s
+// A second process loads the whole executable from the cache: no pass runs.
+// RUN: env OCANNL_CACHE_DIR=%t ocannl-run %s --entry f --arg random:3 --time-phases --quiet | FileCheck %s --check-prefix=HIT
 // RUN: not ocannl-run %s --entry f --arg random:x 2>&1 | FileCheck %s --check-prefix=SEED
 
 // CHECK: runs: 5, median {{[0-9.]+}} ms, min {{[0-9.]+}} ms
-// CHECK: phase parse:
+// CHECK: cache: miss
+// CHECK-NEXT: phase parse:
 // CHECK: phase ocannl-infer-shapes:
 // CHECK: phase ocannl-lower-to-assign:
 // CHECK: phase ocannl-lower-to-loops:
@@ -16,6 +20,11 @@
 // CHECK: count parts-compiled:
 // CHECK: count parts-cached:
 // CHECK: count kernels: 1{{$}}
+// HIT: cache: hit
+// HIT-NEXT: phase load:
+// HIT-NEXT: phase link:
+// HIT-NEXT: count parts: 3{{$}}
+// HIT-NEXT: count parts-compiled: 0{{$}}
 // SEED: argument #0: expected random:SEED with an integer seed, found "random:x"
 func.func @f(%x: !ocannl_shape.tensor<"8|4", f32>) -> !ocannl_shape.tensor<"?", f32> {
   %s = "ocannl_shape.einsum"(%x) {spec = "...|... => 0"} : (!ocannl_shape.tensor<"8|4", f32>) -> !ocannl_shape.tensor<"?", f32>

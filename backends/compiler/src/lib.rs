@@ -1,0 +1,388 @@
+//! The one compile path: what the `ocannl` API's trainers (the train step,
+//! the init and the forward routine) and `ocannl-run` call to turn a module
+//! of tensor expressions into an [`Executable`], so that all of them share
+//! the compilation cache and its compile time.
+//!
+//! - [`register_backends`]: every backend of the project, registered once
+//!   per process (adding a backend is a crate and a line here).
+//! - [`Compiler`]: a context with every dialect and pass, a backend and
+//!   its options. [`Compiler::compile`] takes a [`Job`] (a module's text,
+//!   the named pipelines to its optimized assignments, the functions that
+//!   run) through the stages, the caller's look at the module, pruning
+//!   ([`ocannl_passes::keep_only`]), the backend's lowering to loops and
+//!   its compiler, or loads the whole executable from the cache: parsing
+//!   and every pass are skipped on a hit.
+//! - The steps one at a time ([`Compiler::parse`], [`Compiler::lower`],
+//!   [`Compiler::compile_module`], [`Compiler::artifact`]) for callers that
+//!   need the module itself (the reference interpreter, a gradient check,
+//!   an ahead-of-time artifact), uncached.
+//!
+//! Architecture invariant: outside the backends, only this crate runs
+//! pipelines or calls a backend's compiler (`scripts/structure.py` checks
+//! the API and the tools).
+
+use std::time::{Duration, Instant};
+
+use melior::{ir::Module, Context};
+use ocannl_passes::{
+    backend::{compile_cached, peak_bytes},
+    Backend, Pipeline,
+};
+use ocannl_runtime::{bundle::Bundle, CompileOptions, Executable};
+
+pub use ocannl_passes::backend::CacheUse;
+
+/// Registers every backend the project has (`cpu`, `cuda`), once per
+/// process; the project's passes and pipelines come with the first.
+pub fn register_backends() {
+    ocannl_cpu::install();
+    ocannl_gpu::register();
+}
+
+/// The registered backend named `name` (after [`register_backends`]), or
+/// an error listing the registered ones.
+pub fn backend(name: &str) -> Result<&'static dyn Backend, Error> {
+    register_backends();
+    ocannl_passes::backend(name).map_err(Error::UnknownBackend)
+}
+
+/// Why a compile failed. The diagnostics of the failing step went to the
+/// context's handlers before the error is returned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// No backend has this name (the message lists those registered).
+    UnknownBackend(String),
+    /// The context could not be made (a dialect that did not load).
+    Context(String),
+    /// The module's text does not parse.
+    Parse,
+    /// A stage failed: its name, and what failed.
+    Stage { stage: String, message: String },
+    /// A function to keep is not in the module (after the stages).
+    NoFunction(String),
+    /// Pruning to the functions that run failed.
+    Prune(String),
+    /// The backend's compiler (or its artifact writer) failed.
+    Backend(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::UnknownBackend(m) | Error::Context(m) | Error::Prune(m) | Error::Backend(m) => {
+                f.write_str(m)
+            }
+            Error::Parse => f.write_str("cannot parse the module"),
+            Error::Stage { stage, .. } => write!(f, "{stage} failed"),
+            Error::NoFunction(name) => write!(f, "no function @{name} in the module"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// What to compile: a module's text, the pipelines that take it to
+/// optimized assignments (each a stage, timed and reported by its name),
+/// and the public functions that run (the rest is pruned before the
+/// lowering to loops).
+#[derive(Clone, Debug)]
+pub struct Job<'a> {
+    /// The name the text is parsed under (a file name: what diagnostics
+    /// show).
+    pub name: &'a str,
+    /// The module's text.
+    pub source: &'a str,
+    /// The stages up to optimized assignments, in order.
+    pub stages: Vec<Pipeline>,
+    /// The public functions that run (and what they call).
+    pub keep: Vec<String>,
+    /// What else decides the caller's use of the result (the version of
+    /// what its look at the module derives): part of the cache key.
+    pub tag: &'a str,
+}
+
+impl Job<'_> {
+    /// What decides the job's result besides the backend: its tag, text,
+    /// stages and the functions kept, as one string of bytes (each part
+    /// after its length).
+    pub fn key(&self) -> Vec<u8> {
+        let mut parts: Vec<String> = vec![self.tag.to_string(), self.source.to_string()];
+        parts.extend(self.stages.iter().map(|p| p.to_string()));
+        parts.push(self.keep.join(","));
+        let mut key = vec![];
+        for p in parts {
+            key.extend((p.len() as u64).to_le_bytes());
+            key.extend(p.as_bytes());
+        }
+        key
+    }
+}
+
+/// A compiled job.
+pub struct Output {
+    pub executable: Box<dyn Executable>,
+    /// What the caller's look at the module derived (stored in the cache
+    /// with the executable, returned as it was on a hit).
+    pub extra: Vec<u8>,
+    /// Whether the executable came from the cache.
+    pub cache: CacheUse,
+    /// How long each step took, in order: `parse`, each stage by its name,
+    /// the lowering to loops (`ocannl-lower-to-loops`), then the backend's
+    /// phases; on a cache hit, only the backend's (loading and linking).
+    pub phases: Vec<(String, Duration)>,
+    /// The time of the project's passes alone (parsing, the stages, the
+    /// lowering to loops; zero on a hit).
+    pub passes: Duration,
+    /// Each kept function's code at the loops stage ([`LoopStats`]).
+    pub loop_stats: Vec<(String, LoopStats)>,
+}
+
+/// What a function's code holds at the loops stage: its buffers
+/// (`memref.alloc`), its loop nests (loops in no other loop) and the most
+/// bytes its buffers take at once; the buffers and nests of the kernels it
+/// calls (the CPU's lowering outlines each assignment's loops) count at
+/// each call.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LoopStats {
+    pub buffers: u64,
+    pub nests: u64,
+    pub peak_bytes: u64,
+}
+
+impl LoopStats {
+    fn encode(name: &str, s: &LoopStats) -> String {
+        format!("{} {} {} {name}", s.buffers, s.nests, s.peak_bytes)
+    }
+
+    fn decode(line: &str) -> Option<(String, LoopStats)> {
+        let mut parts = line.splitn(4, ' ');
+        let mut num = || parts.next()?.parse::<u64>().ok();
+        let (buffers, nests, peak_bytes) = (num()?, num()?, num()?);
+        Some((
+            parts.next()?.to_string(),
+            LoopStats {
+                buffers,
+                nests,
+                peak_bytes,
+            },
+        ))
+    }
+
+    /// The stats of `func` (a function at the loops stage).
+    fn of(func: melior::ir::OperationRef) -> LoopStats {
+        use melior::ir::operation::OperationLike;
+        use ocannl_mlir::ir;
+        let is_loop = |n: &str| matches!(n, "scf.for" | "scf.parallel" | "scf.forall");
+        let count = |f: melior::ir::OperationRef| {
+            let buffers = ir::collect(f, |o| ir::name(o) == "memref.alloc").len() as u64;
+            let nests = ir::collect(f, |o| is_loop(&ir::name(o)))
+                .into_iter()
+                .filter(|o| {
+                    let mut p = o.parent_operation();
+                    while let Some(q) = p {
+                        if is_loop(&ir::name(&q)) {
+                            return false;
+                        }
+                        p = q.parent_operation();
+                    }
+                    true
+                })
+                .count() as u64;
+            (buffers, nests)
+        };
+        let kernels: std::collections::HashMap<String, (u64, u64)> = func
+            .parent_operation()
+            .map(ir::functions_by_name)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|(_, f)| f.has_attribute(ocannl_passes::transforms::outline_kernels::KIND))
+            .map(|(name, f)| (name, count(f)))
+            .collect();
+        let (mut buffers, mut nests) = count(func);
+        for call in ir::ops_named(func, "func.call") {
+            if let Some(&(b, n)) = ir::callee(call).and_then(|c| kernels.get(&c)) {
+                buffers += b;
+                nests += n;
+            }
+        }
+        LoopStats {
+            buffers,
+            nests,
+            peak_bytes: peak_bytes(func),
+        }
+    }
+}
+
+/// A context with every dialect and pass, a backend and the options of its
+/// compiler. The context outlives the executables compiled in it (a
+/// caller keeps the compiler as long as them).
+pub struct Compiler {
+    backend: &'static dyn Backend,
+    options: CompileOptions,
+    context: Context,
+}
+
+impl Compiler {
+    /// A compiler for `backend` with `options` (the backend's
+    /// [`Backend::default_options`] are where a caller starts).
+    pub fn new(backend: &'static dyn Backend, options: CompileOptions) -> Result<Compiler, Error> {
+        register_backends();
+        let context = ocannl_passes::new_context().map_err(Error::Context)?;
+        melior::utility::register_all_llvm_translations(&context);
+        Ok(Compiler {
+            backend,
+            options,
+            context,
+        })
+    }
+
+    /// The context (to attach a diagnostic handler).
+    pub fn context(&self) -> &Context {
+        &self.context
+    }
+
+    pub fn backend(&self) -> &'static dyn Backend {
+        self.backend
+    }
+
+    pub fn options(&self) -> &CompileOptions {
+        &self.options
+    }
+
+    pub fn options_mut(&mut self) -> &mut CompileOptions {
+        &mut self.options
+    }
+
+    /// Compiles `job`, or loads it from the compilation cache: parses the
+    /// text, runs the stages, gives the module to `inspect` (which derives
+    /// what the caller keeps with the executable, returned as
+    /// [`Output::extra`], and may set the options the backend compiles
+    /// with from what it sees, such as [`CompileOptions::work`]: these
+    /// follow from the key), checks that the functions to keep exist,
+    /// prunes the rest, lowers to the backend's loops and compiles. The
+    /// key is the text, the stages, the functions kept, the backend's
+    /// lowering, `job.tag` and the backend's [`Backend::cache_tag`] of the
+    /// compiler's options.
+    pub fn compile<E: From<Error>>(
+        &self,
+        job: &Job,
+        inspect: impl FnOnce(&mut Module, &mut CompileOptions) -> Result<Vec<u8>, E>,
+    ) -> Result<Output, E> {
+        let loops = self.backend.loops_pipeline();
+        let job_key = job.key();
+        let loops_text = loops.to_string();
+        let key: [&[u8]; 3] = [b"job 1", &job_key, loops_text.as_bytes()];
+        let mut phases: Vec<(String, Duration)> = vec![];
+        let mut passes = Duration::ZERO;
+        let cached = compile_cached(self.backend, &self.options, &key, || {
+            let start = Instant::now();
+            let mut timed = |what: &str, t: Instant| phases.push((what.to_string(), t.elapsed()));
+            let t = Instant::now();
+            let mut module = self.parse(job.name, job.source)?;
+            timed("parse", t);
+            for stage in &job.stages {
+                let t = Instant::now();
+                self.lower(&mut module, stage)?;
+                timed(stage.name(), t);
+            }
+            let mut options = self.options.clone();
+            let extra = inspect(&mut module, &mut options)?;
+            let t = Instant::now();
+            let keep: Vec<&str> = job.keep.iter().map(String::as_str).collect();
+            let functions = ocannl_mlir::ir::functions_by_name(
+                module.as_operation(),
+            );
+            if let Some(missing) = keep.iter().find(|k| !functions.contains_key(**k)) {
+                return Err(Error::NoFunction(missing.to_string()).into());
+            }
+            ocannl_passes::keep_only(&mut module, &keep).map_err(Error::Prune)?;
+            self.lower(&mut module, &loops)?;
+            timed(loops.name(), t);
+            let functions = ocannl_mlir::ir::functions_by_name(
+                module.as_operation(),
+            );
+            let mut bundle = Bundle::default();
+            bundle.push("extra", extra);
+            for name in &keep {
+                if let Some(&f) = functions.get(*name) {
+                    bundle.push("loop_stats", LoopStats::encode(name, &LoopStats::of(f)));
+                }
+            }
+            passes = start.elapsed();
+            let executable = self
+                .backend
+                .compile(&self.context, &mut module, &options)
+                .map_err(Error::Backend)?;
+            Ok::<_, E>((executable, bundle.to_bytes()))
+        })?;
+        let bundle = Bundle::from_bytes(&cached.extra)
+            .ok_or_else(|| Error::Backend("internal error: a damaged cache entry".into()))?;
+        let loop_stats = bundle
+            .sections
+            .iter()
+            .filter(|(n, _)| n == "loop_stats")
+            .filter_map(|(_, v)| LoopStats::decode(std::str::from_utf8(v).ok()?))
+            .collect();
+        let extra = bundle.get("extra").unwrap_or_default().to_vec();
+        phases.extend(
+            cached
+                .executable
+                .phases()
+                .iter()
+                .map(|(n, d)| (n.to_string(), *d)),
+        );
+        Ok(Output {
+            executable: cached.executable,
+            extra,
+            cache: cached.cache,
+            phases,
+            passes,
+            loop_stats,
+        })
+    }
+
+    /// Parses `source` as a module whose locations name `name`.
+    pub fn parse(&self, name: &str, source: &str) -> Result<Module<'_>, Error> {
+        ocannl_passes::parse_module(&self.context, source, name).ok_or(Error::Parse)
+    }
+
+    /// Runs `pipeline` on `module` (a stage named by its first pass).
+    pub fn lower(&self, module: &mut Module, pipeline: &Pipeline) -> Result<(), Error> {
+        ocannl_passes::run_pipeline(&self.context, module, pipeline).map_err(|message| {
+            Error::Stage {
+                stage: pipeline.name().to_string(),
+                message,
+            }
+        })
+    }
+
+    /// Keeps the functions `keep` of a module of assignments, lowers it to
+    /// the backend's loops and compiles it, uncached.
+    pub fn compile_module(
+        &self,
+        module: &mut Module,
+        keep: &[&str],
+    ) -> Result<Box<dyn Executable>, Error> {
+        ocannl_passes::keep_only(module, keep).map_err(Error::Prune)?;
+        self.lower(module, &self.backend.loops_pipeline())?;
+        self.backend
+            .compile(&self.context, module, &self.options)
+            .map_err(Error::Backend)
+    }
+
+    /// Keeps the functions `keep` of a module of assignments, lowers it to
+    /// the backend's loops and compiles it ahead of time into an artifact
+    /// for `targets` ([`Backend::artifact`]).
+    pub fn artifact(
+        &self,
+        module: &mut Module,
+        keep: &[&str],
+        targets: &[String],
+    ) -> Result<Vec<u8>, Error> {
+        ocannl_passes::keep_only(module, keep).map_err(Error::Prune)?;
+        self.lower(module, &self.backend.loops_pipeline())?;
+        self.backend
+            .artifact(&self.context, module, &self.options, targets)
+            .map_err(Error::Backend)
+    }
+}

@@ -1,0 +1,185 @@
+//! The one compile path: a backend registered with one line is found by
+//! name and compiles through it; the whole executable is cached.
+
+use melior::{ir::Module, Context};
+use ocannl_compiler::{CacheUse, Compiler, Job};
+use ocannl_passes::{pipelines, Backend};
+use ocannl_runtime::{cache::CacheDir, CompileOptions, Executable, HostValue, Session, Signature};
+
+/// A backend that compiles nothing it can run: it keeps the signatures of
+/// the module's public functions at the loops stage.
+struct Toy;
+
+struct ToyExecutable {
+    signatures: Vec<(String, Signature)>,
+}
+
+impl Executable for ToyExecutable {
+    fn signature(&self, entry: &str) -> Result<&Signature, String> {
+        self.signatures
+            .iter()
+            .find(|(n, _)| n == entry)
+            .map(|(_, s)| s)
+            .ok_or_else(|| format!("no function @{entry}"))
+    }
+
+    fn prepare(&self, entry: &str, _: &[HostValue]) -> Result<Box<dyn Session>, String> {
+        Err(format!("the toy backend runs nothing (@{entry})"))
+    }
+}
+
+impl Backend for Toy {
+    fn name(&self) -> &'static str {
+        "toy"
+    }
+
+    fn loop_target(&self) -> &'static str {
+        "cpu"
+    }
+
+    fn compile(
+        &self,
+        _: &Context,
+        module: &mut Module,
+        _: &CompileOptions,
+    ) -> Result<Box<dyn Executable>, String> {
+        let signatures = ocannl_mlir::ir::functions_by_name(module.as_operation())
+            .into_iter()
+            .filter_map(|(name, f)| Some((name, ocannl_passes::backend::signature(f).ok()?)))
+            .collect();
+        Ok(Box::new(ToyExecutable { signatures }))
+    }
+}
+
+static TOY: Toy = Toy;
+
+const SOURCE: &str = r#"func.func @f(%x: !ocannl_shape.tensor<"3|4", f32>) -> !ocannl_shape.tensor<"?", f32> {
+  %s = "ocannl_shape.einsum"(%x) {spec = "...|... => 0"} : (!ocannl_shape.tensor<"3|4", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return %s : !ocannl_shape.tensor<"?", f32>
+}
+func.func @g(%x: !ocannl_shape.tensor<"2", f64>) -> !ocannl_shape.tensor<"2", f64> {
+  return %x : !ocannl_shape.tensor<"2", f64>
+}
+"#;
+
+fn job(keep: &str) -> Job<'static> {
+    Job {
+        name: "input.mlir",
+        source: SOURCE,
+        stages: vec![pipelines::infer_shapes(), pipelines::lower_to_assign(false)],
+        keep: vec![keep.to_string()],
+        tag: "test",
+    }
+}
+
+#[test]
+fn a_backend_registered_with_one_line_compiles_through_the_driver() {
+    ocannl_compiler::register_backends();
+    ocannl_passes::register_backend(&TOY);
+    let toy = ocannl_compiler::backend("toy").expect("registered");
+    assert!(ocannl_passes::backends().contains(&"toy"));
+    let compiler = Compiler::new(toy, CompileOptions::default()).unwrap();
+    let out = compiler
+        .compile(&job("f"), |_, _| Ok::<_, ocannl_compiler::Error>(b"mine".to_vec()))
+        .unwrap();
+    // The toy backend cannot be cached.
+    assert_eq!(out.cache, CacheUse::Uncached);
+    assert_eq!(out.extra, b"mine");
+    assert_eq!(
+        out.executable.signature("f").unwrap().encode(),
+        "f32x3x4 -> f32x1"
+    );
+    // Only the kept function is compiled.
+    assert!(out.executable.signature("g").is_err());
+    let names: Vec<&str> = out.phases.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "parse",
+            "ocannl-infer-shapes",
+            "ocannl-lower-to-assign",
+            "ocannl-lower-to-loops"
+        ]
+    );
+    let err = out.executable.call("f", &[]).err().unwrap();
+    assert_eq!(err, "the toy backend runs nothing (@f)");
+}
+
+#[test]
+fn unknown_backends_and_functions_are_errors_with_kinds() {
+    let e = ocannl_compiler::backend("nope").err().unwrap();
+    assert!(matches!(e, ocannl_compiler::Error::UnknownBackend(_)));
+    assert!(e.to_string().starts_with("unknown backend 'nope' (the registered backends: "));
+    let cpu = ocannl_compiler::backend("cpu").unwrap();
+    let compiler = Compiler::new(cpu, CompileOptions::default()).unwrap();
+    let e = compiler
+        .compile(&job("h"), |_, _| Ok::<_, ocannl_compiler::Error>(vec![]))
+        .err()
+        .unwrap();
+    assert_eq!(e, ocannl_compiler::Error::NoFunction("h".into()));
+    let bad = Job {
+        source: "func.func @f(",
+        ..job("f")
+    };
+    let e = compiler
+        .compile(&bad, |_, _| Ok::<_, ocannl_compiler::Error>(vec![]))
+        .err()
+        .unwrap();
+    assert_eq!(e, ocannl_compiler::Error::Parse);
+}
+
+#[test]
+fn a_second_compile_of_a_job_is_a_cache_hit_with_what_the_caller_kept() {
+    let dir = tempfile_dir();
+    let cpu = ocannl_compiler::backend("cpu").unwrap();
+    let options = CompileOptions {
+        cache: CacheDir::At(dir.clone()),
+        ..cpu.default_options()
+    };
+    let compiler = Compiler::new(cpu, options).unwrap();
+    let mut looked = 0;
+    let mut compile = |tag| {
+        let job = Job { tag, ..job("f") };
+        compiler
+            .compile(&job, |_, _| {
+                looked += 1;
+                Ok::<_, ocannl_compiler::Error>(b"layout".to_vec())
+            })
+            .unwrap()
+    };
+    let first = compile("a");
+    assert_eq!(first.cache, CacheUse::Miss);
+    let second = compile("a");
+    assert_eq!(second.cache, CacheUse::Hit);
+    assert_eq!(second.extra, b"layout");
+    assert_eq!(second.loop_stats, first.loop_stats);
+    assert_eq!(second.passes, std::time::Duration::ZERO);
+    // Another tag is another entry.
+    assert_eq!(compile("b").cache, CacheUse::Miss);
+    assert_eq!(looked, 2);
+    let x = ocannl_runtime::HostTensor {
+        elt: ocannl_runtime::Elt::F32,
+        dims: vec![3, 4],
+        data: (0..12).map(f64::from).collect(),
+    };
+    let out = second
+        .executable
+        .call("f", &[HostValue::Tensor(x)])
+        .unwrap();
+    match &out[0] {
+        HostValue::Tensor(t) => assert_eq!(t.data, [66.0]),
+        other => panic!("{other:?}"),
+    }
+    std::fs::remove_dir_all(dir).ok();
+}
+
+/// A new directory of its own.
+fn tempfile_dir() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "ocannl-compiler-test-{}-{:?}",
+        std::process::id(),
+        std::time::SystemTime::now()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
