@@ -131,20 +131,6 @@ pub struct CompileTimes {
     pub counts: Vec<(String, u64)>,
 }
 
-/// The iterations of a routine's assignments.
-fn routine_work(r: &ocannl_assign::Routine) -> u64 {
-    r.stmts
-        .iter()
-        .map(|s| match s {
-            ocannl_assign::Stmt::Accum { space, .. } => space
-                .iter()
-                .try_fold(1u64, |a, &d| a.checked_mul(d))
-                .unwrap_or(u64::MAX),
-            _ => 0,
-        })
-        .fold(0u64, u64::saturating_add)
-}
-
 /// The argument positions of the routines, read from the lowered module
 /// (what each argument is, is an attribute of it).
 struct Layout {
@@ -169,16 +155,14 @@ struct Layout {
 }
 
 impl Layout {
-    /// The layout, the train step's work and the forward routine's module
-    /// as the sections of a bundle (what the compilation cache keeps with
-    /// the train step).
-    fn encode(&self, work: u64, forward_text: &str) -> Vec<u8> {
+    /// The layout and the forward routine's module as the sections of a
+    /// bundle (what the compilation cache keeps with the train step).
+    fn encode(&self, forward_text: &str) -> Vec<u8> {
         let mut b = Bundle::default();
         b.push("n_data", self.n_data.to_string());
         b.push("param_at", self.param_at.to_string());
         b.push("lr", self.lr.to_string());
         b.push("forward_data", self.forward_data.to_string());
-        b.push("work", work.to_string());
         b.push("forward", forward_text);
         for p in &self.params {
             b.push("param", p.as_str());
@@ -193,7 +177,7 @@ impl Layout {
     }
 
     /// What [`Layout::encode`] wrote.
-    fn decode(bytes: &[u8]) -> Option<(Layout, u64, String)> {
+    fn decode(bytes: &[u8]) -> Option<(Layout, String)> {
         let b = Bundle::from_bytes(bytes)?;
         let number = |name: &str| b.text(name)?.parse::<u64>().ok();
         let all = |name: &str| -> Option<Vec<String>> {
@@ -223,7 +207,6 @@ impl Layout {
                 forward_data: number("forward_data")? as usize,
                 forward_params: all("forward_param")?,
             },
-            number("work")?,
             b.text("forward")?.to_string(),
         ))
     }
@@ -711,6 +694,7 @@ impl Trainer {
             stages: vec![training_pipeline(&optimizer, split)],
             keep: keep.iter().map(|k| k.to_string()).collect(),
             tag: TRAINER_TAG,
+            calls: 1,
         };
         if let Some(c) = &mut collective {
             let mut all = job.key();
@@ -720,26 +704,22 @@ impl Trainer {
         let t = Instant::now();
         let compiled = compiler
             .compile(&job, |module, options| {
-                let work = function(module, "loss_train_step")
-                    .and_then(|f| ocannl_assign_dialect::to_routine(f).ok())
-                    .map(|r| routine_work(&r))
-                    .unwrap_or(u64::MAX);
                 let layout = Layout::read(module, split)?;
                 // The train step (with the init routine) is compiled now;
                 // the forward routine, from its own module, on first use.
                 let forward_text = split_forward(module, &diagnostics)?;
-                options.work = Some(work);
                 options.run_once = ["loss_init".to_string()].into();
-                Ok::<_, BuildError>(layout.encode(work, &forward_text))
+                Ok::<_, BuildError>(layout.encode(&forward_text))
             })
             .map_err(|e| diagnostics.of(e))?;
         let passes = compiled.passes;
         let train_step = t.elapsed() - passes;
         let (program, cache) = (compiled.executable, compiled.cache);
-        let (layout, work, forward_text) = Layout::decode(&compiled.extra)
+        let (layout, forward_text) = Layout::decode(&compiled.extra)
             .ok_or_else(|| Error::from("internal error: a damaged layout".to_string()))?;
         let mut compiler = compiler;
-        compiler.options_mut().work = Some(work);
+        // The forward routine is compiled for the train step's work.
+        compiler.options_mut().work = compiled.work;
         let t = Instant::now();
         let step = initialized_step(&*program, &layout, collective)?;
         let init = t.elapsed();
@@ -934,6 +914,7 @@ impl Trainer {
                     stages: vec![],
                     keep: vec!["forward".to_string()],
                     tag: TRAINER_TAG,
+                    calls: 1,
                 };
                 let compiled = self
                     .compiler

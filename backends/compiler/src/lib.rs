@@ -99,6 +99,11 @@ pub struct Job<'a> {
     /// What else decides the caller's use of the result (the version of
     /// what its look at the module derives): part of the cache key.
     pub tag: &'a str,
+    /// How many calls the caller will make of the kept functions, where it
+    /// knows (`ocannl-run --repeat`); else 1. The work the backend chooses
+    /// its optimization level from ([`CompileOptions::work`]) is a call's
+    /// times this.
+    pub calls: u64,
 }
 
 impl Job<'_> {
@@ -109,6 +114,7 @@ impl Job<'_> {
         let mut parts: Vec<String> = vec![self.tag.to_string(), self.source.to_string()];
         parts.extend(self.stages.iter().map(|p| p.to_string()));
         parts.push(self.keep.join(","));
+        parts.push(self.calls.to_string());
         let mut key = vec![];
         for p in parts {
             key.extend((p.len() as u64).to_le_bytes());
@@ -135,6 +141,37 @@ pub struct Output {
     pub passes: Duration,
     /// Each kept function's code at the loops stage ([`LoopStats`]).
     pub loop_stats: Vec<(String, LoopStats)>,
+    /// The work the backend compiled for ([`CompileOptions::work`]: given
+    /// by the caller, else that of the kept functions).
+    pub work: Option<u64>,
+}
+
+/// The iterations of the assignments of the kept function that runs the
+/// most, those run once left out (the work a backend may choose its
+/// optimization level from); `None` when no kept function is a routine
+/// of assignments.
+fn work(
+    module: &Module,
+    keep: &[String],
+    run_once: &std::collections::BTreeSet<String>,
+) -> Option<u64> {
+    let functions = ocannl_mlir::ir::functions_by_name(module.as_operation());
+    keep.iter()
+        .filter(|k| !run_once.contains(*k))
+        .filter_map(|k| ocannl_assign_dialect::to_routine(*functions.get(k)?).ok())
+        .map(|r| {
+            r.stmts
+                .iter()
+                .map(|s| match s {
+                    ocannl_assign::Stmt::Accum { space, .. } => space
+                        .iter()
+                        .try_fold(1u64, |a, &d| a.checked_mul(d))
+                        .unwrap_or(u64::MAX),
+                    _ => 0,
+                })
+                .fold(0u64, u64::saturating_add)
+        })
+        .max()
 }
 
 /// What a function's code holds at the loops stage: its buffers
@@ -287,6 +324,10 @@ impl Compiler {
             }
             let mut options = self.options.clone();
             let extra = inspect(&mut module, &mut options)?;
+            if options.work.is_none() {
+                options.work = work(&module, &job.keep, &options.run_once)
+                    .map(|w| w.saturating_mul(job.calls.max(1)));
+            }
             let t = Instant::now();
             let keep: Vec<&str> = job.keep.iter().map(String::as_str).collect();
             let functions = ocannl_mlir::ir::functions_by_name(
@@ -303,6 +344,9 @@ impl Compiler {
             );
             let mut bundle = Bundle::default();
             bundle.push("extra", extra);
+            if let Some(w) = options.work {
+                bundle.push("work", w.to_string());
+            }
             for name in &keep {
                 if let Some(&f) = functions.get(*name) {
                     bundle.push("loop_stats", LoopStats::encode(name, &LoopStats::of(f)));
@@ -324,6 +368,7 @@ impl Compiler {
             .filter_map(|(_, v)| LoopStats::decode(std::str::from_utf8(v).ok()?))
             .collect();
         let extra = bundle.get("extra").unwrap_or_default().to_vec();
+        let work = bundle.text("work").and_then(|w| w.parse().ok());
         phases.extend(
             cached
                 .executable
@@ -338,6 +383,7 @@ impl Compiler {
             phases,
             passes,
             loop_stats,
+            work,
         })
     }
 

@@ -69,6 +69,7 @@ fn job(keep: &str) -> Job<'static> {
         stages: vec![pipelines::infer_shapes(), pipelines::lower_to_assign(false)],
         keep: vec![keep.to_string()],
         tag: "test",
+        calls: 1,
     }
 }
 

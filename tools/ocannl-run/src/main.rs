@@ -26,7 +26,7 @@ use melior::ir::{Module, OperationRef};
 use ocannl_assign::optim::Optimizer;
 use ocannl_compiler::{CacheUse, Compiler, Job};
 use ocannl_passes::{pipelines, Backend, Pipeline};
-use ocannl_runtime::{CompileOptions, Elt, HostTensor, HostValue, Slot};
+use ocannl_runtime::{CompileOptions, Elt, Executable, HostTensor, HostValue, Slot};
 
 mod diagnostics;
 
@@ -140,6 +140,11 @@ struct Cli {
     /// atomically.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["print_schedule", "interpret", "grad_check"])]
     emit_artifact: Option<PathBuf>,
+    /// Compile the entry (through the compilation cache) and stop: nothing
+    /// runs and no `--arg` is needed. With `--time-phases`, the compile's
+    /// phases are reported.
+    #[arg(long, conflicts_with_all = ["interpret", "grad_check", "print_schedule", "emit_artifact"])]
+    compile_only: bool,
     /// Print the device `--device` names (or why it cannot run here: exit
     /// 1) and exit.
     #[arg(long)]
@@ -324,6 +329,7 @@ fn run(cli: &Cli) -> Result<(), String> {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("--out-dir: cannot create {}: {e}", dir.display()))?;
     }
+    let start = Instant::now();
     let compiler =
         Compiler::new(backend, cli.compile_options(backend)).map_err(|e| e.to_string())?;
     // The input is read into memory (from stdin with `-`) and parsed under
@@ -372,6 +378,7 @@ fn run(cli: &Cli) -> Result<(), String> {
         stages: stages(cli)?,
         keep: vec![cli.entry.clone()],
         tag: "ocannl-run 1",
+        calls: cli.repeat.max(1) as u64,
     };
     let compiled = compiler
         .compile(&job, |_, _| Ok::<_, ocannl_compiler::Error>(vec![]))
@@ -385,6 +392,23 @@ fn run(cli: &Cli) -> Result<(), String> {
         }
     }
     let program = compiled.executable;
+    let compile_time = start.elapsed();
+    let report = |program: &dyn Executable| {
+        if cli.time_phases {
+            println!("cache: {}", cache_word(compiled.cache));
+            println!("compile: {:.3} ms", ms(compile_time));
+            for (stage, d) in &compiled.phases {
+                println!("phase {stage}: {:.3} ms", ms(*d));
+            }
+            for (what, n) in program.stats() {
+                println!("count {what}: {n}");
+            }
+        }
+    };
+    if cli.compile_only {
+        report(&*program);
+        return Ok(());
+    }
     if cli.print_schedule {
         print!(
             "{}",
@@ -435,15 +459,7 @@ fn run(cli: &Cli) -> Result<(), String> {
             ms(sorted[0])
         );
     }
-    if cli.time_phases {
-        println!("cache: {}", cache_word(compiled.cache));
-        for (stage, d) in &compiled.phases {
-            println!("phase {stage}: {:.3} ms", ms(*d));
-        }
-        for (what, n) in program.stats() {
-            println!("count {what}: {n}");
-        }
-    }
+    report(&*program);
     Ok(())
 }
 

@@ -2,11 +2,12 @@
 // RUN: rm -rf %t
 // RUN: env OCANNL_CACHE_DIR=%t ocannl-run %s --entry f --arg random:3 --repeat 5 --time-phases --quiet | FileCheck %s
 // A second process loads the whole executable from the cache: no pass runs.
-// RUN: env OCANNL_CACHE_DIR=%t ocannl-run %s --entry f --arg random:3 --time-phases --quiet | FileCheck %s --check-prefix=HIT
+// RUN: env OCANNL_CACHE_DIR=%t ocannl-run %s --entry f --arg random:3 --repeat 5 --time-phases --quiet | FileCheck %s --check-prefix=HIT
 // RUN: not ocannl-run %s --entry f --arg random:x 2>&1 | FileCheck %s --check-prefix=SEED
 
 // CHECK: runs: 5, median {{[0-9.]+}} ms, min {{[0-9.]+}} ms
 // CHECK: cache: miss
+// CHECK-NEXT: compile: {{[0-9.]+}} ms
 // CHECK-NEXT: phase parse:
 // CHECK: phase ocannl-infer-shapes:
 // CHECK: phase ocannl-lower-to-assign:
@@ -21,6 +22,7 @@
 // CHECK: count parts-cached:
 // CHECK: count kernels: 1{{$}}
 // HIT: cache: hit
+// HIT-NEXT: compile: {{[0-9.]+}} ms
 // HIT-NEXT: phase load:
 // HIT-NEXT: phase link:
 // HIT-NEXT: count parts: 3{{$}}
