@@ -23,6 +23,9 @@ use std::time::Instant;
 
 use ocannl::*;
 
+/// Any error, shown as its message (the library's are `ocannl::Error`).
+type Error = Box<dyn std::error::Error>;
+
 // The tools' allocator (see tools/ocannl-opt).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -26,6 +26,9 @@ use ocannl::{
     nn, *,
 };
 
+/// Any error, shown as its message (the library's are `ocannl::Error`).
+type Error = Box<dyn std::error::Error>;
+
 // The tools' allocator (see tools/ocannl-opt).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -14,14 +14,15 @@ impl Trainer {
             .iter()
             .map(|n| Ok((n.clone(), self.param(n)?)))
             .collect::<Result<Vec<_>, Error>>()?;
-        Ok(ocannl_runtime::safetensors::write(path, &tensors)?)
+        ocannl_runtime::safetensors::write(path, &tensors).map_err(Error::File)
     }
 
     /// Reads every param from a file [`Trainer::save_checkpoint`] wrote.
     /// Nothing changes unless every param is in the file with its shape
     /// and the file holds no other tensor.
     pub fn load_checkpoint(&mut self, path: &Path) -> Result<(), Error> {
-        let mut tensors: HashMap<String, _> = ocannl_runtime::safetensors::read(path)?
+        let mut tensors: HashMap<String, _> = ocannl_runtime::safetensors::read(path)
+            .map_err(Error::File)?
             .into_iter()
             .collect();
         let names = self.param_names().to_vec();
@@ -29,25 +30,28 @@ impl Trainer {
         for name in &names {
             let t = tensors
                 .remove(name)
-                .ok_or_else(|| format!("{}: no tensor for the param '{name}'", path.display()))?;
+                .ok_or_else(|| {
+                    Error::File(format!(
+                        "{}: no tensor for the param '{name}'",
+                        path.display()
+                    ))
+                })?;
             let want = self.param(name)?;
             if t.dims != want.dims {
-                return Err(format!(
+                return Err(Error::File(format!(
                     "{}: the param '{name}' has shape {:?} in the file but {:?} in the model",
                     path.display(),
                     t.dims,
                     want.dims
-                )
-                .into());
+                )));
             }
             values.push((name, t));
         }
         if let Some(extra) = tensors.keys().min() {
-            return Err(format!(
+            return Err(Error::File(format!(
                 "{}: the tensor '{extra}' is no param of the model (a checkpoint of another model?)",
                 path.display()
-            )
-            .into());
+            )));
         }
         for (name, t) in values {
             self.set_param(name, &t)?;

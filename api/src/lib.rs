@@ -63,24 +63,111 @@ pub use ocannl_shape_dialect::ParamInit;
 pub use schedule::Schedule;
 pub use train::{Adam, CacheUse, Device, Optimizer, Sgd, State, Trainer};
 
-/// An error from building, compiling or running: the diagnostics, each as
-/// `PLACE: error: message`, the place being a param's or data's name, or
-/// `LINE:COL` in the printed module.
+/// A diagnostic of the model: where (a param's or data's name as it was
+/// given, or `LINE:COL` in the printed module), its severity, the message
+/// and its notes. Displayed as `PLACE: error: message`, each note on a line
+/// of its own (`  note: ...`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Error {
-    pub messages: Vec<String>,
+pub struct Diagnostic {
+    pub place: String,
+    pub severity: String,
+    pub message: String,
+    pub notes: Vec<String>,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}: {}", self.place, self.severity, self.message)?;
+        for n in &self.notes {
+            write!(f, "\n  note: {n}")?;
+        }
+        Ok(())
+    }
+}
+
+/// An error from building, compiling or running a model, by kind; its
+/// text is the messages of what failed, one per line.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// The model's shapes do not agree: shape inference's (or the model
+    /// checks') diagnostics, each at its place.
+    Shape(Vec<Diagnostic>),
+    /// Compiling failed after shape inference: the diagnostics of the
+    /// step that failed, and the compiler's error (the [`source`]).
+    ///
+    /// [`source`]: std::error::Error::source
+    Compile {
+        diagnostics: Vec<Diagnostic>,
+        cause: ocannl_compiler::Error,
+    },
+    /// No backend has this name (the message lists the registered ones).
+    UnknownDevice(String),
+    /// The device cannot run code here (no GPU, or no driver).
+    DeviceUnavailable(String),
+    /// A file could not be read or written, or does not hold what it
+    /// should (a checkpoint of another model, a damaged `.npy`).
+    File(String),
+    /// A compiled routine failed: a run-time check (an index out of
+    /// range, memory beyond the limit) or the backend refused it.
+    Run(String),
+    /// The ranks of a data-parallel job could not join or exchange, or do
+    /// not train the same model.
+    Collective(String),
+    /// An argument of a call is invalid: the number of inputs, a name that
+    /// is no param, an optimizer's option out of range, a param declared
+    /// twice with other dims.
+    Invalid(String),
+    /// A broken invariant of this crate (a bug to report).
+    Internal(String),
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.messages.join("\n"))
+        let lines = |f: &mut fmt::Formatter<'_>, d: &[Diagnostic]| -> fmt::Result {
+            for (i, d) in d.iter().enumerate() {
+                if i > 0 {
+                    f.write_str("\n")?;
+                }
+                write!(f, "{d}")?;
+            }
+            Ok(())
+        };
+        match self {
+            Error::Shape(d) => lines(f, d),
+            Error::Compile { diagnostics, cause } => {
+                use ocannl_compiler::Error as E;
+                lines(f, diagnostics)?;
+                // What failed, where the diagnostics do not say it: the
+                // backend's and the pruning's own messages always.
+                let what = match cause {
+                    E::Parse if diagnostics.is_empty() => Some("the module does not parse".into()),
+                    E::Stage { .. } if diagnostics.is_empty() => Some("compiling failed".into()),
+                    E::Parse | E::Stage { .. } => None,
+                    e => Some(e.to_string()),
+                };
+                match what {
+                    Some(w) if diagnostics.is_empty() => f.write_str(&w),
+                    Some(w) => write!(f, "\n{w}"),
+                    None => Ok(()),
+                }
+            }
+            Error::UnknownDevice(m)
+            | Error::DeviceUnavailable(m)
+            | Error::File(m)
+            | Error::Run(m)
+            | Error::Collective(m)
+            | Error::Invalid(m)
+            | Error::Internal(m) => f.write_str(m),
+        }
     }
 }
 
-impl std::error::Error for Error {}
-
-impl From<String> for Error {
-    fn from(m: String) -> Self {
-        Error { messages: vec![m] }
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Compile { cause, .. } => Some(cause),
+            _ => None,
+        }
     }
 }

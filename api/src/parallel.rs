@@ -22,11 +22,12 @@ pub fn join(device: &Device) -> Result<Box<dyn Collective>, Error> {
     #[cfg(feature = "mpi")]
     {
         use ocannl_collective_mpi::{nccl, Mpi};
-        let mpi = Mpi::init(ocannl_collective::timeout_from_env()?)?;
+        let timeout = ocannl_collective::timeout_from_env().map_err(Error::Invalid)?;
+        let mpi = Mpi::init(timeout).map_err(Error::Collective)?;
         if device.name() == Device::CUDA.name() {
             // One GPU per rank: its place among the ranks on its host.
-            ocannl_gpu::use_device(mpi.local_rank())?;
-            Ok(nccl(mpi)?)
+            ocannl_gpu::use_device(mpi.local_rank()).map_err(Error::DeviceUnavailable)?;
+            nccl(mpi).map_err(Error::Collective)
         } else {
             Ok(Box::new(mpi))
         }
@@ -34,11 +35,9 @@ pub fn join(device: &Device) -> Result<Box<dyn Collective>, Error> {
     #[cfg(not(feature = "mpi"))]
     {
         let _ = device;
-        Err(
-            "data-parallel training needs MPI: this build of ocannl has no `mpi` feature"
-                .to_string()
-                .into(),
-        )
+        Err(Error::Collective(
+            "data-parallel training needs MPI: this build of ocannl has no `mpi` feature".into(),
+        ))
     }
 }
 
@@ -47,10 +46,9 @@ pub fn join(device: &Device) -> Result<Box<dyn Collective>, Error> {
 /// alone, and they would write the same files.
 pub fn check_launch(data_parallel: bool) -> Result<(), Error> {
     match ocannl_collective::launched_ranks() {
-        Some(n) if n > 1 && !data_parallel => Err(format!(
+        Some(n) if n > 1 && !data_parallel => Err(Error::Invalid(format!(
             "this process is one of {n} ranks started by an MPI launcher, but data parallelism is off: add --data-parallel (or run one process)"
-        )
-        .into()),
+        ))),
         _ => Ok(()),
     }
 }

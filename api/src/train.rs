@@ -38,7 +38,7 @@ use ocannl_runtime::{bundle::Bundle, Executable, HostTensor, HostValue, Session,
 
 pub use ocannl_compiler::CacheUse;
 
-use crate::{Error, Tensor};
+use crate::{Diagnostic, Error, Tensor};
 
 pub use ocannl_runtime::Elt;
 
@@ -91,9 +91,9 @@ impl From<String> for Device {
 
 /// The backend of `device`, if it can run here (else why not, in one line).
 fn find_backend(device: &Device) -> Result<&'static dyn Backend, Error> {
-    let backend = ocannl_compiler::backend(device.name()).map_err(|e| e.to_string())?;
+    let backend = ocannl_compiler::backend(device.name()).map_err(|e| Error::UnknownDevice(e.to_string()))?;
     match backend.unavailable() {
-        Some(why) => Err(why.into()),
+        Some(why) => Err(Error::DeviceUnavailable(why)),
         None => Ok(backend),
     }
 }
@@ -225,7 +225,7 @@ impl Layout {
             .iter()
             .position(Option::is_some)
             .ok_or_else(|| {
-                "internal error: the train step has no learning-rate argument".to_string()
+                Error::Internal("internal error: the train step has no learning-rate argument".into())
             })?;
         let state = function(module, state_fn)
             .map(|f| {
@@ -264,6 +264,47 @@ fn arg_attrs(module: &Module, f: &str, attr: &str) -> Vec<Option<String>> {
     (0..n)
         .map(|i| ocannl_mlir::ir::arg_string_attr(func, i, attr))
         .collect()
+}
+
+/// Fails when a param has one shape in the training routine `train` and
+/// another in the forward routine (they share its one buffer): a shape
+/// error at the param, naming both shapes.
+fn check_params_agree(module: &Module, train: &str) -> Result<(), Error> {
+    let shapes = |f: &str| -> Vec<(String, Vec<u64>)> {
+        let Some(func) = function(module, f) else {
+            return vec![];
+        };
+        let Some(ty) = ocannl_mlir::ir::function_type(func) else {
+            return vec![];
+        };
+        (0..ty.input_count())
+            .filter_map(|i| {
+                let name = ocannl_mlir::ir::arg_string_attr(func, i, "ocannl.param")?;
+                let dims = ocannl_mlir::types::memref_dims(ty.input(i).ok()?)?;
+                Some((name, dims))
+            })
+            .collect()
+    };
+    let forward = shapes("forward");
+    let diagnostics: Vec<Diagnostic> = shapes(train)
+        .into_iter()
+        .filter_map(|(name, dims)| {
+            let (_, other) = forward.iter().find(|(n, _)| *n == name)?;
+            (*other != dims).then(|| Diagnostic {
+                place: name,
+                severity: "error".into(),
+                message: format!(
+                    "the param has shape {dims:?} in the loss but {other:?} in the forward function"
+                ),
+                notes: vec![],
+            })
+        })
+        .collect();
+    if diagnostics.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::Shape(diagnostics))
+    }
 }
 
 /// A model compiled for training and inference.
@@ -354,71 +395,55 @@ fn param_file(dir: &Path, name: &str) -> std::path::PathBuf {
     dir.join(file + ".npy")
 }
 
-/// The diagnostics a context emits, collected as lines.
-struct Diagnostics(Arc<Mutex<Vec<String>>>);
+/// The diagnostics a context emits.
+struct Diagnostics(Arc<Mutex<Vec<Diagnostic>>>);
 
 impl Diagnostics {
     fn attach(context: &melior::Context) -> Diagnostics {
         let messages = Arc::new(Mutex::new(vec![]));
         let sink = messages.clone();
         context.attach_diagnostic_handler(move |d| {
-            let place = place(&d.location().to_string());
-            let mut text = format!(
-                "{place}: {}: {d}",
-                format!("{:?}", d.severity()).to_lowercase()
-            );
-            for i in 0..d.note_count() {
-                if let Ok(n) = d.note(i) {
-                    text += &format!("\n  note: {n}");
-                }
-            }
-            sink.lock().expect("diagnostics").push(text);
+            let diagnostic = Diagnostic {
+                place: place(&d.location().to_string()),
+                severity: format!("{:?}", d.severity()).to_lowercase(),
+                message: d.to_string(),
+                notes: (0..d.note_count())
+                    .filter_map(|i| d.note(i).ok().map(|n| n.to_string()))
+                    .collect(),
+            };
+            sink.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(diagnostic);
             true
         });
         Diagnostics(messages)
     }
 
-    fn messages(&self) -> Vec<String> {
-        self.0.lock().expect("diagnostics").clone()
+    fn take(&self) -> Vec<Diagnostic> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
     /// Forgets the diagnostics so far (before another compile).
     fn clear(&self) {
-        self.0.lock().expect("diagnostics").clear();
-    }
-
-    /// The diagnostics, or `what` when there are none.
-    fn or(&self, what: &str) -> Error {
-        let m = self.messages();
-        Error {
-            messages: if m.is_empty() {
-                vec![what.to_string()]
-            } else {
-                m
-            },
-        }
+        self.take();
     }
 
     /// The error of a failed compile: the diagnostics of the failing step,
-    /// then what failed where it says more.
+    /// a shape error when that step is shape inference (the first stage of
+    /// a trainer's job).
     fn of(&self, e: BuildError) -> Error {
         use ocannl_compiler::Error as E;
+        let diagnostics = self.take();
         match e {
-            BuildError::Compile(E::Parse) => self.or("the module does not parse"),
-            BuildError::Compile(E::Stage { .. }) => self.or("compiling failed"),
-            BuildError::Compile(
-                E::Prune(m) | E::Backend(m) | E::Context(m) | E::UnknownBackend(m),
-            ) => self.then(m),
-            BuildError::Compile(e @ E::NoFunction(_)) => self.then(e.to_string()),
+            BuildError::Compile(E::Stage { stage, .. })
+                if stage == shape_stage() && !diagnostics.is_empty() =>
+            {
+                Error::Shape(diagnostics)
+            }
+            BuildError::Compile(E::UnknownBackend(m)) => Error::UnknownDevice(m),
+            BuildError::Compile(cause) => Error::Compile { diagnostics, cause },
             BuildError::Other(e) => e,
         }
-    }
-
-    /// The diagnostics, then `what`.
-    fn then(&self, what: String) -> Error {
-        let mut messages = self.messages();
-        messages.push(what);
-        Error { messages }
     }
 }
 
@@ -447,16 +472,24 @@ const TRAINER_TAG: &str = "trainer 4";
 
 /// The passes from the tensor expressions to the optimized train step
 /// (`split`: with the update routine on its own).
-fn training_pipeline(optimizer: &Optimizer, split: bool) -> ocannl_passes::Pipeline {
+/// Its stages: shape inference (after verifying the module), then the
+/// training routines and their optimizations.
+fn training_pipeline(optimizer: &Optimizer, split: bool) -> Vec<ocannl_passes::Pipeline> {
     let train = if split {
         pipelines::train_split(Some("loss"), optimizer)
     } else {
         pipelines::train(Some("loss"), Some(optimizer))
     };
-    pipelines::verify()
-        .then(pipelines::infer_shapes())
-        .then(train)
-        .then(pipelines::optimize())
+    vec![
+        pipelines::verify().then(pipelines::infer_shapes()),
+        train.then(pipelines::optimize()),
+    ]
+}
+
+/// The name of the first stage of a trainer's job (shape inference): a
+/// failure there is a shape error.
+fn shape_stage() -> &'static str {
+    pipelines::verify().name()
 }
 
 /// The forward routine's module, as text, from the module of optimized
@@ -464,7 +497,7 @@ fn training_pipeline(optimizer: &Optimizer, split: bool) -> ocannl_passes::Pipel
 /// compile lowers none of it): a copy of the module without the training
 /// routines (the bulk of it, which the forward routine does not call),
 /// then only what the forward routine uses.
-fn split_forward(module: &Module, diagnostics: &Diagnostics) -> Result<String, Error> {
+fn split_forward(module: &Module) -> Result<String, Error> {
     use melior::ir::{block::BlockLike, RegionLike};
     let mut forward = Module::new(module.as_operation().location());
     for (name, value) in module.as_operation().attributes() {
@@ -480,7 +513,7 @@ fn split_forward(module: &Module, diagnostics: &Diagnostics) -> Result<String, E
         .region(0)
         .ok()
         .and_then(|r| r.first_block())
-        .ok_or_else(|| diagnostics.or("internal error: a module without a body"))?;
+        .ok_or_else(|| Error::Internal("internal error: a module without a body".into()))?;
     let training = [
         "loss",
         "loss_init",
@@ -500,7 +533,7 @@ fn split_forward(module: &Module, diagnostics: &Diagnostics) -> Result<String, E
         }
         forward.body().append_operation(ocannl_mlir::ir::clone(op));
     }
-    ocannl_passes::keep_only(&mut forward, &["forward"]).map_err(|e| diagnostics.then(e))?;
+    ocannl_passes::keep_only(&mut forward, &["forward"]).map_err(Error::Internal)?;
     Ok(forward.as_operation().to_string())
 }
 
@@ -513,15 +546,16 @@ fn initialized_step(
 ) -> Result<Step, Error> {
     let zeros = |name: &str| -> Result<Vec<HostValue>, Error> {
         Ok(program
-            .signature(name)?
+            .signature(name)
+            .map_err(Error::Internal)?
             .inputs
             .iter()
             .map(Slot::zeros)
             .collect())
     };
-    let prepare = |name: &str| program.prepare(name, &zeros(name)?).map_err(Error::from);
+    let prepare = |name: &str| program.prepare(name, &zeros(name)?).map_err(Error::Run);
     let mut init = prepare("loss_init")?;
-    init.invoke()?;
+    init.invoke().map_err(Error::Run)?;
     let mut step = match collective {
         None => Step::Fused(prepare("loss_train_step")?),
         Some(collective) => Step::Split {
@@ -531,7 +565,7 @@ fn initialized_step(
         },
     };
     let mut params = (0..layout.params.len())
-        .map(|k| tensor(init.get(k)?))
+        .map(|k| tensor(init.get(k).map_err(Error::Run)?))
         .collect::<Result<Vec<_>, Error>>()?;
     if let Step::Split { collective, .. } = &mut step {
         // Every rank starts from rank 0's params.
@@ -541,7 +575,8 @@ fn initialized_step(
     }
     for (k, p) in params.into_iter().enumerate() {
         step.state_mut()
-            .set(layout.param_at + k, &HostValue::Tensor(p))?;
+            .set(layout.param_at + k, &HostValue::Tensor(p))
+            .map_err(Error::Run)?;
     }
     Ok(step)
 }
@@ -550,9 +585,9 @@ fn initialized_step(
 fn tensor(v: HostValue) -> Result<HostTensor, Error> {
     match v {
         HostValue::Tensor(t) => Ok(t),
-        HostValue::Index(_) => Err("internal error: a param or gradient is not a tensor"
-            .to_string()
-            .into()),
+        HostValue::Index(_) => Err(Error::Internal(
+            "internal error: a param or gradient is not a tensor".into(),
+        )),
     }
 }
 
@@ -579,7 +614,7 @@ impl Flat {
             Flat::F32(v) => f(Buffer::F32(v)),
             Flat::F64(v) => f(Buffer::F64(v)),
         }
-        .map_err(Error::from)
+        .map_err(Error::Collective)
     }
 
     /// Every cell times `x`.
@@ -678,10 +713,11 @@ impl Trainer {
         mut collective: Option<Box<dyn Collective>>,
     ) -> Result<Trainer, Error> {
         let split = collective.is_some();
-        optimizer.check()?;
+        optimizer.check().map_err(Error::Invalid)?;
         let backend = find_backend(&device)?;
         let text = Trainer::module(loss, forward)?;
-        let compiler = Compiler::new(backend, backend.default_options()).map_err(|e| e.to_string())?;
+        let compiler = Compiler::new(backend, backend.default_options())
+            .map_err(|e| Error::Internal(e.to_string()))?;
         let diagnostics = Diagnostics::attach(compiler.context());
         let keep: &[&str] = if split {
             &["loss_init", "loss_grad", "loss_update"]
@@ -691,7 +727,7 @@ impl Trainer {
         let job = Job {
             name: "",
             source: &text,
-            stages: vec![training_pipeline(&optimizer, split)],
+            stages: training_pipeline(&optimizer, split),
             keep: keep.iter().map(|k| k.to_string()).collect(),
             tag: TRAINER_TAG,
             calls: 1,
@@ -699,15 +735,17 @@ impl Trainer {
         if let Some(c) = &mut collective {
             let mut all = job.key();
             all.extend(device.name().as_bytes());
-            check_same(&mut **c, "the model, its optimizer or its device", &all)?;
+            check_same(&mut **c, "the model, its optimizer or its device", &all)
+                .map_err(Error::Collective)?;
         }
         let t = Instant::now();
         let compiled = compiler
             .compile(&job, |module, options| {
                 let layout = Layout::read(module, split)?;
+                check_params_agree(module, if split { "loss_grad" } else { "loss_train_step" })?;
                 // The train step (with the init routine) is compiled now;
                 // the forward routine, from its own module, on first use.
-                let forward_text = split_forward(module, &diagnostics)?;
+                let forward_text = split_forward(module)?;
                 options.run_once = ["loss_init".to_string()].into();
                 Ok::<_, BuildError>(layout.encode(&forward_text))
             })
@@ -716,7 +754,7 @@ impl Trainer {
         let train_step = t.elapsed() - passes;
         let (program, cache) = (compiled.executable, compiled.cache);
         let (layout, forward_text) = Layout::decode(&compiled.extra)
-            .ok_or_else(|| Error::from("internal error: a damaged layout".to_string()))?;
+            .ok_or_else(|| Error::Internal("internal error: a damaged layout".into()))?;
         let mut compiler = compiler;
         // The forward routine is compiled for the train step's work.
         compiler.options_mut().work = compiled.work;
@@ -759,11 +797,10 @@ impl Trainer {
     pub fn step(&mut self, batch: &[HostTensor], lr: f64) -> Result<f64, Error> {
         let n_data = self.layout.n_data;
         if batch.len() != n_data {
-            return Err(format!(
+            return Err(Error::Invalid(format!(
                 "the loss takes {n_data} data tensor(s), {} given",
                 batch.len()
-            )
-            .into());
+            )));
         }
         for (i, t) in batch.iter().enumerate() {
             self.set_input(i, &HostValue::Tensor(t.clone()))?;
@@ -779,9 +816,11 @@ impl Trainer {
     pub fn set_input(&mut self, i: usize, value: &HostValue) -> Result<(), Error> {
         let n_data = self.layout.n_data;
         if i >= n_data {
-            return Err(format!("the loss has {n_data} data input(s), no input #{i}").into());
+            return Err(Error::Invalid(format!(
+                "the loss has {n_data} data input(s), no input #{i}"
+            )));
         }
-        self.step.data().set(i, value)?;
+        self.step.data().set(i, value).map_err(Error::Invalid)?;
         Ok(())
     }
 
@@ -802,14 +841,15 @@ impl Trainer {
                 dims: vec![],
                 data: vec![lr],
             }),
-        )?;
+        )
+        .map_err(Error::Run)?;
         let (n_data, np) = (self.layout.n_data, self.layout.params.len());
         let (grads, update, collective) = match &mut self.step {
             Step::Fused(step) => {
-                let out = step.invoke()?;
+                let out = step.invoke().map_err(Error::Run)?;
                 return match out.first() {
                     Some(HostValue::Tensor(t)) => Ok(t.data.iter().sum()),
-                    _ => Err("the train step returned no loss".to_string().into()),
+                    _ => Err(Error::Internal("the train step returned no loss".into())),
                 };
             }
             Step::Split {
@@ -820,17 +860,19 @@ impl Trainer {
         };
         // The params as the last update left them.
         for k in 0..np {
-            grads.set(n_data + k, &update.get(k)?)?;
+            let p = update.get(k).map_err(Error::Run)?;
+            grads.set(n_data + k, &p).map_err(Error::Run)?;
         }
         let mut out = grads
-            .invoke()?
+            .invoke()
+            .map_err(Error::Run)?
             .into_iter()
             .map(tensor)
             .collect::<Result<Vec<_>, Error>>()?;
         if out.len() != 1 + np {
-            return Err("internal error: the gradient routine's results"
-                .to_string()
-                .into());
+            return Err(Error::Internal(
+                "internal error: the gradient routine's results".into(),
+            ));
         }
         // The loss and every gradient in one buffer, all-reduced to their
         // mean over the ranks.
@@ -841,9 +883,11 @@ impl Trainer {
         let mut out = out.into_iter();
         let loss: f64 = out.next().map_or(0.0, |t| t.data.iter().sum());
         for (k, g) in out.enumerate() {
-            update.set(np + k, &HostValue::Tensor(g))?;
+            update
+                .set(np + k, &HostValue::Tensor(g))
+                .map_err(Error::Run)?;
         }
-        update.invoke()?;
+        update.invoke().map_err(Error::Run)?;
         Ok(loss)
     }
 
@@ -891,12 +935,11 @@ impl Trainer {
     /// forward function's [`index`](crate::index()) inputs).
     pub fn forward_values(&self, inputs: &[HostValue]) -> Result<HostTensor, Error> {
         if inputs.len() != self.layout.forward_data {
-            return Err(format!(
+            return Err(Error::Invalid(format!(
                 "the forward function takes {} data tensor(s), {} given",
                 self.layout.forward_data,
                 inputs.len()
-            )
-            .into());
+            )));
         }
         let mut args: Vec<HostValue> = inputs.to_vec();
         for name in &self.layout.forward_params {
@@ -926,9 +969,16 @@ impl Trainer {
                 program.insert(compiled.executable)
             }
         };
-        match program.call("forward", &args)?.into_iter().next() {
+        match program
+            .call("forward", &args)
+            .map_err(Error::Run)?
+            .into_iter()
+            .next()
+        {
             Some(HostValue::Tensor(t)) => Ok(t),
-            _ => Err("the forward routine returned no tensor".to_string().into()),
+            _ => Err(Error::Internal(
+                "the forward routine returned no tensor".into(),
+            )),
         }
     }
 
@@ -954,10 +1004,17 @@ impl Trainer {
             .params
             .iter()
             .position(|p| p == name)
-            .ok_or_else(|| format!("no param '{name}'"))?;
-        match self.step.state().get(self.layout.param_at + k)? {
+            .ok_or_else(|| Error::Invalid(format!("no param '{name}'")))?;
+        match self
+            .step
+            .state()
+            .get(self.layout.param_at + k)
+            .map_err(Error::Run)?
+        {
             HostValue::Tensor(t) => Ok(t),
-            HostValue::Index(_) => Err(format!("param '{name}' is not a tensor").into()),
+            HostValue::Index(_) => Err(Error::Internal(format!(
+                "param '{name}' is not a tensor"
+            ))),
         }
     }
 
@@ -968,10 +1025,11 @@ impl Trainer {
             .params
             .iter()
             .position(|p| p == name)
-            .ok_or_else(|| format!("no param '{name}'"))?;
+            .ok_or_else(|| Error::Invalid(format!("no param '{name}'")))?;
         self.step
             .state_mut()
-            .set(self.layout.param_at + k, &HostValue::Tensor(value.clone()))?;
+            .set(self.layout.param_at + k, &HostValue::Tensor(value.clone()))
+            .map_err(Error::Invalid)?;
         Ok(())
     }
 
@@ -983,10 +1041,17 @@ impl Trainer {
             .state
             .iter()
             .find(|(k, p, _)| *k == kind && p == param)
-            .ok_or_else(|| format!("the optimizer has no {} state for '{param}'", kind.name()))?;
-        match self.step.state().get(at)? {
+            .ok_or_else(|| {
+                Error::Invalid(format!(
+                    "the optimizer has no {} state for '{param}'",
+                    kind.name()
+                ))
+            })?;
+        match self.step.state().get(at).map_err(Error::Run)? {
             HostValue::Tensor(t) => Ok(t),
-            HostValue::Index(_) => Err("the optimizer's state is not a tensor".to_string().into()),
+            HostValue::Index(_) => Err(Error::Internal(
+                "the optimizer's state is not a tensor".into(),
+            )),
         }
     }
 
@@ -995,10 +1060,10 @@ impl Trainer {
     /// file inside `DIR`).
     pub fn save(&self, dir: &Path) -> Result<(), Error> {
         std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            .map_err(|e| Error::File(format!("cannot create {}: {e}", dir.display())))?;
         for name in &self.layout.params {
             let t = self.param(name)?;
-            ocannl_runtime::npy::write(&param_file(dir, name), &t)?;
+            ocannl_runtime::npy::write(&param_file(dir, name), &t).map_err(Error::File)?;
         }
         Ok(())
     }
@@ -1010,7 +1075,7 @@ impl Trainer {
         for name in &names {
             values.insert(
                 name.clone(),
-                ocannl_runtime::npy::read(&param_file(dir, name))?,
+                ocannl_runtime::npy::read(&param_file(dir, name)).map_err(Error::File)?,
             );
         }
         for name in &names {

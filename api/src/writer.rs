@@ -27,7 +27,7 @@ fn merge(a: &ParamDecl, b: &ParamDecl) -> Result<ParamDecl, Error> {
         b: &Option<T>,
     ) -> Result<Option<T>, Error> {
         match (a, b) {
-            (Some(x), Some(y)) if x != y => Err(Error::from(format!(
+            (Some(x), Some(y)) if x != y => Err(Error::Invalid(format!(
                 "param '{name}' is declared twice with different {what}: {x:?} and {y:?}"
             ))),
             _ => Ok(a.clone().or_else(|| b.clone())),
