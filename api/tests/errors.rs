@@ -63,7 +63,7 @@ fn devices_inputs_and_files_have_their_kinds() {
         dims: vec![4, 4],
         data: vec![0.0; 16],
     };
-    let e = t.step(&[wrong.clone()], 0.1).unwrap_err();
+    let e = t.step(std::slice::from_ref(&wrong), 0.1).unwrap_err();
     assert!(matches!(e, Error::Invalid(_)), "{e:?}");
     assert_eq!(
         e.to_string(),
