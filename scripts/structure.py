@@ -13,7 +13,12 @@
   (`passes/`, `backends/`, `dialects/`, `core/`), nothing runs a pipeline,
   calls a backend's compiler or the cache of executables, parses a module
   itself, or registers a backend but `ocannl_compiler::register_backends`
-  (the API and the tools compile through `ocannl-compiler`).
+  (the API and the tools compile through `ocannl-compiler`);
+- one argument ABI: no crate's code but `dialects/spec`'s spells an
+  argument-role attribute (`"ocannl.param"`, ...) as a string: it names the
+  constants of `ocannl_dialect_spec::abi`;
+- every unit test runs: a crate that turns its library's or binary's tests
+  off (`test = false`) has no `#[test]` in its `src/`.
 
 Prints each violation and exits 1 when there is one.
 
@@ -208,8 +213,55 @@ def compile_path(root):
     return out
 
 
+# The argument-role attributes: the quoted names in dialects/spec/src/abi.rs.
+def abi_attributes(root):
+    text = open(os.path.join(root, "dialects", "spec", "src", "abi.rs"), encoding="utf-8").read()
+    return sorted(set(re.findall(r'pub const \w+: &str = "(ocannl\.\w+)";', text)))
+
+
+def abi_spellings(root):
+    """String literals naming an argument-role attribute outside the table:
+    (file, line, attribute)."""
+    names = abi_attributes(root)
+    out = []
+    for src in crates(root):
+        crate = os.path.dirname(src)
+        for dirpath, dirnames, filenames in os.walk(crate):
+            dirnames[:] = [d for d in dirnames if d != "target"]
+            for f in filenames:
+                path = os.path.join(dirpath, f)
+                if not f.endswith(".rs") or path == os.path.join(root, "dialects", "spec", "src", "abi.rs"):
+                    continue
+                text = open(path, encoding="utf-8").read()
+                code = re.sub(r"//[^\n]*", "", text)
+                for name in names:
+                    for m in re.finditer(re.escape(f'"{name}"'), code):
+                        out.append((os.path.relpath(path, root), code[: m.start()].count("\n") + 1, name))
+    return out
+
+
+def skipped_tests(root):
+    """Crates that turn their tests off but have some in src/: (Cargo.toml)."""
+    out = []
+    for src in crates(root):
+        manifest = os.path.join(os.path.dirname(src), "Cargo.toml")
+        if not re.search(r"^test\s*=\s*false", open(manifest, encoding="utf-8").read(), re.M):
+            continue
+        for dirpath, _, filenames in os.walk(src):
+            for f in filenames:
+                if f.endswith(".rs") and re.search(r"#\[(?:cfg\()?test\b", strip(open(os.path.join(dirpath, f), encoding="utf-8").read())):
+                    out.append(os.path.relpath(manifest, root))
+    return sorted(set(out))
+
+
 def main():
     bad = 0
+    for path, line, name in sorted(set(abi_spellings(ROOT))):
+        bad += 1
+        print(f"{path}:{line}: spells the argument-role attribute {name}: use ocannl_dialect_spec::abi's constant")
+    for manifest in skipped_tests(ROOT):
+        bad += 1
+        print(f"{manifest}: test = false, but its src/ has unit tests that would never run")
     for path, line, what in sorted(set(compile_path(ROOT))):
         bad += 1
         print(f"{path}:{line}: {what}: only ocannl-compiler does (the one compile path)")
@@ -229,7 +281,8 @@ def main():
             names = sorted("::".join(m) or "(crate root)" for m in comp)
             print(f"{os.path.relpath(src, ROOT)}: modules import each other: {', '.join(names)}")
     if bad == 0:
-        print("no module cycles, no unsafe block around a closure, one compile path")
+        print("no module cycles, no unsafe block around a closure, one compile path, "
+              "one argument ABI, no skipped unit tests")
     return 1 if bad else 0
 
 

@@ -102,7 +102,8 @@ fn find_backend(device: &Device) -> Result<&'static dyn Backend, Error> {
 /// optional global-norm clipping) and the kinds of their state: the
 /// assignment model's own.
 pub use ocannl_assign::optim::{Adam, Optimizer, Sgd, State};
-use ocannl_passes::transforms::train_step::{state_arg, LEARNING_RATE};
+use ocannl_dialect_spec::abi::{LEARNING_RATE, PARAM};
+use ocannl_passes::transforms::train_step::state_arg;
 
 /// How long building the routines took.
 #[derive(Clone, Debug)]
@@ -219,8 +220,8 @@ impl Layout {
         } else {
             ("loss_train_step", "loss_train_step")
         };
-        let data_params = arg_attrs(module, data_fn, "ocannl.param");
-        let step_params = arg_attrs(module, state_fn, "ocannl.param");
+        let data_params = arg_attrs(module, data_fn, PARAM);
+        let step_params = arg_attrs(module, state_fn, PARAM);
         let lr = arg_attrs(module, state_fn, LEARNING_RATE)
             .iter()
             .position(Option::is_some)
@@ -234,7 +235,7 @@ impl Layout {
                     .collect()
             })
             .unwrap_or_default();
-        let fwd_params = arg_attrs(module, "forward", "ocannl.param");
+        let fwd_params = arg_attrs(module, "forward", PARAM);
         Ok(Layout {
             n_data: data_params.iter().take_while(|p| p.is_none()).count(),
             params: data_params.iter().flatten().cloned().collect(),
@@ -279,7 +280,7 @@ fn check_params_agree(module: &Module, train: &str) -> Result<(), Error> {
         };
         (0..ty.input_count())
             .filter_map(|i| {
-                let name = ocannl_mlir::ir::arg_string_attr(func, i, "ocannl.param")?;
+                let name = ocannl_mlir::ir::arg_string_attr(func, i, PARAM)?;
                 let dims = ocannl_mlir::types::memref_dims(ty.input(i).ok()?)?;
                 Some((name, dims))
             })

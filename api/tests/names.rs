@@ -88,7 +88,7 @@ fn param_args(module: &Module, func: &str) -> Vec<Option<String>> {
         .expect("the function");
     let n = ir::function_type(f).expect("a function type").input_count();
     (0..n)
-        .map(|i| ir::arg_string_attr(f, i, "ocannl.param"))
+        .map(|i| ir::arg_string_attr(f, i, ocannl_dialect_spec::abi::PARAM))
         .collect()
 }
 

@@ -264,7 +264,7 @@ pub fn arg_info(func: OperationRef) -> Vec<ArgInfo> {
     let count = ir::function_type(func).map_or(0, |t| t.input_count());
     (0..count)
         .map(|i| {
-            if let Some(name) = ir::arg_string_attr(func, i, "ocannl.param") {
+            if let Some(name) = ir::arg_string_attr(func, i, ocannl_dialect_spec::abi::PARAM) {
                 return ArgInfo {
                     name,
                     role: Role::Param,

@@ -92,11 +92,13 @@ pub fn generate(dialects: &[&Dialect]) -> String {
             let _ = writeln!(s, "  - [`{}.{}`](#{}{})", d.name, op.name, d.name, op.name);
         }
     }
+    let _ = writeln!(s, "- [Argument roles](#argument-roles)");
     let _ = writeln!(s, "- [Shapes](#shapes)");
     let _ = writeln!(s, "- [Einsum specs](#einsum-specs)");
     for d in dialects {
         dialect(&mut s, d);
     }
+    arg_roles(&mut s);
     let _ = writeln!(s);
     grammar(&mut s);
     s
@@ -296,6 +298,27 @@ fn syntax(d: &Dialect, op: &OpDef) -> String {
     };
     s += &format!(" : ({}) -> {outs}", ins.join(", "));
     s
+}
+
+/// The argument ABI ([`crate::abi`]).
+fn arg_roles(s: &mut String) {
+    let _ = writeln!(s);
+    let _ = writeln!(s, "## Argument roles");
+    let _ = writeln!(s);
+    let _ = writeln!(
+        s,
+        "A string attribute on a `func.func` argument says what the argument of a routine is; an argument with none is data. The passes set them, the backends carry them into an executable's signature as roles, and the callers (the `ocannl` API's trainers, `ocannl-run --out-args`) find the params, the state and the learning rate by them."
+    );
+    let _ = writeln!(s);
+    let _ = writeln!(s, "| attribute | role | value | on the arguments of |");
+    let _ = writeln!(s, "|---|---|---|---|");
+    for r in crate::abi::ROLES {
+        let _ = writeln!(
+            s,
+            "| `{}` | `{}` | {} | {} |",
+            r.attribute, r.role, r.value, r.routines
+        );
+    }
 }
 
 fn grammar(s: &mut String) {

@@ -8,7 +8,8 @@
 //!   which stock MLIR tools load with `--irdl-file`; closed sets of names
 //!   (`op`, `accum`, `kind`, `memory`) are `irdl.any_of` constraints, their
 //!   names taken from `ocannl-ops`, the one op vocabulary;
-//! - the dialect reference (`docs/dialects.md`, [`doc::generate`]);
+//! - the dialect reference (`docs/dialects.md`, [`doc::generate`]), with
+//!   the argument ABI's attributes ([`abi`]);
 //! - the checks of every op's operands, results and attributes that the
 //!   dialects' verifier runs in `ocannl-opt` (`ocannl_mlir::check`).
 //!
@@ -18,6 +19,7 @@
 //!
 //! Architecture invariant: no MLIR dependency; plain data and text.
 
+pub mod abi;
 pub mod assign;
 pub mod doc;
 pub mod irdl;

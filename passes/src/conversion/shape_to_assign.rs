@@ -267,7 +267,7 @@ fn params_to_arguments<'c, 'a>(
         .ok_or("a function without a name")?;
     let first_param = entry.argument_count();
     let mut arg_attrs: Vec<Option<(&str, String)>> = (0..first_param)
-        .map(|i| ir::arg_string_attr(func, i, "ocannl.param").map(|v| ("ocannl.param", v)))
+        .map(|i| ir::arg_string_attr(func, i, ocannl_dialect_spec::abi::PARAM).map(|v| (ocannl_dialect_spec::abi::PARAM, v)))
         .collect();
     let types: Vec<Type> = params
         .iter()
@@ -297,7 +297,7 @@ fn params_to_arguments<'c, 'a>(
         ir::replace_all_uses(value, arg);
         gone.bury(init);
         gone.bury(*node);
-        arg_attrs.push(Some(("ocannl.param", pname)));
+        arg_attrs.push(Some((ocannl_dialect_spec::abi::PARAM, pname)));
         let init_arg: Value = init_block.argument(k).map_err(|e| e.to_string())?.into();
         ir::set_operand(moved, 0, init_arg);
     }

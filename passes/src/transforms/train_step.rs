@@ -85,17 +85,16 @@ pub const OPTION_NAMES: [&str; 9] = [
     "split",
 ];
 
-/// The attribute that marks a gradient argument of an update routine
-/// (`@<f>_update`); its value is the param's name.
-pub const GRADIENT: &str = "ocannl.gradient";
-
-/// The attribute that marks the learning-rate argument of a train step.
-pub const LEARNING_RATE: &str = "ocannl.learning_rate";
+/// The argument ABI's attributes (`dialects/spec`'s one table).
+pub use ocannl_dialect_spec::abi::{GRADIENT, LEARNING_RATE, PARAM};
 
 /// The attribute that marks a state argument of a train step
 /// (`ocannl.momentum`, `ocannl.adam_m`, `ocannl.adam_v`, `ocannl.step`).
-pub fn state_attribute(s: State) -> String {
-    format!("ocannl.{}", s.name())
+pub fn state_attribute(s: State) -> &'static str {
+    ocannl_dialect_spec::abi::STATE[State::ALL
+        .iter()
+        .position(|&k| k == s)
+        .expect("every state kind is in State::ALL")]
 }
 
 /// What argument `i` of a train step is, if it is the optimizer's state:
@@ -103,7 +102,7 @@ pub fn state_attribute(s: State) -> String {
 pub fn state_arg(func: OperationRef, i: usize) -> Option<(State, String)> {
     State::ALL
         .into_iter()
-        .find_map(|s| ir::arg_string_attr(func, i, &state_attribute(s)).map(|p| (s, p)))
+        .find_map(|s| ir::arg_string_attr(func, i, state_attribute(s)).map(|p| (s, p)))
 }
 
 /// Option `name` as a number at least 0 (`default` when it is not given or
@@ -286,7 +285,7 @@ fn train_step<'c, 'a>(
         .ok_or_else(|| PassError::at(loc, "a function without a body"))?;
     let n_args = entry.argument_count();
     let params: Vec<(usize, String)> = (0..n_args)
-        .filter_map(|i| ir::arg_string_attr(step, i, "ocannl.param").map(|n| (i, n)))
+        .filter_map(|i| ir::arg_string_attr(step, i, PARAM).map(|n| (i, n)))
         .collect();
     if routine.results.len() != 1 + params.len() {
         return Err(PassError::at(
@@ -303,7 +302,7 @@ fn train_step<'c, 'a>(
         .ok_or_else(|| PassError::at(loc, "the loss is not a buffer"))?;
     let mut arg_attrs: Vec<Option<(String, String)>> = (0..n_args)
         .map(|i| {
-            ir::arg_string_attr(step, i, "ocannl.param").map(|n| ("ocannl.param".to_string(), n))
+            ir::arg_string_attr(step, i, PARAM).map(|n| (PARAM.to_string(), n))
         })
         .collect();
     let mut all: Vec<Option<Value>> = values.iter().map(|v| Some(*v)).collect();
@@ -313,7 +312,7 @@ fn train_step<'c, 'a>(
     for kind in opt.param_state() {
         for (k, (p, pname)) in params.iter().enumerate() {
             let arg: Value = entry.add_argument(values[*p].r#type(), loc);
-            arg_attrs.push(Some((state_attribute(kind), pname.clone())));
+            arg_attrs.push(Some((state_attribute(kind).to_string(), pname.clone())));
             all.push(Some(arg));
             state[k].push(all.len() - 1);
         }
@@ -324,7 +323,7 @@ fn train_step<'c, 'a>(
     let mut global = vec![];
     for kind in opt.global_state() {
         let arg: Value = entry.add_argument(scalar_ty, loc);
-        arg_attrs.push(Some((state_attribute(kind), String::new())));
+        arg_attrs.push(Some((state_attribute(kind).to_string(), String::new())));
         all.push(Some(arg));
         global.push(all.len() - 1);
     }
@@ -402,7 +401,7 @@ fn update(step: OperationRef, of: &str, opt: &Optimizer) -> Result<(), String> {
             .map_err(|e| e.to_string())
     };
     let params: Vec<(usize, String)> = (0..n)
-        .filter_map(|i| ir::arg_string_attr(step, i, "ocannl.param").map(|p| (i, p)))
+        .filter_map(|i| ir::arg_string_attr(step, i, PARAM).map(|p| (i, p)))
         .collect();
     let state: Vec<(usize, State, String)> = (0..n)
         .filter_map(|i| state_arg(step, i).map(|(k, p)| (i, k, p)))
@@ -415,7 +414,7 @@ fn update(step: OperationRef, of: &str, opt: &Optimizer) -> Result<(), String> {
     let mut attrs: Vec<(String, String)> = vec![];
     for (i, p) in &params {
         types.push(ty(*i)?);
-        attrs.push(("ocannl.param".into(), p.clone()));
+        attrs.push((PARAM.into(), p.clone()));
     }
     for (i, p) in &params {
         types.push(ty(*i)?);
@@ -423,7 +422,7 @@ fn update(step: OperationRef, of: &str, opt: &Optimizer) -> Result<(), String> {
     }
     for (i, kind, p) in &state {
         types.push(ty(*i)?);
-        attrs.push((state_attribute(*kind), p.clone()));
+        attrs.push((state_attribute(*kind).to_string(), p.clone()));
     }
     types.push(ty(lr)?);
     attrs.push((LEARNING_RATE.into(), String::new()));
@@ -507,6 +506,15 @@ mod tests {
                 .find(|(k, _)| *k == name)
                 .map(|(_, v)| v.to_string())
         })
+    }
+
+    /// The state kinds and their attributes in the ABI's table line up.
+    #[test]
+    fn state_attributes_are_the_tables() {
+        for s in State::ALL {
+            assert_eq!(state_attribute(s), format!("ocannl.{}", s.name()));
+            assert_eq!(ocannl_dialect_spec::abi::state_attribute(s.name()), Some(state_attribute(s)));
+        }
     }
 
     /// Every optimizer printed as options reads back as itself.

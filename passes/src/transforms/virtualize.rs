@@ -82,7 +82,7 @@ fn param_names(func: OperationRef, ops: &[OperationRef]) -> Vec<String> {
     if let Ok(region) = func.region(0) {
         if let Some(entry) = region.first_block() {
             for i in 0..entry.argument_count() {
-                if let Some(n) = ir::arg_string_attr(func, i, "ocannl.param") {
+                if let Some(n) = ir::arg_string_attr(func, i, ocannl_dialect_spec::abi::PARAM) {
                     names.push(n);
                 }
             }
