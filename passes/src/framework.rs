@@ -148,18 +148,60 @@ pub unsafe fn run_guarded(
     }
 }
 
-/// Defines the static registration record of a pass.
+/// A pass of the project: its registration record (what MLIR's registry
+/// and `--help` show: name, one-line description, options with their
+/// defaults) and its documentation, the row of `docs/passes.md`
+/// ([`crate::registry::passes_markdown`] generates the file).
+pub struct Pass {
+    pub def: ffi::PassDef,
+    /// What the pass does, in Markdown (one paragraph).
+    pub doc: &'static str,
+}
+
+impl Pass {
+    /// The pass's argument (`ocannl-virtualize`).
+    pub fn argument(&self) -> String {
+        // SAFETY: a NUL-terminated literal (`define_pass!`).
+        unsafe { CStr::from_ptr(self.def.argument) }
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    /// Its options' names and defaults, in order.
+    pub fn options(&self) -> Vec<(String, String)> {
+        (0..self.def.num_options)
+            .map(|i| {
+                // SAFETY: `options` points to `num_options` records whose
+                // strings are NUL-terminated literals (`define_pass!`).
+                let o = unsafe { &*self.def.options.add(i) };
+                // SAFETY: as above.
+                let (name, default) = unsafe {
+                    (CStr::from_ptr(o.name), CStr::from_ptr(o.default_value))
+                };
+                (
+                    name.to_string_lossy().into_owned(),
+                    default.to_string_lossy().into_owned(),
+                )
+            })
+            .collect()
+    }
+}
+
+/// Defines the static registration record of a pass and its
+/// documentation (a [`Pass`]).
 ///
 /// ```ignore
-/// define_pass!(DEF, run, "ocannl-x", "OcannlX", "What it does.", [("opt", BOOL, "false", "Help.")]);
+/// define_pass!(DEF, run, "ocannl-x", "OcannlX", "What it does.", [("opt", BOOL, "false", "Help.")],
+///     "What it does, in full (docs/passes.md).");
 /// ```
 #[macro_export]
 macro_rules! define_pass {
     ($def:ident, $body:path, $arg:literal, $name:literal, $desc:literal,
-     [$( ($oname:literal, $okind:ident, $odefault:literal, $odesc:literal) ),* $(,)?]) => {
+     [$( ($oname:literal, $okind:ident, $odefault:literal, $odesc:literal) ),* $(,)?],
+     $doc:literal $(,)?) => {
         // The record's parts are local to its initializer, so that a module
         // may define several passes.
-        pub static $def: $crate::ffi::PassDef = {
+        pub static $def: $crate::framework::Pass = $crate::framework::Pass { doc: $doc, def: {
             static OPTIONS: &[$crate::ffi::PassOption] = &[$(
                 $crate::ffi::PassOption {
                     name: concat!($oname, "\0").as_ptr().cast(),
@@ -176,7 +218,7 @@ macro_rules! define_pass {
             ) -> bool {
                 // SAFETY: the shim calls a pass's entry with the live
                 // operation it runs on and one C string per declared option.
-                unsafe { $crate::framework::run_guarded(&$def, op, values, n, $body) }
+                unsafe { $crate::framework::run_guarded(&$def.def, op, values, n, $body) }
             }
             $crate::ffi::PassDef {
                 argument: concat!($arg, "\0").as_ptr().cast(),
@@ -187,7 +229,7 @@ macro_rules! define_pass {
                 num_options: OPTIONS.len(),
                 run: trampoline,
             }
-        };
+        }};
     };
 }
 

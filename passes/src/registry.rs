@@ -19,7 +19,7 @@ use std::{
 use crate::ffi;
 
 /// Every pass of the project, in pipeline order.
-pub fn all_passes() -> [&'static ffi::PassDef; 12] {
+pub fn all_passes() -> [&'static crate::framework::Pass; 12] {
     [
         &crate::transforms::verify::DEF,
         &crate::transforms::infer_shapes::DEF,
@@ -353,9 +353,9 @@ pub fn register_all() {
         // SAFETY: a static table of `DIALECTS.len()` definitions, whose
         // strings, IRDL text and functions live for the whole process.
         unsafe { ffi::ocannl_set_dialects(DIALECTS.as_ptr(), DIALECTS.len()) };
-        for def in all_passes() {
+        for pass in all_passes() {
             // SAFETY: a static pass definition (`define_pass!`).
-            unsafe { ffi::ocannl_register_pass(def) };
+            unsafe { ffi::ocannl_register_pass(&pass.def) };
         }
         register_pipeline(
             c"ocannl-to-linalg",
@@ -367,10 +367,39 @@ pub fn register_all() {
 
 /// Registers a pass defined outside this crate (a backend's, with
 /// [`crate::define_pass!`]) under its name.
-pub fn register_pass(def: &'static ffi::PassDef) {
+pub fn register_pass(pass: &'static crate::framework::Pass) {
     // SAFETY: a static pass definition, alive for the whole process.
-    unsafe { ffi::ocannl_register_pass(def) };
+    unsafe { ffi::ocannl_register_pass(&pass.def) };
 }
+
+/// `docs/passes.md`: a row per pass of `passes` (this crate's, then the
+/// backends'), its argument with its options' defaults and what it does,
+/// then [`PIPELINES_DOC`]. A test of `ocannl-compiler` keeps the file
+/// current (`OCANNL_BLESS=1` rewrites it).
+pub fn passes_markdown(passes: &[&crate::framework::Pass]) -> String {
+    let mut s = String::from(
+        "## Passes\n\nGenerated from the passes' definitions (`define_pass!`) by `OCANNL_BLESS=1 cargo test -p ocannl-compiler`; do not edit.\n\n| pass | what it does |\n|---|---|\n",
+    );
+    for p in passes {
+        let options: Vec<String> = p
+            .options()
+            .into_iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let head = if options.is_empty() {
+            p.argument()
+        } else {
+            format!("{}{{{}}}", p.argument(), options.join(" "))
+        };
+        s += &format!("| `{head}` | {} |\n", p.doc.replace('\n', " "));
+    }
+    s += "\n";
+    s += PIPELINES_DOC;
+    s
+}
+
+/// The named pipelines, in `docs/passes.md` after the passes.
+pub const PIPELINES_DOC: &str = include_str!("pipelines.md");
 
 /// Registers a named pipeline (a pass of `builtin.module` that runs
 /// `pipeline`, itself text on `builtin.module`). Register a pipeline before

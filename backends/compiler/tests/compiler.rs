@@ -184,3 +184,26 @@ fn tempfile_dir() -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// `docs/passes.md` is what the passes' definitions generate
+/// (`OCANNL_BLESS=1` rewrites it).
+#[test]
+fn the_passes_reference_is_generated_from_their_definitions() {
+    let mut passes: Vec<&ocannl_passes::framework::Pass> =
+        ocannl_passes::registry::all_passes().to_vec();
+    passes.extend(ocannl_gpu::passes());
+    let text = ocannl_passes::registry::passes_markdown(&passes);
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/passes.md");
+    if std::env::var("OCANNL_BLESS").is_ok_and(|v| v == "1") {
+        std::fs::write(&path, &text).unwrap();
+    }
+    let on_disk = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        on_disk == text,
+        "docs/passes.md is stale: run OCANNL_BLESS=1 cargo test -p ocannl-compiler"
+    );
+    // Every registered pass of the project is in it.
+    for p in &passes {
+        assert!(on_disk.contains(&format!("| `{}", p.argument())));
+    }
+}

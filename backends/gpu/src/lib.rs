@@ -193,6 +193,11 @@ fn ptx_option(options: &CompileOptions) -> Result<Option<u32>, String> {
         .transpose()
 }
 
+/// The GPU's passes, in pipeline order.
+pub fn passes() -> [&'static ocannl_passes::framework::Pass; 3] {
+    [&merge::DEF, &ptx::CHECK, &ptx::PRINT]
+}
+
 /// Registers the `gpu` loop target, the project's passes, the GPU passes
 /// and pipelines, and the `cuda` backend (once per process). The CPU stays
 /// the default target.
@@ -201,9 +206,9 @@ pub fn register() {
     ONCE.call_once(|| {
         ocannl_passes::conversion::assign_to_loops::target::register(&target::Gpu);
         ocannl_passes::register_all();
-        ocannl_passes::register_pass(&merge::DEF);
-        ocannl_passes::register_pass(&ptx::CHECK);
-        ocannl_passes::register_pass(&ptx::PRINT);
+        for pass in passes() {
+            ocannl_passes::register_pass(pass);
+        }
         pipeline::register();
         ocannl_passes::register_backend(&CUDA);
     });

@@ -17,7 +17,8 @@ ocannl_passes::define_pass!(
     "ocannl-merge-gpu-modules",
     "OcannlMergeGpuModules",
     "Move the kernels of every gpu.module into the first one (after gpu-kernel-outlining)",
-    []
+    [],
+    r#"after `gpu-kernel-outlining`: moves every kernel into the first `gpu.module` (a program's kernels are one PTX module)"#
 );
 
 fn sym_name(op: &OperationRef) -> String {

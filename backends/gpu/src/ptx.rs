@@ -20,7 +20,8 @@ ocannl_passes::define_pass!(
     "ocannl-check-ptx",
     "OcannlCheckPtx",
     "Check that the PTX of every gpu.binary defines every function its kernels call (libdevice linked)",
-    []
+    [],
+    r#"fails, at the kernels' op, when the PTX of a `gpu.binary` calls functions it does not define (libdevice not linked), saying where to get libdevice"#
 );
 
 ocannl_passes::define_pass!(
@@ -34,7 +35,8 @@ ocannl_passes::define_pass!(
         STRING,
         "-",
         "Where to write the PTX ('-' for stdout)"
-    )]
+    )],
+    r#"writes the PTX of every `gpu.binary` to stdout or a file"#
 );
 
 /// The PTX texts of a module's `gpu.binary` ops, with the ops.

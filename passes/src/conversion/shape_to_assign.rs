@@ -49,7 +49,8 @@ crate::define_pass!(
     "ocannl-lower-to-assign",
     "OcannlLowerToAssign",
     "Lower shape-inferred ocannl_shape tensor expressions to ocannl_assign routines: tensor nodes as buffers, accumulating assignments with projections",
-    [("params-as-arguments", BOOL, "false", "Make the params of each function its trailing arguments (buffers the caller keeps across calls, marked {ocannl.param = NAME}) and add a function @<f>_init that initializes them")]
+    [("params-as-arguments", BOOL, "false", "Make the params of each function its trailing arguments (buffers the caller keeps across calls, marked {ocannl.param = NAME}) and add a function @<f>_init that initializes them")],
+    r#"lowers shape-inferred tensor expressions to `ocannl_assign` routines: tensor nodes as memref buffers (batch, output, input), params initialized by `uniform`, constants by `fill`/`literal`, every op an accumulating assignment whose projections (iteration space + one affine map per operand) are derived from the solved shapes; with `params-as-arguments=true`, params are trailing arguments the caller keeps (`{ocannl.param = NAME}`) and `@<f>_init` initializes them"#
 );
 
 fn run<'c>(module: OperationRef<'c, '_>, options: &Options) -> PassResult<'c> {

@@ -18,7 +18,8 @@ crate::define_pass!(
     "ocannl-check-lowered",
     "OcannlCheckLowered",
     "Fail at every ocannl_shape and ocannl_assign op left in the module (the pipelines from the loops stage start with it)",
-    []
+    [],
+    r#"fails at every `ocannl_shape` or `ocannl_assign` op left in a module (the outermost ones), saying to lower to loops first: the pipelines from the loops stage (`ocannl-loops-to-llvm`, `ocannl-loops-to-nvvm`) start with it, since their upstream conversions would otherwise rewrite the scalar ops inside an assignment's body and leave IR that no longer verifies"#
 );
 
 /// Whether `op` belongs to one of the project's dialects.

@@ -33,7 +33,8 @@ crate::define_pass!(
     "ocannl-infer-shapes",
     "OcannlInferShapes",
     "Infer the shapes of ocannl_shape tensors (row/dim constraints, broadcasting, staged closing) and make every tensor type concrete",
-    [("explain", BOOL, "false", "Report, as remarks, the assumptions made while closing shapes (variables set to their least upper bound, to dim-1 or to no more axes), einsum result axes that no operand has, and single-char specs whose names read as words")]
+    [("explain", BOOL, "false", "Report, as remarks, the assumptions made while closing shapes (variables set to their least upper bound, to dim-1 or to no more axes), einsum result axes that no operand has, and single-char specs whose names read as words")],
+    r#"infers every tensor's shape (OCANNL's row/dim constraints, broadcasting, staged closing) and rewrites all types, function signatures included, to concrete canonical shapes; `explain=true` reports as remarks the assumptions made while closing, einsum result axes that no operand has (they broadcast, as in OCANNL), and single-char specs whose names read as words (`"hidden"` is six axes)"#
 );
 
 fn run<'c>(module: OperationRef<'c, '_>, options: &Options) -> PassResult<'c> {

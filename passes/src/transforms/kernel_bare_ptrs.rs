@@ -60,7 +60,8 @@ crate::define_pass!(
     "ocannl-kernel-bare-ptrs",
     "OcannlKernelBarePtrs",
     "Pass the statically shaped buffers of outlined kernels as bare pointers (!llvm.ptr), the descriptor rebuilt inside the kernel",
-    []
+    [],
+    r#"after `ocannl-outline-kernels`, for the CPU: every kernel takes its statically shaped buffers (static sizes, identity layout, default memory space) as `!llvm.ptr` and rebuilds their descriptors inside (the pointer as allocated and aligned pointer, offset 0, sizes and row-major strides as constants, cast back to the memref with `builtin.unrealized_conversion_cast`, which the conversions to LLVM fold); each call passes a buffer's aligned pointer, read once per buffer where it is defined, rather than a descriptor of 5 + 2×rank values. A buffer of the host code that only kernels read, checked for null and freed becomes `llvm.call @malloc`/`@free` with no descriptor at all, and when its check is the call of `@__ocannl_check_allocation`, the allocation and the check are one call of the private `@__ocannl_allocate` (bytes, check number; `malloc`, then the check); a returned buffer keeps its descriptor. Other arguments are left as they are. Upstream `use-bare-ptr-memref-call-conv` is not used: it applies to every function, and the public routines keep their C interface"#
 );
 
 /// A memref type whose descriptor is known but for its address.

@@ -62,7 +62,8 @@ crate::define_pass!(
         ("time-limit-ms", STRING, "50", "Time limit of each block's run, in milliseconds"),
         ("fast-math", BOOL, "false", "Also the rewrites that assume finite values, ignore signed zeros, reassociate, contract or replace library functions (x*0 -> 0, x-x -> 0, constants reassociated, small integer powers as products, a*b+c -> fma), and folding of every op"),
         ("remarks", BOOL, "false", "Report each simplified block as a remark: the cost before and after, the e-graph's nodes and iterations, and why the run stopped"),
-    ]
+    ],
+    r#"simplifies the scalar float `arith`/`math` code of every block, whatever op owns it (function and loop bodies, `linalg.generic` and other ops' regions), with an e-graph (`core/simplify`): algebraic rewrites from a table of named rules, constant folding in the computation's format, common subexpressions shared across the block; without `fast-math` only rewrites that keep IEEE values exactly (`x*1`, `x/1`, `-(-x)`, exact folding, CSE), with it also `x*0 → 0`, `x-x → 0`, reassociated constants, small integer powers as products, `a*b+c → fma`; a block is rewritten only when the cost model says it got cheaper; each run has node, iteration and time limits, and `remarks=true` reports each simplified block (cost before and after, e-graph size, iterations, why the run stopped). In no named pipeline"#
 );
 
 /// The fast-math flags, in the order `#arith.fastmath` prints them.

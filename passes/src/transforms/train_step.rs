@@ -68,7 +68,8 @@ crate::define_pass!(
         ("eps", STRING, "1e-8", "Adam's term added to the root of the second moment (adam, adamw)"),
         ("clip-norm", STRING, "0", "Global-norm gradient clipping: the gradients are scaled so that their norm is at most this (0: none)"),
         ("split", BOOL, "false", "Also add @<f>_update: the optimizer step alone, on gradients given as arguments (for a collective between backprop and the update)"),
-    ]
+    ],
+    r#"for every gradient routine, adds `@<f>_train_step`: forward, backprop and one optimizer step updating the params in place, then returns the loss. `optimizer=sgd` (OCANNL's SGD: `momentum`, `nesterov`, `weight-decay`), `adam` (bias-corrected; `weight-decay` an L2 term of the gradient) or `adamw` (decoupled `weight-decay`, default 0.01), as PyTorch defines them; `clip-norm > 0` scales all gradients to that global norm first. The optimizer's state is arguments after the params, which the caller keeps across calls (zeros at first), each marked with its kind and its param's name: kind after kind, `{ocannl.momentum = NAME}`, or `{ocannl.adam_m = NAME}` then `{ocannl.adam_v = NAME}`, then `{ocannl.step = ""}` (Adam's step count, 0-d, incremented by the step); then the learning rate (`{ocannl.learning_rate = ""}`, 0-d). An unknown optimizer, or an option of another optimizer than the one chosen, is an error at the function. With `split=true` it also adds `@<f>_update`, the optimizer step alone (data parallelism: a collective between backprop and the update): the params (`{ocannl.param = NAME}`, updated in place), their gradients in the params' order (`{ocannl.gradient = NAME}`), the state and the learning rate as the train step takes them; it returns nothing"#
 );
 
 /// The pass's options, in the order it declares them (the optimizer's,
@@ -551,15 +552,7 @@ mod tests {
 
     #[test]
     fn declared_options_are_the_ones_read() {
-        let declared: Vec<String> = (0..DEF.num_options)
-            .map(|i| {
-                // SAFETY: `DEF.options` points to `DEF.num_options` static
-                // options whose names are NUL-terminated static strings.
-                unsafe { std::ffi::CStr::from_ptr((*DEF.options.add(i)).name) }
-                    .to_string_lossy()
-                    .into_owned()
-            })
-            .collect();
+        let declared: Vec<String> = DEF.options().into_iter().map(|(n, _)| n).collect();
         assert_eq!(declared, OPTION_NAMES);
     }
 

@@ -26,7 +26,8 @@ crate::define_pass!(
     "ocannl-verify",
     "OcannlVerify",
     "Check every ocannl_shape and ocannl_assign op (the checks MLIR's verifier runs on them), reporting every failing op",
-    []
+    [],
+    r#"runs the dialects' verifier over a module and reports every failing op (MLIR runs the same checks whenever it verifies IR; useful for IR built without verification)"#
 );
 
 fn run<'c>(module: OperationRef<'c, '_>, _: &Options) -> PassResult<'c> {

@@ -59,7 +59,8 @@ crate::define_pass!(
             "false",
             "Report each node's mode and its reason as a remark at the node"
         ),
-    ]
+    ],
+    r#"decides every undecided tensor node's memory mode as OCANNL does and writes it on the node with its reason (`memory = "virtual"` or `"local"`, `memory_reason = ...`): a node whose one computation can be substituted into every assignment that reads it becomes virtual (no buffer; its readers become `ocannl_assign.accum` ops computing its cells where they read them); refusals are OCANNL's (returned, pinned, a param's gradient, never written or written by several computations or from data, accumulating onto unset cells, read before written, an input overwritten before a read, a reduction, a partial, diagonal or padded write, a padded read or different padding, more than `max-visits` computations of a cell, constant expressions and copies exempt); a mode the user set is kept, and a node pinned `"virtual"` that cannot be is an error; `explain=true` reports each decision as a remark. In the tools' default pipelines (`ocannl-run --no-optimize` turns it off)"#
 );
 
 fn run<'c>(module: OperationRef<'c, '_>, options: &Options) -> PassResult<'c> {

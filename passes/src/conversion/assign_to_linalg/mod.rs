@@ -48,7 +48,8 @@ crate::define_pass!(
         BOOL,
         "true",
         "Emit contractions that are matrix products as linalg.matmul / linalg.batch_matmul (false: every assignment a linalg.generic)"
-    )]
+    )],
+    r#"lowers `ocannl_assign` routines to `func` + `linalg`/`tensor`/`arith`/`math` on tensors (destination-passing style; `cf.assert` checks slice indices) with nothing of the project's left, for other MLIR toolchains and IREE: each assignment a `linalg.generic` (or `linalg.matmul`/`linalg.batch_matmul` for matrix products unless `named-ops=false`), padding through `tensor.pad`, slices through `tensor.extract_slice`; written buffer arguments' last values returned after the results (see `docs/linalg.md`)"#
 );
 
 fn run<'c, 'a>(module: OperationRef<'c, 'a>, options: &Options) -> PassResult<'c> {

@@ -77,7 +77,8 @@ crate::define_pass!(
             "false",
             "Outline each assignment's loops into a kernel as it is lowered (what ocannl-outline-kernels does), so that an assignment repeated on other buffers is only a call (targets whose compiled code holds the run-time checks: not the GPU, whose launches upstream passes outline)"
         )
-    ]
+    ],
+    r#"lowers `ocannl_assign` routines to plain upstream MLIR for a loop target (`cpu`, the default in the tools; `gpu`; `sequential`): `memref.alloc` buffers, `scf.for` nests with `affine.apply` indices, `arith`/`math` numeric ops (reductions carry `fastmath<reassoc,contract>`), neutral-element initialization, literals as `memref.global`s, a counter-based `uniform`; contractions (`compose`, matmul-like einsums, convolutions and their kernel gradients, unstrided input gradients in gather form) as a register-blocked `vector` kernel with masked tails; large loops as `scf.parallel` (OpenMP after the upstream lowering); intermediate nodes freed after their last use; an allocation's run-time check is one call of the private `@__ocannl_check_allocation` (address, check number, bytes). An assignment equal to one lowered before up to its buffers (same op, attributes, body and operand types, the same operands shared: a transformer's blocks, a gradient's repeated contributions) gets a clone of that one's code on its own buffers rather than being lowered again. With `kernels=true` (the CPU backend's pipelines) each assignment's guarded loops become a kernel as they are lowered, exactly as `ocannl-outline-kernels` would outline them next (same kernels, same names), so a repeated assignment is only another call of its kernel: a deep model's routine is never materialized as thousands of loop nests"#
 );
 
 fn run<'c, 'a>(module: OperationRef<'c, 'a>, options: &Options) -> PassResult<'c> {
