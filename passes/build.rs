@@ -9,7 +9,9 @@
 //! (`libMLIRCAPI*.a`, whose C++ references `libMLIR.so` resolves), so
 //! `-lMLIR-C` finds here a linker script naming those archives.
 
-use std::{env, path::PathBuf, process::Command};
+mod build_cxx;
+
+use std::{env, path::PathBuf};
 
 /// Writes `OUT_DIR/mlir-c/libMLIR-C.so`: a linker script that stands for
 /// Debian's static C API archives, and adds its directory to the link
@@ -37,38 +39,8 @@ fn c_api_library(libdir: &str) {
 }
 
 fn main() {
-    let prefix = env::var("MLIR_SYS_220_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-22".into());
-    let llvm_config = format!("{prefix}/bin/llvm-config");
-    let include = Command::new(&llvm_config)
-        .arg("--includedir")
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_else(|| panic!("cannot run {llvm_config}: install MLIR 22 (see README.md)"));
-    let libdir = Command::new(&llvm_config)
-        .arg("--libdir")
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_else(|| format!("{prefix}/lib"));
+    let libdir =
+        build_cxx::llvm_config("--libdir").unwrap_or_else(|| format!("{}/lib", build_cxx::prefix()));
     c_api_library(&libdir);
-    println!("cargo:rerun-if-changed=cpp/ocannl_mlir.cpp");
-    println!("cargo:rerun-if-env-changed=MLIR_SYS_220_PREFIX");
-    cc::Build::new()
-        .cpp(true)
-        .file("cpp/ocannl_mlir.cpp")
-        .include(include)
-        .std("c++17")
-        // Exceptions are caught at every entry point (none reaches Rust).
-        .flag("-fexceptions")
-        .flag_if_supported("-Wno-unused-parameter")
-        .flag_if_supported("-Wno-deprecated-declarations")
-        .define("_GNU_SOURCE", None)
-        .define("__STDC_CONSTANT_MACROS", None)
-        .define("__STDC_FORMAT_MACROS", None)
-        .define("__STDC_LIMIT_MACROS", None)
-        .warnings(false)
-        .compile("ocannl_mlir");
+    build_cxx::compile("cpp/ocannl_mlir.cpp", "ocannl_mlir");
 }
