@@ -6,7 +6,8 @@
 //! lifetimes: a value or op reference obtained from a function stays tied to
 //! it. Every other crate of the project uses melior and this crate only; it
 //! is the only user of `mlir_sys` besides the FFI to the C++ shim
-//! (`passes/cpp`).
+//! (`passes/cpp`). Other C++ of the project (the CPU's JIT) takes MLIR's
+//! handles through [`raw`].
 //!
 //! - [`attr`]: reading attribute values (strings, bools, numbers, dense
 //!   literals, affine maps).
@@ -27,5 +28,12 @@ pub mod cache;
 pub mod check;
 pub mod ir;
 pub mod types;
+
+/// MLIR's C handles, for the project's foreign-function interfaces to its
+/// own C++ (the JIT's): they name the handles through this crate, not
+/// through `mlir_sys`.
+pub mod raw {
+    pub use mlir_sys::MlirOperation;
+}
 
 pub use builder::{At, Builder};

@@ -4,7 +4,7 @@
 
 use std::ffi::{c_char, c_int, c_void};
 
-use mlir_sys::MlirOperation;
+use ocannl_mlir::raw::MlirOperation;
 
 /// The parts of a split module (owned by C++).
 #[repr(C)]
