@@ -39,8 +39,8 @@ fn c_api_library(libdir: &str) {
 }
 
 fn main() {
-    let libdir =
-        build_cxx::llvm_config("--libdir").unwrap_or_else(|| format!("{}/lib", build_cxx::prefix()));
+    let libdir = build_cxx::llvm_config("--libdir")
+        .unwrap_or_else(|| format!("{}/lib", build_cxx::prefix()));
     c_api_library(&libdir);
     build_cxx::compile("cpp/ocannl_mlir.cpp", "ocannl_mlir");
 }

@@ -28,14 +28,12 @@ impl Trainer {
         let names = self.param_names().to_vec();
         let mut values = vec![];
         for name in &names {
-            let t = tensors
-                .remove(name)
-                .ok_or_else(|| {
-                    Error::File(format!(
-                        "{}: no tensor for the param '{name}'",
-                        path.display()
-                    ))
-                })?;
+            let t = tensors.remove(name).ok_or_else(|| {
+                Error::File(format!(
+                    "{}: no tensor for the param '{name}'",
+                    path.display()
+                ))
+            })?;
             let want = self.param(name)?;
             if t.dims != want.dims {
                 return Err(Error::File(format!(

@@ -91,7 +91,8 @@ impl From<String> for Device {
 
 /// The backend of `device`, if it can run here (else why not, in one line).
 fn find_backend(device: &Device) -> Result<&'static dyn Backend, Error> {
-    let backend = ocannl_compiler::backend(device.name()).map_err(|e| Error::UnknownDevice(e.to_string()))?;
+    let backend =
+        ocannl_compiler::backend(device.name()).map_err(|e| Error::UnknownDevice(e.to_string()))?;
     match backend.unavailable() {
         Some(why) => Err(Error::DeviceUnavailable(why)),
         None => Ok(backend),
@@ -226,7 +227,9 @@ impl Layout {
             .iter()
             .position(Option::is_some)
             .ok_or_else(|| {
-                Error::Internal("internal error: the train step has no learning-rate argument".into())
+                Error::Internal(
+                    "internal error: the train step has no learning-rate argument".into(),
+                )
             })?;
         let state = function(module, state_fn)
             .map(|f| {
@@ -743,7 +746,14 @@ impl Trainer {
         let compiled = compiler
             .compile(&job, |module, options| {
                 let layout = Layout::read(module, split)?;
-                check_params_agree(module, if split { "loss_grad" } else { "loss_train_step" })?;
+                check_params_agree(
+                    module,
+                    if split {
+                        "loss_grad"
+                    } else {
+                        "loss_train_step"
+                    },
+                )?;
                 // The train step (with the init routine) is compiled now;
                 // the forward routine, from its own module, on first use.
                 let forward_text = split_forward(module)?;
@@ -835,15 +845,16 @@ impl Trainer {
             Some(Slot::MemRef { elt, .. }) => *elt,
             _ => Elt::F32,
         };
-        state.set(
-            lr_at,
-            &HostValue::Tensor(HostTensor {
-                elt,
-                dims: vec![],
-                data: vec![lr],
-            }),
-        )
-        .map_err(Error::Run)?;
+        state
+            .set(
+                lr_at,
+                &HostValue::Tensor(HostTensor {
+                    elt,
+                    dims: vec![],
+                    data: vec![lr],
+                }),
+            )
+            .map_err(Error::Run)?;
         let (n_data, np) = (self.layout.n_data, self.layout.params.len());
         let (grads, update, collective) = match &mut self.step {
             Step::Fused(step) => {
@@ -1013,9 +1024,7 @@ impl Trainer {
             .map_err(Error::Run)?
         {
             HostValue::Tensor(t) => Ok(t),
-            HostValue::Index(_) => Err(Error::Internal(format!(
-                "param '{name}' is not a tensor"
-            ))),
+            HostValue::Index(_) => Err(Error::Internal(format!("param '{name}' is not a tensor"))),
         }
     }
 

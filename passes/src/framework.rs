@@ -12,7 +12,6 @@ use std::{
 };
 
 use melior::ir::{operation::OperationLike, Location, OperationRef};
-use mlir_sys::MlirOperation;
 
 use crate::{diag::Diagnostic, ffi};
 
@@ -148,6 +147,11 @@ pub unsafe fn run_guarded(
     }
 }
 
+/// The handle a pass's entry receives (named for `define_pass!` in other
+/// crates, which need not depend on `mlir-sys`).
+#[doc(hidden)]
+pub use mlir_sys::MlirOperation;
+
 /// A pass of the project: its registration record (what MLIR's registry
 /// and `--help` show: name, one-line description, options with their
 /// defaults) and its documentation, the row of `docs/passes.md`
@@ -175,9 +179,8 @@ impl Pass {
                 // strings are NUL-terminated literals (`define_pass!`).
                 let o = unsafe { &*self.def.options.add(i) };
                 // SAFETY: as above.
-                let (name, default) = unsafe {
-                    (CStr::from_ptr(o.name), CStr::from_ptr(o.default_value))
-                };
+                let (name, default) =
+                    unsafe { (CStr::from_ptr(o.name), CStr::from_ptr(o.default_value)) };
                 (
                     name.to_string_lossy().into_owned(),
                     default.to_string_lossy().into_owned(),
@@ -212,7 +215,7 @@ macro_rules! define_pass {
             ),*];
             static TYPE_ID_ANCHOR: u64 = 0;
             unsafe extern "C" fn trampoline(
-                op: mlir_sys::MlirOperation,
+                op: $crate::framework::MlirOperation,
                 values: *const *const std::ffi::c_char,
                 n: usize,
             ) -> bool {

@@ -25,7 +25,7 @@ pub mod ffi;
 pub mod framework;
 pub mod registry;
 pub mod transforms;
-mod util;
+pub mod util;
 
 pub use backend::{backend, backends, register_backend, Backend};
 pub use driver::{keep_only, new_context, opt_main, parse_module, run_pipeline};

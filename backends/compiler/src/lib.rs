@@ -330,18 +330,14 @@ impl Compiler {
             }
             let t = Instant::now();
             let keep: Vec<&str> = job.keep.iter().map(String::as_str).collect();
-            let functions = ocannl_mlir::ir::functions_by_name(
-                module.as_operation(),
-            );
+            let functions = ocannl_mlir::ir::functions_by_name(module.as_operation());
             if let Some(missing) = keep.iter().find(|k| !functions.contains_key(**k)) {
                 return Err(Error::NoFunction(missing.to_string()).into());
             }
             ocannl_passes::keep_only(&mut module, &keep).map_err(Error::Prune)?;
             self.lower(&mut module, &loops)?;
             timed(loops.name(), t);
-            let functions = ocannl_mlir::ir::functions_by_name(
-                module.as_operation(),
-            );
+            let functions = ocannl_mlir::ir::functions_by_name(module.as_operation());
             let mut bundle = Bundle::default();
             bundle.push("extra", extra);
             if let Some(w) = options.work {

@@ -81,7 +81,9 @@ fn a_backend_registered_with_one_line_compiles_through_the_driver() {
     assert!(ocannl_passes::backends().contains(&"toy"));
     let compiler = Compiler::new(toy, CompileOptions::default()).unwrap();
     let out = compiler
-        .compile(&job("f"), |_, _| Ok::<_, ocannl_compiler::Error>(b"mine".to_vec()))
+        .compile(&job("f"), |_, _| {
+            Ok::<_, ocannl_compiler::Error>(b"mine".to_vec())
+        })
         .unwrap();
     // The toy backend cannot be cached.
     assert_eq!(out.cache, CacheUse::Uncached);
@@ -110,7 +112,9 @@ fn a_backend_registered_with_one_line_compiles_through_the_driver() {
 fn unknown_backends_and_functions_are_errors_with_kinds() {
     let e = ocannl_compiler::backend("nope").err().unwrap();
     assert!(matches!(e, ocannl_compiler::Error::UnknownBackend(_)));
-    assert!(e.to_string().starts_with("unknown backend 'nope' (the registered backends: "));
+    assert!(e
+        .to_string()
+        .starts_with("unknown backend 'nope' (the registered backends: "));
     let cpu = ocannl_compiler::backend("cpu").unwrap();
     let compiler = Compiler::new(cpu, CompileOptions::default()).unwrap();
     let e = compiler
@@ -191,6 +195,7 @@ fn tempfile_dir() -> std::path::PathBuf {
 fn the_passes_reference_is_generated_from_their_definitions() {
     let mut passes: Vec<&ocannl_passes::framework::Pass> =
         ocannl_passes::registry::all_passes().to_vec();
+    passes.extend(ocannl_cpu::passes());
     passes.extend(ocannl_gpu::passes());
     let text = ocannl_passes::registry::passes_markdown(&passes);
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/passes.md");

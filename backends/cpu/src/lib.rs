@@ -11,6 +11,8 @@
 //!   compilation cache, and linked.
 //! - [`runtime`]: compile a module once with the [`jit`], then call its
 //!   functions many times with owned host buffers.
+//! - [`kernel_bare_ptrs`]: `ocannl-kernel-bare-ptrs`, kernels taking their
+//!   static buffers as bare pointers (the CPU's calling convention).
 //!
 //! [`install`] makes the CPU the target of the process's passes, registers
 //! its pipelines and the `cpu` backend ([`Cpu`]); tools call it before
@@ -25,6 +27,7 @@ use ocannl_runtime::{CompileOptions, Executable};
 
 pub mod jit;
 pub mod kernel;
+pub mod kernel_bare_ptrs;
 pub mod pipeline;
 pub mod runtime;
 pub mod target;
@@ -66,6 +69,11 @@ impl Backend for Cpu {
     }
 }
 
+/// The CPU's own passes.
+pub fn passes() -> [&'static ocannl_passes::framework::Pass; 1] {
+    [&kernel_bare_ptrs::DEF]
+}
+
 /// Makes the CPU the loop target of `ocannl-lower-to-loops`, and registers
 /// the project's passes, the CPU pipelines and the `cpu` backend (once per
 /// process).
@@ -74,6 +82,9 @@ pub fn install() {
     ONCE.call_once(|| {
         ocannl_passes::conversion::assign_to_loops::target::install(&target::Cpu);
         ocannl_passes::register_all();
+        for pass in passes() {
+            ocannl_passes::register_pass(pass);
+        }
         pipeline::register();
         ocannl_passes::register_backend(&Cpu);
     });

@@ -104,7 +104,9 @@ mod tests {
         for (i, a) in ROLES.iter().enumerate() {
             assert!(a.attribute.starts_with("ocannl."), "{}", a.attribute);
             assert!(
-                ROLES[i + 1..].iter().all(|b| b.attribute != a.attribute && b.role != a.role),
+                ROLES[i + 1..]
+                    .iter()
+                    .all(|b| b.attribute != a.attribute && b.role != a.role),
                 "{} twice",
                 a.attribute
             );

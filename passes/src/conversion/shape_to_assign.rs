@@ -268,7 +268,10 @@ fn params_to_arguments<'c, 'a>(
         .ok_or("a function without a name")?;
     let first_param = entry.argument_count();
     let mut arg_attrs: Vec<Option<(&str, String)>> = (0..first_param)
-        .map(|i| ir::arg_string_attr(func, i, ocannl_dialect_spec::abi::PARAM).map(|v| (ocannl_dialect_spec::abi::PARAM, v)))
+        .map(|i| {
+            ir::arg_string_attr(func, i, ocannl_dialect_spec::abi::PARAM)
+                .map(|v| (ocannl_dialect_spec::abi::PARAM, v))
+        })
         .collect();
     let types: Vec<Type> = params
         .iter()

@@ -69,7 +69,9 @@ fn params(func: OperationRef) -> Vec<(usize, String)> {
         return vec![];
     };
     (0..entry.argument_count())
-        .filter_map(|i| ir::arg_string_attr(func, i, ocannl_dialect_spec::abi::PARAM).map(|n| (i, n)))
+        .filter_map(|i| {
+            ir::arg_string_attr(func, i, ocannl_dialect_spec::abi::PARAM).map(|n| (i, n))
+        })
         .collect()
 }
 

@@ -1,13 +1,12 @@
 //! Passes within a dialect: `ocannl-verify` and `ocannl-infer-shapes` on
 //! `ocannl_shape`, `ocannl-autodiff`, `ocannl-train-step` and `ocannl-virtualize` on
 //! `ocannl_assign`; `ocannl-simplify` on upstream `arith`/`math` in any block;
-//! `ocannl-outline-kernels`, `ocannl-kernel-bare-ptrs` and
-//! `ocannl-check-lowered` on the loops stage.
+//! `ocannl-outline-kernels` and `ocannl-check-lowered` on the loops stage
+//! (the CPU's own `ocannl-kernel-bare-ptrs` is in `backends/cpu`).
 
 pub mod autodiff;
 pub mod check_lowered;
 pub mod infer_shapes;
-pub mod kernel_bare_ptrs;
 pub mod outline_kernels;
 pub mod simplify;
 pub mod train_step;

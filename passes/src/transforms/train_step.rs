@@ -302,9 +302,7 @@ fn train_step<'c, 'a>(
     let elt = types::element_type(loss.r#type())
         .ok_or_else(|| PassError::at(loc, "the loss is not a buffer"))?;
     let mut arg_attrs: Vec<Option<(String, String)>> = (0..n_args)
-        .map(|i| {
-            ir::arg_string_attr(step, i, PARAM).map(|n| (PARAM.to_string(), n))
-        })
+        .map(|i| ir::arg_string_attr(step, i, PARAM).map(|n| (PARAM.to_string(), n)))
         .collect();
     let mut all: Vec<Option<Value>> = values.iter().map(|v| Some(*v)).collect();
     // The state, kind after kind: one buffer per param of its type, then
@@ -514,7 +512,10 @@ mod tests {
     fn state_attributes_are_the_tables() {
         for s in State::ALL {
             assert_eq!(state_attribute(s), format!("ocannl.{}", s.name()));
-            assert_eq!(ocannl_dialect_spec::abi::state_attribute(s.name()), Some(state_attribute(s)));
+            assert_eq!(
+                ocannl_dialect_spec::abi::state_attribute(s.name()),
+                Some(state_attribute(s))
+            );
         }
     }
 

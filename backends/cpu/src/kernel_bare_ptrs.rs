@@ -48,13 +48,13 @@ use melior::ir::{
 use ocannl_mlir::{attr, ir, At, Builder};
 use rustc_hash::FxHashMap;
 
-use crate::{
+use ocannl_passes::{
     framework::{Locate, Options, PassResult},
     transforms::outline_kernels::KIND,
     util::CHECK_ALLOCATION,
 };
 
-crate::define_pass!(
+ocannl_passes::define_pass!(
     DEF,
     run,
     "ocannl-kernel-bare-ptrs",
