@@ -120,7 +120,7 @@ fn accuracy(trainer: &Trainer, split: &Split, n: usize) -> Result<f64, Error> {
             .map(|i| if i < n { i } else { i - start })
             .collect();
         let logits = trainer.forward(&[split.images_batch(&indices, Layout::Hwc)?])?;
-        for (row, &i) in logits.data.chunks(10).zip(&indices).take(n - start) {
+        for (row, &i) in logits.to_f64().chunks(10).zip(&indices).take(n - start) {
             let predicted = (0..10)
                 .max_by(|&a, &b| row[a].total_cmp(&row[b]))
                 .expect("10 classes");
@@ -157,11 +157,7 @@ fn save_data(
         }
     }
     let steps = epochs * batches.per_epoch() as u64;
-    let order = HostTensor {
-        elt: Elt::F64,
-        dims: vec![steps, batches.batch_size() as u64],
-        data: order,
-    };
+    let order = HostTensor::f64(vec![steps, batches.batch_size() as u64], order);
     npy::write(&dir.join("batches.npy"), &order)?;
     Ok(())
 }

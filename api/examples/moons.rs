@@ -116,11 +116,7 @@ fn option(name: &str) -> Option<String> {
 }
 
 fn tensor(dims: Vec<u64>, data: Vec<f64>) -> HostTensor {
-    HostTensor {
-        elt: Elt::F32,
-        dims,
-        data,
-    }
+    HostTensor::from_f64(Elt::F32, dims, data)
 }
 
 fn main() {
@@ -336,7 +332,7 @@ fn run() -> Result<(), Error> {
     let pred = trainer.forward(&[tensor(vec![(rows * cols) as u64, 2], cells)])?;
     if plot {
         draw(
-            &pred.data,
+            &pred.to_f64(),
             &points,
             &labels,
             rows,
@@ -353,7 +349,7 @@ fn run() -> Result<(), Error> {
         let out = trainer.forward(&[tensor(vec![(rows * cols) as u64, 2], cells)])?;
         correct += ls
             .iter()
-            .zip(&out.data)
+            .zip(&out.to_f64())
             .filter(|(l, o)| (**l > 0.0) == (**o > 0.0))
             .count();
     }

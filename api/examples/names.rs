@@ -96,16 +96,12 @@ fn batch(words: &[&String], len: usize) -> Result<[HostTensor; 3], Error> {
             } else {
                 tokens.get(p - 1).copied().unwrap_or(words::END)
             };
-            ids.push(input as f64);
-            targets.push(tokens.get(p).copied().unwrap_or(words::END) as f64);
+            ids.push(input as f32);
+            targets.push(tokens.get(p).copied().unwrap_or(words::END) as f32);
             mask.push(if p < tokens.len() { 1.0 } else { 0.0 });
         }
     }
-    let t = |data: Vec<f64>| HostTensor {
-        elt: Elt::F32,
-        dims: vec![words.len() as u64, len as u64, 1],
-        data,
-    };
+    let t = |data: Vec<f32>| HostTensor::f32(vec![words.len() as u64, len as u64, 1], data);
     Ok([t(ids), t(targets), t(mask)])
 }
 
@@ -125,11 +121,10 @@ fn save_data(dir: &Path, words: &Words, len: usize, order: &[Vec<usize>]) -> Res
         }
     }
     let b = order.first().map_or(0, Vec::len);
-    let order = HostTensor {
-        elt: Elt::F64,
-        dims: vec![order.len() as u64, b as u64],
-        data: order.iter().flatten().map(|&i| i as f64).collect(),
-    };
+    let order = HostTensor::f64(
+        vec![order.len() as u64, b as u64],
+        order.iter().flatten().map(|&i| i as f64).collect(),
+    );
     npy::write(&dir.join("batches.npy"), &order)?;
     Ok(())
 }
@@ -270,16 +265,17 @@ fn test_loss(trainer: &Trainer, test: &[String], len: usize, b: usize) -> Result
     for start in (0..test.len()).step_by(b) {
         let chosen: Vec<&String> = (start..start + b).map(|i| &test[i % test.len()]).collect();
         let [ids, targets, mask] = batch(&chosen, len)?;
-        let logits = trainer.forward(&[ids])?;
+        let logits = trainer.forward(&[ids])?.to_f64();
+        let (targets, mask) = (targets.to_f64(), mask.to_f64());
         let v = words::VOCAB;
         let counted = (test.len() - start).min(b) * len;
-        for (k, row) in logits.data.chunks(v).enumerate().take(counted) {
-            if mask.data[k] == 0.0 {
+        for (k, row) in logits.chunks(v).enumerate().take(counted) {
+            if mask[k] == 0.0 {
                 continue;
             }
             let m = row.iter().cloned().fold(f64::MIN, f64::max);
             let lse = m + row.iter().map(|x| (x - m).exp()).sum::<f64>().ln();
-            total += lse - row[targets.data[k] as usize];
+            total += lse - row[targets[k] as usize];
             count += 1;
         }
     }
@@ -303,22 +299,20 @@ fn sample(
         let mut seqs: Vec<Vec<usize>> = vec![vec![]; rows];
         let mut done = vec![false; rows];
         for p in 0..len {
-            let mut ids = vec![words::END as f64; b * len];
+            let mut ids = vec![words::END as f32; b * len];
             for (r, s) in seqs.iter().enumerate() {
                 for (k, &t) in s.iter().enumerate() {
-                    ids[r * len + k + 1] = t as f64;
+                    ids[r * len + k + 1] = t as f32;
                 }
             }
-            let logits = trainer.forward(&[HostTensor {
-                elt: Elt::F32,
-                dims: vec![b as u64, len as u64, 1],
-                data: ids,
-            }])?;
+            let logits = trainer
+                .forward(&[HostTensor::f32(vec![b as u64, len as u64, 1], ids)])?
+                .to_f64();
             for r in 0..rows {
                 if done[r] {
                     continue;
                 }
-                let row = &logits.data[(r * len + p) * v..(r * len + p + 1) * v];
+                let row = &logits[(r * len + p) * v..(r * len + p + 1) * v];
                 let m = row.iter().cloned().fold(f64::MIN, f64::max);
                 let weights: Vec<f64> = row.iter().map(|x| (x - m).exp()).collect();
                 let mut u = rng.next_f64() * weights.iter().sum::<f64>();

@@ -34,7 +34,7 @@ use melior::ir::{operation::OperationLike, Module};
 use ocannl_collective::{check_same, Buffer, Collective, Stats};
 use ocannl_compiler::{Compiler, Job};
 use ocannl_passes::{pipelines, Backend};
-use ocannl_runtime::{bundle::Bundle, Executable, HostTensor, HostValue, Session, Slot};
+use ocannl_runtime::{bundle::Bundle, Cells, Executable, HostTensor, HostValue, Session, Slot};
 
 pub use ocannl_compiler::CacheUse;
 
@@ -604,13 +604,23 @@ enum Flat {
 
 impl Flat {
     /// The tensors' cells, one after the other: in f32 when the first is
-    /// (the model's type), else in f64.
+    /// (the model's type), else in f64 (a tensor of the other type
+    /// converted).
     fn of(tensors: &[HostTensor]) -> Flat {
-        let cells = tensors.iter().flat_map(|t| t.data.iter().copied());
-        match tensors.first().map(|t| t.elt) {
-            Some(Elt::F32) => Flat::F32(cells.map(|x| x as f32).collect()),
-            _ => Flat::F64(cells.collect()),
+        let n = tensors.iter().map(HostTensor::len).sum();
+        let mut flat = match tensors.first().map(HostTensor::elt) {
+            Some(Elt::F32) => Flat::F32(Vec::with_capacity(n)),
+            _ => Flat::F64(Vec::with_capacity(n)),
+        };
+        for t in tensors {
+            match (&mut flat, &t.data) {
+                (Flat::F32(v), Cells::F32(c)) => v.extend_from_slice(c),
+                (Flat::F64(v), Cells::F64(c)) => v.extend_from_slice(c),
+                (Flat::F32(v), c) => v.extend(c.to_f64().into_iter().map(|x| x as f32)),
+                (Flat::F64(v), c) => v.extend(c.to_f64()),
+            }
         }
+        flat
     }
 
     fn apply(&mut self, f: impl FnOnce(Buffer) -> Result<(), String>) -> Result<(), Error> {
@@ -633,13 +643,16 @@ impl Flat {
     fn unpack(&self, tensors: &mut [HostTensor]) {
         let mut at = 0;
         for t in tensors {
-            for c in t.data.iter_mut() {
-                *c = match self {
-                    Flat::F32(v) => f64::from(v[at]),
-                    Flat::F64(v) => v[at],
-                };
-                at += 1;
+            let n = t.len();
+            match (self, &mut t.data) {
+                (Flat::F32(v), Cells::F32(c)) => c.copy_from_slice(&v[at..at + n]),
+                (Flat::F64(v), Cells::F64(c)) => c.copy_from_slice(&v[at..at + n]),
+                (Flat::F32(v), c) => {
+                    *c = Cells::from_f64(c.elt(), v[at..at + n].iter().map(|&x| f64::from(x)))
+                }
+                (Flat::F64(v), c) => *c = Cells::from_f64(c.elt(), v[at..at + n].iter().copied()),
             }
+            at += n;
         }
     }
 }
@@ -848,11 +861,7 @@ impl Trainer {
         state
             .set(
                 lr_at,
-                &HostValue::Tensor(HostTensor {
-                    elt,
-                    dims: vec![],
-                    data: vec![lr],
-                }),
+                &HostValue::Tensor(HostTensor::from_f64(elt, vec![], [lr])),
             )
             .map_err(Error::Run)?;
         let (n_data, np) = (self.layout.n_data, self.layout.params.len());
@@ -860,7 +869,7 @@ impl Trainer {
             Step::Fused(step) => {
                 let out = step.invoke().map_err(Error::Run)?;
                 return match out.first() {
-                    Some(HostValue::Tensor(t)) => Ok(t.data.iter().sum()),
+                    Some(HostValue::Tensor(t)) => Ok(t.to_f64().iter().sum()),
                     _ => Err(Error::Internal("the train step returned no loss".into())),
                 };
             }
@@ -893,7 +902,7 @@ impl Trainer {
         flat.scale(1.0 / collective.size() as f64);
         flat.unpack(&mut out);
         let mut out = out.into_iter();
-        let loss: f64 = out.next().map_or(0.0, |t| t.data.iter().sum());
+        let loss: f64 = out.next().map_or(0.0, |t| t.to_f64().iter().sum());
         for (k, g) in out.enumerate() {
             update
                 .set(np + k, &HostValue::Tensor(g))

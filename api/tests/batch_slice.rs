@@ -9,11 +9,7 @@ const BATCH: usize = 4;
 const STEPS: usize = 7;
 
 fn tensor(dims: Vec<u64>, data: Vec<f64>) -> HostTensor {
-    HostTensor {
-        elt: Elt::F32,
-        dims,
-        data,
-    }
+    HostTensor::from_f64(Elt::F32, dims, data)
 }
 
 /// Batch `k`'s inputs (BATCH x 2) and targets (BATCH x 1).
@@ -38,7 +34,7 @@ fn model(x: &Tensor, t: &Tensor) -> (Tensor, Tensor) {
 fn params(trainer: &Trainer) -> Vec<f64> {
     ["w1", "b1", "w2", "b2"]
         .iter()
-        .flat_map(|n| trainer.param(n).unwrap().data)
+        .flat_map(|n| trainer.param(n).unwrap().to_f64())
         .collect()
 }
 

@@ -19,11 +19,7 @@ fn the_train_step_and_the_forward_routine_hit_the_cache() {
     // This test is alone in its binary: no other thread reads the variable.
     std::env::set_var("OCANNL_CACHE_DIR", &dir);
     std::env::remove_var("OCANNL_CACHE");
-    let points = HostTensor {
-        elt: Elt::F32,
-        dims: vec![5, 3],
-        data: (0..15).map(|k| k as f64 * 0.25 - 1.0).collect(),
-    };
+    let points = HostTensor::from_f64(Elt::F32, vec![5, 3], (0..15).map(|k| k as f64 * 0.25 - 1.0));
     let run = || {
         let t = model();
         let out = t.forward(std::slice::from_ref(&points)).unwrap();

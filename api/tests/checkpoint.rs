@@ -18,11 +18,7 @@ fn checkpoints_round_trip_and_refuse_other_models() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("m.safetensors");
     let mut a = model(2, true);
-    let batch = HostTensor {
-        elt: Elt::F32,
-        dims: vec![4, 3],
-        data: (0..12).map(|k| k as f64 * 0.1).collect(),
-    };
+    let batch = HostTensor::from_f64(Elt::F32, vec![4, 3], (0..12).map(|k| k as f64 * 0.1));
     a.step(&[batch], 0.1).unwrap();
     a.save_checkpoint(&path).unwrap();
     let mut b = model(2, true);

@@ -19,11 +19,7 @@ const BATCH: usize = 4;
 const STEPS: usize = 6;
 
 fn tensor(dims: Vec<u64>, data: Vec<f64>) -> HostTensor {
-    HostTensor {
-        elt: Elt::F32,
-        dims,
-        data,
-    }
+    HostTensor::from_f64(Elt::F32, dims, data)
 }
 
 /// `n` rows of inputs (n x 2) and targets (n x 1) for step `k`.
@@ -42,7 +38,7 @@ fn rows(t: &HostTensor, rows: std::ops::Range<usize>) -> HostTensor {
     let w = t.dims[1] as usize;
     tensor(
         vec![rows.len() as u64, t.dims[1]],
-        t.data[rows.start * w..rows.end * w].to_vec(),
+        t.to_f64()[rows.start * w..rows.end * w].to_vec(),
     )
 }
 
@@ -60,7 +56,7 @@ fn params(trainer: &Trainer) -> Vec<Vec<f64>> {
     trainer
         .param_names()
         .iter()
-        .map(|n| trainer.param(n).unwrap().data)
+        .map(|n| trainer.param(n).unwrap().to_f64())
         .collect()
 }
 
@@ -118,7 +114,7 @@ fn the_split_step_alone_steps_as_the_fused_step() {
         assert!(r <= 1e-6, "{opt:?}: {r}");
         // The state is the update routine's.
         if let Optimizer::Adam(_) = opt {
-            let m = |t: &Trainer| t.optimizer_state(State::AdamM, "w1").unwrap().data;
+            let m = |t: &Trainer| t.optimizer_state(State::AdamM, "w1").unwrap().to_f64();
             assert_eq!(m(&fused).len(), 6);
             assert!(relative(&[m(&fused)], &[m(&split)]) <= 1e-6);
         }
@@ -298,13 +294,16 @@ fn npy_params(dir: &Path) -> Vec<Vec<f64>> {
         .collect();
     files.sort();
     assert!(!files.is_empty());
-    files.iter().map(|f| npy::read(f).unwrap().data).collect()
+    files
+        .iter()
+        .map(|f| npy::read(f).unwrap().to_f64())
+        .collect()
 }
 
 fn safetensors_params(file: &Path) -> Vec<Vec<f64>> {
     let mut all = safetensors::read(file).unwrap();
     all.sort_by(|a, b| a.0.cmp(&b.0));
-    all.into_iter().map(|(_, t)| t.data).collect()
+    all.into_iter().map(|(_, t)| t.to_f64()).collect()
 }
 
 #[test]

@@ -58,11 +58,7 @@ fn devices_inputs_and_files_have_their_kinds() {
     assert!(e.to_string().starts_with("unknown backend 'nope'"), "{e}");
 
     let mut t = Trainer::new(&sum(&y), &y, Sgd::default()).unwrap();
-    let wrong = HostTensor {
-        elt: Elt::F32,
-        dims: vec![4, 4],
-        data: vec![0.0; 16],
-    };
+    let wrong = HostTensor::zeros(Elt::F32, vec![4, 4]);
     let e = t.step(std::slice::from_ref(&wrong), 0.1).unwrap_err();
     assert!(matches!(e, Error::Invalid(_)), "{e:?}");
     assert_eq!(

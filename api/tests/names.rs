@@ -145,18 +145,14 @@ fn a_param_name_with_quotes_backslashes_unicode_and_a_newline_round_trips() {
     assert_eq!(p.name(), name);
     let w = trainer.param(name).unwrap();
     assert_eq!(w.dims, [2, 3]);
-    assert!(w.data.iter().all(|&v| v == 0.0));
-    let batch = HostTensor {
-        elt: Elt::F32,
-        dims: vec![4, 3],
-        data: vec![1.0; 12],
-    };
+    assert!(w.to_f64().iter().all(|&v| v == 0.0));
+    let batch = HostTensor::f32(vec![4, 3], vec![1.0; 12]);
     trainer.step(&[batch], 0.1).unwrap();
     // d loss / d w = the sum of the rows of x: 4 per cell.
     assert!(trainer
         .param(name)
         .unwrap()
-        .data
+        .to_f64()
         .iter()
         .all(|&v| (v + 0.4).abs() < 1e-6));
 }
@@ -528,11 +524,7 @@ fn any_param_names_save_and_load_inside_the_directory() {
     );
     let saved: Vec<HostTensor> = names.iter().map(|n| trainer.param(n).unwrap()).collect();
     for n in names {
-        let zeros = HostTensor {
-            elt: Elt::F32,
-            dims: vec![2, 3],
-            data: vec![0.0; 6],
-        };
+        let zeros = HostTensor::f32(vec![2, 3], vec![0.0; 6]);
         trainer.set_param(n, &zeros).unwrap();
     }
     trainer.load(&dir).unwrap();

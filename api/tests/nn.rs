@@ -33,11 +33,7 @@ fn eval(outputs: &[&Tensor], inputs: &[HostTensor]) -> Vec<HostTensor> {
 }
 
 fn tensor(dims: &[u64], data: &[f64]) -> HostTensor {
-    HostTensor {
-        elt: Elt::F32,
-        dims: dims.to_vec(),
-        data: data.to_vec(),
-    }
+    HostTensor::from_f64(Elt::F32, dims.to_vec(), data.iter().copied())
 }
 
 fn close(got: &[f64], want: &[f64], tol: f64) {
@@ -77,9 +73,9 @@ fn softmax_and_log_softmax_are_the_closed_forms() {
     );
     let want = softmax_rows(&LOGITS, 4);
     assert_eq!(out[0].dims, [3, 4]);
-    close(&out[0].data, &want, 1e-6);
+    close(&out[0].to_f64(), &want, 1e-6);
     let logs: Vec<f64> = want.iter().map(|p| p.ln()).collect();
-    close(&out[1].data, &logs, 1e-5);
+    close(&out[1].to_f64(), &logs, 1e-5);
 }
 
 #[test]
@@ -97,7 +93,7 @@ fn max_sum_and_mean_over_the_last_axis() {
     let rows: Vec<&[f64]> = LOGITS.chunks(4).collect();
     assert_eq!(out[0].dims, [3, 1]);
     close(
-        &out[0].data,
+        &out[0].to_f64(),
         &rows
             .iter()
             .map(|r| r.iter().cloned().fold(f64::MIN, f64::max))
@@ -105,13 +101,13 @@ fn max_sum_and_mean_over_the_last_axis() {
         0.0,
     );
     let sums: Vec<f64> = rows.iter().map(|r| r.iter().sum()).collect();
-    close(&out[1].data, &sums, 1e-6);
+    close(&out[1].to_f64(), &sums, 1e-6);
     close(
-        &out[2].data,
+        &out[2].to_f64(),
         &sums.iter().map(|s| s / 4.0).collect::<Vec<_>>(),
         1e-6,
     );
-    close(&out[3].data, &[LOGITS.iter().sum::<f64>() / 12.0], 1e-6);
+    close(&out[3].to_f64(), &[LOGITS.iter().sum::<f64>() / 12.0], 1e-6);
 }
 
 #[test]
@@ -138,10 +134,10 @@ fn cross_entropy_is_the_mean_negative_log_likelihood() {
         .enumerate()
         .map(|(r, &l)| -p[r * 4 + l as usize].ln())
         .collect();
-    close(&out[0].data, &[nll.iter().sum::<f64>() / 3.0], 1e-5);
-    close(&out[1].data, &[(nll[0] + nll[2]) / 2.0], 1e-5);
+    close(&out[0].to_f64(), &[nll.iter().sum::<f64>() / 3.0], 1e-5);
+    close(&out[1].to_f64(), &[(nll[0] + nll[2]) / 2.0], 1e-5);
     close(
-        &out[2].data,
+        &out[2].to_f64(),
         &[1., 0., 0., 0., 0., 0., 0., 1., 0., 1., 0., 0.],
         0.0,
     );
@@ -165,7 +161,7 @@ fn layer_norm_normalizes_each_row() {
                 .collect::<Vec<_>>()
         })
         .collect();
-    close(&got.data, &want, 1e-4);
+    close(&got.to_f64(), &want, 1e-4);
     let mut names = trainer.param_names().to_vec();
     names.sort();
     assert_eq!(names, ["ln.bias", "ln.gain"]);
@@ -194,8 +190,8 @@ fn an_mlp_classifier_trains_with_cross_entropy() {
     assert!(first > 0.3 && last < 0.05, "{first} -> {last}");
     let out = trainer.forward(&[tensor(&[8, 2], &points)]).unwrap();
     for (r, &l) in labels.iter().enumerate() {
-        let row = &out.data[r * 2..r * 2 + 2];
-        assert_eq!((row[1] > row[0]) as u8 as f64, l, "{:?}", out.data);
+        let row = &out.to_f64()[r * 2..r * 2 + 2];
+        assert_eq!((row[1] > row[0]) as u8 as f64, l, "{:?}", out.to_f64());
     }
 }
 
@@ -233,13 +229,13 @@ fn pooling_is_the_windows_max_and_mean() {
         }
     }
     assert_eq!(out[0].dims, [1, 2, 3, 2]);
-    close(&out[0].data, &max, 1e-7);
-    close(&out[1].data, &avg, 1e-6);
+    close(&out[0].to_f64(), &max, 1e-7);
+    close(&out[1].to_f64(), &avg, 1e-6);
     let global: Vec<f64> = (0..2)
         .map(|c| (0..24).map(|p| v[(p * 2 + c) as usize]).sum::<f64>() / 24.0)
         .collect();
     assert_eq!(out[2].dims, [1, 1, 1, 2]);
-    close(&out[2].data, &global, 1e-6);
+    close(&out[2].to_f64(), &global, 1e-6);
 }
 
 #[test]
@@ -260,6 +256,7 @@ fn a_padded_and_a_valid_convolution_are_the_direct_sums() {
         let trainer = Trainer::new(&sum(&y), &y, Sgd::default()).unwrap();
         let kernel = trainer.param("c.kernel").unwrap();
         assert_eq!(kernel.dims, [oc, k, k, ic]);
+        let kernel = kernel.to_f64();
         let got = trainer
             .forward(&[tensor(&[1, h, w, ic], &image(h, w, ic))])
             .unwrap();
@@ -285,10 +282,9 @@ fn a_padded_and_a_valid_convolution_are_the_direct_sums() {
                             }
                             for c in 0..ic as i64 {
                                 let xv = v[((ii * w as i64 + jj) * ic as i64 + c) as usize];
-                                let kv = kernel.data[(((o as i64 * k as i64 + a) * k as i64 + b)
+                                let kv = kernel[(((o as i64 * k as i64 + a) * k as i64 + b)
                                     * ic as i64
-                                    + c)
-                                    as usize];
+                                    + c) as usize];
                                 s += xv * kv;
                             }
                         }
@@ -297,7 +293,7 @@ fn a_padded_and_a_valid_convolution_are_the_direct_sums() {
                 }
             }
         }
-        close(&got.data, &want, 1e-5);
+        close(&got.to_f64(), &want, 1e-5);
     }
 }
 
@@ -358,13 +354,13 @@ fn attention_is_causal_and_a_tiny_language_model_trains() {
         .unwrap();
     let row = (len * vocab) as usize;
     close(
-        &out2.data[..3 * vocab as usize],
-        &out.data[..3 * vocab as usize],
+        &out2.to_f64()[..3 * vocab as usize],
+        &out.to_f64()[..3 * vocab as usize],
         1e-6,
     );
-    assert!(out2.data[3 * vocab as usize..row]
+    assert!(out2.to_f64()[3 * vocab as usize..row]
         .iter()
-        .zip(&out.data[3 * vocab as usize..row])
+        .zip(&out.to_f64()[3 * vocab as usize..row])
         .any(|(a, b)| (a - b).abs() > 1e-6));
     let first = trainer.step(&[input.clone(), target.clone()], 0.1).unwrap();
     let mut last = first;
@@ -385,8 +381,8 @@ fn dropout_scales_what_it_keeps() {
     );
     let want: Vec<f64> = LOGITS
         .iter()
-        .zip(&mask.data)
+        .zip(&mask.to_f64())
         .map(|(x, k)| x * k * 2.0)
         .collect();
-    close(&out[0].data, &want, 1e-6);
+    close(&out[0].to_f64(), &want, 1e-6);
 }

@@ -21,11 +21,7 @@ fn batch() -> (Vec<[f64; 3]>, Vec<f64>) {
 }
 
 fn tensor(dims: Vec<u64>, data: Vec<f64>) -> HostTensor {
-    HostTensor {
-        elt: Elt::F32,
-        dims,
-        data,
-    }
+    HostTensor::from_f64(Elt::F32, dims, data)
 }
 
 fn schedule() -> Schedule {
@@ -114,8 +110,8 @@ fn train(opt: Optimizer) -> (Vec<f64>, [f64; 4], Trainer) {
                 .unwrap()
         })
         .collect();
-    let w = trainer.param("w").unwrap().data;
-    let b = trainer.param("b").unwrap().data;
+    let w = trainer.param("w").unwrap().to_f64();
+    let b = trainer.param("b").unwrap().to_f64();
     (losses, [w[0], w[1], w[2], b[0]], trainer)
 }
 
@@ -159,14 +155,14 @@ fn adam_and_adamw_train_as_their_closed_forms() {
         // The state: the step count, and the moments of each param.
         let t = trainer.optimizer_state(State::Step, "").unwrap();
         assert_eq!(
-            (t.dims.as_slice(), t.data.as_slice()),
+            (t.dims.as_slice(), t.to_f64().as_slice()),
             (&[][..], &[STEPS as f64][..])
         );
         let m = trainer.optimizer_state(State::AdamM, "w").unwrap();
         assert_eq!(m.dims, [1, 3]);
-        assert!(m.data.iter().all(|x| *x != 0.0), "{m:?}");
+        assert!(m.to_f64().iter().all(|x| *x != 0.0), "{m:?}");
         let v = trainer.optimizer_state(State::AdamV, "b").unwrap();
-        assert!(v.data[0] > 0.0, "{v:?}");
+        assert!(v.to_f64()[0] > 0.0, "{v:?}");
         assert!(trainer.optimizer_state(State::Momentum, "w").is_err());
         finals.push(p);
     }

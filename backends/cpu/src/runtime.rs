@@ -581,9 +581,8 @@ impl Program {
                     values.push(vec![*v]);
                 }
                 HostValue::Tensor(t) => {
-                    let elt = t.elt;
                     // u64 words keep the storage aligned for f32 and f64.
-                    let len = (t.data.len() * elt.size() as usize).div_ceil(8);
+                    let len = t.bytes().len().div_ceil(8);
                     let mut words: Vec<u64> = Vec::new();
                     words.try_reserve_exact(len).map_err(|_| {
                         format!(
@@ -592,7 +591,7 @@ impl Program {
                         )
                     })?;
                     words.resize(len, 0);
-                    write_cells(&mut words, elt, &t.data);
+                    write_cells(&mut words, t);
                     let ptr = words.as_mut_ptr() as i64;
                     let mut d = vec![ptr, ptr, 0];
                     d.extend(t.dims.iter().map(|&x| x as i64));
@@ -764,7 +763,7 @@ impl Call {
         self.last = None;
         match value {
             HostValue::Index(v) => self.values[i][0] = *v,
-            HostValue::Tensor(t) => write_cells(&mut self.storage[i], t.elt, &t.data),
+            HostValue::Tensor(t) => write_cells(&mut self.storage[i], t),
         }
         Ok(())
     }
@@ -989,17 +988,15 @@ impl Drop for Results {
     }
 }
 
-fn write_cells(words: &mut [u64], elt: Elt, data: &[f64]) {
+/// Copies a tensor's cells into the start of `words` (at least as many
+/// bytes).
+fn write_cells(words: &mut [u64], t: &HostTensor) {
+    let cells = t.bytes();
     // SAFETY: the owned u64 words seen as their bytes (any bytes are valid
-    // u8s, and the slice borrows `words` mutably for its lifetime).
+    // u8s and u64s, and the slice borrows `words` mutably for its lifetime).
     let bytes: &mut [u8] =
         unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr() as *mut u8, words.len() * 8) };
-    for (i, &x) in data.iter().enumerate() {
-        match elt {
-            Elt::F32 => bytes[i * 4..i * 4 + 4].copy_from_slice(&(x as f32).to_ne_bytes()),
-            Elt::F64 => bytes[i * 8..i * 8 + 8].copy_from_slice(&x.to_ne_bytes()),
-        }
-    }
+    bytes[..cells.len()].copy_from_slice(cells);
 }
 
 /// # Safety
@@ -1011,6 +1008,8 @@ unsafe fn read_tensor(words: &[i64], elt: Elt, dims: &[u64]) -> HostTensor {
     let rank = dims.len();
     let strides: Vec<i64> = words[3 + rank..3 + 2 * rank].to_vec();
     let n: u64 = dims.iter().product();
+    let size = elt.size() as usize;
+    let mut t = HostTensor::zeros(elt, dims.to_vec());
     // Row-major and dense (what the routines allocate): one slice.
     let mut dense = 1i64;
     let mut contiguous = true;
@@ -1018,49 +1017,30 @@ unsafe fn read_tensor(words: &[i64], elt: Elt, dims: &[u64]) -> HostTensor {
         contiguous &= d <= 1 || s == dense;
         dense = dense.saturating_mul(d as i64);
     }
+    let out = t.data.bytes_mut();
     if contiguous && n > 0 {
         // SAFETY: a dense row-major buffer of `n` cells of `elt` from
         // `offset` (the caller's contract).
-        let data = unsafe {
-            match elt {
-                Elt::F64 => std::slice::from_raw_parts(
-                    (aligned as *const f64).offset(offset as isize),
-                    n as usize,
-                )
-                .to_vec(),
-                Elt::F32 => std::slice::from_raw_parts(
-                    (aligned as *const f32).offset(offset as isize),
-                    n as usize,
-                )
-                .iter()
-                .map(|&x| f64::from(x))
-                .collect(),
-            }
+        let cells = unsafe {
+            std::slice::from_raw_parts(aligned.offset(offset as isize * size as isize), out.len())
         };
-        return HostTensor {
-            elt,
-            dims: dims.to_vec(),
-            data,
-        };
+        out.copy_from_slice(cells);
+        return t;
     }
-    let mut data = Vec::with_capacity(n as usize);
     let mut idx = vec![0u64; rank];
-    for _ in 0..n {
+    for cell in out.chunks_exact_mut(size) {
         let lin: i64 = idx
             .iter()
             .zip(&strides)
             .map(|(&i, &s)| i as i64 * s)
             .sum::<i64>()
             + offset;
-        // SAFETY: the index of a cell of the buffer the descriptor
+        // SAFETY: the bytes of a cell of the buffer the descriptor
         // describes (the caller's contract).
-        let v = unsafe {
-            match elt {
-                Elt::F64 => *(aligned as *const f64).offset(lin as isize),
-                Elt::F32 => *(aligned as *const f32).offset(lin as isize) as f64,
-            }
+        let src = unsafe {
+            std::slice::from_raw_parts(aligned.offset(lin as isize * size as isize), size)
         };
-        data.push(v);
+        cell.copy_from_slice(src);
         for k in (0..rank).rev() {
             idx[k] += 1;
             if idx[k] < dims[k] {
@@ -1069,11 +1049,7 @@ unsafe fn read_tensor(words: &[i64], elt: Elt, dims: &[u64]) -> HostTensor {
             idx[k] = 0;
         }
     }
-    HostTensor {
-        elt,
-        dims: dims.to_vec(),
-        data,
-    }
+    t
 }
 
 unsafe extern "C" {

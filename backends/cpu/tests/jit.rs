@@ -137,23 +137,19 @@ fn count(program: &Program, what: &str) -> u64 {
 }
 
 fn vector(seed: u64) -> HostValue {
-    HostValue::Tensor(HostTensor {
-        elt: Elt::F32,
-        dims: vec![64],
-        data: (0..64)
-            .map(|i| ((i * 7 + seed) % 13) as f64 - 6.0)
-            .collect(),
-    })
+    HostValue::Tensor(HostTensor::from_f64(
+        Elt::F32,
+        vec![64],
+        (0..64).map(|i| ((i * 7 + seed) % 13) as f64 - 6.0),
+    ))
 }
 
 fn matrix() -> HostValue {
-    HostValue::Tensor(HostTensor {
-        elt: Elt::F32,
-        dims: vec![64, 64],
-        data: (0..64 * 64)
-            .map(|i| ((i * 5) % 11) as f64 / 4.0 - 1.0)
-            .collect(),
-    })
+    HostValue::Tensor(HostTensor::from_f64(
+        Elt::F32,
+        vec![64, 64],
+        (0..64 * 64).map(|i| ((i * 5) % 11) as f64 / 4.0 - 1.0),
+    ))
 }
 
 /// `f` and `g` computed here.
@@ -161,16 +157,14 @@ fn expected(m: &HostValue, x: &HostValue) -> (Vec<f64>, Vec<f64>) {
     let (HostValue::Tensor(m), HostValue::Tensor(x)) = (m, x) else {
         unreachable!()
     };
+    let (m, x) = (m.to_f64(), x.to_f64());
     let f = (0..64)
         .map(|i| {
-            let c: f32 = (0..64)
-                .map(|k| m.data[i * 64 + k] as f32 * x.data[k] as f32)
-                .sum();
+            let c: f32 = (0..64).map(|k| m[i * 64 + k] as f32 * x[k] as f32).sum();
             (c * c * 0.5) as f64
         })
         .collect();
     let g = x
-        .data
         .iter()
         .map(|&v| ((v as f32) * (v as f32) * 0.5) as f64)
         .collect();
@@ -179,7 +173,7 @@ fn expected(m: &HostValue, x: &HostValue) -> (Vec<f64>, Vec<f64>) {
 
 fn results(program: &Program) -> (Vec<f64>, Vec<f64>) {
     let data = |v: Vec<HostValue>| match v.into_iter().next() {
-        Some(HostValue::Tensor(t)) => t.data,
+        Some(HostValue::Tensor(t)) => t.to_f64(),
         other => panic!("not a tensor: {other:?}"),
     };
     (
@@ -264,8 +258,8 @@ fn a_kernel_is_one_cache_entry_whatever_its_module() {
     let HostValue::Tensor(x) = vector(3) else {
         unreachable!()
     };
-    let want: Vec<f64> = x.data.iter().map(|v| v.powi(4)).collect();
-    assert!(close(&t.data, &want), "{:?} != {want:?}", t.data);
+    let want: Vec<f64> = x.to_f64().iter().map(|v| v.powi(4)).collect();
+    assert!(close(&t.to_f64(), &want), "{:?} != {want:?}", t.to_f64());
 }
 
 #[test]

@@ -14,7 +14,7 @@
 //! [`ocannl_ops::SplitMix64`].
 
 use ocannl_ops::{rng::mix, SplitMix64};
-use ocannl_runtime::{Elt, HostTensor};
+use ocannl_runtime::HostTensor;
 
 /// What to do with the last batch of an epoch when the batch size does not
 /// divide the number of items.
@@ -121,19 +121,11 @@ pub fn gather<T: Copy>(
     }
     let mut data = Vec::with_capacity(indices.len().saturating_mul(row));
     for &i in indices {
-        data.extend(
-            table[i * row..(i + 1) * row]
-                .iter()
-                .map(|&c| f64::from(value(c))),
-        );
+        data.extend(table[i * row..(i + 1) * row].iter().map(|&c| value(c)));
     }
     let mut dims = vec![indices.len() as u64];
     dims.extend(row_dims.iter().map(|&d| d as u64));
-    Ok(HostTensor {
-        elt: Elt::F32,
-        dims,
-        data,
-    })
+    Ok(HostTensor::f32(dims, data))
 }
 
 /// The class ids `labels[indices]` as a one-hot f32 tensor of dims
@@ -153,11 +145,10 @@ pub fn one_hot(labels: &[u8], classes: usize, indices: &[usize]) -> Result<HostT
         }
         data[b * classes + label] = 1.0;
     }
-    Ok(HostTensor {
-        elt: Elt::F32,
-        dims: vec![indices.len() as u64, classes as u64],
+    Ok(HostTensor::f32(
+        vec![indices.len() as u64, classes as u64],
         data,
-    })
+    ))
 }
 
 /// A dropout mask of `dims`: each cell 1 (kept) with probability
@@ -178,9 +169,5 @@ pub fn dropout_mask(dims: &[u64], rate: f64, seed: u64, step: u64) -> Result<Hos
     let data = (0..cells)
         .map(|_| if rng.next_f64() < rate { 0.0 } else { 1.0 })
         .collect();
-    Ok(HostTensor {
-        elt: Elt::F32,
-        dims: dims.to_vec(),
-        data,
-    })
+    Ok(HostTensor::f32(dims.to_vec(), data))
 }

@@ -3,7 +3,7 @@
 //! batches gathered into tensors.
 
 use ocannl_data::batches::{gather, one_hot, Batches, Last};
-use ocannl_runtime::{Elt, HostTensor};
+use ocannl_runtime::HostTensor;
 
 /// The batches of epoch `e`, copied.
 fn epoch(b: &mut Batches, e: u64) -> Vec<Vec<usize>> {
@@ -98,11 +98,7 @@ fn gathered_tensors() {
     let t = gather(&table, &[2, 2], &[2, 0], |c| f32::from(c) / 2.0).expect("gather");
     assert_eq!(
         t,
-        HostTensor {
-            elt: Elt::F32,
-            dims: vec![2, 2, 2],
-            data: vec![4.0, 4.5, 5.0, 5.5, 0.0, 0.5, 1.0, 1.5],
-        }
+        HostTensor::f32(vec![2, 2, 2], vec![4.0, 4.5, 5.0, 5.5, 0.0, 0.5, 1.0, 1.5])
     );
     let e = gather(&table, &[2, 2], &[3], f32::from).expect_err("past the end");
     assert!(
@@ -113,7 +109,10 @@ fn gathered_tensors() {
     let labels = [2u8, 0, 1];
     let t = one_hot(&labels, 3, &[0, 2, 2]).expect("one-hot");
     assert_eq!(t.dims, vec![3, 3]);
-    assert_eq!(t.data, vec![0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0]);
+    assert_eq!(
+        t.to_f64(),
+        vec![0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0]
+    );
     let e = one_hot(&labels, 2, &[0]).expect_err("label 2 of 2 classes");
     assert!(
         e.contains("label 2 of item 0 is not one of 2 classes"),
@@ -128,15 +127,15 @@ fn dropout_masks_keep_their_share_and_change_each_step() {
     use ocannl_data::batches::dropout_mask;
     let a = dropout_mask(&[100, 50], 0.25, 7, 0).unwrap();
     assert_eq!(a.dims, [100, 50]);
-    let kept = a.data.iter().filter(|&&x| x == 1.0).count();
-    assert!(a.data.iter().all(|&x| x == 0.0 || x == 1.0));
+    let kept = a.to_f64().iter().filter(|&&x| x == 1.0).count();
+    assert!(a.to_f64().iter().all(|&x| x == 0.0 || x == 1.0));
     assert!((3550..=3950).contains(&kept), "{kept} of 5000 kept");
     assert_eq!(a, dropout_mask(&[100, 50], 0.25, 7, 0).unwrap());
     assert_ne!(a, dropout_mask(&[100, 50], 0.25, 7, 1).unwrap());
     assert_ne!(a, dropout_mask(&[100, 50], 0.25, 8, 0).unwrap());
     assert!(dropout_mask(&[2], 0.0, 1, 1)
         .unwrap()
-        .data
+        .to_f64()
         .iter()
         .all(|&x| x == 1.0));
     assert!(dropout_mask(&[2], 1.0, 1, 1)

@@ -88,16 +88,16 @@ fn a_small_dataset_reads_exactly() {
         .images_batch(&[2, 0], Layout::Flat)
         .expect("images");
     assert_eq!(x.dims, vec![2, 784]);
-    assert_eq!(x.data[0], f64::from(14f32 / 255.0));
-    assert_eq!(x.data[784], 0.0);
-    assert_eq!(x.data[784 + 255], 1.0);
-    assert!(x.data.iter().all(|v| (0.0..=1.0).contains(v)));
+    assert_eq!(x.to_f64()[0], f64::from(14f32 / 255.0));
+    assert_eq!(x.to_f64()[784], 0.0);
+    assert_eq!(x.to_f64()[784 + 255], 1.0);
+    assert!(x.to_f64().iter().all(|v| (0.0..=1.0).contains(v)));
     let hwc = data
         .train
         .images_batch(&[2, 0], Layout::Hwc)
         .expect("images");
     assert_eq!(hwc.dims, vec![2, 28, 28, 1]);
-    assert_eq!(hwc.data, x.data);
+    assert_eq!(hwc.to_f64(), x.to_f64());
     let y = data
         .train
         .labels_batch(&[2, 0], Labels::OneHot)
@@ -106,12 +106,15 @@ fn a_small_dataset_reads_exactly() {
     let mut want = vec![0.0; 20];
     want[4] = 1.0;
     want[10 + 9] = 1.0;
-    assert_eq!(y.data, want);
+    assert_eq!(y.to_f64(), want);
     let ids = data
         .train
         .labels_batch(&[2, 0], Labels::ClassIds)
         .expect("labels");
-    assert_eq!((ids.dims, ids.data), (vec![2, 1], vec![4.0, 9.0]));
+    assert_eq!(
+        (ids.dims.clone(), ids.to_f64()),
+        (vec![2, 1], vec![4.0, 9.0])
+    );
     let e = data
         .train
         .images_batch(&[3], Layout::Flat)

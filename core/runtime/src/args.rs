@@ -53,24 +53,20 @@ fn tensor(
     base: Option<&Path>,
 ) -> Result<HostTensor, String> {
     let generated = |value: &dyn Fn(usize) -> f64| -> Result<HostTensor, String> {
-        // The host holds the values as f64: 8 bytes a cell.
-        let n = ocannl_assign::check_buffer(dims, 8).map_err(|e| format!("argument #{i}: {e}"))?;
-        if let Some(limit) = limit.filter(|&l| n.saturating_mul(8) > l) {
+        // The host holds the cells in their type.
+        let size = elt.size();
+        let n =
+            ocannl_assign::check_buffer(dims, size).map_err(|e| format!("argument #{i}: {e}"))?;
+        if let Some(limit) = limit.filter(|&l| n.saturating_mul(size) > l) {
             return Err(format!(
                 "argument #{i}: {n} values take {} bytes on the host, more than the memory limit of {limit} bytes (see --memory-limit)",
-                n.saturating_mul(8)
+                n.saturating_mul(size)
             ));
         }
-        let mut data =
-            ocannl_assign::size::filled(n, 0.0).map_err(|e| format!("argument #{i}: {e}"))?;
-        for (k, x) in data.iter_mut().enumerate() {
-            *x = value(k);
-        }
-        Ok(HostTensor {
-            elt,
-            dims: dims.to_vec(),
-            data,
-        })
+        let mut t =
+            HostTensor::try_zeros(elt, dims.to_vec()).map_err(|e| format!("argument #{i}: {e}"))?;
+        t.data.fill_with(value);
+        Ok(t)
     };
     if spec == "range" {
         return generated(&|k| k as f64);
@@ -99,14 +95,14 @@ fn tensor(
             arr.dims, dims
         ));
     }
-    if arr.elt != elt {
+    if arr.elt() != elt {
         let numpy = |e: Elt| match e {
             Elt::F32 => "float32",
             Elt::F64 => "float64",
         };
         return Err(format!(
             "argument #{i}: {spec} holds {} but the argument's tensor is {}",
-            numpy(arr.elt),
+            numpy(arr.elt()),
             elt.name()
         ));
     }
@@ -134,14 +130,14 @@ pub fn format_tensor(a: &HostTensor) -> String {
         }
         out.push(']');
     }
-    if a.data.len() > 10_000 {
-        return format!("({} values)", a.data.len());
+    if a.len() > 10_000 {
+        return format!("({} values)", a.len());
     }
     if a.check().is_err() {
-        return format!("({} values for the shape {:?})", a.data.len(), a.dims);
+        return format!("({} values for the shape {:?})", a.len(), a.dims);
     }
     let mut s = String::new();
-    rec(&mut s, &a.data, &a.dims, 0);
+    rec(&mut s, &a.to_f64(), &a.dims, 0);
     s
 }
 
@@ -175,16 +171,19 @@ mod tests {
         let HostValue::Tensor(r) = &args[0] else {
             panic!()
         };
-        assert_eq!(r.data, vec![0.0, 1.0, 2.0, 3.0]);
+        assert_eq!(r.to_f64(), vec![0.0, 1.0, 2.0, 3.0]);
         assert_eq!(args[1], HostValue::Index(-4));
         let HostValue::Tensor(f) = &args[2] else {
             panic!()
         };
-        assert_eq!(f.data, vec![0.5; 3]);
+        assert_eq!(f.to_f64(), vec![0.5; 3]);
         let HostValue::Tensor(x) = &args[3] else {
             panic!()
         };
-        assert_eq!(x.data, vec![ocannl_ops::SplitMix64::new(7).next_f64()]);
+        assert_eq!(
+            x.to_f64(),
+            vec![f64::from(ocannl_ops::SplitMix64::new(7).next_f64() as f32)]
+        );
         // The same seed, the same values.
         assert_eq!(from_specs("f", &specs, &inputs, None, None).unwrap(), args);
     }
@@ -209,11 +208,7 @@ mod tests {
     #[test]
     fn npy_arguments_are_read_relative_to_the_base() {
         let dir = tempfile::tempdir().unwrap();
-        let t = HostTensor {
-            elt: Elt::F32,
-            dims: vec![2],
-            data: vec![1.5, -2.0],
-        };
+        let t = HostTensor::f32(vec![2], vec![1.5, -2.0]);
         crate::npy::write(&dir.path().join("a.npy"), &t).unwrap();
         let args = from_specs(
             "f",
@@ -236,17 +231,9 @@ mod tests {
 
     #[test]
     fn tensors_print_as_nested_lists() {
-        let t = HostTensor {
-            elt: Elt::F32,
-            dims: vec![2, 2],
-            data: vec![1.0, 2.5, 3.0, 4.0],
-        };
+        let t = HostTensor::f32(vec![2, 2], vec![1.0, 2.5, 3.0, 4.0]);
         assert_eq!(format_tensor(&t), "[[1, 2.500000],\n [3, 4]]");
-        let s = HostTensor {
-            elt: Elt::F32,
-            dims: vec![],
-            data: vec![7.0],
-        };
+        let s = HostTensor::f32(vec![], vec![7.0]);
         assert_eq!(format_tensor(&s), "7");
     }
 }

@@ -2,8 +2,9 @@
 //! between compiled code and its callers (the `ocannl` API, `ocannl-run`).
 //!
 //! - [`HostTensor`] and [`HostValue`]: the arguments and results of a
-//!   compiled function, on the host; [`Slot`] and [`Signature`]: the types of
-//!   a function's arguments and results.
+//!   compiled function, on the host, a tensor's [`Cells`] in its element
+//!   type; [`Slot`] and [`Signature`]: the types of a function's arguments
+//!   and results.
 //! - [`Executable`]: a compiled module, whose functions are prepared for
 //!   calls; [`Session`]: a function with its arguments in the backend's
 //!   memory (kept across invocations: params a train step updates in place
@@ -44,25 +45,296 @@ pub mod safetensors;
 /// An element type the runtimes exchange.
 pub use ocannl_assign::Elt;
 
-/// A buffer on the host: its element type, sizes (row-major) and values
-/// (held as f64 whatever the element type; f32 values are exact in f64).
+/// The cells of a host tensor in its element type (row-major): the
+/// variant is the element type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cells {
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+}
+
+/// A cell type whose values are plain bytes.
+///
+/// # Safety
+/// The type has no padding and every bit pattern of its size is a value.
+unsafe trait Plain: Copy + Default {}
+
+// SAFETY: 4 bytes, no padding; every bit pattern is an f32 (NaNs included).
+unsafe impl Plain for f32 {}
+// SAFETY: 8 bytes, no padding; every bit pattern is an f64 (NaNs included).
+unsafe impl Plain for f64 {}
+
+/// The bytes of `cells`.
+fn plain_bytes<T: Plain>(cells: &[T]) -> &[u8] {
+    // SAFETY: `T` has no padding (Plain), so its bytes are initialized u8s;
+    // u8 needs no alignment, and the slice covers exactly the cells, for
+    // as long as they are borrowed.
+    unsafe { std::slice::from_raw_parts(cells.as_ptr().cast::<u8>(), std::mem::size_of_val(cells)) }
+}
+
+/// The bytes of `cells`, to write.
+fn plain_bytes_mut<T: Plain>(cells: &mut [T]) -> &mut [u8] {
+    // SAFETY: as in `plain_bytes`; besides, any bytes written make values
+    // of `T` (Plain), and the mutable borrow of the cells is the slice's.
+    unsafe {
+        std::slice::from_raw_parts_mut(
+            cells.as_mut_ptr().cast::<u8>(),
+            std::mem::size_of_val(cells),
+        )
+    }
+}
+
+/// A vector of `n` default values, or an error instead of aborting when the
+/// memory cannot be had.
+fn try_vec<T: Plain>(n: u64) -> Result<Vec<T>, String> {
+    let bytes = n.saturating_mul(std::mem::size_of::<T>() as u64);
+    let len = usize::try_from(n).map_err(|_| format!("cannot hold {n} cells on this machine"))?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(len)
+        .map_err(|_| format!("cannot allocate {n} cells ({bytes} bytes)"))?;
+    v.resize(len, T::default());
+    Ok(v)
+}
+
+impl Cells {
+    /// The element type.
+    pub fn elt(&self) -> Elt {
+        match self {
+            Cells::F32(_) => Elt::F32,
+            Cells::F64(_) => Elt::F64,
+        }
+    }
+
+    /// The number of cells.
+    pub fn len(&self) -> usize {
+        match self {
+            Cells::F32(v) => v.len(),
+            Cells::F64(v) => v.len(),
+        }
+    }
+
+    /// Whether there are no cells.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// `n` zeros of `elt`.
+    pub fn zeros(elt: Elt, n: usize) -> Cells {
+        match elt {
+            Elt::F32 => Cells::F32(vec![0.0; n]),
+            Elt::F64 => Cells::F64(vec![0.0; n]),
+        }
+    }
+
+    /// `n` zeros of `elt`, or an error instead of aborting when the memory
+    /// cannot be had.
+    pub fn try_zeros(elt: Elt, n: u64) -> Result<Cells, String> {
+        Ok(match elt {
+            Elt::F32 => Cells::F32(try_vec(n)?),
+            Elt::F64 => Cells::F64(try_vec(n)?),
+        })
+    }
+
+    /// `values` as cells of `elt`, each rounded to it.
+    pub fn from_f64(elt: Elt, values: impl IntoIterator<Item = f64>) -> Cells {
+        let values = values.into_iter();
+        match elt {
+            Elt::F32 => Cells::F32(values.map(|x| x as f32).collect()),
+            Elt::F64 => Cells::F64(values.collect()),
+        }
+    }
+
+    /// Sets cell `k` to `value(k)`, rounded to the element type, for each
+    /// cell in order.
+    pub fn fill_with(&mut self, mut value: impl FnMut(usize) -> f64) {
+        match self {
+            Cells::F32(v) => v
+                .iter_mut()
+                .enumerate()
+                .for_each(|(k, c)| *c = value(k) as f32),
+            Cells::F64(v) => v.iter_mut().enumerate().for_each(|(k, c)| *c = value(k)),
+        }
+    }
+
+    /// The cells as f64 values (exact for f32 and f64).
+    pub fn to_f64(&self) -> Vec<f64> {
+        match self {
+            Cells::F32(v) => v.iter().map(|&x| f64::from(x)).collect(),
+            Cells::F64(v) => v.clone(),
+        }
+    }
+
+    /// The cells, if f32.
+    pub fn as_f32(&self) -> Option<&[f32]> {
+        match self {
+            Cells::F32(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The cells, if f64.
+    pub fn as_f64(&self) -> Option<&[f64]> {
+        match self {
+            Cells::F64(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The cells' bytes in the machine's byte order (no copy).
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            Cells::F32(v) => plain_bytes(v),
+            Cells::F64(v) => plain_bytes(v),
+        }
+    }
+
+    /// The cells' bytes in the machine's byte order, to write in place.
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        match self {
+            Cells::F32(v) => plain_bytes_mut(v),
+            Cells::F64(v) => plain_bytes_mut(v),
+        }
+    }
+
+    /// Cells of `elt` from their bytes in the machine's byte order (a
+    /// whole number of cells).
+    pub fn from_bytes(elt: Elt, bytes: &[u8]) -> Result<Cells, String> {
+        let size = elt.size();
+        if !(bytes.len() as u64).is_multiple_of(size) {
+            return Err(format!(
+                "{} bytes are not a whole number of {} cells ({size} bytes each)",
+                bytes.len(),
+                elt.name()
+            ));
+        }
+        let mut cells = Cells::try_zeros(elt, bytes.len() as u64 / size)?;
+        cells.bytes_mut().copy_from_slice(bytes);
+        Ok(cells)
+    }
+}
+
+impl From<Vec<f32>> for Cells {
+    fn from(v: Vec<f32>) -> Cells {
+        Cells::F32(v)
+    }
+}
+
+impl From<Vec<f64>> for Cells {
+    fn from(v: Vec<f64>) -> Cells {
+        Cells::F64(v)
+    }
+}
+
+/// A buffer on the host: its sizes (row-major) and its cells, whose
+/// variant is its element type.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HostTensor {
-    pub elt: Elt,
     pub dims: Vec<u64>,
-    pub data: Vec<f64>,
+    pub data: Cells,
 }
 
 impl HostTensor {
+    /// A tensor of `dims` holding `data`.
+    pub fn new(dims: Vec<u64>, data: impl Into<Cells>) -> HostTensor {
+        HostTensor {
+            dims,
+            data: data.into(),
+        }
+    }
+
+    /// An f32 tensor.
+    pub fn f32(dims: Vec<u64>, data: Vec<f32>) -> HostTensor {
+        HostTensor::new(dims, data)
+    }
+
+    /// An f64 tensor.
+    pub fn f64(dims: Vec<u64>, data: Vec<f64>) -> HostTensor {
+        HostTensor::new(dims, data)
+    }
+
+    /// A tensor of `elt` and `dims` of zeros.
+    pub fn zeros(elt: Elt, dims: Vec<u64>) -> HostTensor {
+        let n = dims.iter().product::<u64>() as usize;
+        HostTensor {
+            dims,
+            data: Cells::zeros(elt, n),
+        }
+    }
+
+    /// A tensor of `elt` and `dims` of zeros, its sizes checked
+    /// (`ocannl_assign::check_buffer`), or an error instead of aborting when
+    /// the memory cannot be had.
+    pub fn try_zeros(elt: Elt, dims: Vec<u64>) -> Result<HostTensor, String> {
+        let n = ocannl_assign::check_buffer(&dims, elt.size()).map_err(|e| e.to_string())?;
+        Ok(HostTensor {
+            dims,
+            data: Cells::try_zeros(elt, n)?,
+        })
+    }
+
+    /// A tensor of `elt` and `dims` of `values`, each rounded to `elt`.
+    pub fn from_f64(elt: Elt, dims: Vec<u64>, values: impl IntoIterator<Item = f64>) -> HostTensor {
+        HostTensor {
+            dims,
+            data: Cells::from_f64(elt, values),
+        }
+    }
+
+    /// A tensor of `elt` and `dims` from its cells' bytes in the machine's
+    /// byte order, checked ([`HostTensor::check`]).
+    pub fn from_bytes(elt: Elt, dims: Vec<u64>, bytes: &[u8]) -> Result<HostTensor, String> {
+        let t = HostTensor {
+            dims,
+            data: Cells::from_bytes(elt, bytes)?,
+        };
+        t.check()?;
+        Ok(t)
+    }
+
+    /// The element type.
+    pub fn elt(&self) -> Elt {
+        self.data.elt()
+    }
+
+    /// The number of cells held.
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+
+    /// Whether no cells are held.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// The cells as f64 values (exact for f32 and f64).
+    pub fn to_f64(&self) -> Vec<f64> {
+        self.data.to_f64()
+    }
+
+    /// The cells, if f32.
+    pub fn as_f32(&self) -> Option<&[f32]> {
+        self.data.as_f32()
+    }
+
+    /// The cells, if f64.
+    pub fn as_f64(&self) -> Option<&[f64]> {
+        self.data.as_f64()
+    }
+
+    /// The cells' bytes in the machine's byte order (no copy).
+    pub fn bytes(&self) -> &[u8] {
+        self.data.bytes()
+    }
+
     /// The number of cells, checked: sizes that make a buffer
     /// (`ocannl_assign::check_buffer`) and one value per cell.
     pub fn check(&self) -> Result<u64, String> {
-        let cells =
-            ocannl_assign::check_buffer(&self.dims, self.elt.size()).map_err(|e| e.to_string())?;
-        if self.data.len() as u64 != cells {
+        let cells = ocannl_assign::check_buffer(&self.dims, self.elt().size())
+            .map_err(|e| e.to_string())?;
+        if self.len() as u64 != cells {
             return Err(format!(
                 "{} values for a tensor of shape {:?} ({cells} cells)",
-                self.data.len(),
+                self.len(),
                 self.dims
             ));
         }
@@ -83,10 +355,10 @@ impl fmt::Display for HostValue {
         match self {
             HostValue::Index(i) => write!(f, "the index {i}"),
             HostValue::Tensor(t) => {
-                write!(f, "a {} tensor of shape {:?}", t.elt.name(), t.dims)?;
+                write!(f, "a {} tensor of shape {:?}", t.elt().name(), t.dims)?;
                 let cells = t.dims.iter().try_fold(1u64, |a, &d| a.checked_mul(d));
-                if cells != Some(t.data.len() as u64) {
-                    write!(f, " with {} values", t.data.len())?;
+                if cells != Some(t.len() as u64) {
+                    write!(f, " with {} values", t.len())?;
                 }
                 Ok(())
             }
@@ -114,11 +386,7 @@ impl Slot {
     pub fn zeros(&self) -> HostValue {
         match self {
             Slot::Index => HostValue::Index(0),
-            Slot::MemRef { elt, dims } => HostValue::Tensor(HostTensor {
-                elt: *elt,
-                dims: dims.clone(),
-                data: vec![0.0; dims.iter().product::<u64>() as usize],
-            }),
+            Slot::MemRef { elt, dims } => HostValue::Tensor(HostTensor::zeros(*elt, dims.clone())),
         }
     }
 
@@ -128,7 +396,7 @@ impl Slot {
         match (self, v) {
             (Slot::Index, HostValue::Index(_)) => true,
             (Slot::MemRef { elt, dims }, HostValue::Tensor(t)) => {
-                t.elt == *elt && t.dims == *dims && t.check().is_ok()
+                t.elt() == *elt && t.dims == *dims && t.check().is_ok()
             }
             _ => false,
         }
@@ -421,11 +689,7 @@ mod tests {
     use super::*;
 
     fn t(elt: Elt, dims: Vec<u64>, n: usize) -> HostValue {
-        HostValue::Tensor(HostTensor {
-            elt,
-            dims,
-            data: vec![0.0; n],
-        })
+        HostValue::Tensor(HostTensor::new(dims, Cells::zeros(elt, n)))
     }
 
     #[test]
@@ -470,6 +734,49 @@ mod tests {
             sig.check_args("f", &[HostValue::Index(3)]),
             Err("@f takes 2 argument(s) but 1 were given".into())
         );
+    }
+
+    #[test]
+    fn cells_are_held_in_their_type() {
+        let t = HostTensor::f32(vec![2, 2], vec![0.5, -2.0, 3.25, 1e-3]);
+        assert_eq!(t.elt(), Elt::F32);
+        assert_eq!((t.len(), t.bytes().len()), (4, 16));
+        assert_eq!(t.as_f32(), Some(&[0.5, -2.0, 3.25, 1e-3][..]));
+        assert_eq!(t.as_f64(), None);
+        assert_eq!(t.to_f64()[3], f64::from(1e-3f32));
+        assert_eq!(
+            HostTensor::from_bytes(Elt::F32, vec![2, 2], t.bytes()),
+            Ok(t.clone())
+        );
+        assert_eq!(HostTensor::from_f64(Elt::F32, vec![2, 2], t.to_f64()), t);
+        let d = HostTensor::from_f64(Elt::F64, vec![3], [0.1, -1e-300, 2.5]);
+        assert_eq!(d.as_f64(), Some(&[0.1, -1e-300, 2.5][..]));
+        assert_eq!(d.bytes().len(), 24);
+        assert_eq!(
+            HostTensor::from_bytes(Elt::F64, vec![3], d.bytes()),
+            Ok(d.clone())
+        );
+        // Rounded to the element type where asked.
+        assert_eq!(
+            HostTensor::from_f64(Elt::F32, vec![], [0.1]).as_f32(),
+            Some(&[0.1f32][..])
+        );
+        assert_eq!(
+            HostTensor::zeros(Elt::F64, vec![2, 3]).to_f64(),
+            vec![0.0; 6]
+        );
+        let mut r = Cells::zeros(Elt::F32, 3);
+        r.fill_with(|k| k as f64 + 0.5);
+        assert_eq!(r, Cells::F32(vec![0.5, 1.5, 2.5]));
+        assert!(Cells::from_bytes(Elt::F32, &[0; 6])
+            .unwrap_err()
+            .contains("not a whole number"));
+        assert!(HostTensor::from_bytes(Elt::F32, vec![2], &[0; 4])
+            .unwrap_err()
+            .contains("1 values for a tensor of shape [2]"));
+        assert!(Cells::try_zeros(Elt::F64, u64::MAX / 2)
+            .unwrap_err()
+            .contains("cannot"));
     }
 
     #[test]

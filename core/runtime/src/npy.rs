@@ -4,7 +4,8 @@
 //!
 //! Reading accepts float32 and float64 cells in either byte order and
 //! either axis order: a Fortran-order file is permuted into the row-major
-//! order of [`HostTensor::data`]. Other dtypes, and data that is not exactly
+//! order of [`HostTensor::data`]. Cells are read and written in their own
+//! type. Other dtypes, and data that is not exactly
 //! what the header describes, are errors naming the file. Writing goes to a
 //! temporary file in the same directory, renamed over the target once
 //! complete: a failed write leaves no partial file.
@@ -13,7 +14,7 @@ use std::{io::Write, path::Path};
 
 use npyz::{DType, Order, TypeChar, WriterBuilder};
 
-use crate::{Elt, HostTensor};
+use crate::{Cells, Elt, HostTensor};
 
 /// Reads a `.npy` file of float32 or float64 cells as a row-major tensor.
 pub fn read(path: &Path) -> Result<HostTensor, String> {
@@ -52,25 +53,34 @@ pub fn from_bytes(bytes: &[u8], name: &str) -> Result<HostTensor, String> {
     let order = header.order();
     let strides = header.strides().to_vec();
     let npy = npyz::NpyFile::with_header(header, data);
-    let stored: Vec<f64> = match elt {
-        Elt::F32 => npy
-            .into_vec::<f32>()
-            .map_err(|e| format!("{name}: {e}"))?
-            .into_iter()
-            .map(f64::from)
-            .collect(),
-        Elt::F64 => npy.into_vec::<f64>().map_err(|e| format!("{name}: {e}"))?,
+    let data = match elt {
+        Elt::F32 => Cells::F32(in_row_major(
+            npy.into_vec::<f32>().map_err(|e| format!("{name}: {e}"))?,
+            order,
+            &dims,
+            &strides,
+        )),
+        Elt::F64 => Cells::F64(in_row_major(
+            npy.into_vec::<f64>().map_err(|e| format!("{name}: {e}"))?,
+            order,
+            &dims,
+            &strides,
+        )),
     };
-    let data = match order {
+    Ok(HostTensor { dims, data })
+}
+
+/// The cells of an array stored in `order`, in row-major order.
+fn in_row_major<T: Copy>(stored: Vec<T>, order: Order, dims: &[u64], strides: &[u64]) -> Vec<T> {
+    match order {
         Order::C => stored,
-        Order::Fortran => row_major(&stored, &dims, &strides),
-    };
-    Ok(HostTensor { elt, dims, data })
+        Order::Fortran => row_major(&stored, dims, strides),
+    }
 }
 
 /// The cells of an array stored with `strides` (cells per step along each
 /// axis), in row-major order.
-fn row_major(stored: &[f64], dims: &[u64], strides: &[u64]) -> Vec<f64> {
+fn row_major<T: Copy>(stored: &[T], dims: &[u64], strides: &[u64]) -> Vec<T> {
     let mut out = Vec::with_capacity(stored.len());
     let mut index = vec![0u64; dims.len()];
     let mut at = 0u64;
@@ -99,23 +109,23 @@ pub fn write(path: &Path, t: &HostTensor) -> Result<(), String> {
 }
 
 fn write_to(w: &mut dyn Write, t: &HostTensor) -> std::io::Result<()> {
-    match t.elt {
-        Elt::F32 => {
+    match &t.data {
+        Cells::F32(cells) => {
             let mut out = npyz::WriteOptions::<f32>::new()
                 .default_dtype()
                 .shape(&t.dims)
                 .writer(w)
                 .begin_nd()?;
-            out.extend(t.data.iter().map(|&x| x as f32))?;
+            out.extend(cells.iter().copied())?;
             out.finish()
         }
-        Elt::F64 => {
+        Cells::F64(cells) => {
             let mut out = npyz::WriteOptions::<f64>::new()
                 .default_dtype()
                 .shape(&t.dims)
                 .writer(w)
                 .begin_nd()?;
-            out.extend(t.data.iter().copied())?;
+            out.extend(cells.iter().copied())?;
             out.finish()
         }
     }

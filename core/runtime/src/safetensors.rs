@@ -1,41 +1,51 @@
 //! Checkpoints of named tensors in one file, in the `safetensors` format
 //! (the ecosystem's: PyTorch, JAX and Hugging Face tools read it), through
-//! the `safetensors` crate. f32 and f64 tensors are stored as they are;
-//! writing is atomic ([`crate::write_atomically`]).
+//! the `safetensors` crate. f32 and f64 tensors are stored as they are
+//! (their cells' bytes, little-endian); writing is atomic
+//! ([`crate::write_atomically`]).
 
-use std::path::Path;
+use std::{borrow::Cow, path::Path};
 
 use ::safetensors::{tensor::TensorView, Dtype, SafeTensors};
 
-use crate::{Elt, HostTensor};
+use crate::{Cells, Elt, HostTensor};
+
+/// Cells' bytes in the machine's byte order as little-endian bytes, or
+/// back (the same swap): a copy only on a big-endian machine.
+fn little_endian(bytes: &[u8], elt: Elt) -> Cow<'_, [u8]> {
+    if cfg!(target_endian = "little") {
+        Cow::Borrowed(bytes)
+    } else {
+        Cow::Owned(
+            bytes
+                .chunks_exact(elt.size() as usize)
+                .flat_map(|c| c.iter().rev().copied())
+                .collect(),
+        )
+    }
+}
 
 /// Writes `tensors` (distinct names) as one `safetensors` file.
 pub fn write(path: &Path, tensors: &[(String, HostTensor)]) -> Result<(), String> {
     let fail = |m: String| format!("cannot write {}: {m}", path.display());
-    let mut bytes: Vec<(String, Dtype, Vec<usize>, Vec<u8>)> = Vec::with_capacity(tensors.len());
     for (name, t) in tensors {
         t.check()
             .map_err(|e| fail(format!("tensor '{name}': {e}")))?;
-        let (dtype, data) = match t.elt {
-            Elt::F32 => (
-                Dtype::F32,
-                t.data
-                    .iter()
-                    .flat_map(|&x| (x as f32).to_le_bytes())
-                    .collect(),
-            ),
-            Elt::F64 => (
-                Dtype::F64,
-                t.data.iter().flat_map(|&x| x.to_le_bytes()).collect(),
-            ),
-        };
-        let shape = t.dims.iter().map(|&d| d as usize).collect();
-        bytes.push((name.clone(), dtype, shape, data));
     }
-    let views = bytes
+    let bytes: Vec<Cow<[u8]>> = tensors
         .iter()
-        .map(|(name, dtype, shape, data)| {
-            TensorView::new(*dtype, shape.clone(), data)
+        .map(|(_, t)| little_endian(t.bytes(), t.elt()))
+        .collect();
+    let views = tensors
+        .iter()
+        .zip(&bytes)
+        .map(|((name, t), data)| {
+            let dtype = match t.elt() {
+                Elt::F32 => Dtype::F32,
+                Elt::F64 => Dtype::F64,
+            };
+            let shape = t.dims.iter().map(|&d| d as usize).collect();
+            TensorView::new(dtype, shape, data)
                 .map(|v| (name.clone(), v))
                 .map_err(|e| fail(format!("tensor '{name}': {e}")))
         })
@@ -52,21 +62,9 @@ pub fn read(path: &Path) -> Result<Vec<(String, HostTensor)>, String> {
         .map_err(|e| format!("{} is not a safetensors file: {e}", path.display()))?;
     let mut out = vec![];
     for (name, view) in file.iter() {
-        let (elt, data): (Elt, Vec<f64>) = match view.dtype() {
-            Dtype::F32 => (
-                Elt::F32,
-                view.data()
-                    .chunks_exact(4)
-                    .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64)
-                    .collect(),
-            ),
-            Dtype::F64 => (
-                Elt::F64,
-                view.data()
-                    .chunks_exact(8)
-                    .map(|b| f64::from_le_bytes(b.try_into().expect("8 bytes")))
-                    .collect(),
-            ),
+        let elt = match view.dtype() {
+            Dtype::F32 => Elt::F32,
+            Dtype::F64 => Elt::F64,
             other => {
                 return Err(format!(
                     "{}: tensor '{name}' has dtype {other:?} (F32 and F64 are supported)",
@@ -74,14 +72,10 @@ pub fn read(path: &Path) -> Result<Vec<(String, HostTensor)>, String> {
                 ))
             }
         };
-        out.push((
-            name.to_string(),
-            HostTensor {
-                elt,
-                dims: view.shape().iter().map(|&d| d as u64).collect(),
-                data,
-            },
-        ));
+        let data = Cells::from_bytes(elt, &little_endian(view.data(), elt))
+            .map_err(|e| format!("{}: tensor '{name}': {e}", path.display()))?;
+        let dims = view.shape().iter().map(|&d| d as u64).collect();
+        out.push((name.to_string(), HostTensor { dims, data }));
     }
     Ok(out)
 }

@@ -53,11 +53,7 @@ fn fortran_order_reads_row_major() {
     let t = npy::from_bytes(&bytes, "f.npy").expect("reads");
     assert_eq!(
         t,
-        HostTensor {
-            elt: Elt::F32,
-            dims: vec![2, 3],
-            data: vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
-        }
+        HostTensor::f32(vec![2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
     );
     // Three axes: cell (i, j, k) at i + 2j + 6k.
     let dims = [2u64, 3, 4];
@@ -82,8 +78,8 @@ fn fortran_order_reads_row_major() {
             }
         }
     }
-    assert_eq!(t.data, expected);
-    assert_eq!(t.elt, Elt::F64);
+    assert_eq!(t.as_f64(), Some(&expected[..]));
+    assert_eq!(t.elt(), Elt::F64);
 }
 
 /// Big-endian cells are read by value.
@@ -91,13 +87,13 @@ fn fortran_order_reads_row_major() {
 fn big_endian_cells() {
     let bytes = npyz_bytes::<f64>("'>f8'", npyz::Order::C, &[3], &[1.5, -2.0, 1e300]);
     assert_eq!(
-        npy::from_bytes(&bytes, "b.npy").expect("reads").data,
-        [1.5, -2.0, 1e300]
+        npy::from_bytes(&bytes, "b.npy").expect("reads").as_f64(),
+        Some(&[1.5, -2.0, 1e300][..])
     );
     let bytes = npyz_bytes::<f32>("'>f4'", npyz::Order::C, &[2], &[0.25, 3.0]);
     assert_eq!(
-        npy::from_bytes(&bytes, "b.npy").expect("reads").data,
-        [0.25, 3.0]
+        npy::from_bytes(&bytes, "b.npy").expect("reads").as_f32(),
+        Some(&[0.25, 3.0][..])
     );
 }
 
@@ -107,21 +103,9 @@ fn big_endian_cells() {
 fn round_trips() {
     let dir = scratch("round-trips");
     let cases = [
-        HostTensor {
-            elt: Elt::F64,
-            dims: vec![2, 2],
-            data: vec![0.1, -1e-300, f64::MAX, 3.0],
-        },
-        HostTensor {
-            elt: Elt::F32,
-            dims: vec![3, 1, 2],
-            data: vec![0.5, 1.0, -2.25, 4.0, 8.0, 1e-3f32 as f64],
-        },
-        HostTensor {
-            elt: Elt::F64,
-            dims: vec![],
-            data: vec![42.5],
-        },
+        HostTensor::f64(vec![2, 2], vec![0.1, -1e-300, f64::MAX, 3.0]),
+        HostTensor::f32(vec![3, 1, 2], vec![0.5, 1.0, -2.25, 4.0, 8.0, 1e-3]),
+        HostTensor::f64(vec![], vec![42.5]),
     ];
     for (k, t) in cases.iter().enumerate() {
         let path = dir.join(format!("t{k}.npy"));
@@ -130,7 +114,11 @@ fn round_trips() {
         let bytes = std::fs::read(&path).expect("file");
         let header = String::from_utf8_lossy(&bytes[..bytes.len().min(128)]).into_owned();
         assert!(header.contains("'fortran_order': False"), "{header}");
-        let descr = if t.elt == Elt::F32 { "'<f4'" } else { "'<f8'" };
+        let descr = if t.elt() == Elt::F32 {
+            "'<f4'"
+        } else {
+            "'<f8'"
+        };
         assert!(header.contains(descr), "{header}");
     }
     // A 0-d file has the shape ().
@@ -177,11 +165,7 @@ fn bad_files_say_why() {
 #[test]
 fn failed_writes_leave_nothing() {
     let dir = scratch("failed-writes");
-    let t = HostTensor {
-        elt: Elt::F32,
-        dims: vec![2],
-        data: vec![1.0, 2.0],
-    };
+    let t = HostTensor::f32(vec![2], vec![1.0, 2.0]);
     // The target is a directory: the rename fails after the data is written.
     std::fs::create_dir(dir.join("d.npy")).expect("dir");
     let err = npy::write(&dir.join("d.npy"), &t).unwrap_err();
@@ -193,7 +177,7 @@ fn failed_writes_leave_nothing() {
     let path = dir.join("p.npy");
     npy::write(&path, &t).expect("writes");
     let bad = HostTensor {
-        data: vec![1.0; 3],
+        data: vec![1.0f32; 3].into(),
         ..t.clone()
     };
     let err = npy::write(&path, &bad).unwrap_err();

@@ -1,6 +1,6 @@
 //! Checkpoints in one `safetensors` file.
 
-use ocannl_runtime::{Elt, HostTensor};
+use ocannl_runtime::HostTensor;
 
 /// Named f32 and f64 tensors (a 0-d one too) round-trip through one
 /// `safetensors` file; a file that is not one, and a tensor whose values do
@@ -14,19 +14,11 @@ fn safetensors_checkpoints_round_trip() {
     let tensors = vec![
         (
             "layer.w".to_string(),
-            HostTensor {
-                elt: Elt::F32,
-                dims: vec![2, 3],
-                data: vec![1.5, -2.0, 3.25, 0.0, 7.0, -0.125],
-            },
+            HostTensor::f32(vec![2, 3], vec![1.5, -2.0, 3.25, 0.0, 7.0, -0.125]),
         ),
         (
             "b".to_string(),
-            HostTensor {
-                elt: Elt::F64,
-                dims: vec![],
-                data: vec![std::f64::consts::PI],
-            },
+            HostTensor::f64(vec![], vec![std::f64::consts::PI]),
         ),
     ];
     safetensors::write(&path, &tensors).unwrap();
@@ -36,14 +28,7 @@ fn safetensors_checkpoints_round_trip() {
     want.sort_by(|a, b| a.0.cmp(&b.0));
     assert_eq!(back, want);
     // A broken tensor: nothing written, the old file kept.
-    let bad = vec![(
-        "w".to_string(),
-        HostTensor {
-            elt: Elt::F32,
-            dims: vec![2, 2],
-            data: vec![1.0],
-        },
-    )];
+    let bad = vec![("w".to_string(), HostTensor::f32(vec![2, 2], vec![1.0]))];
     let e = safetensors::write(&path, &bad).unwrap_err();
     assert!(e.contains("tensor 'w'") && e.contains("1 values"), "{e}");
     assert_eq!(safetensors::read(&path).unwrap().len(), 2);

@@ -337,7 +337,7 @@ fn run(r: &RunArgs, ordinal: usize) -> Result<ExitCode, String> {
             }
             HostValue::Tensor(t) => {
                 if !r.quiet {
-                    println!("result{k}: shape {:?} dtype {}", t.dims, t.elt.name());
+                    println!("result{k}: shape {:?} dtype {}", t.dims, t.elt().name());
                     println!("{}", args::format_tensor(t));
                 }
                 write(format!("result{k}.npy"), t)?;

@@ -168,14 +168,14 @@ fn read_expected(case: &Case) -> Result<Vec<(Expected, HostTensor)>, String> {
 /// The largest error of `got` against `want` (see the module's doc), and
 /// the cell where it is.
 fn max_error(got: &HostTensor, want: &HostTensor) -> Result<(f64, usize), String> {
-    if got.dims != want.dims || got.data.len() != want.data.len() {
+    if got.dims != want.dims || got.len() != want.len() {
         return Err(format!(
             "shape {:?} where {:?} is expected",
             got.dims, want.dims
         ));
     }
     let mut worst = (0.0f64, 0usize);
-    for (i, (&g, &w)) in got.data.iter().zip(&want.data).enumerate() {
+    for (i, (&g, &w)) in got.to_f64().iter().zip(&want.to_f64()).enumerate() {
         let e = if g == w || (g.is_nan() && w.is_nan()) {
             0.0
         } else if !g.is_finite() || !w.is_finite() {
@@ -211,12 +211,12 @@ fn run_case(case: &Case, device: Result<&Device, &String>) -> Outcome {
                 Expected::Result(k) => f.signature.outputs.get(*k),
                 Expected::Arg(k) => f.signature.inputs.get(*k),
             };
-            let ok = matches!(slot, Some(Slot::MemRef { elt, dims }) if *elt == t.elt && *dims == t.dims);
+            let ok = matches!(slot, Some(Slot::MemRef { elt, dims }) if *elt == t.elt() && *dims == t.dims);
             if !ok {
                 return Err(format!(
                     "the expected {} ({} {:?}) is not an output of @{} of that type",
                     which.name(),
-                    t.elt.name(),
+                    t.elt().name(),
                     t.dims,
                     case.entry
                 ));
@@ -252,8 +252,8 @@ fn run_case(case: &Case, device: Result<&Device, &String>) -> Outcome {
                     format!(
                         "{}[{at}]: {} vs {} expected",
                         which.name(),
-                        got.data[at],
-                        want.data[at]
+                        got.to_f64()[at],
+                        want.to_f64()[at]
                     ),
                 );
             }
@@ -338,11 +338,7 @@ mod tests {
     use ocannl_runtime::Elt;
 
     fn t(data: Vec<f64>) -> HostTensor {
-        HostTensor {
-            elt: Elt::F32,
-            dims: vec![data.len() as u64],
-            data,
-        }
+        HostTensor::from_f64(Elt::F32, vec![data.len() as u64], data)
     }
 
     #[test]

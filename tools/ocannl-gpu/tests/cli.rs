@@ -247,11 +247,7 @@ fn case(bundle: &Path, name: &str, case_txt: &str) -> PathBuf {
     std::fs::create_dir_all(d.join("expected")).unwrap();
     artifact().write(&d.join("artifact.ocgpu")).unwrap();
     std::fs::write(d.join("case.txt"), case_txt).unwrap();
-    let want = HostTensor {
-        elt: Elt::F32,
-        dims: vec![4],
-        data: vec![0.0, 2.0, 4.0, 6.0],
-    };
+    let want = HostTensor::f32(vec![4], vec![0.0, 2.0, 4.0, 6.0]);
     ocannl_runtime::npy::write(&d.join("expected/result0.npy"), &want).unwrap();
     d
 }
@@ -293,11 +289,7 @@ fn selfcheck_without_a_gpu_skips_every_case() {
     let d = case(dir.path(), "unexpected", "entry double\narg range\n");
     std::fs::remove_file(d.join("expected/result0.npy")).unwrap();
     let d = case(dir.path(), "wrong-shape", "entry double\narg range\n");
-    let three = HostTensor {
-        elt: Elt::F32,
-        dims: vec![3],
-        data: vec![0.0; 3],
-    };
+    let three = HostTensor::f32(vec![3], vec![0.0; 3]);
     ocannl_runtime::npy::write(&d.join("expected/result0.npy"), &three).unwrap();
     let o = run(&["selfcheck", dir.path().to_str().unwrap()]);
     let t = text(&o);

@@ -483,7 +483,7 @@ fn write_arg(cli: &Cli, k: usize, arr: &Array) -> Result<(), String> {
 /// Prints a result and writes it to the output directory.
 fn emit_result(cli: &Cli, k: usize, arr: &Array) -> Result<(), String> {
     if !cli.quiet {
-        println!("result{k}: shape {:?} dtype {}", arr.dims, arr.elt.name());
+        println!("result{k}: shape {:?} dtype {}", arr.dims, arr.elt().name());
         println!("{}", ocannl_runtime::args::format_tensor(arr));
     }
     if let Some(dir) = &cli.out_dir {
@@ -518,8 +518,8 @@ fn interpret(cli: &Cli, module: &Module, phases: &[(String, Duration)]) -> Resul
         .into_iter()
         .map(|a| match a {
             HostValue::Tensor(t) => ocannl_assign::Value::Buffer {
+                data: t.to_f64(),
                 dims: t.dims,
-                data: t.data,
             },
             HostValue::Index(s) => ocannl_assign::Value::Index(s),
         })
@@ -537,15 +537,7 @@ fn interpret(cli: &Cli, module: &Module, phases: &[(String, Duration)]) -> Resul
     // The interpreter computes in f64; an f32 buffer is rounded.
     let array = |slot: &Slot, v: ocannl_assign::Value| match (slot, v) {
         (Slot::MemRef { elt, .. }, ocannl_assign::Value::Buffer { dims, data }) => {
-            let data = match elt {
-                Elt::F64 => data,
-                Elt::F32 => data.into_iter().map(|x| x as f32 as f64).collect(),
-            };
-            Some(Array {
-                elt: *elt,
-                dims,
-                data,
-            })
+            Some(Array::from_f64(*elt, dims, data))
         }
         _ => None,
     };
@@ -636,7 +628,7 @@ fn grad_check(
     let to_value = |h: &HostValue| match h {
         HostValue::Tensor(t) => ocannl_assign::Value::Buffer {
             dims: t.dims.clone(),
-            data: t.data.clone(),
+            data: t.to_f64(),
         },
         HostValue::Index(i) => ocannl_assign::Value::Index(*i),
     };
@@ -695,11 +687,11 @@ fn grad_check(
         .zip(&gsig.inputs)
         .map(|(v, slot)| match (v, slot) {
             (ocannl_assign::Value::Buffer { dims, data }, Slot::MemRef { elt, .. }) => {
-                HostValue::Tensor(HostTensor {
-                    elt: *elt,
-                    dims: dims.clone(),
-                    data: data.clone(),
-                })
+                HostValue::Tensor(HostTensor::from_f64(
+                    *elt,
+                    dims.clone(),
+                    data.iter().copied(),
+                ))
             }
             (ocannl_assign::Value::Index(i), _) => HostValue::Index(*i),
             (_, Slot::Index) => HostValue::Index(0),
@@ -713,7 +705,7 @@ fn grad_check(
     let mut jit_worst = 0.0f64;
     for (c, a) in compiled.iter().zip(&analytic) {
         if let HostValue::Tensor(t) = c {
-            for (x, y) in t.data.iter().zip(cells(a)) {
+            for (x, y) in t.to_f64().iter().zip(cells(a)) {
                 jit_worst = jit_worst.max((x - y).abs() / 1f64.max(y.abs()));
             }
         }

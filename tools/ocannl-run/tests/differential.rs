@@ -217,7 +217,8 @@ fn program(seed: u64, big: bool) -> (String, usize) {
 /// the f32 ones).
 fn read(path: &Path) -> (Vec<u64>, Vec<f32>) {
     let t = ocannl_runtime::npy::read(path).unwrap_or_else(|e| panic!("{e}"));
-    (t.dims, t.data.into_iter().map(|x| x as f32).collect())
+    let cells = t.to_f64().into_iter().map(|x| x as f32).collect();
+    (t.dims, cells)
 }
 
 fn close(a: f32, b: f32) -> bool {
@@ -757,15 +758,8 @@ fn gpu_train_steps_agree_with_the_cpu() {
     std::fs::write(&model, TRAIN_MODEL).expect("write the model");
     // A small learning rate, so that the loss stays away from 0.
     let lr = dir.join("lr.npy");
-    ocannl_runtime::npy::write(
-        &lr,
-        &ocannl_runtime::HostTensor {
-            elt: ocannl_runtime::Elt::F32,
-            dims: vec![],
-            data: vec![1e-3f32 as f64],
-        },
-    )
-    .expect("lr.npy");
+    ocannl_runtime::npy::write(&lr, &ocannl_runtime::HostTensor::f32(vec![], vec![1e-3]))
+        .expect("lr.npy");
     // The optimizer, its options, and its state arguments (after the data
     // and the params w, b).
     for (optimizer, options, state) in [("sgd", &[][..], 0), ("adamw", &["clip-norm=1"][..], 5)] {

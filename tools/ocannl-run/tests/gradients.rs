@@ -294,21 +294,14 @@ fn random_programs_have_exact_gradients() {
 
 fn read(path: &Path) -> Vec<f32> {
     let t = ocannl_runtime::npy::read(path).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(t.elt, ocannl_runtime::Elt::F32, "{}", path.display());
-    t.data.into_iter().map(|x| x as f32).collect()
+    assert_eq!(t.elt(), ocannl_runtime::Elt::F32, "{}", path.display());
+    t.to_f64().into_iter().map(|x| x as f32).collect()
 }
 
 /// Writes a 0-d f32 `.npy` file.
 fn scalar_npy(path: &Path, x: f32) {
-    ocannl_runtime::npy::write(
-        path,
-        &ocannl_runtime::HostTensor {
-            elt: ocannl_runtime::Elt::F32,
-            dims: vec![],
-            data: vec![x as f64],
-        },
-    )
-    .expect("write npy");
+    ocannl_runtime::npy::write(path, &ocannl_runtime::HostTensor::f32(vec![], vec![x]))
+        .expect("write npy");
 }
 
 /// The optimizers the train steps are checked with, one per program in

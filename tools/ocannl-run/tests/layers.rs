@@ -36,13 +36,11 @@ fn class_ids(tag: &str, dims: &[u64], classes: u64) -> String {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("{tag}-ids.npy"));
-    let t = HostTensor {
-        elt: Elt::F32,
-        dims: dims.to_vec(),
-        data: (0..dims.iter().product::<u64>())
-            .map(|r| ((r * 7 + 3) % classes) as f64)
-            .collect(),
-    };
+    let t = HostTensor::from_f64(
+        Elt::F32,
+        dims.to_vec(),
+        (0..dims.iter().product::<u64>()).map(|r| ((r * 7 + 3) % classes) as f64),
+    );
     ocannl::npy::write(&path, &t).unwrap();
     path.display().to_string()
 }
@@ -77,11 +75,7 @@ fn cross_entropy_and_its_mask() {
     );
     let mask_file = {
         let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers/mask.npy");
-        let t = HostTensor {
-            elt: Elt::F32,
-            dims: vec![6, 1],
-            data: vec![1.0, 1.0, 0.0, 1.0, 0.0, 1.0],
-        };
+        let t = HostTensor::f32(vec![6, 1], vec![1.0, 1.0, 0.0, 1.0, 0.0, 1.0]);
         ocannl::npy::write(&path, &t).unwrap();
         path.display().to_string()
     };

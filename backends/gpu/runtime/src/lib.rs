@@ -36,7 +36,7 @@ use ocannl_gpu_plan::{
     artifact::Artifact,
     schedule::{self, Arg, Buffer, Function, Output, Program, Step},
 };
-use ocannl_runtime::{Elt, Executable, HostTensor, HostValue, Session, Signature, Slot};
+use ocannl_runtime::{Cells, Elt, Executable, HostTensor, HostValue, Session, Signature, Slot};
 
 /// The one-line reason there is no GPU to run on, if there is none (the
 /// CUDA driver library is missing, or it finds no device).
@@ -236,30 +236,14 @@ enum Held {
     Index(i64),
 }
 
-/// The cells of a tensor as the device stores them.
-pub fn to_bytes(elt: Elt, data: &[f64]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(data.len() * elt.size() as usize);
-    for &x in data {
-        match elt {
-            Elt::F32 => out.extend_from_slice(&(x as f32).to_le_bytes()),
-            Elt::F64 => out.extend_from_slice(&x.to_le_bytes()),
-        }
-    }
-    out
-}
-
-/// The cells stored in `bytes`.
-pub fn from_bytes(elt: Elt, bytes: &[u8]) -> Vec<f64> {
-    match elt {
-        Elt::F32 => bytes
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64)
-            .collect(),
-        Elt::F64 => bytes
-            .chunks_exact(8)
-            .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
-            .collect(),
-    }
+/// A tensor of `elt` and `dims` from a buffer's bytes. The device's cells
+/// are little-endian, as are the hosts CUDA runs on: tensors go to and from
+/// the device as their bytes ([`HostTensor::bytes`]).
+fn host_tensor(elt: Elt, dims: &[u64], bytes: &[u8]) -> Result<HostTensor, String> {
+    Ok(HostTensor {
+        dims: dims.to_vec(),
+        data: Cells::from_bytes(elt, bytes)?,
+    })
 }
 
 impl Loaded {
@@ -281,7 +265,7 @@ impl Loaded {
                 HostValue::Index(x) => Held::Index(*x),
                 HostValue::Tensor(t) => Held::Buffer(
                     self.stream
-                        .clone_htod(&to_bytes(t.elt, &t.data))
+                        .clone_htod(t.bytes())
                         .map_err(driver(&format!("cannot upload argument #{i}")))?,
                 ),
             });
@@ -320,7 +304,7 @@ impl Call {
             (Held::Buffer(b), HostValue::Tensor(t)) => self
                 .loaded
                 .stream
-                .memcpy_htod(&to_bytes(t.elt, &t.data), b)
+                .memcpy_htod(t.bytes(), b)
                 .map_err(driver(&format!("cannot upload argument #{i}")))?,
             _ => {
                 return Err(format!(
@@ -336,18 +320,12 @@ impl Call {
     pub fn get(&self, i: usize) -> Result<HostValue, String> {
         match (self.f.signature.inputs.get(i), self.held.get(i)) {
             (Some(Slot::MemRef { elt, dims }), Some(Held::Buffer(b))) => {
-                Ok(HostValue::Tensor(HostTensor {
-                    elt: *elt,
-                    dims: dims.clone(),
-                    data: from_bytes(
-                        *elt,
-                        &self
-                            .loaded
-                            .stream
-                            .clone_dtoh(b)
-                            .map_err(driver(&format!("cannot read argument #{i}")))?,
-                    ),
-                }))
+                let bytes = self
+                    .loaded
+                    .stream
+                    .clone_dtoh(b)
+                    .map_err(driver(&format!("cannot read argument #{i}")))?;
+                Ok(HostValue::Tensor(host_tensor(*elt, dims, &bytes)?))
             }
             (Some(Slot::Index), Some(Held::Index(x))) => Ok(HostValue::Index(*x)),
             _ => Err(format!("@{} has no argument #{i}", self.f.name)),
@@ -510,11 +488,7 @@ impl Call {
             let bytes = stream
                 .clone_dtoh(slice)
                 .map_err(driver(&format!("@{name}: cannot read a result")))?;
-            out.push(HostValue::Tensor(HostTensor {
-                elt: *elt,
-                dims: dims.clone(),
-                data: from_bytes(*elt, &bytes),
-            }));
+            out.push(HostValue::Tensor(host_tensor(*elt, dims, &bytes)?));
         }
         Ok(out)
     }
@@ -630,20 +604,6 @@ impl Executable for Compiled {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn cells_round_trip_through_bytes() {
-        let data = vec![0.5, -2.0, 3.25, 1e-3];
-        let b = to_bytes(Elt::F32, &data);
-        assert_eq!(b.len(), 16);
-        assert_eq!(
-            from_bytes(Elt::F32, &b),
-            data.iter().map(|&x| x as f32 as f64).collect::<Vec<_>>()
-        );
-        let b = to_bytes(Elt::F64, &data);
-        assert_eq!(b.len(), 32);
-        assert_eq!(from_bytes(Elt::F64, &b), data);
-    }
 
     /// Without a GPU, opening a device fails with one line; with one, it
     /// opens and has a name.
