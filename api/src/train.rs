@@ -34,7 +34,7 @@ use melior::ir::{operation::OperationLike, Module};
 use ocannl_collective::{check_same, Buffer, Collective, Stats};
 use ocannl_compiler::{Compiler, Job};
 use ocannl_passes::{pipelines, Backend};
-use ocannl_runtime::{bundle::Bundle, Cells, Executable, HostTensor, HostValue, Session, Slot};
+use ocannl_runtime::{ArgInfo, Cells, Executable, HostTensor, HostValue, Role, Session, Slot};
 
 pub use ocannl_compiler::CacheUse;
 
@@ -103,8 +103,7 @@ fn find_backend(device: &Device) -> Result<&'static dyn Backend, Error> {
 /// optional global-norm clipping) and the kinds of their state: the
 /// assignment model's own.
 pub use ocannl_assign::optim::{Adam, Optimizer, Sgd, State};
-use ocannl_dialect_spec::abi::{LEARNING_RATE, PARAM};
-use ocannl_passes::transforms::train_step::state_arg;
+use ocannl_dialect_spec::abi::PARAM;
 
 /// How long building the routines took.
 #[derive(Clone, Debug)]
@@ -133,8 +132,9 @@ pub struct CompileTimes {
     pub counts: Vec<(String, u64)>,
 }
 
-/// The argument positions of the routines, read from the lowered module
-/// (what each argument is, is an attribute of it).
+/// The argument positions of the training routines, from the roles the
+/// executable carries (the argument ABI: what each argument is, the
+/// passes marked).
 struct Layout {
     /// The train step's data arguments (its first), then its params (by
     /// name); the optimizer's state and the learning rate follow. Split
@@ -151,104 +151,75 @@ struct Layout {
     state: Vec<(State, String, usize)>,
     /// The train step's learning-rate argument.
     lr: usize,
-    /// The forward routine's data arguments, then its params (by name).
-    forward_data: usize,
-    forward_params: Vec<String>,
 }
 
 impl Layout {
-    /// The layout and the forward routine's module as the sections of a
-    /// bundle (what the compilation cache keeps with the train step).
-    fn encode(&self, forward_text: &str) -> Vec<u8> {
-        let mut b = Bundle::default();
-        b.push("n_data", self.n_data.to_string());
-        b.push("param_at", self.param_at.to_string());
-        b.push("lr", self.lr.to_string());
-        b.push("forward_data", self.forward_data.to_string());
-        b.push("forward", forward_text);
-        for p in &self.params {
-            b.push("param", p.as_str());
-        }
-        for p in &self.forward_params {
-            b.push("forward_param", p.as_str());
-        }
-        for (kind, param, at) in &self.state {
-            b.push("state", format!("{} {at} {param}", kind.name()));
-        }
-        b.to_bytes()
-    }
-
-    /// What [`Layout::encode`] wrote.
-    fn decode(bytes: &[u8]) -> Option<(Layout, String)> {
-        let b = Bundle::from_bytes(bytes)?;
-        let number = |name: &str| b.text(name)?.parse::<u64>().ok();
-        let all = |name: &str| -> Option<Vec<String>> {
-            b.sections
-                .iter()
-                .filter(|(n, _)| n == name)
-                .map(|(_, v)| String::from_utf8(v.clone()).ok())
-                .collect()
-        };
-        let state = all("state")?
-            .iter()
-            .map(|line| {
-                let mut parts = line.splitn(3, ' ');
-                let kind = parts.next()?;
-                let kind = State::ALL.into_iter().find(|s| s.name() == kind)?;
-                let at = parts.next()?.parse().ok()?;
-                Some((kind, parts.next()?.to_string(), at))
-            })
-            .collect::<Option<Vec<_>>>()?;
-        Some((
-            Layout {
-                n_data: number("n_data")? as usize,
-                params: all("param")?,
-                param_at: number("param_at")? as usize,
-                state,
-                lr: number("lr")? as usize,
-                forward_data: number("forward_data")? as usize,
-                forward_params: all("forward_param")?,
-            },
-            b.text("forward")?.to_string(),
-        ))
-    }
-
-    /// The layout of the module's routines: the train step's, or `split`,
+    /// The layout of the program's routines: the train step's, or `split`,
     /// the gradient and update routines'.
-    fn read(module: &Module, split: bool) -> Result<Layout, Error> {
+    fn of(program: &dyn Executable, split: bool) -> Result<Layout, Error> {
         let (data_fn, state_fn) = if split {
             ("loss_grad", "loss_update")
         } else {
             ("loss_train_step", "loss_train_step")
         };
-        let data_params = arg_attrs(module, data_fn, PARAM);
-        let step_params = arg_attrs(module, state_fn, PARAM);
-        let lr = arg_attrs(module, state_fn, LEARNING_RATE)
+        let data_args = program.arg_info(data_fn).map_err(Error::Internal)?;
+        let state_args = program.arg_info(state_fn).map_err(Error::Internal)?;
+        let lr = state_args
             .iter()
-            .position(Option::is_some)
+            .position(|a| a.role == Role::LearningRate)
             .ok_or_else(|| {
                 Error::Internal(
                     "internal error: the train step has no learning-rate argument".into(),
                 )
             })?;
-        let state = function(module, state_fn)
-            .map(|f| {
-                (0..step_params.len())
-                    .filter_map(|i| state_arg(f, i).map(|(kind, p)| (kind, p, i)))
-                    .collect()
+        let state = state_args
+            .iter()
+            .enumerate()
+            .filter_map(|(i, a)| {
+                let Role::State(kind) = &a.role else {
+                    return None;
+                };
+                let kind = State::ALL.into_iter().find(|s| s.name() == kind)?;
+                let param = a.name.split_once(':').map_or("", |(_, p)| p);
+                Some((kind, param.to_string(), i))
             })
-            .unwrap_or_default();
-        let fwd_params = arg_attrs(module, "forward", PARAM);
+            .collect();
         Ok(Layout {
-            n_data: data_params.iter().take_while(|p| p.is_none()).count(),
-            params: data_params.iter().flatten().cloned().collect(),
-            param_at: step_params.iter().take_while(|p| p.is_none()).count(),
+            n_data: data_args
+                .iter()
+                .take_while(|a| a.role == Role::Data)
+                .count(),
+            params: params_of(data_args),
+            param_at: state_args
+                .iter()
+                .position(|a| a.role == Role::Param)
+                .unwrap_or(state_args.len()),
             state,
             lr,
-            forward_data: fwd_params.iter().take_while(|p| p.is_none()).count(),
-            forward_params: fwd_params.iter().flatten().cloned().collect(),
         })
     }
+}
+
+/// The names of the params among `args`, in order.
+fn params_of(args: &[ArgInfo]) -> Vec<String> {
+    args.iter()
+        .filter(|a| a.role == Role::Param)
+        .map(|a| a.name.clone())
+        .collect()
+}
+
+/// The forward routine, compiled on first use, with its arguments in the
+/// backend's memory: the params are copied in only when they changed since
+/// the last call (a train step, a param set or loaded).
+struct Forward {
+    session: Box<dyn Session>,
+    /// The compiled code the session runs (dropped after it).
+    _program: Box<dyn Executable>,
+    /// Its data arguments (its first), then its params (by name).
+    n_data: usize,
+    params: Vec<String>,
+    /// The trainer's param generation the session's params are of.
+    synced: u64,
 }
 
 /// The function `name` of a module.
@@ -257,17 +228,6 @@ fn function<'c, 'm>(
     name: &str,
 ) -> Option<melior::ir::OperationRef<'c, 'm>> {
     ocannl_mlir::ir::functions_by_name(module.as_operation()).remove(name)
-}
-
-/// The string attribute `attr` of each argument of function `f`.
-fn arg_attrs(module: &Module, f: &str, attr: &str) -> Vec<Option<String>> {
-    let Some(func) = function(module, f) else {
-        return vec![];
-    };
-    let n = ocannl_mlir::ir::function_type(func).map_or(0, |t| t.input_count());
-    (0..n)
-        .map(|i| ocannl_mlir::ir::arg_string_attr(func, i, attr))
-        .collect()
 }
 
 /// Fails when a param has one shape in the training routine `train` and
@@ -320,7 +280,9 @@ pub struct Trainer {
     /// The forward routine's module at the loops stage, compiled on first
     /// use.
     forward_text: String,
-    forward_program: RefCell<Option<Box<dyn Executable>>>,
+    forward_program: RefCell<Option<Forward>>,
+    /// Bumped whenever the params may change (a step, a param set).
+    params_generation: u64,
     layout: Layout,
     /// The printed `ocannl_shape` module.
     pub module: String,
@@ -472,7 +434,7 @@ impl From<Error> for BuildError {
 
 /// What decides the trainer's use of a compiled job (the layout it derives
 /// and keeps with the train step): part of the cache key.
-const TRAINER_TAG: &str = "trainer 4";
+const TRAINER_TAG: &str = "trainer 5";
 
 /// The passes from the tensor expressions to the optimized train step
 /// (`split`: with the update routine on its own).
@@ -758,7 +720,6 @@ impl Trainer {
         let t = Instant::now();
         let compiled = compiler
             .compile(&job, |module, options| {
-                let layout = Layout::read(module, split)?;
                 check_params_agree(
                     module,
                     if split {
@@ -771,14 +732,15 @@ impl Trainer {
                 // the forward routine, from its own module, on first use.
                 let forward_text = split_forward(module)?;
                 options.run_once = ["loss_init".to_string()].into();
-                Ok::<_, BuildError>(layout.encode(&forward_text))
+                Ok::<_, BuildError>(forward_text.into_bytes())
             })
             .map_err(|e| diagnostics.of(e))?;
         let passes = compiled.passes;
         let train_step = t.elapsed() - passes;
         let (program, cache) = (compiled.executable, compiled.cache);
-        let (layout, forward_text) = Layout::decode(&compiled.extra)
-            .ok_or_else(|| Error::Internal("internal error: a damaged layout".into()))?;
+        let forward_text = String::from_utf8(compiled.extra)
+            .map_err(|_| Error::Internal("internal error: a damaged cache entry".into()))?;
+        let layout = Layout::of(&*program, split)?;
         let mut compiler = compiler;
         // The forward routine is compiled for the train step's work.
         compiler.options_mut().work = compiled.work;
@@ -790,6 +752,7 @@ impl Trainer {
             device,
             forward_text,
             forward_program: RefCell::new(None),
+            params_generation: 0,
             layout,
             module: text,
             times: RefCell::new(CompileTimes {
@@ -852,6 +815,7 @@ impl Trainer {
     /// data input never set is zeros) with the learning rate `lr`; returns
     /// the loss before the update.
     pub fn step_on_inputs(&mut self, lr: f64) -> Result<f64, Error> {
+        self.params_generation += 1;
         let lr_at = self.layout.lr;
         let state = self.step.state_mut();
         let elt = match state.signature().inputs.get(lr_at) {
@@ -955,43 +919,34 @@ impl Trainer {
     /// [`Trainer::forward`] on inputs that may be indices (for the
     /// forward function's [`index`](crate::index()) inputs).
     pub fn forward_values(&self, inputs: &[HostValue]) -> Result<HostTensor, Error> {
-        if inputs.len() != self.layout.forward_data {
+        let mut forward = self.forward_program.borrow_mut();
+        let forward = match &mut *forward {
+            Some(f) => f,
+            None => forward.insert(self.compile_forward()?),
+        };
+        if inputs.len() != forward.n_data {
             return Err(Error::Invalid(format!(
                 "the forward function takes {} data tensor(s), {} given",
-                self.layout.forward_data,
+                forward.n_data,
                 inputs.len()
             )));
         }
-        let mut args: Vec<HostValue> = inputs.to_vec();
-        for name in &self.layout.forward_params {
-            args.push(HostValue::Tensor(self.param(name)?));
+        for (i, x) in inputs.iter().enumerate() {
+            forward.session.set(i, x).map_err(Error::Invalid)?;
         }
-        let mut program = self.forward_program.borrow_mut();
-        let program = match &mut *program {
-            Some(p) => p,
-            None => {
-                let t = Instant::now();
-                self.diagnostics.clear();
-                let job = Job {
-                    name: "",
-                    source: &self.forward_text,
-                    stages: vec![],
-                    keep: vec!["forward".to_string()],
-                    tag: TRAINER_TAG,
-                    calls: 1,
-                };
-                let compiled = self
-                    .compiler
-                    .compile(&job, |_, _| Ok::<_, BuildError>(vec![]))
-                    .map_err(|e| self.diagnostics.of(e))?;
-                let mut times = self.times.borrow_mut();
-                times.forward = Some(t.elapsed());
-                times.forward_cache = Some(compiled.cache);
-                program.insert(compiled.executable)
+        if forward.synced != self.params_generation {
+            for (k, name) in forward.params.iter().enumerate() {
+                let p = self.param(name)?;
+                forward
+                    .session
+                    .set(forward.n_data + k, &HostValue::Tensor(p))
+                    .map_err(Error::Run)?;
             }
-        };
-        match program
-            .call("forward", &args)
+            forward.synced = self.params_generation;
+        }
+        match forward
+            .session
+            .invoke()
             .map_err(Error::Run)?
             .into_iter()
             .next()
@@ -1001,6 +956,48 @@ impl Trainer {
                 "the forward routine returned no tensor".into(),
             )),
         }
+    }
+
+    /// The forward routine compiled (or loaded from the cache) and
+    /// prepared on zeros, its params not yet copied in.
+    fn compile_forward(&self) -> Result<Forward, Error> {
+        let t = Instant::now();
+        self.diagnostics.clear();
+        let job = Job {
+            name: "",
+            source: &self.forward_text,
+            stages: vec![],
+            keep: vec!["forward".to_string()],
+            tag: TRAINER_TAG,
+            calls: 1,
+        };
+        let compiled = self
+            .compiler
+            .compile(&job, |_, _| Ok::<_, BuildError>(vec![]))
+            .map_err(|e| self.diagnostics.of(e))?;
+        let program = compiled.executable;
+        let args = program.arg_info("forward").map_err(Error::Internal)?;
+        let n_data = args.iter().take_while(|a| a.role == Role::Data).count();
+        let params = params_of(args);
+        let zeros: Vec<HostValue> = program
+            .signature("forward")
+            .map_err(Error::Internal)?
+            .inputs
+            .iter()
+            .map(Slot::zeros)
+            .collect();
+        let session = program.prepare("forward", &zeros).map_err(Error::Run)?;
+        let mut times = self.times.borrow_mut();
+        times.forward = Some(t.elapsed());
+        times.forward_cache = Some(compiled.cache);
+        Ok(Forward {
+            session,
+            _program: program,
+            n_data,
+            params,
+            // Never synced: the first call copies the params in.
+            synced: u64::MAX,
+        })
     }
 
     /// Where the trainer runs.
@@ -1039,6 +1036,7 @@ impl Trainer {
 
     /// Replaces the value of a param (same shape).
     pub fn set_param(&mut self, name: &str, value: &HostTensor) -> Result<(), Error> {
+        self.params_generation += 1;
         let k = self
             .layout
             .params

@@ -255,8 +255,10 @@ pub fn signature(func: OperationRef) -> Result<Signature, String> {
     Ok(Signature { inputs, outputs })
 }
 
-/// What each argument of a function is, as the passes marked it: a param
-/// (`{ocannl.param = NAME}`: its name), a train step's optimizer state
+/// What each argument of a function is, as the passes marked it (the
+/// argument ABI, `ocannl_dialect_spec::abi`): a param (`{ocannl.param =
+/// NAME}`: its name), an update routine's gradient (`{ocannl.gradient =
+/// NAME}`: the param's name), a train step's optimizer state
 /// (`{ocannl.<kind> = PARAM}`: `kind:PARAM`, or the kind alone for the
 /// routine's own) or learning rate (`learning_rate`), else data (`argN`).
 pub fn arg_info(func: OperationRef) -> Vec<ArgInfo> {
@@ -268,6 +270,12 @@ pub fn arg_info(func: OperationRef) -> Vec<ArgInfo> {
                 return ArgInfo {
                     name,
                     role: Role::Param,
+                };
+            }
+            if let Some(name) = ir::arg_string_attr(func, i, ocannl_dialect_spec::abi::GRADIENT) {
+                return ArgInfo {
+                    name,
+                    role: Role::Gradient,
                 };
             }
             if let Some((kind, param)) = state_arg(func, i) {

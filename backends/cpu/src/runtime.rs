@@ -40,7 +40,7 @@ use ocannl_passes::{
     backend::{peak_bytes, signature},
     conversion::assign_to_loops::checks,
 };
-use ocannl_runtime::{bundle::Bundle, cache::Cache};
+use ocannl_runtime::{bundle::Bundle, cache::Cache, ArgInfo, Role};
 
 use crate::jit::{self, Jit};
 
@@ -314,6 +314,8 @@ struct Compiled {
 pub struct Program {
     compiled: Rc<Compiled>,
     signatures: HashMap<String, Result<Signature, String>>,
+    /// What each argument of each public function is (the argument ABI).
+    args: HashMap<String, Vec<ArgInfo>>,
     /// Per function, the most bytes its buffers take at once.
     peaks: HashMap<String, u64>,
     memory_limit: Option<u64>,
@@ -326,7 +328,7 @@ pub struct Program {
 }
 
 /// The format of [`Program::serialize`]'s bundles.
-const PROGRAM_FORMAT: &str = "ocannl-cpu program 1";
+const PROGRAM_FORMAT: &str = "ocannl-cpu program 2";
 
 impl Program {
     /// Compiles a module at the loops stage: C interfaces for its public
@@ -364,6 +366,10 @@ impl Program {
         let slp = slp(options)?;
         let t = Instant::now();
         let signatures = signatures(module);
+        let args: HashMap<String, Vec<ArgInfo>> = functions(module)
+            .into_iter()
+            .map(|(name, f)| (name, ocannl_passes::backend::arg_info(f)))
+            .collect();
         let checks = checks::descriptions(module.as_operation());
         let has_status = checks::has_status(module.as_operation());
         for (_, f) in functions(module) {
@@ -420,6 +426,7 @@ impl Program {
         Ok(Program {
             compiled: Rc::new(compiled),
             signatures,
+            args,
             peaks,
             memory_limit: options.memory_limit,
             phases,
@@ -455,6 +462,13 @@ impl Program {
             let peak = self.peaks.get(name).copied().unwrap_or(0);
             b.push("function", format!("{name}\n{peak}\n{sig}"));
         }
+        let mut functions: Vec<(&String, &Vec<ArgInfo>)> = self.args.iter().collect();
+        functions.sort_by_key(|(f, _)| *f);
+        for (f, args) in functions {
+            for a in args {
+                b.push("arg", format!("{f}\0{}\0{}", a.role.encode(), a.name));
+            }
+        }
         for c in &self.compiled.checks {
             b.push("check", c.as_str());
         }
@@ -482,6 +496,7 @@ impl Program {
         };
         let (parallel, has_status) = (flag("parallel")?, flag("status")?);
         let mut signatures = HashMap::new();
+        let mut args: HashMap<String, Vec<ArgInfo>> = HashMap::new();
         let mut peaks = HashMap::new();
         let mut checks = vec![];
         let mut objects = vec![];
@@ -502,6 +517,19 @@ impl Program {
                     peaks.insert(f.to_string(), peak.parse().map_err(|_| damaged())?);
                     signatures.insert(f.to_string(), sig);
                 }
+                "arg" => {
+                    let mut parts = text()?.splitn(3, '\0');
+                    let (Some(f), Some(role), Some(name)) =
+                        (parts.next(), parts.next(), parts.next())
+                    else {
+                        return Err(damaged());
+                    };
+                    let role = Role::decode(role).ok_or_else(damaged)?;
+                    args.entry(f.to_string()).or_default().push(ArgInfo {
+                        name: name.to_string(),
+                        role,
+                    });
+                }
                 "check" => checks.push(text()?.to_string()),
                 "object" => objects.push(bytes.clone()),
                 _ => {}
@@ -520,6 +548,7 @@ impl Program {
         Ok(Program {
             compiled: Rc::new(compiled),
             signatures,
+            args,
             peaks,
             memory_limit: options.memory_limit,
             phases,
@@ -710,6 +739,13 @@ pub fn cache_tag(options: &CompileOptions) -> Option<String> {
 impl Executable for Program {
     fn signature(&self, entry: &str) -> Result<&Signature, String> {
         Program::signature(self, entry)
+    }
+
+    fn arg_info(&self, entry: &str) -> Result<&[ArgInfo], String> {
+        self.args
+            .get(entry)
+            .map(Vec::as_slice)
+            .ok_or_else(|| format!("no function @{entry} in the module"))
     }
 
     fn prepare(&self, entry: &str, args: &[HostValue]) -> Result<Box<dyn Session>, String> {

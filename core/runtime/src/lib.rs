@@ -461,6 +461,8 @@ pub enum Role {
     State(String),
     /// A train step's learning rate.
     LearningRate,
+    /// An update routine's gradient of a param (`{ocannl.gradient = NAME}`).
+    Gradient,
 }
 
 impl Role {
@@ -471,6 +473,7 @@ impl Role {
             Role::Data => "data".into(),
             Role::Param => "param".into(),
             Role::LearningRate => "learning_rate".into(),
+            Role::Gradient => "gradient".into(),
             Role::State(kind) => format!("state:{kind}"),
         }
     }
@@ -481,6 +484,7 @@ impl Role {
             "data" => Role::Data,
             "param" => Role::Param,
             "learning_rate" => Role::LearningRate,
+            "gradient" => Role::Gradient,
             _ => Role::State(
                 word.strip_prefix("state:")
                     .filter(|k| !k.is_empty())?
@@ -596,6 +600,14 @@ pub trait Executable {
     /// Calls `entry` once.
     fn call(&self, entry: &str, args: &[HostValue]) -> Result<Vec<HostValue>, String> {
         self.prepare(entry, args)?.invoke()
+    }
+
+    /// What each argument of `entry` is (a param, optimizer state, the
+    /// learning rate, a gradient, data), as the passes marked it: the
+    /// roles an executable carries, so that a caller lays out a routine's
+    /// arguments without the module. By default none is known.
+    fn arg_info(&self, entry: &str) -> Result<&[ArgInfo], String> {
+        Err(format!("no argument roles for @{entry} in this executable"))
     }
 
     /// How long compiling took, by phase (backend-specific names).
@@ -797,6 +809,7 @@ mod tests {
             Role::Data,
             Role::Param,
             Role::LearningRate,
+            Role::Gradient,
             Role::State("adam_m".into()),
         ] {
             assert_eq!(Role::decode(&r.encode()), Some(r));

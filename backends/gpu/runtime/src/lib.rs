@@ -587,6 +587,10 @@ impl Executable for Compiled {
         Ok(&self.function(entry)?.signature)
     }
 
+    fn arg_info(&self, entry: &str) -> Result<&[ocannl_runtime::ArgInfo], String> {
+        Ok(&self.function(entry)?.args)
+    }
+
     fn prepare(&self, entry: &str, args: &[HostValue]) -> Result<Box<dyn Session>, String> {
         let loaded = self.loaded.as_ref().map_err(Clone::clone)?;
         Ok(Box::new(loaded.prepare(entry, args)?))
