@@ -365,22 +365,26 @@ fn param_file(dir: &Path, name: &str) -> std::path::PathBuf {
 struct Diagnostics(Arc<Mutex<Vec<Diagnostic>>>);
 
 impl Diagnostics {
-    fn attach(context: &melior::Context) -> Diagnostics {
+    /// Diagnostics collected from the compiler's context, once it is made.
+    fn attach(compiler: &mut Compiler) -> Diagnostics {
         let messages = Arc::new(Mutex::new(vec![]));
         let sink = messages.clone();
-        context.attach_diagnostic_handler(move |d| {
-            let diagnostic = Diagnostic {
-                place: place(&d.location().to_string()),
-                severity: format!("{:?}", d.severity()).to_lowercase(),
-                message: d.to_string(),
-                notes: (0..d.note_count())
-                    .filter_map(|i| d.note(i).ok().map(|n| n.to_string()))
-                    .collect(),
-            };
-            sink.lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .push(diagnostic);
-            true
+        compiler.on_context(move |context| {
+            let sink = sink.clone();
+            context.attach_diagnostic_handler(move |d| {
+                let diagnostic = Diagnostic {
+                    place: place(&d.location().to_string()),
+                    severity: format!("{:?}", d.severity()).to_lowercase(),
+                    message: d.to_string(),
+                    notes: (0..d.note_count())
+                        .filter_map(|i| d.note(i).ok().map(|n| n.to_string()))
+                        .collect(),
+                };
+                sink.lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(diagnostic);
+                true
+            });
         });
         Diagnostics(messages)
     }
@@ -695,9 +699,8 @@ impl Trainer {
         optimizer.check().map_err(Error::Invalid)?;
         let backend = find_backend(&device)?;
         let text = Trainer::module(loss, forward)?;
-        let compiler = Compiler::new(backend, backend.default_options())
-            .map_err(|e| Error::Internal(e.to_string()))?;
-        let diagnostics = Diagnostics::attach(compiler.context());
+        let mut compiler = Compiler::new(backend, backend.default_options());
+        let diagnostics = Diagnostics::attach(&mut compiler);
         let keep: &[&str] = if split {
             &["loss_init", "loss_grad", "loss_update"]
         } else {
@@ -741,7 +744,6 @@ impl Trainer {
         let forward_text = String::from_utf8(compiled.extra)
             .map_err(|_| Error::Internal("internal error: a damaged cache entry".into()))?;
         let layout = Layout::of(&*program, split)?;
-        let mut compiler = compiler;
         // The forward routine is compiled for the train step's work.
         compiler.options_mut().work = compiled.work;
         let t = Instant::now();

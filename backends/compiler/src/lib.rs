@@ -250,32 +250,56 @@ impl LoopStats {
     }
 }
 
+/// What a caller attaches to a compiler's context when it is made.
+type OnContext = Box<dyn Fn(&Context)>;
+
 /// A context with every dialect and pass, a backend and the options of its
-/// compiler. The context outlives the executables compiled in it (a
-/// caller keeps the compiler as long as them).
+/// compiler. The context is made when first needed: a job loaded whole from
+/// the cache needs none (making one, every dialect loaded, is about half of
+/// a warm start). It outlives the executables compiled in it (a caller
+/// keeps the compiler as long as them).
 pub struct Compiler {
     backend: &'static dyn Backend,
     options: CompileOptions,
-    context: Context,
+    /// What a caller attaches to the context when it is made (its
+    /// diagnostic handler).
+    on_context: Vec<OnContext>,
+    context: std::cell::OnceCell<Context>,
 }
 
 impl Compiler {
     /// A compiler for `backend` with `options` (the backend's
     /// [`Backend::default_options`] are where a caller starts).
-    pub fn new(backend: &'static dyn Backend, options: CompileOptions) -> Result<Compiler, Error> {
+    pub fn new(backend: &'static dyn Backend, options: CompileOptions) -> Compiler {
         register_backends();
-        let context = ocannl_passes::new_context().map_err(Error::Context)?;
-        melior::utility::register_all_llvm_translations(&context);
-        Ok(Compiler {
+        Compiler {
             backend,
             options,
-            context,
-        })
+            on_context: vec![],
+            context: std::cell::OnceCell::new(),
+        }
     }
 
-    /// The context (to attach a diagnostic handler).
-    pub fn context(&self) -> &Context {
-        &self.context
+    /// Calls `attach` on the context when it is made (at once if it is
+    /// already): a diagnostic handler.
+    pub fn on_context(&mut self, attach: impl Fn(&Context) + 'static) {
+        if let Some(c) = self.context.get() {
+            attach(c);
+        }
+        self.on_context.push(Box::new(attach));
+    }
+
+    /// The context, made on first use.
+    pub fn context(&self) -> Result<&Context, Error> {
+        if let Some(c) = self.context.get() {
+            return Ok(c);
+        }
+        let context = ocannl_passes::new_context().map_err(Error::Context)?;
+        melior::utility::register_all_llvm_translations(&context);
+        for attach in &self.on_context {
+            attach(&context);
+        }
+        Ok(self.context.get_or_init(|| context))
     }
 
     pub fn backend(&self) -> &'static dyn Backend {
@@ -351,7 +375,7 @@ impl Compiler {
             passes = start.elapsed();
             let executable = self
                 .backend
-                .compile(&self.context, &mut module, &options)
+                .compile(self.context()?, &mut module, &options)
                 .map_err(Error::Backend)?;
             Ok::<_, E>((executable, bundle.to_bytes()))
         })?;
@@ -385,12 +409,12 @@ impl Compiler {
 
     /// Parses `source` as a module whose locations name `name`.
     pub fn parse(&self, name: &str, source: &str) -> Result<Module<'_>, Error> {
-        ocannl_passes::parse_module(&self.context, source, name).ok_or(Error::Parse)
+        ocannl_passes::parse_module(self.context()?, source, name).ok_or(Error::Parse)
     }
 
     /// Runs `pipeline` on `module` (a stage named by its first pass).
     pub fn lower(&self, module: &mut Module, pipeline: &Pipeline) -> Result<(), Error> {
-        ocannl_passes::run_pipeline(&self.context, module, pipeline).map_err(|message| {
+        ocannl_passes::run_pipeline(self.context()?, module, pipeline).map_err(|message| {
             Error::Stage {
                 stage: pipeline.name().to_string(),
                 message,
@@ -408,7 +432,7 @@ impl Compiler {
         ocannl_passes::keep_only(module, keep).map_err(Error::Prune)?;
         self.lower(module, &self.backend.loops_pipeline())?;
         self.backend
-            .compile(&self.context, module, &self.options)
+            .compile(self.context()?, module, &self.options)
             .map_err(Error::Backend)
     }
 
@@ -424,7 +448,7 @@ impl Compiler {
         ocannl_passes::keep_only(module, keep).map_err(Error::Prune)?;
         self.lower(module, &self.backend.loops_pipeline())?;
         self.backend
-            .artifact(&self.context, module, &self.options, targets)
+            .artifact(self.context()?, module, &self.options, targets)
             .map_err(Error::Backend)
     }
 }

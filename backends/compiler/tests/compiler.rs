@@ -79,7 +79,7 @@ fn a_backend_registered_with_one_line_compiles_through_the_driver() {
     ocannl_passes::register_backend(&TOY);
     let toy = ocannl_compiler::backend("toy").expect("registered");
     assert!(ocannl_passes::backends().contains(&"toy"));
-    let compiler = Compiler::new(toy, CompileOptions::default()).unwrap();
+    let compiler = Compiler::new(toy, CompileOptions::default());
     let out = compiler
         .compile(&job("f"), |_, _| {
             Ok::<_, ocannl_compiler::Error>(b"mine".to_vec())
@@ -116,7 +116,7 @@ fn unknown_backends_and_functions_are_errors_with_kinds() {
         .to_string()
         .starts_with("unknown backend 'nope' (the registered backends: "));
     let cpu = ocannl_compiler::backend("cpu").unwrap();
-    let compiler = Compiler::new(cpu, CompileOptions::default()).unwrap();
+    let compiler = Compiler::new(cpu, CompileOptions::default());
     let e = compiler
         .compile(&job("h"), |_, _| Ok::<_, ocannl_compiler::Error>(vec![]))
         .err()
@@ -141,7 +141,7 @@ fn a_second_compile_of_a_job_is_a_cache_hit_with_what_the_caller_kept() {
         cache: CacheDir::At(dir.clone()),
         ..cpu.default_options()
     };
-    let compiler = Compiler::new(cpu, options).unwrap();
+    let compiler = Compiler::new(cpu, options);
     let mut looked = 0;
     let mut compile = |tag| {
         let job = Job { tag, ..job("f") };

@@ -330,8 +330,7 @@ fn run(cli: &Cli) -> Result<(), String> {
             .map_err(|e| format!("--out-dir: cannot create {}: {e}", dir.display()))?;
     }
     let start = Instant::now();
-    let compiler =
-        Compiler::new(backend, cli.compile_options(backend)).map_err(|e| e.to_string())?;
+    let mut compiler = Compiler::new(backend, cli.compile_options(backend));
     // The input is read into memory (from stdin with `-`) and parsed under
     // its name; diagnostics show the line they point at.
     let (name, source) = if cli.file.as_os_str() == "-" {
@@ -345,7 +344,10 @@ fn run(cli: &Cli) -> Result<(), String> {
             std::fs::read_to_string(&cli.file).map_err(|e| format!("cannot read {name}: {e}"))?;
         (name, src)
     };
-    diagnostics::attach(compiler.context(), &name, source.clone());
+    {
+        let (name, source) = (name.clone(), source.clone());
+        compiler.on_context(move |c| diagnostics::attach(c, &name, source.clone()));
+    }
     if cli.grad_check || cli.interpret || cli.emit_artifact.is_some() {
         // These need the module itself: its steps one at a time, uncached.
         let t = Instant::now();
