@@ -38,8 +38,8 @@ pub const LINALG_TO_LLVM_NAME: &str = "ocannl-linalg-to-llvm";
 /// shared (`ocannl-outline-kernels`), then `canonicalize` and `cse`
 /// ([`ocannl_passes::pipelines::tidy`]), which so run once on each
 /// distinct kernel rather than on every loop nest of the lowering (the
-/// CPU's modules come from `ocannl-lower-to-loops` alone,
-/// [`ocannl_passes::backend::Backend::loops_pipeline`]); last, the
+/// CPU's modules come from `ocannl-lower-to-loops{kernels=true}` with no
+/// cleanup, [`ocannl_passes::backend::Backend::loops_pipeline`]); last, the
 /// kernels take their statically shaped buffers as bare pointers
 /// (`ocannl-kernel-bare-ptrs`), so that a call passes one pointer per
 /// buffer rather than a descriptor.
