@@ -713,6 +713,7 @@ impl Trainer {
             keep: keep.iter().map(|k| k.to_string()).collect(),
             tag: TRAINER_TAG,
             calls: 1,
+            loop_stats: false,
         };
         if let Some(c) = &mut collective {
             let mut all = job.key();
@@ -972,6 +973,7 @@ impl Trainer {
             keep: vec!["forward".to_string()],
             tag: TRAINER_TAG,
             calls: 1,
+            loop_stats: false,
         };
         let compiled = self
             .compiler

@@ -104,22 +104,29 @@ pub struct Job<'a> {
     /// its optimization level from ([`CompileOptions::work`]) is a call's
     /// times this.
     pub calls: u64,
+    /// Whether to report each kept function's code at the loops stage
+    /// ([`Output::loop_stats`]; `ocannl-run --stats`).
+    pub loop_stats: bool,
 }
 
 impl Job<'_> {
     /// What decides the job's result besides the backend: its tag, text,
-    /// stages and the functions kept, as one string of bytes (each part
-    /// after its length).
+    /// stages, the functions kept, the calls announced and whether loop
+    /// stats are kept, as one string of bytes (each part after its length).
     pub fn key(&self) -> Vec<u8> {
-        let mut parts: Vec<String> = vec![self.tag.to_string(), self.source.to_string()];
-        parts.extend(self.stages.iter().map(|p| p.to_string()));
-        parts.push(self.keep.join(","));
-        parts.push(self.calls.to_string());
         let mut key = vec![];
-        for p in parts {
+        let mut part = |p: &[u8]| {
             key.extend((p.len() as u64).to_le_bytes());
-            key.extend(p.as_bytes());
+            key.extend_from_slice(p);
+        };
+        part(self.tag.as_bytes());
+        part(self.source.as_bytes());
+        for stage in &self.stages {
+            part(stage.to_string().as_bytes());
         }
+        part(self.keep.join(",").as_bytes());
+        part(self.calls.to_string().as_bytes());
+        part(if self.loop_stats { b"stats" } else { b"" });
         key
     }
 }
@@ -139,7 +146,8 @@ pub struct Output {
     /// The time of the project's passes alone (parsing, the stages, the
     /// lowering to loops; zero on a hit).
     pub passes: Duration,
-    /// Each kept function's code at the loops stage ([`LoopStats`]).
+    /// Each kept function's code at the loops stage ([`LoopStats`]), when
+    /// the job asked for them.
     pub loop_stats: Vec<(String, LoopStats)>,
     /// The work the backend compiled for ([`CompileOptions::work`]: given
     /// by the caller, else that of the kept functions).
@@ -361,15 +369,17 @@ impl Compiler {
             ocannl_passes::keep_only(&mut module, &keep).map_err(Error::Prune)?;
             self.lower(&mut module, &loops)?;
             timed(loops.name(), t);
-            let functions = ocannl_mlir::ir::functions_by_name(module.as_operation());
             let mut bundle = Bundle::default();
             bundle.push("extra", extra);
             if let Some(w) = options.work {
                 bundle.push("work", w.to_string());
             }
-            for name in &keep {
-                if let Some(&f) = functions.get(*name) {
-                    bundle.push("loop_stats", LoopStats::encode(name, &LoopStats::of(f)));
+            if job.loop_stats {
+                let functions = ocannl_mlir::ir::functions_by_name(module.as_operation());
+                for name in &keep {
+                    if let Some(&f) = functions.get(*name) {
+                        bundle.push("loop_stats", LoopStats::encode(name, &LoopStats::of(f)));
+                    }
                 }
             }
             passes = start.elapsed();

@@ -70,6 +70,7 @@ fn job(keep: &str) -> Job<'static> {
         keep: vec![keep.to_string()],
         tag: "test",
         calls: 1,
+        loop_stats: true,
     }
 }
 
@@ -157,6 +158,8 @@ fn a_second_compile_of_a_job_is_a_cache_hit_with_what_the_caller_kept() {
     let second = compile("a");
     assert_eq!(second.cache, CacheUse::Hit);
     assert_eq!(second.extra, b"layout");
+    assert_eq!(first.loop_stats.len(), 1);
+    assert_eq!(first.loop_stats[0].0, "f");
     assert_eq!(second.loop_stats, first.loop_stats);
     assert_eq!(second.passes, std::time::Duration::ZERO);
     // Another tag is another entry.

@@ -381,6 +381,7 @@ fn run(cli: &Cli) -> Result<(), String> {
         keep: vec![cli.entry.clone()],
         tag: "ocannl-run 1",
         calls: cli.repeat.max(1) as u64,
+        loop_stats: cli.stats,
     };
     let compiled = compiler
         .compile(&job, |_, _| Ok::<_, ocannl_compiler::Error>(vec![]))
