@@ -382,15 +382,25 @@ pub fn passes_markdown(passes: &[&crate::framework::Pass]) -> String {
     for p in passes {
         let options: Vec<String> = p
             .options()
-            .into_iter()
-            .map(|(k, v)| format!("{k}={v}"))
+            .iter()
+            .map(|o| format!("{}={}", o.name, o.default))
             .collect();
         let head = if options.is_empty() {
             p.argument()
         } else {
             format!("{}{{{}}}", p.argument(), options.join(" "))
         };
-        s += &format!("| `{head}` | {} |\n", p.doc.replace('\n', " "));
+        let kinds: Vec<String> = p
+            .options()
+            .iter()
+            .map(|o| format!("`{}`: {}", o.name, o.kind.describe()))
+            .collect();
+        let kinds = if kinds.is_empty() {
+            String::new()
+        } else {
+            format!(" (options: {})", kinds.join("; "))
+        };
+        s += &format!("| `{head}` | {}{kinds} |\n", p.doc.replace('\n', " "));
     }
     s += "\n";
     s += PIPELINES_DOC;

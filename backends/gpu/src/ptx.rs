@@ -30,12 +30,7 @@ ocannl_passes::define_pass!(
     "ocannl-print-ptx",
     "OcannlPrintPtx",
     "Write the PTX of every gpu.binary (format=isa) to stdout or a file",
-    [(
-        "file",
-        STRING,
-        "-",
-        "Where to write the PTX ('-' for stdout)"
-    )],
+    [("file", TEXT, "-", "Where to write the PTX ('-' for stdout)")],
     r#"writes the PTX of every `gpu.binary` to stdout or a file"#
 );
 
@@ -128,7 +123,7 @@ fn print<'c, 'a>(module: OperationRef<'c, 'a>, options: &Options) -> PassResult<
             }
         }
     }
-    let file = options.get("file").unwrap_or("-");
+    let file = options.text("file");
     let written = if file == "-" {
         let mut out = std::io::stdout().lock();
         out.write_all(text.as_bytes()).and_then(|()| out.flush())

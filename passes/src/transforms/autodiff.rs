@@ -29,14 +29,13 @@ crate::define_pass!(
     "ocannl-autodiff",
     "OcannlAutodiff",
     "For every ocannl_assign routine with params ({ocannl.param} arguments) whose first result is a loss, add @<f>_grad: the forward computation, then backprop; it returns the loss and the gradient of each param",
-    [("functions", STRING, "", "Comma-separated names of the functions to differentiate (default: every function with params)")],
+    [("functions", TEXT, "", "Comma-separated names of the functions to differentiate (default: every function with params)")],
     r#"for every `ocannl_assign` routine with params (`{ocannl.param}` arguments) whose first result is a loss, adds `@<f>_grad`: the forward computation, then backprop as OCANNL generates it (each op's gradient rule over its forward projections, in reverse order; gradients of params and of what is computed from them; the loss's gradient set to 1); it returns the loss and the params' gradients"#
 );
 
 fn run<'c>(module: OperationRef<'c, '_>, options: &Options) -> PassResult<'c> {
     let only: Vec<&str> = options
-        .get("functions")
-        .unwrap_or("")
+        .text("functions")
         .split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())

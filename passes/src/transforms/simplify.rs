@@ -48,8 +48,8 @@ use crate::{
     framework::{Locate, Options, PassResult},
 };
 
-// The limits' defaults are `ocannl_simplify::Limits::default()` (a test of
-// that crate keeps them equal).
+// The limits' defaults are `ocannl_simplify::Limits::default()` (a test
+// below keeps them equal).
 crate::define_pass!(
     DEF,
     run,
@@ -57,9 +57,9 @@ crate::define_pass!(
     "OcannlSimplify",
     "Simplify the scalar float arith/math computations of every block with an e-graph (algebraic rewrites, constant folding, common subexpressions across a block); only rewrites that keep IEEE values exactly unless fast-math=true",
     [
-        ("node-limit", STRING, "10000", "E-graph node limit of each block's run"),
-        ("iter-limit", STRING, "30", "Iteration limit of each block's run"),
-        ("time-limit-ms", STRING, "50", "Time limit of each block's run, in milliseconds"),
+        ("node-limit", COUNT, "10000", "E-graph node limit of each block's run"),
+        ("iter-limit", COUNT, "30", "Iteration limit of each block's run"),
+        ("time-limit-ms", COUNT, "50", "Time limit of each block's run, in milliseconds"),
         ("fast-math", BOOL, "false", "Also the rewrites that assume finite values, ignore signed zeros, reassociate, contract or replace library functions (x*0 -> 0, x-x -> 0, constants reassociated, small integer powers as products, a*b+c -> fma), and folding of every op"),
         ("remarks", BOOL, "false", "Report each simplified block as a remark: the cost before and after, the e-graph's nodes and iterations, and why the run stopped"),
     ],
@@ -69,32 +69,26 @@ crate::define_pass!(
 /// The fast-math flags, in the order `#arith.fastmath` prints them.
 const FLAGS: [&str; 7] = ["reassoc", "nnan", "ninf", "nsz", "arcp", "contract", "afn"];
 
-fn number<T: std::str::FromStr>(options: &Options, name: &str, default: T) -> Result<T, String> {
-    match options.get(name) {
-        None | Some("") => Ok(default),
-        Some(text) => text
-            .parse()
-            .map_err(|_| format!("option '{name}' must be a non-negative integer, not '{text}'")),
-    }
-}
-
 struct Settings {
     limits: Limits,
     fast_math: bool,
     remarks: bool,
 }
 
+/// The e-graph's limits that the options give.
+fn limits(options: &Options) -> Limits {
+    let count = |name| usize::try_from(options.count(name)).unwrap_or(usize::MAX);
+    Limits {
+        nodes: count("node-limit"),
+        iterations: count("iter-limit"),
+        time: Duration::from_millis(options.count("time-limit-ms")),
+    }
+}
+
 fn run<'c>(module: OperationRef<'c, '_>, options: &Options) -> PassResult<'c> {
     let loc = module.location();
-    let d = Limits::default();
     let settings = Settings {
-        limits: Limits {
-            nodes: number(options, "node-limit", d.nodes).at(loc)?,
-            iterations: number(options, "iter-limit", d.iterations).at(loc)?,
-            time: Duration::from_millis(
-                number(options, "time-limit-ms", d.time.as_millis() as u64).at(loc)?,
-            ),
-        },
+        limits: limits(options),
         fast_math: options.flag("fast-math"),
         remarks: options.flag("remarks"),
     };
@@ -765,4 +759,27 @@ fn erase_unused(g: &Group, roots: &[usize]) -> Result<(), String> {
 /// A cost as the remarks show it (no negative zero).
 fn show(cost: f64) -> String {
     format!("{}", cost + 0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The options' declared defaults are the simplifier's own.
+    #[test]
+    fn default_options_are_the_default_limits() {
+        let l = limits(&Options::parse(DEF.options(), &[]).unwrap());
+        let d = Limits::default();
+        assert_eq!(
+            (l.nodes, l.iterations, l.time),
+            (d.nodes, d.iterations, d.time)
+        );
+        let l = limits(&Options::parse(DEF.options(), &[("node-limit", "7")]).unwrap());
+        assert_eq!(l.nodes, 7);
+        let e = Options::parse(DEF.options(), &[("iter-limit", "-1")]).unwrap_err();
+        assert_eq!(
+            e,
+            "option 'iter-limit' must be a non-negative integer, not '-1'"
+        );
+    }
 }

@@ -49,7 +49,7 @@ crate::define_pass!(
     [
         (
             "max-visits",
-            STRING,
+            COUNT,
             "1",
             "The most times one cell of a virtual node may be computed (OCANNL's max_visits); constant expressions and copies are exempt"
         ),
@@ -64,12 +64,9 @@ crate::define_pass!(
 );
 
 fn run<'c>(module: OperationRef<'c, '_>, options: &Options) -> PassResult<'c> {
-    let text = options.get("max-visits").unwrap_or("1");
-    let max_visits: u64 = text
-        .parse()
-        .map_err(|_| format!("option 'max-visits' must be a non-negative integer, not '{text}'"))
-        .at(module.location())?;
-    let opts = VOptions { max_visits };
+    let opts = VOptions {
+        max_visits: options.count("max-visits"),
+    };
     for func in ir::ops_named(module, "func.func") {
         routine(func, opts, options.flag("explain"))?;
     }

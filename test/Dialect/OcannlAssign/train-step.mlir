@@ -47,10 +47,12 @@ func.func @f(%x: memref<3xf32>, %w: memref<3xf32> {ocannl.param = "w"}) -> memre
 // SPLIT-NEXT: "ocannl_assign.accum_binop"(%[[W]], %[[LR]], %[[G]]) {accum = "sub", {{.*}}op = "mul"
 // SPLIT-NEXT: return{{$}}
 
-// Bad options, at the function whose train step they would make (the
-// unknown optimizer: train-step-invalid.mlir).
-// BAD: train-step.mlir:[[# @LINE - 40]]:1: error: option 'momentum' must be a non-negative number, not 'fast'
-// MOMENTUM: train-step.mlir:[[# @LINE - 41]]:1: error: option 'momentum' is SGD's, not adam's (set optimizer=sgd)
+// An option's text not of its kind, at the op the pass runs on (the module,
+// here implicit, before any train step is made; an unknown optimizer:
+// train-step-invalid.mlir); options that do not fit the optimizer, at the
+// function whose train step they would make.
+// BAD: train-step.mlir:0:0: error: option 'momentum' must be a non-negative number, not 'fast'
+// MOMENTUM: train-step.mlir:[[# @LINE - 43]]:1: error: option 'momentum' is SGD's, not adam's (set optimizer=sgd)
 // BETA: error: option 'beta1' is Adam's, not sgd's (set optimizer=adam or adamw)
 // RANGE: error: beta2 must be in [0, 1), not 1
 // CLIP: error: option 'clip-norm' must be a non-negative number, not 'big'

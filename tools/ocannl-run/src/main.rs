@@ -237,26 +237,30 @@ fn parse_memory_limit(s: &str) -> Result<MemoryLimit, String> {
 impl Cli {
     /// `--optimizer` with its `--optimizer-option`s.
     fn optimizer(&self) -> Result<Optimizer, String> {
-        use ocannl_passes::transforms::train_step::{parse_optimizer, OPTION_NAMES};
+        use ocannl_passes::transforms::train_step::{parse_optimizer, DEF};
+        // `--optimizer` names the optimizer; the pass's other options but
+        // `split` are its options.
+        let names: Vec<&str> = DEF
+            .options()
+            .iter()
+            .map(|o| o.name)
+            .filter(|n| !matches!(*n, "optimizer" | "split"))
+            .collect();
         for (k, _) in &self.optimizer_options {
-            if k == "optimizer" || !OPTION_NAMES.contains(&k.as_str()) {
+            if !names.contains(&k.as_str()) {
                 return Err(format!(
                     "--optimizer-option: unknown option '{k}' (expected one of {})",
-                    OPTION_NAMES[1..].join(", ")
+                    names.join(", ")
                 ));
             }
         }
-        parse_optimizer(&|name| {
-            if name == "optimizer" {
-                return Some(self.optimizer.clone());
-            }
+        let mut given = vec![("optimizer", self.optimizer.as_str())];
+        given.extend(
             self.optimizer_options
                 .iter()
-                .rev()
-                .find(|(k, _)| k == name)
-                .map(|(_, v)| v.clone())
-        })
-        .map_err(|e| format!("--optimizer: {e}"))
+                .map(|(k, v)| (k.as_str(), v.as_str())),
+        );
+        parse_optimizer(&given).map_err(|e| format!("--optimizer: {e}"))
     }
 
     /// The optimizations of the assignments, as a pipeline.

@@ -67,7 +67,7 @@ crate::define_pass!(
     [
         (
             "target",
-            STRING,
+            TEXT,
             "",
             "The loop target by name (cpu, gpu, sequential; default: the tool's target)"
         ),
@@ -82,7 +82,7 @@ crate::define_pass!(
 );
 
 fn run<'c, 'a>(module: OperationRef<'c, 'a>, options: &Options) -> PassResult<'c> {
-    let target = target::select(options.get("target").unwrap_or("")).at(module.location())?;
+    let target = target::select(options.text("target")).at(module.location())?;
     let ops = ir::collect(module, |op| {
         op.name()
             .as_string_ref()
