@@ -450,9 +450,12 @@ fn training_pipeline(optimizer: &Optimizer, split: bool) -> Vec<ocannl_passes::P
     } else {
         pipelines::train(Some("loss"), Some(optimizer))
     };
+    // The optimizations a stage of their own, so that they run only on the
+    // routines compiled (the compiler drops the others after `train`).
     vec![
         pipelines::verify().then(pipelines::infer_shapes()),
-        train.then(pipelines::optimize()),
+        train,
+        pipelines::optimize(),
     ]
 }
 
@@ -711,6 +714,7 @@ impl Trainer {
             source: &text,
             stages: training_pipeline(&optimizer, split),
             keep: keep.iter().map(|k| k.to_string()).collect(),
+            inspected: vec!["forward".to_string()],
             tag: TRAINER_TAG,
             calls: 1,
             loop_stats: false,
@@ -971,6 +975,7 @@ impl Trainer {
             source: &self.forward_text,
             stages: vec![],
             keep: vec!["forward".to_string()],
+            inspected: vec![],
             tag: TRAINER_TAG,
             calls: 1,
             loop_stats: false,

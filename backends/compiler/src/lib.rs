@@ -96,6 +96,12 @@ pub struct Job<'a> {
     pub stages: Vec<Pipeline>,
     /// The public functions that run (and what they call).
     pub keep: Vec<String>,
+    /// Functions the caller's `inspect` step reads besides those kept (the
+    /// Trainer's forward routine): kept through the stages, not compiled.
+    /// Every other function is dropped after the first stage that leaves
+    /// all of these and of `keep` in the module, so that later stages (the
+    /// optimizations) spend no time on code that does not run.
+    pub inspected: Vec<String>,
     /// What else decides the caller's use of the result (the version of
     /// what its look at the module derives): part of the cache key.
     pub tag: &'a str,
@@ -111,7 +117,7 @@ pub struct Job<'a> {
 
 impl Job<'_> {
     /// What decides the job's result besides the backend: its tag, text,
-    /// stages, the functions kept, the calls announced and whether loop
+    /// stages, the functions kept and inspected, the calls announced and whether loop
     /// stats are kept, as one string of bytes (each part after its length).
     pub fn key(&self) -> Vec<u8> {
         let mut key = vec![];
@@ -125,6 +131,7 @@ impl Job<'_> {
             part(stage.to_string().as_bytes());
         }
         part(self.keep.join(",").as_bytes());
+        part(self.inspected.join(",").as_bytes());
         part(self.calls.to_string().as_bytes());
         part(if self.loop_stats { b"stats" } else { b"" });
         key
@@ -349,10 +356,26 @@ impl Compiler {
             let t = Instant::now();
             let mut module = self.parse(job.name, job.source)?;
             timed("parse", t);
+            let early: Vec<&str> = job
+                .keep
+                .iter()
+                .chain(&job.inspected)
+                .map(String::as_str)
+                .collect();
+            let mut pruned = false;
             for stage in &job.stages {
                 let t = Instant::now();
                 self.lower(&mut module, stage)?;
                 timed(stage.name(), t);
+                if !pruned {
+                    let functions = ocannl_mlir::ir::functions_by_name(module.as_operation());
+                    if early.iter().all(|f| functions.contains_key(*f)) {
+                        let t = Instant::now();
+                        ocannl_passes::keep_only(&mut module, &early).map_err(Error::Prune)?;
+                        timed("prune", t);
+                        pruned = true;
+                    }
+                }
             }
             let mut options = self.options.clone();
             let extra = inspect(&mut module, &mut options)?;

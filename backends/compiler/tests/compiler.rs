@@ -68,6 +68,7 @@ fn job(keep: &str) -> Job<'static> {
         source: SOURCE,
         stages: vec![pipelines::infer_shapes(), pipelines::lower_to_assign(false)],
         keep: vec![keep.to_string()],
+        inspected: vec![],
         tag: "test",
         calls: 1,
         loop_stats: true,
@@ -101,12 +102,52 @@ fn a_backend_registered_with_one_line_compiles_through_the_driver() {
         [
             "parse",
             "ocannl-infer-shapes",
+            // Every kept function exists after the first stage: the others
+            // are dropped before the next.
+            "prune",
             "ocannl-lower-to-assign",
             "ocannl-lower-to-loops"
         ]
     );
     let err = out.executable.call("f", &[]).err().unwrap();
     assert_eq!(err, "the toy backend runs nothing (@f)");
+}
+
+/// The functions a job neither keeps nor inspects are dropped as soon as
+/// the kept ones exist; inspected ones reach the inspect step, and only the
+/// kept ones are compiled.
+#[test]
+fn functions_that_do_not_run_are_dropped_before_the_later_stages() {
+    ocannl_compiler::register_backends();
+    let cpu = ocannl_compiler::backend("cpu").unwrap();
+    let compiler = Compiler::new(cpu, CompileOptions::default());
+    let names = |module: &mut melior::ir::Module| -> Vec<String> {
+        let mut n: Vec<String> = ocannl_mlir::ir::functions_by_name(module.as_operation())
+            .into_keys()
+            .collect();
+        n.sort();
+        n
+    };
+    let mut seen = vec![];
+    compiler
+        .compile(&job("f"), |m, _| {
+            seen = names(m);
+            Ok::<_, ocannl_compiler::Error>(vec![])
+        })
+        .unwrap();
+    assert_eq!(seen, ["f"]);
+    let job = Job {
+        inspected: vec!["g".into()],
+        ..job("f")
+    };
+    let out = compiler
+        .compile(&job, |m, _| {
+            seen = names(m);
+            Ok::<_, ocannl_compiler::Error>(vec![])
+        })
+        .unwrap();
+    assert_eq!(seen, ["f", "g"]);
+    assert!(out.executable.signature("g").is_err());
 }
 
 #[test]

@@ -383,6 +383,7 @@ fn run(cli: &Cli) -> Result<(), String> {
         source: &source,
         stages: stages(cli)?,
         keep: vec![cli.entry.clone()],
+        inspected: vec![],
         tag: "ocannl-run 1",
         calls: cli.repeat.max(1) as u64,
         loop_stats: cli.stats,
