@@ -99,7 +99,12 @@ impl Space {
         if size <= 1 {
             return AxisIndex::Fixed(0);
         }
-        self.sizes.push(size);
+        self.iter_kept(size)
+    }
+
+    /// An iterator even of size 1.
+    fn iter_kept(&mut self, size: u64) -> AxisIndex {
+        self.sizes.push(size.max(1));
         AxisIndex::Iter(self.sizes.len() - 1)
     }
 
@@ -203,12 +208,49 @@ pub fn derive(node: &Node, result: &Shape, operands: &[&Shape]) -> Result<Projec
         Node::Einsum(spec, _) => einsum(&mut sp, spec, &res, &ops)?,
     };
     let affine = |v: Vec<AxisIndex>| v.iter().map(AxisIndex::to_affine).collect();
-    Ok(Projections {
+    let p = Projections {
         space: sp.sizes,
         lhs: affine(lhs),
         rhs: rhs.into_iter().map(affine).collect(),
         num_symbols,
-    })
+    };
+    check_inside(&p, &res, &ops)?;
+    Ok(p)
+}
+
+/// Every index that is not a padded one (a compound index reads the
+/// padding outside its axis) stays inside the axis that inference sized,
+/// over the whole iteration space: what the assignment dialect's verifier
+/// requires, checked where the projections are made, so that a program
+/// whose shapes admit no such index is refused here, at its op, and never
+/// lowered into IR the verifier rejects.
+fn check_inside(p: &Projections, res: &[Vec<u64>; 3], ops: &[[Vec<u64>; 3]]) -> Result<(), String> {
+    let dims = |t: &[Vec<u64>; 3]| -> Vec<u64> {
+        t[0].iter().chain(&t[2]).chain(&t[1]).copied().collect()
+    };
+    let tensors = std::iter::once((&p.lhs, dims(res), "the result".to_string())).chain(
+        p.rhs
+            .iter()
+            .zip(ops)
+            .enumerate()
+            .map(|(i, (m, t))| (m, dims(t), format!("operand #{i}"))),
+    );
+    for (map, dims, of) in tensors {
+        for (axis, (e, &d)) in map.iter().zip(&dims).enumerate() {
+            if e.has_sym() || e.is_padded() {
+                continue;
+            }
+            match e.range(&p.space) {
+                Some((lo, hi)) if lo >= 0 && u64::try_from(hi).is_ok_and(|h| h < d) => {}
+                _ => {
+                    return Err(format!(
+                        "axis {axis} of {of} (in memory order: batch, output, input) has size {d}, but the operation reads it over a range its shapes do not give: the shapes disagree"
+                    ))
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// What an axis of a tensor is, according to the spec.
@@ -305,6 +347,31 @@ fn align(
     Ok(out)
 }
 
+/// The size a convolution's (or strided) axis has by its equation: padded,
+/// `stride * output`; valid, `stride * (output - 1) + dilation * (kernel -
+/// 1) + 1`, with the offset of a strided index.
+fn extent(
+    stride: u64,
+    over: u64,
+    dilation: u64,
+    kernel: Option<u64>,
+    offset: u64,
+    padded: bool,
+) -> u64 {
+    if padded {
+        return stride.saturating_mul(over);
+    }
+    let span = kernel.map_or(1, |k| {
+        dilation
+            .saturating_mul(k.saturating_sub(1))
+            .saturating_add(1)
+    });
+    stride
+        .saturating_mul(over.saturating_sub(1))
+        .saturating_add(span)
+        .saturating_add(offset)
+}
+
 /// The occurrences of a tensor's axes in a spec, per row kind.
 type Occurrences = [Vec<Occ>; 3];
 
@@ -364,12 +431,37 @@ fn einsum(
                 })
         })
         .collect();
+    // The output axis of a padded convolution keeps its iterator at size 1:
+    // its index `stride*o + dilation*k - pad` then stays a compound (padded)
+    // index, whose reads outside the axis give the padding, where dropping
+    // the iterator would leave a plain `k` that must stay inside the axis.
+    let padded_over: Vec<Key> = tensors
+        .iter()
+        .flat_map(|(occ, _)| occ.iter().flatten())
+        .filter_map(|o| match o {
+            Occ::Affine {
+                over, padded: true, ..
+            } => Some(Key::Label(over.clone())),
+            _ => None,
+        })
+        .collect();
     for key in res_keys.iter().chain(order.iter()) {
         if !iter_of.contains_key(key) {
             let size = sizes.get(key).copied().unwrap_or(1);
-            iter_of.insert(key.clone(), sp.iter(size));
+            let i = if padded_over.contains(key) {
+                sp.iter_kept(size)
+            } else {
+                sp.iter(size)
+            };
+            iter_of.insert(key.clone(), i);
         }
     }
+    let size_of = |name: &str| {
+        sizes
+            .get(&Key::Label(name.to_string()))
+            .copied()
+            .unwrap_or(1)
+    };
     let index = |o: &Occ, d: u64, iter_of: &HashMap<Key, AxisIndex>| -> Result<AxisIndex, String> {
         Ok(match o {
             Occ::Key(k) => {
@@ -386,6 +478,30 @@ fn einsum(
                 return Err(format!("the fixed index {i} is beyond an axis of size {d}"))
             }
             Occ::Fixed(i) => AxisIndex::Fixed(*i),
+            // An axis of size 1 where the convolution's equation asks for
+            // another size broadcasts, as any axis of size 1: every read at
+            // index 0 (OCANNL projects a broadcast dimension to the fixed
+            // index 0). Where the equation gives 1 (a padded convolution of
+            // one output, stride 1) it is the convolution's own axis.
+            Occ::Affine {
+                stride,
+                over,
+                dilation,
+                kernel,
+                offset,
+                padded,
+            } if d == 1
+                && extent(
+                    *stride,
+                    size_of(over),
+                    *dilation,
+                    kernel.as_deref().map(size_of),
+                    *offset,
+                    *padded,
+                ) != 1 =>
+            {
+                AxisIndex::Fixed(0)
+            }
             Occ::Affine {
                 stride,
                 over,
@@ -538,6 +654,9 @@ mod tests {
             // dilation 2
             (vec![arg("10"), arg("3"), ein("o<+2*k; k => o", vec![0, 1])],
              "space [6, 3] lhs affine_map<(d0, d1) -> (d0)> rhs affine_map<(d0, d1) -> (d0 + d1 * 2)> rhs affine_map<(d0, d1) -> (d1)>"),
+            // a padded one of one output reads an input of 1 as its own axis
+            (vec![arg("1"), arg("3"), ein("o=+k; k => o", vec![0, 1])],
+             "space [1, 3] lhs affine_map<(d0, d1) -> (0)> rhs affine_map<(d0, d1) -> (d0 + d1 - 1)> rhs affine_map<(d0, d1) -> (d1)>"),
             // batch slice: the sliced axis is a symbol
             (vec![arg("7,2|3"), node(Node::BatchSlice(0))],
              "space [2, 3] lhs affine_map<(d0, d1)[s0] -> (d0, d1)> rhs affine_map<(d0, d1)[s0] -> (s0, d0, d1)>"),
@@ -548,6 +667,39 @@ mod tests {
         for (nodes, want) in cases {
             assert_eq!(maps(nodes), want);
         }
+    }
+
+    /// A convolution over an input of size 1 whose equation asks for more
+    /// reads it at index 0: it broadcasts; no index leaves an axis.
+    #[test]
+    fn a_convolution_over_a_size_one_input_broadcasts() {
+        let shape = |s: &str| infer::infer(&[arg(s)]).unwrap().shapes.remove(0);
+        let (one, three, four) = (shape("1"), shape("3"), shape("4"));
+        for spec in ["o<+k; k => o", "2*o=+k; k => o", "o<+2*k; k => o"] {
+            let nodes = [arg("1"), arg("3"), ein(spec, vec![0, 1])];
+            let p = derive(&nodes[2].node, &four, &[&one, &three]).unwrap();
+            assert_eq!(p.space, [4, 3], "{spec}");
+            assert_eq!(p.rhs[0], [Affine::Const(0)], "{spec}");
+            assert_eq!(p.rhs[1], [Affine::Dim(1)], "{spec}");
+        }
+    }
+
+    /// Shapes that would need an index past an axis are refused where the
+    /// projections are made.
+    #[test]
+    fn an_index_past_an_axis_is_refused() {
+        let nodes = vec![arg("3"), arg("5"), node(Node::Pointwise(vec![0, 1]))];
+        let inf = infer::infer(&nodes);
+        // Inference itself refuses these; derive checks what it is given.
+        assert!(inf.is_err());
+        let nodes = vec![arg("5"), node(Node::Pointwise(vec![0]))];
+        let inf = infer::infer(&nodes).unwrap();
+        let three = infer::infer(&[arg("3")]).unwrap().shapes.remove(0);
+        let e = derive(&nodes[1].node, &inf.shapes[1], &[&three]).unwrap_err();
+        assert!(
+            e.contains("has size 3, but the operation reads it over a range"),
+            "{e}"
+        );
     }
 
     /// A fixed index reads exactly its position: the consumer of OCANNL's

@@ -278,13 +278,18 @@ fn contraction(seed: u64) -> (String, usize) {
 }
 
 /// A random 1-D convolution `y[o] =accum= x[stride*o + dilation*k - pad] op
-/// w[k]`, valid (`<+`) or padded (`=+`), over a leading batch of channels.
+/// w[k]`, valid (`<+`) or padded (`=+`), over a leading batch of channels;
+/// one in four over an input of width 1 that broadcasts (every read at
+/// index 0), and outputs of 1 (a padded one of stride 1 reads an input of
+/// width 1 as its own axis, the padding around it).
 fn convolution(seed: u64) -> (String, usize) {
     let mut r = Rng(ocannl_ops::SplitMix64::new(seed));
     let (stride, dilation, kernel) = (1 + r.below(3), 1 + r.below(2), 1 + r.below(5));
     let padded = r.below(2) == 0;
-    let out = 1 + r.below(40);
-    let input = if padded {
+    let out = if r.below(4) == 0 { 1 } else { 1 + r.below(40) };
+    let input = if r.below(4) == 0 {
+        1
+    } else if padded {
         stride * out
     } else {
         stride * (out - 1) + 1 + dilation * (kernel - 1)
@@ -392,16 +397,7 @@ fn conv2d(seed: u64, grad: bool) -> (String, usize) {
     // broadcasts, leaving the convolution's kernel unknown to inference.
     let (kh, kw) = (2 + r.below(3), 2 + r.below(3));
     let padded = r.below(2) == 0;
-    // Padded axes have at least 2 outputs: with one, the output iterator
-    // is dropped from the space and the index `k - p` of a kernel of 2 is
-    // a plain iterator, which projections do not mark as padded (the
-    // assignment then fails verification before any lowering).
-    let least = if padded { 2 } else { 1 };
-    let (b, oh, ow) = (
-        1 + r.below(2),
-        least + r.below(7 - least),
-        least + r.below(21 - least),
-    );
+    let (b, oh, ow) = (1 + r.below(2), 1 + r.below(6), 1 + r.below(20));
     let (ic, oc) = (1 + r.below(4), 1 + r.below(40));
     let input = |out: u64, k: u64| {
         if padded {
@@ -410,7 +406,12 @@ fn conv2d(seed: u64, grad: bool) -> (String, usize) {
             stride * (out - 1) + 1 + dilation * (k - 1)
         }
     };
-    let (h, w) = (input(oh, kh), input(ow, kw));
+    // One in four images has a width of 1, which broadcasts (every read
+    // at column 0) unless the convolution's equation gives 1.
+    let (h, w) = (
+        input(oh, kh),
+        if r.below(4) == 0 { 1 } else { input(ow, kw) },
+    );
     let pad = if padded { "=" } else { "<" };
     let rows = format!(
         "{stride}*oh{pad}+{dilation}*kh, {stride}*ow{pad}+{dilation}*kw, ic; kh, kw, ic -> oc"
