@@ -120,7 +120,12 @@ fn a_backend_registered_with_one_line_compiles_through_the_driver() {
 fn functions_that_do_not_run_are_dropped_before_the_later_stages() {
     ocannl_compiler::register_backends();
     let cpu = ocannl_compiler::backend("cpu").unwrap();
-    let compiler = Compiler::new(cpu, CompileOptions::default());
+    // Uncached, so that every compile looks at the module.
+    let options = CompileOptions {
+        cache: CacheDir::Off,
+        ..cpu.default_options()
+    };
+    let compiler = Compiler::new(cpu, options);
     let names = |module: &mut melior::ir::Module| -> Vec<String> {
         let mut n: Vec<String> = ocannl_mlir::ir::functions_by_name(module.as_operation())
             .into_keys()
