@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use crate::{Elt, HostTensor, HostValue, Slot};
+use crate::{Elt, Error, HostTensor, HostValue, Slot};
 
 /// The arguments of `entry` from specs, one per input slot (generated
 /// tensors no larger than `limit` bytes on the host). Relative `.npy`
@@ -20,13 +20,13 @@ pub fn from_specs(
     inputs: &[Slot],
     limit: Option<u64>,
     base: Option<&Path>,
-) -> Result<Vec<HostValue>, String> {
+) -> Result<Vec<HostValue>, Error> {
     if specs.len() != inputs.len() {
-        return Err(format!(
+        return Err(Error::argument(format!(
             "@{entry} takes {} argument(s) but {} --arg were given",
             inputs.len(),
             specs.len()
-        ));
+        )));
     }
     specs
         .iter()
@@ -34,7 +34,9 @@ pub fn from_specs(
         .enumerate()
         .map(|(i, (spec, slot))| match slot {
             Slot::Index => spec.parse::<i64>().map(HostValue::Index).map_err(|_| {
-                format!("argument #{i} is an index: expected an integer, found {spec:?}")
+                Error::argument(format!(
+                    "argument #{i} is an index: expected an integer, found {spec:?}"
+                ))
             }),
             Slot::MemRef { elt, dims } => {
                 tensor(i, spec, *elt, dims, limit, base).map(HostValue::Tensor)
@@ -51,20 +53,20 @@ fn tensor(
     dims: &[u64],
     limit: Option<u64>,
     base: Option<&Path>,
-) -> Result<HostTensor, String> {
-    let generated = |value: &dyn Fn(usize) -> f64| -> Result<HostTensor, String> {
+) -> Result<HostTensor, Error> {
+    let generated = |value: &dyn Fn(usize) -> f64| -> Result<HostTensor, Error> {
         // The host holds the cells in their type.
         let size = elt.size();
-        let n =
-            ocannl_assign::check_buffer(dims, size).map_err(|e| format!("argument #{i}: {e}"))?;
+        let n = ocannl_assign::check_buffer(dims, size)
+            .map_err(|e| Error::memory(format!("argument #{i}: {e}")))?;
         if let Some(limit) = limit.filter(|&l| n.saturating_mul(size) > l) {
-            return Err(format!(
+            return Err(Error::memory(format!(
                 "argument #{i}: {n} values take {} bytes on the host, more than the memory limit of {limit} bytes (see --memory-limit)",
                 n.saturating_mul(size)
-            ));
+            )));
         }
-        let mut t =
-            HostTensor::try_zeros(elt, dims.to_vec()).map_err(|e| format!("argument #{i}: {e}"))?;
+        let mut t = HostTensor::try_zeros(elt, dims.to_vec())
+            .map_err(|e| e.prefixed(format_args!("argument #{i}")))?;
         t.data.fill_with(value);
         Ok(t)
     };
@@ -73,14 +75,18 @@ fn tensor(
     }
     if let Some(seed) = spec.strip_prefix("random:") {
         let seed: u64 = seed.parse().map_err(|_| {
-            format!("argument #{i}: expected random:SEED with an integer seed, found {spec:?}")
+            Error::argument(format!(
+                "argument #{i}: expected random:SEED with an integer seed, found {spec:?}"
+            ))
         })?;
         let rng = std::cell::RefCell::new(ocannl_ops::SplitMix64::new(seed));
         return generated(&|_| rng.borrow_mut().next_f64());
     }
     if let Some(x) = spec.strip_prefix("fill:") {
         let x: f64 = x.parse().map_err(|_| {
-            format!("argument #{i}: expected fill:VALUE with a number, found {spec:?}")
+            Error::argument(format!(
+                "argument #{i}: expected fill:VALUE with a number, found {spec:?}"
+            ))
         })?;
         return generated(&|_| x);
     }
@@ -88,23 +94,23 @@ fn tensor(
         Some(b) if Path::new(spec).is_relative() => b.join(spec),
         _ => Path::new(spec).to_path_buf(),
     };
-    let arr = crate::npy::read(&path).map_err(|e| format!("argument #{i}: {e}"))?;
+    let arr = crate::npy::read(&path).map_err(|e| e.prefixed(format_args!("argument #{i}")))?;
     if arr.dims != dims {
-        return Err(format!(
+        return Err(Error::argument(format!(
             "argument #{i}: {spec} has shape {:?} but the argument's tensor needs {:?} (batch, output, input)",
             arr.dims, dims
-        ));
+        )));
     }
     if arr.elt() != elt {
         let numpy = |e: Elt| match e {
             Elt::F32 => "float32",
             Elt::F64 => "float64",
         };
-        return Err(format!(
+        return Err(Error::argument(format!(
             "argument #{i}: {spec} holds {} but the argument's tensor is {}",
             numpy(arr.elt()),
             elt.name()
-        ));
+        )));
     }
     Ok(arr)
 }
@@ -190,9 +196,12 @@ mod tests {
 
     #[test]
     fn bad_specs_are_errors() {
+        use crate::Kind;
         let err = |specs: &[&str], inputs: &[Slot], limit| {
             let specs: Vec<String> = specs.iter().map(|s| s.to_string()).collect();
-            from_specs("f", &specs, inputs, limit, None).unwrap_err()
+            from_specs("f", &specs, inputs, limit, None)
+                .unwrap_err()
+                .to_string()
         };
         assert_eq!(
             err(&[], &[Slot::Index], None),
@@ -203,6 +212,21 @@ mod tests {
         assert!(err(&["random:x"], &[slot(vec![1])], None).contains("random:SEED"));
         assert!(err(&["range"], &[slot(vec![100])], Some(64)).contains("memory limit"));
         assert!(err(&["/nonexistent/a.npy"], &[slot(vec![1])], None).contains("argument #0"));
+        // The kinds: a bad spec is the caller's, a missing file an I/O
+        // failure (with the system's error as its source), a buffer over
+        // the limit memory.
+        let kind = |specs: &[&str], inputs: &[Slot], limit| {
+            let specs: Vec<String> = specs.iter().map(|s| s.to_string()).collect();
+            from_specs("f", &specs, inputs, limit, None).unwrap_err()
+        };
+        assert_eq!(kind(&["x"], &[Slot::Index], None).kind(), Kind::Argument);
+        let e = kind(&["/nonexistent/a.npy"], &[slot(vec![1])], None);
+        assert_eq!(e.kind(), Kind::Io);
+        assert!(std::error::Error::source(&e).is_some());
+        assert_eq!(
+            kind(&["range"], &[slot(vec![100])], Some(64)).kind(),
+            Kind::Memory
+        );
     }
 
     #[test]
@@ -226,7 +250,7 @@ mod tests {
             None,
             Some(dir.path()),
         );
-        assert!(wrong.unwrap_err().contains("has shape [2]"));
+        assert!(wrong.unwrap_err().to_string().contains("has shape [2]"));
     }
 
     #[test]

@@ -192,7 +192,7 @@ impl Cache {
             return;
         };
         let written = std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))
+            .map_err(|e| crate::Error::io(format!("cannot create {}: {e}", dir.display()), e))
             .and_then(|()| {
                 crate::write_atomically(&path, |w| {
                     w.write_all(&encode(key, payload))?;

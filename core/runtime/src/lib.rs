@@ -39,10 +39,12 @@ use std::{
 pub mod args;
 pub mod bundle;
 pub mod cache;
+pub mod error;
 pub mod npy;
 pub mod safetensors;
 
 /// An element type the runtimes exchange.
+pub use error::{Error, Kind};
 pub use ocannl_assign::Elt;
 
 /// The cells of a host tensor in its element type (row-major): the
@@ -86,12 +88,13 @@ fn plain_bytes_mut<T: Plain>(cells: &mut [T]) -> &mut [u8] {
 
 /// A vector of `n` default values, or an error instead of aborting when the
 /// memory cannot be had.
-fn try_vec<T: Plain>(n: u64) -> Result<Vec<T>, String> {
+fn try_vec<T: Plain>(n: u64) -> Result<Vec<T>, Error> {
     let bytes = n.saturating_mul(std::mem::size_of::<T>() as u64);
-    let len = usize::try_from(n).map_err(|_| format!("cannot hold {n} cells on this machine"))?;
+    let len = usize::try_from(n)
+        .map_err(|_| Error::memory(format!("cannot hold {n} cells on this machine")))?;
     let mut v = Vec::new();
     v.try_reserve_exact(len)
-        .map_err(|_| format!("cannot allocate {n} cells ({bytes} bytes)"))?;
+        .map_err(|_| Error::memory(format!("cannot allocate {n} cells ({bytes} bytes)")))?;
     v.resize(len, T::default());
     Ok(v)
 }
@@ -128,7 +131,7 @@ impl Cells {
 
     /// `n` zeros of `elt`, or an error instead of aborting when the memory
     /// cannot be had.
-    pub fn try_zeros(elt: Elt, n: u64) -> Result<Cells, String> {
+    pub fn try_zeros(elt: Elt, n: u64) -> Result<Cells, Error> {
         Ok(match elt {
             Elt::F32 => Cells::F32(try_vec(n)?),
             Elt::F64 => Cells::F64(try_vec(n)?),
@@ -198,14 +201,14 @@ impl Cells {
 
     /// Cells of `elt` from their bytes in the machine's byte order (a
     /// whole number of cells).
-    pub fn from_bytes(elt: Elt, bytes: &[u8]) -> Result<Cells, String> {
+    pub fn from_bytes(elt: Elt, bytes: &[u8]) -> Result<Cells, Error> {
         let size = elt.size();
         if !(bytes.len() as u64).is_multiple_of(size) {
-            return Err(format!(
+            return Err(Error::format(format!(
                 "{} bytes are not a whole number of {} cells ({size} bytes each)",
                 bytes.len(),
                 elt.name()
-            ));
+            )));
         }
         let mut cells = Cells::try_zeros(elt, bytes.len() as u64 / size)?;
         cells.bytes_mut().copy_from_slice(bytes);
@@ -264,8 +267,9 @@ impl HostTensor {
     /// A tensor of `elt` and `dims` of zeros, its sizes checked
     /// (`ocannl_assign::check_buffer`), or an error instead of aborting when
     /// the memory cannot be had.
-    pub fn try_zeros(elt: Elt, dims: Vec<u64>) -> Result<HostTensor, String> {
-        let n = ocannl_assign::check_buffer(&dims, elt.size()).map_err(|e| e.to_string())?;
+    pub fn try_zeros(elt: Elt, dims: Vec<u64>) -> Result<HostTensor, Error> {
+        let n = ocannl_assign::check_buffer(&dims, elt.size())
+            .map_err(|e| Error::memory(e.to_string()))?;
         Ok(HostTensor {
             dims,
             data: Cells::try_zeros(elt, n)?,
@@ -282,12 +286,12 @@ impl HostTensor {
 
     /// A tensor of `elt` and `dims` from its cells' bytes in the machine's
     /// byte order, checked ([`HostTensor::check`]).
-    pub fn from_bytes(elt: Elt, dims: Vec<u64>, bytes: &[u8]) -> Result<HostTensor, String> {
+    pub fn from_bytes(elt: Elt, dims: Vec<u64>, bytes: &[u8]) -> Result<HostTensor, Error> {
         let t = HostTensor {
             dims,
             data: Cells::from_bytes(elt, bytes)?,
         };
-        t.check()?;
+        t.check().map_err(|e| e.as_kind(Kind::Format))?;
         Ok(t)
     }
 
@@ -328,15 +332,15 @@ impl HostTensor {
 
     /// The number of cells, checked: sizes that make a buffer
     /// (`ocannl_assign::check_buffer`) and one value per cell.
-    pub fn check(&self) -> Result<u64, String> {
+    pub fn check(&self) -> Result<u64, Error> {
         let cells = ocannl_assign::check_buffer(&self.dims, self.elt().size())
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| Error::argument(e.to_string()))?;
         if self.len() as u64 != cells {
-            return Err(format!(
+            return Err(Error::argument(format!(
                 "{} values for a tensor of shape {:?} ({cells} cells)",
                 self.len(),
                 self.dims
-            ));
+            )));
         }
         Ok(cells)
     }
@@ -423,13 +427,13 @@ pub struct Signature {
 impl Signature {
     /// Checks the arguments of a call of `entry`: their number, and each
     /// against its slot.
-    pub fn check_args(&self, entry: &str, args: &[HostValue]) -> Result<(), String> {
+    pub fn check_args(&self, entry: &str, args: &[HostValue]) -> Result<(), Error> {
         if args.len() != self.inputs.len() {
-            return Err(format!(
+            return Err(Error::argument(format!(
                 "@{entry} takes {} argument(s) but {} were given",
                 self.inputs.len(),
                 args.len()
-            ));
+            )));
         }
         for (i, a) in args.iter().enumerate() {
             self.check_arg(entry, i, a)?;
@@ -438,13 +442,13 @@ impl Signature {
     }
 
     /// Checks argument `i` of a call of `entry`.
-    pub fn check_arg(&self, entry: &str, i: usize, value: &HostValue) -> Result<(), String> {
+    pub fn check_arg(&self, entry: &str, i: usize, value: &HostValue) -> Result<(), Error> {
         match self.inputs.get(i) {
             Some(slot) if slot.admits(value) => Ok(()),
-            Some(slot) => Err(format!(
+            Some(slot) => Err(Error::argument(format!(
                 "argument #{i}: {value} where @{entry} takes {slot}"
-            )),
-            None => Err(format!("@{entry} has no argument #{i}")),
+            ))),
+            None => Err(Error::argument(format!("@{entry} has no argument #{i}"))),
         }
     }
 }
@@ -558,16 +562,16 @@ impl CompileOptions {
 
     /// Checks that every option by name is one of `known` (the options of
     /// `backend`).
-    pub fn check_names(&self, backend: &str, known: &[&str]) -> Result<(), String> {
+    pub fn check_names(&self, backend: &str, known: &[&str]) -> Result<(), Error> {
         match self.named.keys().find(|k| !known.contains(&k.as_str())) {
             None => Ok(()),
-            Some(k) if known.is_empty() => Err(format!(
+            Some(k) if known.is_empty() => Err(Error::argument(format!(
                 "the {backend} backend has no option '{k}' (it has none)"
-            )),
-            Some(k) => Err(format!(
+            ))),
+            Some(k) => Err(Error::argument(format!(
                 "the {backend} backend has no option '{k}' (its options: {})",
                 known.join(", ")
-            )),
+            ))),
         }
     }
 }
@@ -590,15 +594,15 @@ pub fn physical_memory() -> Option<u64> {
 /// A compiled module: its public functions, ready to be prepared for calls.
 pub trait Executable {
     /// The signature of a public function.
-    fn signature(&self, entry: &str) -> Result<&Signature, String>;
+    fn signature(&self, entry: &str) -> Result<&Signature, Error>;
 
     /// Prepares calls of `entry` with `args` (checked against its
     /// signature): they are put in the backend's memory once, and the
     /// session runs the function any number of times on them.
-    fn prepare(&self, entry: &str, args: &[HostValue]) -> Result<Box<dyn Session>, String>;
+    fn prepare(&self, entry: &str, args: &[HostValue]) -> Result<Box<dyn Session>, Error>;
 
     /// Calls `entry` once.
-    fn call(&self, entry: &str, args: &[HostValue]) -> Result<Vec<HostValue>, String> {
+    fn call(&self, entry: &str, args: &[HostValue]) -> Result<Vec<HostValue>, Error> {
         self.prepare(entry, args)?.invoke()
     }
 
@@ -606,8 +610,10 @@ pub trait Executable {
     /// learning rate, a gradient, data), as the passes marked it: the
     /// roles an executable carries, so that a caller lays out a routine's
     /// arguments without the module. By default none is known.
-    fn arg_info(&self, entry: &str) -> Result<&[ArgInfo], String> {
-        Err(format!("no argument roles for @{entry} in this executable"))
+    fn arg_info(&self, entry: &str) -> Result<&[ArgInfo], Error> {
+        Err(Error::argument(format!(
+            "no argument roles for @{entry} in this executable"
+        )))
     }
 
     /// How long compiling took, by phase (backend-specific names).
@@ -623,9 +629,11 @@ pub trait Executable {
 
     /// What the backend does to run `entry`, as text (the GPU's host
     /// schedule), where it has such a description.
-    fn describe(&self, entry: &str) -> Result<String, String> {
+    fn describe(&self, entry: &str) -> Result<String, Error> {
         let _ = entry;
-        Err("this backend has no description of what it runs".into())
+        Err(Error::argument(
+            "this backend has no description of what it runs",
+        ))
     }
     /// The executable as bytes its backend's `load` turns back into it (in
     /// another process: what the compilation cache keeps), where the
@@ -645,21 +653,21 @@ pub trait Session {
     /// Replaces argument `i` (a value its slot admits) before the next
     /// invocation. The results kept from the last [`Session::run`] are
     /// dropped.
-    fn set(&mut self, i: usize, value: &HostValue) -> Result<(), String>;
+    fn set(&mut self, i: usize, value: &HostValue) -> Result<(), Error>;
 
     /// The current value of argument `i`.
-    fn get(&self, i: usize) -> Result<HostValue, String>;
+    fn get(&self, i: usize) -> Result<HostValue, Error>;
 
     /// Runs the function once and returns its results.
-    fn invoke(&mut self) -> Result<Vec<HostValue>, String>;
+    fn invoke(&mut self) -> Result<Vec<HostValue>, Error>;
 
     /// Runs the function once and keeps its results in the backend's
     /// memory, without reading them, until [`Session::results`] reads them
     /// or the next run drops them (a run timed alone).
-    fn run(&mut self) -> Result<(), String>;
+    fn run(&mut self) -> Result<(), Error>;
 
     /// The results of the last [`Session::run`].
-    fn results(&self) -> Result<Vec<HostValue>, String>;
+    fn results(&self) -> Result<Vec<HostValue>, Error>;
 }
 
 /// Writes a file through `write` atomically: into a temporary file in the
@@ -669,9 +677,9 @@ pub trait Session {
 pub fn write_atomically(
     path: &std::path::Path,
     write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     use std::io::Write;
-    let err = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    let err = |e: std::io::Error| Error::io(format!("cannot write {}: {e}", path.display()), e);
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => std::path::Path::new("."),
@@ -720,30 +728,31 @@ mod tests {
             .check_args("f", &[t(Elt::F32, vec![2, 2], 4), HostValue::Index(3)])
             .is_ok());
         assert_eq!(
-            sig.check_arg("f", 0, &t(Elt::F64, vec![2, 2], 4)),
+            sig.check_arg("f", 0, &t(Elt::F64, vec![2, 2], 4)).map_err(|e| e.to_string()),
             Err(
                 "argument #0: a f64 tensor of shape [2, 2] where @f takes a f32 tensor of shape [2, 2]"
                     .into()
             )
         );
         assert_eq!(
-            sig.check_arg("f", 0, &t(Elt::F32, vec![2, 2], 3)),
+            sig.check_arg("f", 0, &t(Elt::F32, vec![2, 2], 3)).map_err(|e| e.to_string()),
             Err("argument #0: a f32 tensor of shape [2, 2] with 3 values where @f takes a f32 tensor of shape [2, 2]".into())
         );
         assert_eq!(
-            sig.check_arg("f", 1, &t(Elt::F32, vec![2, 2], 4)),
+            sig.check_arg("f", 1, &t(Elt::F32, vec![2, 2], 4)).map_err(|e| e.to_string()),
             Err("argument #1: a f32 tensor of shape [2, 2] where @f takes an index".into())
         );
         assert_eq!(
-            sig.check_arg("f", 0, &HostValue::Index(3)),
+            sig.check_arg("f", 0, &HostValue::Index(3)).map_err(|e| e.to_string()),
             Err("argument #0: the index 3 where @f takes a f32 tensor of shape [2, 2]".into())
         );
         assert_eq!(
-            sig.check_arg("f", 2, &HostValue::Index(3)),
+            sig.check_arg("f", 2, &HostValue::Index(3)).map_err(|e| e.to_string()),
             Err("@f has no argument #2".into())
         );
         assert_eq!(
-            sig.check_args("f", &[HostValue::Index(3)]),
+            sig.check_args("f", &[HostValue::Index(3)])
+                .map_err(|e| e.to_string()),
             Err("@f takes 2 argument(s) but 1 were given".into())
         );
     }
@@ -782,12 +791,15 @@ mod tests {
         assert_eq!(r, Cells::F32(vec![0.5, 1.5, 2.5]));
         assert!(Cells::from_bytes(Elt::F32, &[0; 6])
             .unwrap_err()
+            .to_string()
             .contains("not a whole number"));
         assert!(HostTensor::from_bytes(Elt::F32, vec![2], &[0; 4])
             .unwrap_err()
+            .to_string()
             .contains("1 values for a tensor of shape [2]"));
         assert!(Cells::try_zeros(Elt::F64, u64::MAX / 2)
             .unwrap_err()
+            .to_string()
             .contains("cannot"));
     }
 
@@ -827,11 +839,15 @@ mod tests {
         assert_eq!(o.check_names("cuda", &["chip", "ptx"]), Ok(()));
         assert_eq!(
             o.check_names("cpu", &["openmp"]),
-            Err("the cpu backend has no option 'chip' (its options: openmp)".into())
+            Err(Error::argument(
+                "the cpu backend has no option 'chip' (its options: openmp)"
+            ))
         );
         assert_eq!(
             o.check_names("x", &[]),
-            Err("the x backend has no option 'chip' (it has none)".into())
+            Err(Error::argument(
+                "the x backend has no option 'chip' (it has none)"
+            ))
         );
     }
 }

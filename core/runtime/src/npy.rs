@@ -14,19 +14,20 @@ use std::{io::Write, path::Path};
 
 use npyz::{DType, Order, TypeChar, WriterBuilder};
 
-use crate::{Cells, Elt, HostTensor};
+use crate::{Cells, Elt, Error, HostTensor};
 
 /// Reads a `.npy` file of float32 or float64 cells as a row-major tensor.
-pub fn read(path: &Path) -> Result<HostTensor, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+pub fn read(path: &Path) -> Result<HostTensor, Error> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| Error::io(format!("cannot read {}: {e}", path.display()), e))?;
     from_bytes(&bytes, &path.display().to_string())
 }
 
 /// Reads the bytes of a `.npy` file; `name` names it in errors.
-pub fn from_bytes(bytes: &[u8], name: &str) -> Result<HostTensor, String> {
+pub fn from_bytes(bytes: &[u8], name: &str) -> Result<HostTensor, Error> {
     let mut data: &[u8] = bytes;
     let header = npyz::NpyHeader::from_reader(&mut data)
-        .map_err(|e| format!("{name} is not a .npy file: {e}"))?;
+        .map_err(|e| Error::format(format!("{name} is not a .npy file: {e}")))?;
     let dtype = header.dtype();
     let descr = dtype.descr();
     let descr = descr.trim_matches('\'');
@@ -34,34 +35,36 @@ pub fn from_bytes(bytes: &[u8], name: &str) -> Result<HostTensor, String> {
         DType::Plain(t) if t.type_char() == TypeChar::Float && t.size_field() == 4 => Elt::F32,
         DType::Plain(t) if t.type_char() == TypeChar::Float && t.size_field() == 8 => Elt::F64,
         _ => {
-            return Err(format!(
+            return Err(Error::format(format!(
                 "{name} has dtype {descr}; float32 (<f4) and float64 (<f8) are supported"
-            ))
+            )))
         }
     };
     let dims = header.shape().to_vec();
     // The data is exactly what the header describes: no more, no less.
     let need = ocannl_assign::check_buffer(&dims, elt.size())
-        .map_err(|e| format!("{name}: {e}"))?
+        .map_err(|e| Error::format(format!("{name}: {e}")))?
         * elt.size();
     if data.len() as u64 != need {
-        return Err(format!(
+        return Err(Error::format(format!(
             "{name} has {} bytes of data but its header (shape {dims:?}, dtype {descr}) describes {need}",
             data.len()
-        ));
+        )));
     }
     let order = header.order();
     let strides = header.strides().to_vec();
     let npy = npyz::NpyFile::with_header(header, data);
     let data = match elt {
         Elt::F32 => Cells::F32(in_row_major(
-            npy.into_vec::<f32>().map_err(|e| format!("{name}: {e}"))?,
+            npy.into_vec::<f32>()
+                .map_err(|e| Error::format(format!("{name}: {e}")))?,
             order,
             &dims,
             &strides,
         )),
         Elt::F64 => Cells::F64(in_row_major(
-            npy.into_vec::<f64>().map_err(|e| format!("{name}: {e}"))?,
+            npy.into_vec::<f64>()
+                .map_err(|e| Error::format(format!("{name}: {e}")))?,
             order,
             &dims,
             &strides,
@@ -102,9 +105,9 @@ fn row_major<T: Copy>(stored: &[T], dims: &[u64], strides: &[u64]) -> Vec<T> {
 
 /// Writes a tensor as a `.npy` file (C order, little-endian `<f4` or
 /// `<f8`), replacing `path` only once the whole file is written.
-pub fn write(path: &Path, t: &HostTensor) -> Result<(), String> {
+pub fn write(path: &Path, t: &HostTensor) -> Result<(), Error> {
     t.check()
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        .map_err(|e| e.prefixed(format_args!("cannot write {}", path.display())))?;
     crate::write_atomically(path, |w| write_to(w, t))
 }
 

@@ -8,7 +8,7 @@ use std::{borrow::Cow, path::Path};
 
 use ::safetensors::{tensor::TensorView, Dtype, SafeTensors};
 
-use crate::{Cells, Elt, HostTensor};
+use crate::{Cells, Elt, Error, HostTensor};
 
 /// Cells' bytes in the machine's byte order as little-endian bytes, or
 /// back (the same swap): a copy only on a big-endian machine.
@@ -26,11 +26,15 @@ fn little_endian(bytes: &[u8], elt: Elt) -> Cow<'_, [u8]> {
 }
 
 /// Writes `tensors` (distinct names) as one `safetensors` file.
-pub fn write(path: &Path, tensors: &[(String, HostTensor)]) -> Result<(), String> {
-    let fail = |m: String| format!("cannot write {}: {m}", path.display());
+pub fn write(path: &Path, tensors: &[(String, HostTensor)]) -> Result<(), Error> {
+    let fail = |m: String| Error::argument(format!("cannot write {}: {m}", path.display()));
     for (name, t) in tensors {
-        t.check()
-            .map_err(|e| fail(format!("tensor '{name}': {e}")))?;
+        t.check().map_err(|e| {
+            e.prefixed(format_args!(
+                "cannot write {}: tensor '{name}'",
+                path.display()
+            ))
+        })?;
     }
     let bytes: Vec<Cow<[u8]>> = tensors
         .iter()
@@ -56,24 +60,25 @@ pub fn write(path: &Path, tensors: &[(String, HostTensor)]) -> Result<(), String
 
 /// Reads every tensor of a `safetensors` file (f32 or f64), by name in the
 /// file's order.
-pub fn read(path: &Path) -> Result<Vec<(String, HostTensor)>, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+pub fn read(path: &Path) -> Result<Vec<(String, HostTensor)>, Error> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| Error::io(format!("cannot read {}: {e}", path.display()), e))?;
     let file = SafeTensors::deserialize(&bytes)
-        .map_err(|e| format!("{} is not a safetensors file: {e}", path.display()))?;
+        .map_err(|e| Error::format(format!("{} is not a safetensors file: {e}", path.display())))?;
     let mut out = vec![];
     for (name, view) in file.iter() {
         let elt = match view.dtype() {
             Dtype::F32 => Elt::F32,
             Dtype::F64 => Elt::F64,
             other => {
-                return Err(format!(
+                return Err(Error::format(format!(
                     "{}: tensor '{name}' has dtype {other:?} (F32 and F64 are supported)",
                     path.display()
-                ))
+                )))
             }
         };
         let data = Cells::from_bytes(elt, &little_endian(view.data(), elt))
-            .map_err(|e| format!("{}: tensor '{name}': {e}", path.display()))?;
+            .map_err(|e| e.prefixed(format_args!("{}: tensor '{name}'", path.display())))?;
         let dims = view.shape().iter().map(|&d| d as u64).collect();
         out.push((name.to_string(), HostTensor { dims, data }));
     }

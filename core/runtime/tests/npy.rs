@@ -135,25 +135,25 @@ fn round_trips() {
 
 #[test]
 fn bad_files_say_why() {
-    let err = npy::from_bytes(b"not an array", "x.npy").unwrap_err();
+    let err = npy::from_bytes(b"not an array", "x.npy").unwrap_err().to_string();
     assert!(err.starts_with("x.npy is not a .npy file: "), "{err}");
     let ints = npyz_bytes::<i32>("'<i4'", npyz::Order::C, &[2], &[1, 2]);
     assert_eq!(
-        npy::from_bytes(&ints, "i.npy").unwrap_err(),
+        npy::from_bytes(&ints, "i.npy").unwrap_err().to_string(),
         "i.npy has dtype <i4; float32 (<f4) and float64 (<f8) are supported"
     );
     let mut long = npyz_bytes::<f32>("'<f4'", npyz::Order::C, &[4], &[1.0; 4]);
     long.extend([0u8; 7]);
     assert_eq!(
-        npy::from_bytes(&long, "l.npy").unwrap_err(),
+        npy::from_bytes(&long, "l.npy").unwrap_err().to_string(),
         "l.npy has 23 bytes of data but its header (shape [4], dtype <f4) describes 16"
     );
     let short = npyz_bytes::<f64>("'<f8'", npyz::Order::Fortran, &[2, 2], &[1.0; 4]);
     assert_eq!(
-        npy::from_bytes(&short[..short.len() - 8], "s.npy").unwrap_err(),
+        npy::from_bytes(&short[..short.len() - 8], "s.npy").unwrap_err().to_string(),
         "s.npy has 24 bytes of data but its header (shape [2, 2], dtype <f8) describes 32"
     );
-    let missing = npy::read(Path::new("/nonexistent/m.npy")).unwrap_err();
+    let missing = npy::read(Path::new("/nonexistent/m.npy")).unwrap_err().to_string();
     assert!(
         missing.starts_with("cannot read /nonexistent/m.npy: "),
         "{missing}"
@@ -168,7 +168,7 @@ fn failed_writes_leave_nothing() {
     let t = HostTensor::f32(vec![2], vec![1.0, 2.0]);
     // The target is a directory: the rename fails after the data is written.
     std::fs::create_dir(dir.join("d.npy")).expect("dir");
-    let err = npy::write(&dir.join("d.npy"), &t).unwrap_err();
+    let err = npy::write(&dir.join("d.npy"), &t).unwrap_err().to_string();
     assert!(
         err.starts_with(&format!("cannot write {}", dir.join("d.npy").display())),
         "{err}"
@@ -180,7 +180,7 @@ fn failed_writes_leave_nothing() {
         data: vec![1.0f32; 3].into(),
         ..t.clone()
     };
-    let err = npy::write(&path, &bad).unwrap_err();
+    let err = npy::write(&path, &bad).unwrap_err().to_string();
     assert!(
         err.contains("3 values for a tensor of shape [2] (2 cells)"),
         "{err}"
@@ -192,4 +192,31 @@ fn failed_writes_leave_nothing() {
         .collect();
     names.sort();
     assert_eq!(names, ["d.npy", "p.npy"]);
+}
+
+/// Errors have the kind a caller acts on: a damaged file is a format
+/// error, a missing one an I/O error with the system's error as its
+/// source, a tensor whose cells do not fill its shape the caller's.
+#[test]
+fn errors_have_kinds() {
+    use ocannl_runtime::Kind;
+    assert_eq!(
+        npy::from_bytes(b"not an array", "x.npy").unwrap_err().kind(),
+        Kind::Format
+    );
+    let missing = npy::read(Path::new("/nonexistent/m.npy")).unwrap_err();
+    assert_eq!(missing.kind(), Kind::Io);
+    assert!(std::error::Error::source(&missing).is_some());
+    let bad = ocannl_runtime::HostTensor {
+        dims: vec![2, 2],
+        data: ocannl_runtime::Cells::F32(vec![1.0; 3]),
+    };
+    assert_eq!(bad.check().unwrap_err().kind(), Kind::Argument);
+    let dir = std::env::temp_dir();
+    assert_eq!(
+        npy::write(&dir.join("ocannl-kinds-never-written.npy"), &bad)
+            .unwrap_err()
+            .kind(),
+        Kind::Argument
+    );
 }
