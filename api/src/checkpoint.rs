@@ -14,7 +14,7 @@ impl Trainer {
             .iter()
             .map(|n| Ok((n.clone(), self.param(n)?)))
             .collect::<Result<Vec<_>, Error>>()?;
-        ocannl_runtime::safetensors::write(path, &tensors).map_err(Error::File)
+        ocannl_runtime::safetensors::write(path, &tensors).map_err(Error::from)
     }
 
     /// Reads every param from a file [`Trainer::save_checkpoint`] wrote.
@@ -22,7 +22,7 @@ impl Trainer {
     /// and the file holds no other tensor.
     pub fn load_checkpoint(&mut self, path: &Path) -> Result<(), Error> {
         let mut tensors: HashMap<String, _> = ocannl_runtime::safetensors::read(path)
-            .map_err(Error::File)?
+            .map_err(Error::from)?
             .into_iter()
             .collect();
         let names = self.param_names().to_vec();

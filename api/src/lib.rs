@@ -122,6 +122,26 @@ pub enum Error {
     Internal(String),
 }
 
+/// A runtime failure, by its kind: a bad argument is [`Error::Invalid`], a
+/// failed check, memory or device failure [`Error::Run`], a file's
+/// [`Error::File`], a program the backend cannot compile
+/// [`Error::Compile`]; the message unchanged.
+impl From<ocannl_runtime::Error> for Error {
+    fn from(e: ocannl_runtime::Error) -> Error {
+        use ocannl_runtime::Kind;
+        match e.kind() {
+            Kind::Argument => Error::Invalid(e.to_string()),
+            Kind::Io | Kind::Format => Error::File(e.to_string()),
+            Kind::Compile => Error::Compile {
+                diagnostics: vec![],
+                cause: ocannl_compiler::Error::Backend(e),
+            },
+            Kind::Internal => Error::Internal(e.to_string()),
+            _ => Error::Run(e.to_string()),
+        }
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let lines = |f: &mut fmt::Formatter<'_>, d: &[Diagnostic]| -> fmt::Result {

@@ -162,8 +162,12 @@ impl Layout {
         } else {
             ("loss_train_step", "loss_train_step")
         };
-        let data_args = program.arg_info(data_fn).map_err(Error::Internal)?;
-        let state_args = program.arg_info(state_fn).map_err(Error::Internal)?;
+        let data_args = program
+            .arg_info(data_fn)
+            .map_err(|e| Error::Internal(e.to_string()))?;
+        let state_args = program
+            .arg_info(state_fn)
+            .map_err(|e| Error::Internal(e.to_string()))?;
         let lr = state_args
             .iter()
             .position(|a| a.role == Role::LearningRate)
@@ -520,15 +524,15 @@ fn initialized_step(
     let zeros = |name: &str| -> Result<Vec<HostValue>, Error> {
         Ok(program
             .signature(name)
-            .map_err(Error::Internal)?
+            .map_err(|e| Error::Internal(e.to_string()))?
             .inputs
             .iter()
             .map(Slot::zeros)
             .collect())
     };
-    let prepare = |name: &str| program.prepare(name, &zeros(name)?).map_err(Error::Run);
+    let prepare = |name: &str| program.prepare(name, &zeros(name)?).map_err(Error::from);
     let mut init = prepare("loss_init")?;
-    init.invoke().map_err(Error::Run)?;
+    init.invoke().map_err(Error::from)?;
     let mut step = match collective {
         None => Step::Fused(prepare("loss_train_step")?),
         Some(collective) => Step::Split {
@@ -538,7 +542,7 @@ fn initialized_step(
         },
     };
     let mut params = (0..layout.params.len())
-        .map(|k| tensor(init.get(k).map_err(Error::Run)?))
+        .map(|k| tensor(init.get(k).map_err(Error::from)?))
         .collect::<Result<Vec<_>, Error>>()?;
     if let Step::Split { collective, .. } = &mut step {
         // Every rank starts from rank 0's params.
@@ -549,7 +553,7 @@ fn initialized_step(
     for (k, p) in params.into_iter().enumerate() {
         step.state_mut()
             .set(layout.param_at + k, &HostValue::Tensor(p))
-            .map_err(Error::Run)?;
+            .map_err(Error::from)?;
     }
     Ok(step)
 }
@@ -814,7 +818,7 @@ impl Trainer {
                 "the loss has {n_data} data input(s), no input #{i}"
             )));
         }
-        self.step.data().set(i, value).map_err(Error::Invalid)?;
+        self.step.data().set(i, value).map_err(Error::from)?;
         Ok(())
     }
 
@@ -834,11 +838,11 @@ impl Trainer {
                 lr_at,
                 &HostValue::Tensor(HostTensor::from_f64(elt, vec![], [lr])),
             )
-            .map_err(Error::Run)?;
+            .map_err(Error::from)?;
         let (n_data, np) = (self.layout.n_data, self.layout.params.len());
         let (grads, update, collective) = match &mut self.step {
             Step::Fused(step) => {
-                let out = step.invoke().map_err(Error::Run)?;
+                let out = step.invoke().map_err(Error::from)?;
                 return match out.first() {
                     Some(HostValue::Tensor(t)) => Ok(t.to_f64().iter().sum()),
                     _ => Err(Error::Internal("the train step returned no loss".into())),
@@ -852,12 +856,12 @@ impl Trainer {
         };
         // The params as the last update left them.
         for k in 0..np {
-            let p = update.get(k).map_err(Error::Run)?;
-            grads.set(n_data + k, &p).map_err(Error::Run)?;
+            let p = update.get(k).map_err(Error::from)?;
+            grads.set(n_data + k, &p).map_err(Error::from)?;
         }
         let mut out = grads
             .invoke()
-            .map_err(Error::Run)?
+            .map_err(Error::from)?
             .into_iter()
             .map(tensor)
             .collect::<Result<Vec<_>, Error>>()?;
@@ -877,9 +881,9 @@ impl Trainer {
         for (k, g) in out.enumerate() {
             update
                 .set(np + k, &HostValue::Tensor(g))
-                .map_err(Error::Run)?;
+                .map_err(Error::from)?;
         }
-        update.invoke().map_err(Error::Run)?;
+        update.invoke().map_err(Error::from)?;
         Ok(loss)
     }
 
@@ -939,7 +943,7 @@ impl Trainer {
             )));
         }
         for (i, x) in inputs.iter().enumerate() {
-            forward.session.set(i, x).map_err(Error::Invalid)?;
+            forward.session.set(i, x).map_err(Error::from)?;
         }
         if forward.synced != self.params_generation {
             for (k, name) in forward.params.iter().enumerate() {
@@ -947,14 +951,14 @@ impl Trainer {
                 forward
                     .session
                     .set(forward.n_data + k, &HostValue::Tensor(p))
-                    .map_err(Error::Run)?;
+                    .map_err(Error::from)?;
             }
             forward.synced = self.params_generation;
         }
         match forward
             .session
             .invoke()
-            .map_err(Error::Run)?
+            .map_err(Error::from)?
             .into_iter()
             .next()
         {
@@ -985,17 +989,19 @@ impl Trainer {
             .compile(&job, |_, _| Ok::<_, BuildError>(vec![]))
             .map_err(|e| self.diagnostics.of(e))?;
         let program = compiled.executable;
-        let args = program.arg_info("forward").map_err(Error::Internal)?;
+        let args = program
+            .arg_info("forward")
+            .map_err(|e| Error::Internal(e.to_string()))?;
         let n_data = args.iter().take_while(|a| a.role == Role::Data).count();
         let params = params_of(args);
         let zeros: Vec<HostValue> = program
             .signature("forward")
-            .map_err(Error::Internal)?
+            .map_err(|e| Error::Internal(e.to_string()))?
             .inputs
             .iter()
             .map(Slot::zeros)
             .collect();
-        let session = program.prepare("forward", &zeros).map_err(Error::Run)?;
+        let session = program.prepare("forward", &zeros).map_err(Error::from)?;
         let mut times = self.times.borrow_mut();
         times.forward = Some(t.elapsed());
         times.forward_cache = Some(compiled.cache);
@@ -1036,7 +1042,7 @@ impl Trainer {
             .step
             .state()
             .get(self.layout.param_at + k)
-            .map_err(Error::Run)?
+            .map_err(Error::from)?
         {
             HostValue::Tensor(t) => Ok(t),
             HostValue::Index(_) => Err(Error::Internal(format!("param '{name}' is not a tensor"))),
@@ -1055,7 +1061,7 @@ impl Trainer {
         self.step
             .state_mut()
             .set(self.layout.param_at + k, &HostValue::Tensor(value.clone()))
-            .map_err(Error::Invalid)?;
+            .map_err(Error::from)?;
         Ok(())
     }
 
@@ -1073,7 +1079,7 @@ impl Trainer {
                     kind.name()
                 ))
             })?;
-        match self.step.state().get(at).map_err(Error::Run)? {
+        match self.step.state().get(at).map_err(Error::from)? {
             HostValue::Tensor(t) => Ok(t),
             HostValue::Index(_) => Err(Error::Internal(
                 "the optimizer's state is not a tensor".into(),
@@ -1089,7 +1095,7 @@ impl Trainer {
             .map_err(|e| Error::File(format!("cannot create {}: {e}", dir.display())))?;
         for name in &self.layout.params {
             let t = self.param(name)?;
-            ocannl_runtime::npy::write(&param_file(dir, name), &t).map_err(Error::File)?;
+            ocannl_runtime::npy::write(&param_file(dir, name), &t).map_err(Error::from)?;
         }
         Ok(())
     }
@@ -1101,7 +1107,7 @@ impl Trainer {
         for name in &names {
             values.insert(
                 name.clone(),
-                ocannl_runtime::npy::read(&param_file(dir, name)).map_err(Error::File)?,
+                ocannl_runtime::npy::read(&param_file(dir, name)).map_err(Error::from)?,
             );
         }
         for name in &names {

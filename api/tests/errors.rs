@@ -75,3 +75,41 @@ fn devices_inputs_and_files_have_their_kinds() {
     // Nothing here is a compile error with a cause.
     assert!(std::error::Error::source(&e).is_none());
 }
+
+/// A runtime failure keeps its kind across the API: each runtime kind maps
+/// to one of the API's, the message unchanged.
+#[test]
+fn runtime_kinds_map_to_the_apis() {
+    use ocannl_runtime::Error as R;
+    let cases = [
+        (R::argument("a"), "Invalid"),
+        (R::check("b"), "Run"),
+        (R::memory("c"), "Run"),
+        (R::format("d"), "File"),
+        (R::device("e"), "Run"),
+        (R::internal("f"), "Internal"),
+        (R::compile("g"), "Compile"),
+    ];
+    for (r, want) in cases {
+        let message = r.to_string();
+        let e = Error::from(r);
+        let got = match &e {
+            Error::Invalid(_) => "Invalid",
+            Error::Run(_) => "Run",
+            Error::File(_) => "File",
+            Error::Internal(_) => "Internal",
+            Error::Compile { .. } => "Compile",
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(got, want, "{message}");
+        assert_eq!(e.to_string(), message);
+    }
+    // A forward call of the wrong shape is the caller's error.
+    let x = data("x", "4|3");
+    let y = param("w").output(&[2]) * &x;
+    let t = Trainer::new(&sum(&y), &y, Sgd::default()).unwrap();
+    let e = t
+        .forward(&[HostTensor::zeros(Elt::F32, vec![4, 5])])
+        .unwrap_err();
+    assert!(matches!(e, Error::Invalid(_)), "{e:?}");
+}

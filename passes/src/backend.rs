@@ -20,7 +20,7 @@ use melior::{
     Context,
 };
 use ocannl_mlir::{ir, types};
-use ocannl_runtime::{ArgInfo, CompileOptions, Elt, Executable, Role, Signature, Slot};
+use ocannl_runtime::{ArgInfo, CompileOptions, Elt, Error, Executable, Role, Signature, Slot};
 
 /// A backend: compiles modules at the loops stage for some hardware, and
 /// says when it cannot run there.
@@ -50,9 +50,9 @@ pub trait Backend: Send + Sync {
 
     /// What it runs on, in one line (`cpu`, `cuda:0 NVIDIA H100`), or why
     /// it cannot run.
-    fn device_info(&self) -> Result<String, String> {
+    fn device_info(&self) -> Result<String, Error> {
         match self.unavailable() {
-            Some(why) => Err(why),
+            Some(why) => Err(Error::device(why)),
             None => Ok(self.name().to_string()),
         }
     }
@@ -69,7 +69,7 @@ pub trait Backend: Send + Sync {
         context: &Context,
         module: &mut Module,
         options: &CompileOptions,
-    ) -> Result<Box<dyn Executable>, String>;
+    ) -> Result<Box<dyn Executable>, Error>;
 
     /// What decides the backend's code besides the module: the options
     /// that change it, its compiler's version, the machine it compiles for
@@ -91,18 +91,21 @@ pub trait Backend: Send + Sync {
         module: &mut Module,
         options: &CompileOptions,
         targets: &[String],
-    ) -> Result<Vec<u8>, String> {
+    ) -> Result<Vec<u8>, Error> {
         let _ = (context, module, options, targets);
-        Err(format!("the {} backend writes no artifacts", self.name()))
+        Err(Error::argument(format!(
+            "the {} backend writes no artifacts",
+            self.name()
+        )))
     }
 
     /// The executable that [`Executable::serialize`] wrote, for `options`.
-    fn load(&self, bytes: &[u8], options: &CompileOptions) -> Result<Box<dyn Executable>, String> {
+    fn load(&self, bytes: &[u8], options: &CompileOptions) -> Result<Box<dyn Executable>, Error> {
         let _ = (bytes, options);
-        Err(format!(
+        Err(Error::argument(format!(
             "the {} backend cannot load compiled code",
             self.name()
-        ))
+        )))
     }
 }
 

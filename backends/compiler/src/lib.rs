@@ -48,7 +48,7 @@ pub fn backend(name: &str) -> Result<&'static dyn Backend, Error> {
 
 /// Why a compile failed. The diagnostics of the failing step went to the
 /// context's handlers before the error is returned.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq)]
 pub enum Error {
     /// No backend has this name (the message lists those registered).
     UnknownBackend(String),
@@ -62,16 +62,17 @@ pub enum Error {
     NoFunction(String),
     /// Pruning to the functions that run failed.
     Prune(String),
-    /// The backend's compiler (or its artifact writer) failed.
-    Backend(String),
+    /// The backend's compiler (or its artifact writer) failed; its error
+    /// has a kind ([`ocannl_runtime::Kind`]: a program it cannot compile,
+    /// a device that is not there, an option it does not take).
+    Backend(ocannl_runtime::Error),
 }
 
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Error::UnknownBackend(m) | Error::Context(m) | Error::Prune(m) | Error::Backend(m) => {
-                f.write_str(m)
-            }
+            Error::UnknownBackend(m) | Error::Context(m) | Error::Prune(m) => f.write_str(m),
+            Error::Backend(e) => write!(f, "{e}"),
             Error::Parse => f.write_str("cannot parse the module"),
             Error::Stage { stage, .. } => write!(f, "{stage} failed"),
             Error::NoFunction(name) => write!(f, "no function @{name} in the module"),
@@ -79,7 +80,14 @@ impl std::fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Backend(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 /// What to compile: a module's text, the pipelines that take it to
 /// optimized assignments (each a stage, timed and reported by its name),
@@ -412,8 +420,11 @@ impl Compiler {
                 .map_err(Error::Backend)?;
             Ok::<_, E>((executable, bundle.to_bytes()))
         })?;
-        let bundle = Bundle::from_bytes(&cached.extra)
-            .ok_or_else(|| Error::Backend("internal error: a damaged cache entry".into()))?;
+        let bundle = Bundle::from_bytes(&cached.extra).ok_or_else(|| {
+            Error::Backend(ocannl_runtime::Error::internal(
+                "internal error: a damaged cache entry",
+            ))
+        })?;
         let loop_stats = bundle
             .sections
             .iter()

@@ -8,6 +8,8 @@ use ocannl_runtime::{cache::CacheDir, CompileOptions, Executable, HostValue, Ses
 
 /// A backend that compiles nothing it can run: it keeps the signatures of
 /// the module's public functions at the loops stage.
+use ocannl_runtime::Error as RuntimeError;
+
 struct Toy;
 
 struct ToyExecutable {
@@ -15,16 +17,18 @@ struct ToyExecutable {
 }
 
 impl Executable for ToyExecutable {
-    fn signature(&self, entry: &str) -> Result<&Signature, String> {
+    fn signature(&self, entry: &str) -> Result<&Signature, RuntimeError> {
         self.signatures
             .iter()
             .find(|(n, _)| n == entry)
             .map(|(_, s)| s)
-            .ok_or_else(|| format!("no function @{entry}"))
+            .ok_or_else(|| RuntimeError::argument(format!("no function @{entry}")))
     }
 
-    fn prepare(&self, entry: &str, _: &[HostValue]) -> Result<Box<dyn Session>, String> {
-        Err(format!("the toy backend runs nothing (@{entry})"))
+    fn prepare(&self, entry: &str, _: &[HostValue]) -> Result<Box<dyn Session>, RuntimeError> {
+        Err(RuntimeError::device(format!(
+            "the toy backend runs nothing (@{entry})"
+        )))
     }
 }
 
@@ -42,7 +46,7 @@ impl Backend for Toy {
         _: &Context,
         module: &mut Module,
         _: &CompileOptions,
-    ) -> Result<Box<dyn Executable>, String> {
+    ) -> Result<Box<dyn Executable>, RuntimeError> {
         let signatures = ocannl_mlir::ir::functions_by_name(module.as_operation())
             .into_iter()
             .filter_map(|(name, f)| Some((name, ocannl_passes::backend::signature(f).ok()?)))
@@ -110,7 +114,8 @@ fn a_backend_registered_with_one_line_compiles_through_the_driver() {
         ]
     );
     let err = out.executable.call("f", &[]).err().unwrap();
-    assert_eq!(err, "the toy backend runs nothing (@f)");
+    assert_eq!(err.to_string(), "the toy backend runs nothing (@f)");
+    assert_eq!(err.kind(), ocannl_runtime::Kind::Device);
 }
 
 /// The functions a job neither keeps nor inspects are dropped as soon as

@@ -54,7 +54,7 @@ impl Backend for Cpu {
         context: &Context,
         module: &mut Module,
         options: &CompileOptions,
-    ) -> Result<Box<dyn Executable>, String> {
+    ) -> Result<Box<dyn Executable>, ocannl_runtime::Error> {
         Ok(Box::new(runtime::Program::compile(
             context, module, options,
         )?))
@@ -64,7 +64,11 @@ impl Backend for Cpu {
         runtime::cache_tag(options)
     }
 
-    fn load(&self, bytes: &[u8], options: &CompileOptions) -> Result<Box<dyn Executable>, String> {
+    fn load(
+        &self,
+        bytes: &[u8],
+        options: &CompileOptions,
+    ) -> Result<Box<dyn Executable>, ocannl_runtime::Error> {
         Ok(Box::new(runtime::Program::load(bytes, options)?))
     }
 }

@@ -40,7 +40,7 @@ use ocannl_passes::{
     backend::{peak_bytes, signature},
     conversion::assign_to_loops::checks,
 };
-use ocannl_runtime::{bundle::Bundle, cache::Cache, ArgInfo, Role};
+use ocannl_runtime::{bundle::Bundle, cache::Cache, ArgInfo, Error, Role};
 
 use crate::jit::{self, Jit};
 
@@ -341,8 +341,17 @@ impl Program {
         context: &Context,
         module: &mut Module,
         options: &CompileOptions,
-    ) -> Result<Program, String> {
+    ) -> Result<Program, Error> {
         options.check_names("cpu", OPTION_NAMES)?;
+        Program::compile_checked(context, module, options).map_err(Error::compile)
+    }
+
+    /// [`Program::compile`] once the options are checked.
+    fn compile_checked(
+        context: &Context,
+        module: &mut Module,
+        options: &CompileOptions,
+    ) -> Result<Program, String> {
         // Peak memory from the routines' allocations, a kernel's own (its
         // packing buffers) counted while it runs; read before the host
         // code's temporaries become bare `malloc`s.
@@ -480,10 +489,10 @@ impl Program {
 
     /// The program [`Program::serialize`] wrote, linked again (for this
     /// process, with `options`' memory limit and OpenMP runtime).
-    pub fn load(bytes: &[u8], options: &CompileOptions) -> Result<Program, String> {
+    pub fn load(bytes: &[u8], options: &CompileOptions) -> Result<Program, Error> {
         options.check_names("cpu", OPTION_NAMES)?;
         let t = Instant::now();
-        let damaged = || "a damaged or foreign compiled CPU program".to_string();
+        let damaged = || Error::format("a damaged or foreign compiled CPU program");
         let b = Bundle::from_bytes(bytes).ok_or_else(damaged)?;
         let host = format!("{} {}", jit::host(), jit::llvm_version());
         if b.text("format") != Some(PROGRAM_FORMAT) || b.text("host") != Some(host.as_str()) {
@@ -535,10 +544,11 @@ impl Program {
                 _ => {}
             }
         }
-        let libs = libraries(options, parallel)?;
+        let libs = libraries(options, parallel).map_err(Error::device)?;
         let mut phases = vec![("load", t.elapsed())];
         let t = Instant::now();
-        let compiled = link(&objects, &libs, &signatures, checks, has_status)?;
+        let compiled =
+            link(&objects, &libs, &signatures, checks, has_status).map_err(Error::compile)?;
         phases.push(("link", t.elapsed()));
         let stats = vec![
             ("parts", objects.len() as u64),
@@ -574,30 +584,32 @@ impl Program {
     }
 
     /// The signature of a public function.
-    pub fn signature(&self, entry: &str) -> Result<&Signature, String> {
+    pub fn signature(&self, entry: &str) -> Result<&Signature, Error> {
         match self.signatures.get(entry) {
             Some(Ok(s)) => Ok(s),
-            Some(Err(e)) => Err(format!("@{entry}: {e}")),
-            None => Err(format!("no function @{entry} in the module")),
+            Some(Err(e)) => Err(Error::argument(format!("@{entry}: {e}"))),
+            None => Err(Error::argument(format!(
+                "no function @{entry} in the module"
+            ))),
         }
     }
 
     /// Calls a function. Arguments must match its signature (element
     /// types and sizes of tensors; indices for index arguments).
-    pub fn call(&self, entry: &str, args: &[HostValue]) -> Result<Vec<HostValue>, String> {
+    pub fn call(&self, entry: &str, args: &[HostValue]) -> Result<Vec<HostValue>, Error> {
         Ok(self.prepare(entry, args)?.invoke()?.read())
     }
 
     /// Prepares calls of a function with fixed arguments: they are checked
     /// and laid out for the compiled code once, and [`Call::invoke`] runs it
     /// any number of times.
-    pub fn prepare(&self, entry: &str, args: &[HostValue]) -> Result<Call, String> {
+    pub fn prepare(&self, entry: &str, args: &[HostValue]) -> Result<Call, Error> {
         let sig = self.signature(entry)?.clone();
         let peak = self.peaks.get(entry).copied().unwrap_or(0);
         if let Some(limit) = self.memory_limit.filter(|&l| peak > l) {
-            return Err(format!(
+            return Err(Error::memory(format!(
                 "@{entry} needs {peak} bytes for its buffers at once, more than the memory limit of {limit} bytes (by default the machine's physical memory; ocannl-run sets it with --memory-limit)"
-            ));
+            )));
         }
         sig.check_args(entry, args)?;
         // The arguments' storage and C-interface values.
@@ -614,10 +626,10 @@ impl Program {
                     let len = t.bytes().len().div_ceil(8);
                     let mut words: Vec<u64> = Vec::new();
                     words.try_reserve_exact(len).map_err(|_| {
-                        format!(
+                        Error::memory(format!(
                             "argument #{i}: cannot allocate {} bytes for its cells",
                             len * 8
-                        )
+                        ))
                     })?;
                     words.resize(len, 0);
                     write_cells(&mut words, t);
@@ -634,11 +646,10 @@ impl Program {
                 }
             }
         }
-        let packed = *self
-            .compiled
-            .entries
-            .get(entry)
-            .ok_or_else(|| format!("no function @{entry} after compilation"))?;
+        let packed =
+            *self.compiled.entries.get(entry).ok_or_else(|| {
+                Error::internal(format!("no function @{entry} after compilation"))
+            })?;
         Ok(Call {
             program: self.compiled.clone(),
             packed,
@@ -737,22 +748,22 @@ pub fn cache_tag(options: &CompileOptions) -> Option<String> {
 }
 
 impl Executable for Program {
-    fn signature(&self, entry: &str) -> Result<&Signature, String> {
+    fn signature(&self, entry: &str) -> Result<&Signature, Error> {
         Program::signature(self, entry)
     }
 
-    fn arg_info(&self, entry: &str) -> Result<&[ArgInfo], String> {
+    fn arg_info(&self, entry: &str) -> Result<&[ArgInfo], Error> {
         self.args
             .get(entry)
             .map(Vec::as_slice)
-            .ok_or_else(|| format!("no function @{entry} in the module"))
+            .ok_or_else(|| Error::argument(format!("no function @{entry} in the module")))
     }
 
-    fn prepare(&self, entry: &str, args: &[HostValue]) -> Result<Box<dyn Session>, String> {
+    fn prepare(&self, entry: &str, args: &[HostValue]) -> Result<Box<dyn Session>, Error> {
         Ok(Box::new(Program::prepare(self, entry, args)?))
     }
 
-    fn call(&self, entry: &str, args: &[HostValue]) -> Result<Vec<HostValue>, String> {
+    fn call(&self, entry: &str, args: &[HostValue]) -> Result<Vec<HostValue>, Error> {
         Program::call(self, entry, args)
     }
 
@@ -793,7 +804,7 @@ impl Call {
 
     /// Replaces argument `i` (a tensor of the same element type and shape,
     /// or an index) before the next invocation.
-    pub fn set(&mut self, i: usize, value: &HostValue) -> Result<(), String> {
+    pub fn set(&mut self, i: usize, value: &HostValue) -> Result<(), Error> {
         self.sig.check_arg(&self.entry, i, value)?;
         // A result kept from the last run may be this argument's storage.
         self.last = None;
@@ -806,21 +817,24 @@ impl Call {
 
     /// The current value of argument `i` (the compiled code may have
     /// updated it in place: params, optimizer state).
-    pub fn get(&self, i: usize) -> Result<HostValue, String> {
+    pub fn get(&self, i: usize) -> Result<HostValue, Error> {
         match self.sig.inputs.get(i) {
             Some(Slot::Index) => Ok(HostValue::Index(self.values[i][0])),
             // SAFETY: the descriptor describes the argument's own storage.
             Some(Slot::MemRef { elt, dims }) => Ok(HostValue::Tensor(unsafe {
                 read_tensor(&self.values[i], *elt, dims)
             })),
-            None => Err(format!("@{} has no argument #{i}", self.entry)),
+            None => Err(Error::argument(format!(
+                "@{} has no argument #{i}",
+                self.entry
+            ))),
         }
     }
 
     /// Runs the function once. The arguments' buffers are passed as they
     /// are: a function that writes into an argument changes it for the next
     /// invocation too.
-    pub fn invoke(&mut self) -> Result<Outputs<'_>, String> {
+    pub fn invoke(&mut self) -> Result<Outputs<'_>, Error> {
         self.last = None;
         Ok(Outputs {
             results: self.run_once()?,
@@ -830,7 +844,7 @@ impl Call {
 
     /// Runs the function once; the results are in the compiled code's
     /// buffers (or an argument's storage).
-    fn run_once(&mut self) -> Result<Results, String> {
+    fn run_once(&mut self) -> Result<Results, Error> {
         let sig = &self.sig;
         let result_words: usize = sig.outputs.iter().map(words).sum();
         let mut result = vec![0i64; result_words.max(1)];
@@ -901,7 +915,12 @@ impl Call {
             if let Some(failure) = checks::Failure::from_status(&words) {
                 // The results are dropped (freed) with the error.
                 drop(outputs);
-                return Err(failure.message(&self.program.checks));
+                let message = failure.message(&self.program.checks);
+                return Err(if failure.code == checks::Code::Alloc as i64 {
+                    Error::memory(message)
+                } else {
+                    Error::check(message)
+                });
             }
         }
         Ok(outputs)
@@ -918,7 +937,7 @@ impl Call {
 ///
 /// ```compile_fail,E0597
 /// # use ocannl_cpu::runtime::{HostValue, Program};
-/// # fn f(program: &Program, args: &[HostValue]) -> Result<Vec<HostValue>, String> {
+/// # fn f(program: &Program, args: &[HostValue]) -> Result<Vec<HostValue>, ocannl_runtime::Error> {
 /// let outputs = {
 ///     let mut call = program.prepare("f", args)?;
 ///     call.invoke()?
@@ -931,7 +950,7 @@ impl Call {
 ///
 /// ```no_run
 /// # use ocannl_cpu::runtime::{HostValue, Program};
-/// # fn f(program: &Program, args: &[HostValue]) -> Result<Vec<HostValue>, String> {
+/// # fn f(program: &Program, args: &[HostValue]) -> Result<Vec<HostValue>, ocannl_runtime::Error> {
 /// let mut call = program.prepare("f", args)?;
 /// let outputs = call.invoke()?;
 /// Ok(outputs.read())
@@ -955,30 +974,30 @@ impl Session for Call {
         &self.sig
     }
 
-    fn set(&mut self, i: usize, value: &HostValue) -> Result<(), String> {
+    fn set(&mut self, i: usize, value: &HostValue) -> Result<(), Error> {
         Call::set(self, i, value)
     }
 
-    fn get(&self, i: usize) -> Result<HostValue, String> {
+    fn get(&self, i: usize) -> Result<HostValue, Error> {
         Call::get(self, i)
     }
 
-    fn invoke(&mut self) -> Result<Vec<HostValue>, String> {
+    fn invoke(&mut self) -> Result<Vec<HostValue>, Error> {
         Ok(Call::invoke(self)?.read())
     }
 
-    fn run(&mut self) -> Result<(), String> {
+    fn run(&mut self) -> Result<(), Error> {
         self.last = None;
         self.last = Some(self.run_once()?);
         Ok(())
     }
 
-    fn results(&self) -> Result<Vec<HostValue>, String> {
+    fn results(&self) -> Result<Vec<HostValue>, Error> {
         self.last.as_ref().map(Results::read).ok_or_else(|| {
-            format!(
+            Error::argument(format!(
                 "@{}: no results (it has not run since its arguments were set)",
                 self.entry
-            )
+            ))
         })
     }
 }

@@ -376,7 +376,8 @@ fn a_program_serialized_loads_and_gives_the_same_results() {
     let err = Program::load(&foreign, &options(dir.path()))
         .err()
         .expect("refused");
-    assert!(err.contains("damaged or foreign"), "{err}");
+    assert!(err.to_string().contains("damaged or foreign"), "{err}");
+    assert_eq!(err.kind(), ocannl_runtime::Kind::Format);
 }
 
 /// A kernel that records a failed check in the status global, which the
@@ -434,9 +435,11 @@ fn a_check_failed_in_a_kernel_is_reported() {
         .call("f", &[HostValue::Index(7)])
         .expect_err("the check fails");
     assert_eq!(
-        err,
+        err.to_string(),
         "the index of test.mlir:1:1 is 7, outside the axis of 4 cell(s) (valid indices: 0 to 3)"
     );
+    // A failed run-time check is its own kind.
+    assert_eq!(err.kind(), ocannl_runtime::Kind::Check);
     // The status is cleared before each call.
     assert_eq!(
         program.call("g", &[HostValue::Index(5)]),

@@ -5,6 +5,7 @@
 
 use melior::{ir::Module, Context};
 use ocannl_gpu_plan::artifact::{compute_capability, Artifact};
+use ocannl_runtime::Error;
 
 use crate::program::{self, CompileOptions};
 
@@ -22,16 +23,16 @@ pub fn compile(
     chips: &[String],
     ptx: Option<u32>,
     opt_level: u32,
-) -> Result<Artifact, String> {
+) -> Result<Artifact, Error> {
     if chips.is_empty() {
-        return Err("an artifact needs at least one chip".into());
+        return Err(Error::argument("an artifact needs at least one chip"));
     }
     let mut compiled = vec![];
     for (k, chip) in chips.iter().enumerate() {
         if compute_capability(chip).is_none() {
-            return Err(format!(
+            return Err(Error::argument(format!(
                 "the chip {chip:?} is not a GPU architecture's name (sm_80, sm_90, ...)"
-            ));
+            )));
         }
         let options = CompileOptions {
             chip: chip.clone(),
@@ -39,12 +40,13 @@ pub fn compile(
             opt_level,
         };
         let program = if k + 1 == chips.len() {
-            program::compile(context, module, &options)?
+            program::compile(context, module, &options).map_err(Error::compile)?
         } else {
             // Every chip but the last compiles a copy.
             let copy = ocannl_mlir::ir::clone(module.as_operation());
-            let mut copy = Module::from_operation(copy).ok_or("the module cannot be copied")?;
-            program::compile(context, &mut copy, &options)?
+            let mut copy = Module::from_operation(copy)
+                .ok_or_else(|| Error::internal("the module cannot be copied"))?;
+            program::compile(context, &mut copy, &options).map_err(Error::compile)?
         };
         compiled.push((chip.clone(), options.ptx, program));
     }

@@ -32,7 +32,7 @@ use std::{sync::OnceLock, time::Instant};
 use melior::{ir::Module, Context};
 use ocannl_gpu_runtime::{Compiled, Device};
 use ocannl_passes::{conversion::assign_to_loops::target::LoopTarget, Backend};
-use ocannl_runtime::{CompileOptions, Executable};
+use ocannl_runtime::{CompileOptions, Error, Executable};
 
 pub mod artifact;
 pub mod kernel;
@@ -52,7 +52,7 @@ pub mod target;
 /// says why it cannot in one line.
 pub struct Cuda {
     /// Device [`ORDINAL`], opened on first use (or why it cannot be).
-    device: OnceLock<Result<Device, String>>,
+    device: OnceLock<Result<Device, Error>>,
 }
 
 /// The device the backend runs on (0 unless [`use_device`] said another).
@@ -81,11 +81,11 @@ static CUDA: Cuda = Cuda {
 };
 
 impl Cuda {
-    fn device(&self) -> Result<&Device, String> {
+    fn device(&self) -> Result<&Device, Error> {
         self.device
             .get_or_init(|| Device::open(ORDINAL.load(std::sync::atomic::Ordering::SeqCst)))
             .as_ref()
-            .map_err(Clone::clone)
+            .map_err(|e| Error::new(e.kind(), e.message()))
     }
 }
 
@@ -102,7 +102,7 @@ impl Backend for Cuda {
         ocannl_gpu_runtime::unavailable()
     }
 
-    fn device_info(&self) -> Result<String, String> {
+    fn device_info(&self) -> Result<String, Error> {
         let device = self.device()?;
         Ok(format!(
             "cuda:{} {}",
@@ -116,7 +116,7 @@ impl Backend for Cuda {
         context: &Context,
         module: &mut Module,
         options: &CompileOptions,
-    ) -> Result<Box<dyn Executable>, String> {
+    ) -> Result<Box<dyn Executable>, Error> {
         options.check_names(self.name(), OPTION_NAMES)?;
         let device = self.device();
         let chip = match options.get("chip") {
@@ -133,7 +133,7 @@ impl Backend for Cuda {
             opt_level: options.opt_level.unwrap_or(3),
         };
         let t = Instant::now();
-        let program = program::compile(context, module, &options)?;
+        let program = program::compile(context, module, &options).map_err(Error::compile)?;
         let mut phases = vec![("to-ptx", t.elapsed())];
         let loaded = device.and_then(|d| {
             let t = Instant::now();
@@ -152,7 +152,7 @@ impl Backend for Cuda {
         module: &mut Module,
         options: &CompileOptions,
         targets: &[String],
-    ) -> Result<Vec<u8>, String> {
+    ) -> Result<Vec<u8>, Error> {
         options.check_names(self.name(), OPTION_NAMES)?;
         let chips = if !targets.is_empty() {
             targets.to_vec()
@@ -180,14 +180,14 @@ fn default_chip(device: Option<&Device>) -> String {
 }
 
 /// The option `ptx`, if given.
-fn ptx_option(options: &CompileOptions) -> Result<Option<u32>, String> {
+fn ptx_option(options: &CompileOptions) -> Result<Option<u32>, Error> {
     options
         .get("ptx")
         .map(|p| {
             p.parse().map_err(|_| {
-                format!(
+                Error::argument(format!(
                     "the option ptx is the PTX ISA version times ten (80 for PTX 8.0), not {p:?}"
-                )
+                ))
             })
         })
         .transpose()

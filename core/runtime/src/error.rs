@@ -24,6 +24,9 @@ pub enum Kind {
     Format,
     /// The device or its driver failed, or is not there.
     Device,
+    /// The backend cannot compile the program (an op, a type or a size its
+    /// code generation does not take), or its compiler failed.
+    Compile,
     /// A broken invariant of the runtime or a backend (a bug to report).
     Internal,
 }
@@ -69,6 +72,11 @@ impl Error {
     /// A device's or driver's failure.
     pub fn device(message: impl Into<String>) -> Error {
         Error::new(Kind::Device, message)
+    }
+
+    /// A program the backend cannot compile.
+    pub fn compile(message: impl Into<String>) -> Error {
+        Error::new(Kind::Compile, message)
     }
 
     /// A broken invariant.

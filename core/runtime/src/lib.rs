@@ -739,15 +739,18 @@ mod tests {
             Err("argument #0: a f32 tensor of shape [2, 2] with 3 values where @f takes a f32 tensor of shape [2, 2]".into())
         );
         assert_eq!(
-            sig.check_arg("f", 1, &t(Elt::F32, vec![2, 2], 4)).map_err(|e| e.to_string()),
+            sig.check_arg("f", 1, &t(Elt::F32, vec![2, 2], 4))
+                .map_err(|e| e.to_string()),
             Err("argument #1: a f32 tensor of shape [2, 2] where @f takes an index".into())
         );
         assert_eq!(
-            sig.check_arg("f", 0, &HostValue::Index(3)).map_err(|e| e.to_string()),
+            sig.check_arg("f", 0, &HostValue::Index(3))
+                .map_err(|e| e.to_string()),
             Err("argument #0: the index 3 where @f takes a f32 tensor of shape [2, 2]".into())
         );
         assert_eq!(
-            sig.check_arg("f", 2, &HostValue::Index(3)).map_err(|e| e.to_string()),
+            sig.check_arg("f", 2, &HostValue::Index(3))
+                .map_err(|e| e.to_string()),
             Err("@f has no argument #2".into())
         );
         assert_eq!(

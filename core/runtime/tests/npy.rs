@@ -135,7 +135,9 @@ fn round_trips() {
 
 #[test]
 fn bad_files_say_why() {
-    let err = npy::from_bytes(b"not an array", "x.npy").unwrap_err().to_string();
+    let err = npy::from_bytes(b"not an array", "x.npy")
+        .unwrap_err()
+        .to_string();
     assert!(err.starts_with("x.npy is not a .npy file: "), "{err}");
     let ints = npyz_bytes::<i32>("'<i4'", npyz::Order::C, &[2], &[1, 2]);
     assert_eq!(
@@ -150,10 +152,14 @@ fn bad_files_say_why() {
     );
     let short = npyz_bytes::<f64>("'<f8'", npyz::Order::Fortran, &[2, 2], &[1.0; 4]);
     assert_eq!(
-        npy::from_bytes(&short[..short.len() - 8], "s.npy").unwrap_err().to_string(),
+        npy::from_bytes(&short[..short.len() - 8], "s.npy")
+            .unwrap_err()
+            .to_string(),
         "s.npy has 24 bytes of data but its header (shape [2, 2], dtype <f8) describes 32"
     );
-    let missing = npy::read(Path::new("/nonexistent/m.npy")).unwrap_err().to_string();
+    let missing = npy::read(Path::new("/nonexistent/m.npy"))
+        .unwrap_err()
+        .to_string();
     assert!(
         missing.starts_with("cannot read /nonexistent/m.npy: "),
         "{missing}"
@@ -201,7 +207,9 @@ fn failed_writes_leave_nothing() {
 fn errors_have_kinds() {
     use ocannl_runtime::Kind;
     assert_eq!(
-        npy::from_bytes(b"not an array", "x.npy").unwrap_err().kind(),
+        npy::from_bytes(b"not an array", "x.npy")
+            .unwrap_err()
+            .kind(),
         Kind::Format
     );
     let missing = npy::read(Path::new("/nonexistent/m.npy")).unwrap_err();

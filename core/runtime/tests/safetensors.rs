@@ -33,7 +33,9 @@ fn safetensors_checkpoints_round_trip() {
     assert!(e.contains("tensor 'w'") && e.contains("1 values"), "{e}");
     assert_eq!(safetensors::read(&path).unwrap().len(), 2);
     std::fs::write(dir.join("junk.safetensors"), b"not a checkpoint").unwrap();
-    let e = safetensors::read(&dir.join("junk.safetensors")).unwrap_err().to_string();
+    let e = safetensors::read(&dir.join("junk.safetensors"))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("is not a safetensors file"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }

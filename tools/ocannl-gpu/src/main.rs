@@ -151,10 +151,12 @@ struct RunArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match (&cli.command, cli.device_info) {
-        (_, true) => Device::open(cli.device).map(|d| {
-            println!("cuda:{} {}", cli.device, d.info());
-            ExitCode::SUCCESS
-        }),
+        (_, true) => Device::open(cli.device)
+            .map(|d| {
+                println!("cuda:{} {}", cli.device, d.info());
+                ExitCode::SUCCESS
+            })
+            .map_err(|e| e.to_string()),
         (Some(Command::Info { artifact }), _) => info(artifact),
         (Some(Command::Schedule { artifact, entry }), _) => print_schedule(artifact, entry),
         (
@@ -198,7 +200,7 @@ fn function<'a>(artifact: &'a Artifact, entry: &str) -> Result<&'a Function, Str
 }
 
 fn info(path: &Path) -> Result<ExitCode, String> {
-    let a = Artifact::read(path)?;
+    let a = Artifact::read(path).map_err(|e| e.to_string())?;
     println!(
         "artifact {} (format {})",
         path.display(),
@@ -244,13 +246,13 @@ fn info(path: &Path) -> Result<ExitCode, String> {
 }
 
 fn print_schedule(path: &Path, entry: &str) -> Result<ExitCode, String> {
-    let a = Artifact::read(path)?;
+    let a = Artifact::read(path).map_err(|e| e.to_string())?;
     print!("{}", schedule::describe(function(&a, entry)?, &a.program));
     Ok(ExitCode::SUCCESS)
 }
 
 fn print_ptx(path: &Path, chip: &str, module: usize) -> Result<ExitCode, String> {
-    let a = Artifact::read(path)?;
+    let a = Artifact::read(path).map_err(|e| e.to_string())?;
     let code = a.chips.iter().find(|c| c.chip == chip).ok_or_else(|| {
         format!(
             "the artifact has no PTX for {chip} (it has {})",
@@ -291,16 +293,16 @@ fn run_repeated(
     let mut times = vec![];
     for _ in 0..repeat.max(1) {
         let t = Instant::now();
-        call.run()?;
+        call.run().map_err(|e| e.to_string())?;
         times.push(t.elapsed());
     }
-    Ok((call.results()?, times))
+    Ok((call.results().map_err(|e| e.to_string())?, times))
 }
 
 fn run(r: &RunArgs, ordinal: usize) -> Result<ExitCode, String> {
     // Everything about the artifact and the arguments is checked before
     // the device is opened.
-    let artifact = Artifact::read(&r.artifact)?;
+    let artifact = Artifact::read(&r.artifact).map_err(|e| e.to_string())?;
     let f = function(&artifact, &r.entry)?;
     let values = args::from_specs(
         &r.entry,
@@ -308,14 +310,17 @@ fn run(r: &RunArgs, ordinal: usize) -> Result<ExitCode, String> {
         &f.signature.inputs,
         ocannl_runtime::physical_memory(),
         None,
-    )?;
+    )
+    .map_err(|e| e.to_string())?;
     if let Some(dir) = &r.out_dir {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("--out-dir: cannot create {}: {e}", dir.display()))?;
     }
-    let device = Device::open(ordinal)?;
-    let (loaded, _chip) = device.load_artifact(&artifact)?;
-    let mut call = loaded.prepare(&r.entry, &values)?;
+    let device = Device::open(ordinal).map_err(|e| e.to_string())?;
+    let (loaded, _chip) = device.load_artifact(&artifact).map_err(|e| e.to_string())?;
+    let mut call = loaded
+        .prepare(&r.entry, &values)
+        .map_err(|e| e.to_string())?;
     let (results, times) = run_repeated(&mut call, r.repeat)?;
     let write = |name: String, t: &HostTensor| match &r.out_dir {
         Some(dir) => ocannl_runtime::npy::write(&dir.join(name), t),
@@ -323,8 +328,10 @@ fn run(r: &RunArgs, ordinal: usize) -> Result<ExitCode, String> {
     };
     if r.out_args {
         for (k, slot) in f.signature.inputs.iter().enumerate() {
-            if let (Slot::MemRef { .. }, HostValue::Tensor(t)) = (slot, call.get(k)?) {
-                write(format!("arg{k}.npy"), &t)?;
+            if let (Slot::MemRef { .. }, HostValue::Tensor(t)) =
+                (slot, call.get(k).map_err(|e| e.to_string())?)
+            {
+                write(format!("arg{k}.npy"), &t).map_err(|e| e.to_string())?;
             }
         }
     }
@@ -340,7 +347,7 @@ fn run(r: &RunArgs, ordinal: usize) -> Result<ExitCode, String> {
                     println!("result{k}: shape {:?} dtype {}", t.dims, t.elt().name());
                     println!("{}", args::format_tensor(t));
                 }
-                write(format!("result{k}.npy"), t)?;
+                write(format!("result{k}.npy"), t).map_err(|e| e.to_string())?;
             }
         }
     }

@@ -64,7 +64,7 @@ pub fn check(ranks: Option<usize>) -> Result<ExitCode, String> {
         println!("SKIP nccl: {why}");
         return Ok(ExitCode::from(2));
     }
-    let devices = ocannl_gpu_runtime::device_count()?;
+    let devices = ocannl_gpu_runtime::device_count().map_err(|e| e.to_string())?;
     let ranks = ranks.unwrap_or(devices).max(1);
     if ranks > devices {
         return Err(format!(

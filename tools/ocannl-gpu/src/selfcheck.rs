@@ -153,7 +153,10 @@ fn read_expected(case: &Case) -> Result<Vec<(Expected, HostTensor)>, String> {
                 e.path().display()
             ));
         };
-        out.push((which, ocannl_runtime::npy::read(&e.path())?));
+        out.push((
+            which,
+            ocannl_runtime::npy::read(&e.path()).map_err(|e| e.to_string())?,
+        ));
     }
     if out.is_empty() {
         return Err(format!("{}: no expected outputs", dir.display()));
@@ -191,9 +194,9 @@ fn max_error(got: &HostTensor, want: &HostTensor) -> Result<(f64, usize), String
 }
 
 /// Checks a case's files; runs it when there is a device.
-fn run_case(case: &Case, device: Result<&Device, &String>) -> Outcome {
+fn run_case(case: &Case, device: Result<&Device, &str>) -> Outcome {
     let checked = (|| {
-        let artifact = Artifact::read(&case.artifact)?;
+        let artifact = Artifact::read(&case.artifact).map_err(|e| e.to_string())?;
         let f =
             artifact.program.functions.get(&case.entry).ok_or_else(|| {
                 format!("no function @{} in {}", case.entry, case.artifact.display())
@@ -204,7 +207,8 @@ fn run_case(case: &Case, device: Result<&Device, &String>) -> Outcome {
             &f.signature.inputs,
             None,
             Some(&case.dir),
-        )?;
+        )
+        .map_err(|e| e.to_string())?;
         let expected = read_expected(case)?;
         for (which, t) in &expected {
             let slot = match which {
@@ -230,17 +234,21 @@ fn run_case(case: &Case, device: Result<&Device, &String>) -> Outcome {
     };
     let device = match device {
         Ok(d) => d,
-        Err(why) => return Outcome::Skip(why.clone()),
+        Err(why) => return Outcome::Skip(why.to_string()),
     };
     let ran = (|| {
-        let (loaded, _chip) = device.load_artifact(&artifact)?;
-        let mut call = loaded.prepare(&case.entry, &values)?;
+        let (loaded, _chip) = device.load_artifact(&artifact).map_err(|e| e.to_string())?;
+        let mut call = loaded
+            .prepare(&case.entry, &values)
+            .map_err(|e| e.to_string())?;
         let (results, times) = crate::run_repeated(&mut call, case.repeat)?;
         let mut worst = (0.0f64, String::new());
         for (which, want) in &expected {
             let got = match which {
                 Expected::Result(k) => results.get(*k).cloned(),
-                Expected::Arg(k) => Some(ocannl_runtime::Session::get(&call, *k)?),
+                Expected::Arg(k) => {
+                    Some(ocannl_runtime::Session::get(&call, *k).map_err(|e| e.to_string())?)
+                }
             };
             let Some(HostValue::Tensor(got)) = got else {
                 return Err(format!("{} is not a tensor", which.name()));
@@ -297,7 +305,10 @@ pub fn run(dir: &Path, ordinal: usize) -> Result<ExitCode, String> {
     let mut skip_reason = None;
     for d in &dirs {
         let (name, outcome) = match read_case(d) {
-            Ok(case) => (case.name.clone(), run_case(&case, device.as_ref())),
+            Ok(case) => (
+                case.name.clone(),
+                run_case(&case, device.as_ref().map_err(|e| e.message())),
+            ),
             Err(e) => (
                 d.file_name()
                     .map(|n| n.to_string_lossy().into_owned())

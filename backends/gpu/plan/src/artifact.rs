@@ -27,7 +27,7 @@
 
 use std::{fmt, path::Path};
 
-use ocannl_runtime::{bundle::Bundle, ArgInfo, Role, Signature};
+use ocannl_runtime::{bundle::Bundle, ArgInfo, Error, Role, Signature};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -183,12 +183,14 @@ impl Artifact {
     pub fn from_programs(
         producer: &str,
         compiled: Vec<(String, u32, Program)>,
-    ) -> Result<Artifact, String> {
+    ) -> Result<Artifact, Error> {
         let mut chips: Vec<ChipCode> = vec![];
         let mut first: Option<Program> = None;
         for (chip, ptx_isa, program) in compiled {
             if chips.iter().any(|c| c.chip == chip) {
-                return Err(format!("the chip {chip} is asked for twice"));
+                return Err(Error::argument(format!(
+                    "the chip {chip} is asked for twice"
+                )));
             }
             let modules = program.modules.iter().map(|m| m.ptx.clone()).collect();
             let mut schedule = program;
@@ -199,10 +201,10 @@ impl Artifact {
                 None => first = Some(schedule),
                 Some(f) if *f == schedule => {}
                 Some(_) => {
-                    return Err(format!(
+                    return Err(Error::argument(format!(
                         "the host schedule for {chip} differs from the one for {}: one artifact holds one schedule",
                         chips[0].chip
-                    ))
+                    )))
                 }
             }
             chips.push(ChipCode {
@@ -211,7 +213,8 @@ impl Artifact {
                 modules,
             });
         }
-        let program = first.ok_or("an artifact needs at least one chip")?;
+        let program =
+            first.ok_or_else(|| Error::argument("an artifact needs at least one chip"))?;
         Ok(Artifact {
             producer: producer.to_string(),
             program,
@@ -238,7 +241,7 @@ impl Artifact {
     /// Which chip's PTX a device of compute capability `major.minor`
     /// runs: the newest one not newer than the device (PTX is compiled for
     /// the device by the driver; an `sm_90a` chip only on 9.0 itself).
-    pub fn choose_chip(&self, major: u32, minor: u32) -> Result<usize, String> {
+    pub fn choose_chip(&self, major: u32, minor: u32) -> Result<usize, Error> {
         let device = (major, minor);
         let best = self
             .chips
@@ -257,14 +260,14 @@ impl Artifact {
             .max_by_key(|&(ma, mi, general, k)| (ma, mi, !general, std::cmp::Reverse(k)));
         match best {
             Some((.., k)) => Ok(k),
-            None => Err(format!(
+            None => Err(Error::device(format!(
                 "this device (sm_{major}{minor}) cannot run the artifact: its PTX is for {} (a GPU runs PTX of its own compute capability or an older one); write the artifact again with --chip sm_{major}{minor}",
                 self.chips
                     .iter()
                     .map(|c| c.chip.as_str())
                     .collect::<Vec<_>>()
                     .join(", ")
-            )),
+            ))),
         }
     }
 
@@ -495,16 +498,16 @@ impl Artifact {
 
     /// Writes the artifact to `path` atomically (a temporary file renamed
     /// in place).
-    pub fn write(&self, path: &Path) -> Result<(), String> {
+    pub fn write(&self, path: &Path) -> Result<(), Error> {
         let bytes = self.to_bytes();
         ocannl_runtime::write_atomically(path, |w| w.write_all(&bytes))
     }
 
     /// Reads the artifact at `path`; errors name the file.
-    pub fn read(path: &Path) -> Result<Artifact, String> {
-        let bytes =
-            std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        Artifact::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+    pub fn read(path: &Path) -> Result<Artifact, Error> {
+        let bytes = std::fs::read(path)
+            .map_err(|e| Error::io(format!("cannot read {}: {e}", path.display()), e))?;
+        Artifact::from_bytes(&bytes).map_err(|e| Error::format(format!("{}: {e}", path.display())))
     }
 }
 
@@ -618,6 +621,8 @@ mod tests {
         // Nothing else is left in the directory.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
         let missing = Artifact::read(&dir.path().join("none")).unwrap_err();
+        assert_eq!(missing.kind(), ocannl_runtime::Kind::Io);
+        let missing = missing.to_string();
         assert!(missing.starts_with("cannot read "), "{missing}");
     }
 
@@ -724,6 +729,8 @@ mod tests {
         assert_eq!(a.choose_chip(9, 0), Ok(1));
         assert_eq!(a.choose_chip(12, 0), Ok(1));
         let e = a.choose_chip(7, 5).unwrap_err();
+        assert_eq!(e.kind(), ocannl_runtime::Kind::Device);
+        let e = e.to_string();
         assert!(e.contains("sm_75") && e.contains("sm_80, sm_90"), "{e}");
         let specific =
             Artifact::from_programs("t", vec![("sm_90a".into(), 80, program(""))]).unwrap();
@@ -742,7 +749,8 @@ mod tests {
                 ("sm_90".into(), 80, other),
             ],
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("differs"), "{e}");
         let e = Artifact::from_programs(
             "t",
@@ -751,7 +759,8 @@ mod tests {
                 ("sm_80".into(), 80, program("")),
             ],
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("twice"), "{e}");
         assert!(Artifact::from_programs("t", vec![]).is_err());
     }

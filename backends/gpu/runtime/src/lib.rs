@@ -36,7 +36,9 @@ use ocannl_gpu_plan::{
     artifact::Artifact,
     schedule::{self, Arg, Buffer, Function, Output, Program, Step},
 };
-use ocannl_runtime::{Cells, Elt, Executable, HostTensor, HostValue, Session, Signature, Slot};
+use ocannl_runtime::{
+    Cells, Elt, Error, Executable, HostTensor, HostValue, Session, Signature, Slot,
+};
 
 /// The one-line reason there is no GPU to run on, if there is none (the
 /// CUDA driver library is missing, or it finds no device).
@@ -56,13 +58,13 @@ pub fn unavailable() -> Option<String> {
 }
 
 /// The number of GPUs, or why the driver cannot say.
-pub fn device_count() -> Result<usize, String> {
+pub fn device_count() -> Result<usize, Error> {
     if let Some(why) = unavailable() {
-        return Err(why);
+        return Err(Error::device(why));
     }
     CudaContext::device_count()
         .map(|n| n.max(0) as usize)
-        .map_err(|e| format!("the CUDA driver cannot be used: {e}"))
+        .map_err(|e| Error::device(format!("the CUDA driver cannot be used: {e}")))
 }
 
 /// The CUDA version the driver supports (major, minor), if there is a
@@ -85,21 +87,21 @@ pub struct Device {
     stream: Arc<CudaStream>,
 }
 
-fn driver(what: &str) -> impl Fn(cudarc::driver::DriverError) -> String + '_ {
-    move |e| format!("{what}: {e}")
+fn driver(what: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {
+    move |e| Error::device(format!("{what}: {e}"))
 }
 
 impl Device {
     /// Opens device `ordinal`, or says in one line why it cannot.
-    pub fn open(ordinal: usize) -> Result<Device, String> {
+    pub fn open(ordinal: usize) -> Result<Device, Error> {
         if let Some(why) = unavailable() {
-            return Err(why);
+            return Err(Error::device(why));
         }
         let count = CudaContext::device_count().map_err(driver("cannot count the CUDA devices"))?;
         if ordinal >= count.max(0) as usize {
-            return Err(format!(
+            return Err(Error::device(format!(
                 "no CUDA device #{ordinal} (the driver found {count})"
-            ));
+            )));
         }
         let ctx = CudaContext::new(ordinal).map_err(driver("cannot open the CUDA device"))?;
         let stream = ctx.default_stream();
@@ -121,7 +123,7 @@ impl Device {
     }
 
     /// The device's compute capability (major, minor).
-    pub fn compute_capability(&self) -> Result<(u32, u32), String> {
+    pub fn compute_capability(&self) -> Result<(u32, u32), Error> {
         let (major, minor) = self
             .ctx
             .compute_capability()
@@ -149,7 +151,7 @@ impl Device {
     /// Loads an artifact's program: the PTX of the newest chip the device
     /// can run ([`Artifact::choose_chip`]). Returns the loaded program and
     /// the chip chosen.
-    pub fn load_artifact(&self, artifact: &Artifact) -> Result<(Arc<Loaded>, String), String> {
+    pub fn load_artifact(&self, artifact: &Artifact) -> Result<(Arc<Loaded>, String), Error> {
         let (major, minor) = self.compute_capability()?;
         let k = artifact.choose_chip(major, minor)?;
         let code = &artifact.chips[k];
@@ -158,19 +160,20 @@ impl Device {
             let driver = driver_version()
                 .map(|(a, b)| format!("{a}.{b}"))
                 .unwrap_or_else(|| "?".into());
-            format!(
+            Error::new(e.kind(), format!(
                 "{e} (the PTX is for {} with PTX ISA {isa}; this driver supports CUDA {driver}: an older driver may not know that ISA, see --ptx of ocannl-run)",
                 code.chip
-            )
+            ))
         })?;
         Ok((loaded, code.chip.clone()))
     }
 
     /// Loads a program: its PTX (compiled by the driver for this device),
     /// its kernels, and its constant buffers.
-    pub fn load(&self, program: &Program) -> Result<Arc<Loaded>, String> {
+    pub fn load(&self, program: &Program) -> Result<Arc<Loaded>, Error> {
         for f in program.functions.values() {
-            f.check(program.globals.len(), program.modules.len())?;
+            f.check(program.globals.len(), program.modules.len())
+                .map_err(Error::internal)?;
         }
         let modules = program
             .modules
@@ -193,10 +196,10 @@ impl Device {
                         continue;
                     }
                     let k = modules[*module].load_function(kernel).map_err(|e| {
-                        format!(
+                        Error::device(format!(
                             "no kernel {kernel} in {}: {e}",
                             program.modules[*module].name
-                        )
+                        ))
                     })?;
                     kernels.insert(key, k);
                 }
@@ -239,7 +242,7 @@ enum Held {
 /// A tensor of `elt` and `dims` from a buffer's bytes. The device's cells
 /// are little-endian, as are the hosts CUDA runs on: tensors go to and from
 /// the device as their bytes ([`HostTensor::bytes`]).
-fn host_tensor(elt: Elt, dims: &[u64], bytes: &[u8]) -> Result<HostTensor, String> {
+fn host_tensor(elt: Elt, dims: &[u64], bytes: &[u8]) -> Result<HostTensor, Error> {
     Ok(HostTensor {
         dims: dims.to_vec(),
         data: Cells::from_bytes(elt, bytes)?,
@@ -248,15 +251,15 @@ fn host_tensor(elt: Elt, dims: &[u64], bytes: &[u8]) -> Result<HostTensor, Strin
 
 impl Loaded {
     /// A function of the program.
-    pub fn function(&self, entry: &str) -> Result<&Function, String> {
+    pub fn function(&self, entry: &str) -> Result<&Function, Error> {
         self.functions
             .get(entry)
-            .ok_or_else(|| format!("no function @{entry} in the module"))
+            .ok_or_else(|| Error::argument(format!("no function @{entry} in the module")))
     }
 
     /// Uploads a function's arguments; [`Call::invoke`] runs it any number
     /// of times on them.
-    pub fn prepare(self: &Arc<Self>, entry: &str, args: &[HostValue]) -> Result<Call, String> {
+    pub fn prepare(self: &Arc<Self>, entry: &str, args: &[HostValue]) -> Result<Call, Error> {
         let f = self.function(entry)?.clone();
         f.signature.check_args(entry, args)?;
         let mut held = Vec::with_capacity(args.len());
@@ -296,7 +299,7 @@ impl Call {
     }
 
     /// Replaces argument `i` before the next invocation.
-    pub fn set(&mut self, i: usize, value: &HostValue) -> Result<(), String> {
+    pub fn set(&mut self, i: usize, value: &HostValue) -> Result<(), Error> {
         self.f.signature.check_arg(&self.f.name, i, value)?;
         self.last = None;
         match (&mut self.held[i], value) {
@@ -307,17 +310,17 @@ impl Call {
                 .memcpy_htod(t.bytes(), b)
                 .map_err(driver(&format!("cannot upload argument #{i}")))?,
             _ => {
-                return Err(format!(
+                return Err(Error::argument(format!(
                     "argument #{i} of @{}: mismatched value",
                     self.f.name
-                ))
+                )))
             }
         }
         Ok(())
     }
 
     /// The current value of argument `i` (kernels may have updated it).
-    pub fn get(&self, i: usize) -> Result<HostValue, String> {
+    pub fn get(&self, i: usize) -> Result<HostValue, Error> {
         match (self.f.signature.inputs.get(i), self.held.get(i)) {
             (Some(Slot::MemRef { elt, dims }), Some(Held::Buffer(b))) => {
                 let bytes = self
@@ -328,14 +331,17 @@ impl Call {
                 Ok(HostValue::Tensor(host_tensor(*elt, dims, &bytes)?))
             }
             (Some(Slot::Index), Some(Held::Index(x))) => Ok(HostValue::Index(*x)),
-            _ => Err(format!("@{} has no argument #{i}", self.f.name)),
+            _ => Err(Error::argument(format!(
+                "@{} has no argument #{i}",
+                self.f.name
+            ))),
         }
     }
 
     /// Runs the function once: its steps in order on the device's stream,
     /// waiting for the kernels to finish. The results stay on the device
     /// until [`Outputs::read`].
-    pub fn invoke(&mut self) -> Result<Outputs<'_>, String> {
+    pub fn invoke(&mut self) -> Result<Outputs<'_>, Error> {
         self.last = None;
         let buffers = self.launch()?;
         Ok(Outputs {
@@ -345,7 +351,7 @@ impl Call {
     }
 
     /// Carries out the steps; returns the results, on the device.
-    fn launch(&self) -> Result<Vec<Result_>, String> {
+    fn launch(&self) -> Result<Vec<Result_>, Error> {
         let loaded = &*self.loaded;
         let stream = &loaded.stream;
         let name = &self.f.name;
@@ -372,7 +378,7 @@ impl Call {
                     let func = loaded
                         .kernels
                         .get(&(*module, kernel.clone()))
-                        .ok_or_else(|| format!("no kernel {kernel}"))?;
+                        .ok_or_else(|| Error::device(format!("no kernel {kernel}")))?;
                     // Scalars live here while the launch reads them.
                     let mut words: Vec<u64> = vec![];
                     let mut halves: Vec<u32> = vec![];
@@ -381,7 +387,9 @@ impl Call {
                             Arg::IndexArg(i) => match &self.held[*i] {
                                 Held::Index(x) => words.push(*x as u64),
                                 Held::Buffer(_) => {
-                                    return Err(format!("@{name}: argument #{i} is not an index"))
+                                    return Err(Error::internal(format!(
+                                        "@{name}: argument #{i} is not an index"
+                                    )))
                                 }
                             },
                             Arg::Bits { bits, bytes: 8 } => words.push(*bits),
@@ -398,18 +406,21 @@ impl Call {
                                     Buffer::Arg(i) => match &self.held[*i] {
                                         Held::Buffer(s) => s,
                                         Held::Index(_) => {
-                                            return Err(format!(
+                                            return Err(Error::internal(format!(
                                                 "@{name}: argument #{i} is not a buffer"
-                                            ))
+                                            )))
                                         }
                                     },
                                     Buffer::Local(i) => locals.get(i).ok_or_else(|| {
-                                        format!("@{name}: buffer #{i} is not allocated")
+                                        Error::internal(format!(
+                                            "@{name}: buffer #{i} is not allocated"
+                                        ))
                                     })?,
-                                    Buffer::Global(i) => loaded
-                                        .globals
-                                        .get(*i)
-                                        .ok_or_else(|| format!("@{name}: no constant #{i}"))?,
+                                    Buffer::Global(i) => {
+                                        loaded.globals.get(*i).ok_or_else(|| {
+                                            Error::internal(format!("@{name}: no constant #{i}"))
+                                        })?
+                                    }
                                 };
                                 launch.arg(slice);
                             }
@@ -445,12 +456,16 @@ impl Call {
                 Output::IndexArg(i) => match &self.held[*i] {
                     Held::Index(x) => Result_::Index(*x),
                     Held::Buffer(_) => {
-                        return Err(format!("@{name}: argument #{i} is not an index"))
+                        return Err(Error::internal(format!(
+                            "@{name}: argument #{i} is not an index"
+                        )))
                     }
                 },
                 Output::Buffer(Buffer::Local(i)) => {
                     Result_::Local(locals.remove(i).ok_or_else(|| {
-                        format!("@{name}: buffer #{i} is not allocated (or returned twice)")
+                        Error::internal(format!(
+                            "@{name}: buffer #{i} is not allocated (or returned twice)"
+                        ))
                     })?)
                 }
                 Output::Buffer(b) => Result_::Shared(*b),
@@ -460,7 +475,7 @@ impl Call {
     }
 
     /// Copies results to the host.
-    fn read(&self, buffers: &[Result_]) -> Result<Vec<HostValue>, String> {
+    fn read(&self, buffers: &[Result_]) -> Result<Vec<HostValue>, Error> {
         let name = &self.f.name;
         let stream = &self.loaded.stream;
         let mut out = Vec::with_capacity(buffers.len());
@@ -474,16 +489,22 @@ impl Call {
                 Result_::Shared(Buffer::Arg(i)) => match &self.held[*i] {
                     Held::Buffer(s) => s,
                     Held::Index(_) => {
-                        return Err(format!("@{name}: argument #{i} is not a buffer"))
+                        return Err(Error::internal(format!(
+                            "@{name}: argument #{i} is not a buffer"
+                        )))
                     }
                 },
                 Result_::Shared(Buffer::Global(i)) => &self.loaded.globals[*i],
                 Result_::Shared(Buffer::Local(_)) => {
-                    return Err(format!("@{name}: internal error: a local result"))
+                    return Err(Error::internal(format!(
+                        "@{name}: internal error: a local result"
+                    )))
                 }
             };
             let Slot::MemRef { elt, dims } = slot else {
-                return Err(format!("@{name}: a buffer returned as an index"));
+                return Err(Error::internal(format!(
+                    "@{name}: a buffer returned as an index"
+                )));
             };
             let bytes = stream
                 .clone_dtoh(slice)
@@ -499,30 +520,30 @@ impl Session for Call {
         &self.f.signature
     }
 
-    fn set(&mut self, i: usize, value: &HostValue) -> Result<(), String> {
+    fn set(&mut self, i: usize, value: &HostValue) -> Result<(), Error> {
         Call::set(self, i, value)
     }
 
-    fn get(&self, i: usize) -> Result<HostValue, String> {
+    fn get(&self, i: usize) -> Result<HostValue, Error> {
         Call::get(self, i)
     }
 
-    fn invoke(&mut self) -> Result<Vec<HostValue>, String> {
+    fn invoke(&mut self) -> Result<Vec<HostValue>, Error> {
         Call::invoke(self)?.read()
     }
 
-    fn run(&mut self) -> Result<(), String> {
+    fn run(&mut self) -> Result<(), Error> {
         self.last = None;
         self.last = Some(self.launch()?);
         Ok(())
     }
 
-    fn results(&self) -> Result<Vec<HostValue>, String> {
+    fn results(&self) -> Result<Vec<HostValue>, Error> {
         let last = self.last.as_ref().ok_or_else(|| {
-            format!(
+            Error::argument(format!(
                 "@{}: no results (it has not run since its arguments were set)",
                 self.f.name
-            )
+            ))
         })?;
         self.read(last)
     }
@@ -545,7 +566,7 @@ pub struct Outputs<'c> {
 
 impl Outputs<'_> {
     /// Copies the results to the host.
-    pub fn read(&self) -> Result<Vec<HostValue>, String> {
+    pub fn read(&self) -> Result<Vec<HostValue>, Error> {
         self.call.read(&self.buffers)
     }
 }
@@ -555,7 +576,7 @@ impl Outputs<'_> {
 /// cannot run).
 pub struct Compiled {
     program: Program,
-    loaded: Result<Arc<Loaded>, String>,
+    loaded: Result<Arc<Loaded>, Error>,
     phases: Vec<(&'static str, Duration)>,
 }
 
@@ -564,7 +585,7 @@ impl Compiled {
     /// with the time compiling and loading took, by phase.
     pub fn new(
         program: Program,
-        loaded: Result<Arc<Loaded>, String>,
+        loaded: Result<Arc<Loaded>, Error>,
         phases: Vec<(&'static str, Duration)>,
     ) -> Compiled {
         Compiled {
@@ -574,25 +595,28 @@ impl Compiled {
         }
     }
 
-    fn function(&self, entry: &str) -> Result<&Function, String> {
+    fn function(&self, entry: &str) -> Result<&Function, Error> {
         self.program
             .functions
             .get(entry)
-            .ok_or_else(|| format!("no function @{entry} in the module"))
+            .ok_or_else(|| Error::argument(format!("no function @{entry} in the module")))
     }
 }
 
 impl Executable for Compiled {
-    fn signature(&self, entry: &str) -> Result<&Signature, String> {
+    fn signature(&self, entry: &str) -> Result<&Signature, Error> {
         Ok(&self.function(entry)?.signature)
     }
 
-    fn arg_info(&self, entry: &str) -> Result<&[ocannl_runtime::ArgInfo], String> {
+    fn arg_info(&self, entry: &str) -> Result<&[ocannl_runtime::ArgInfo], Error> {
         Ok(&self.function(entry)?.args)
     }
 
-    fn prepare(&self, entry: &str, args: &[HostValue]) -> Result<Box<dyn Session>, String> {
-        let loaded = self.loaded.as_ref().map_err(Clone::clone)?;
+    fn prepare(&self, entry: &str, args: &[HostValue]) -> Result<Box<dyn Session>, Error> {
+        let loaded = self
+            .loaded
+            .as_ref()
+            .map_err(|e| Error::new(e.kind(), e.message()))?;
         Ok(Box::new(loaded.prepare(entry, args)?))
     }
 
@@ -600,7 +624,7 @@ impl Executable for Compiled {
         &self.phases
     }
 
-    fn describe(&self, entry: &str) -> Result<String, String> {
+    fn describe(&self, entry: &str) -> Result<String, Error> {
         Ok(schedule::describe(self.function(entry)?, &self.program))
     }
 }
@@ -616,7 +640,7 @@ mod tests {
         match Device::open(0) {
             Ok(d) => assert!(!d.name().is_empty()),
             Err(e) => {
-                assert!(!e.contains('\n'), "{e}");
+                assert!(!e.to_string().contains('\n'), "{e}");
                 assert!(
                     unavailable().is_some(),
                     "opening failed on a machine with a GPU: {e}"
