@@ -14,7 +14,7 @@
 //! [`ocannl_ops::SplitMix64`].
 
 use ocannl_ops::{rng::mix, SplitMix64};
-use ocannl_runtime::HostTensor;
+use ocannl_runtime::{Error, HostTensor};
 
 /// What to do with the last batch of an epoch when the batch size does not
 /// divide the number of items.
@@ -40,9 +40,11 @@ pub struct Batches {
 impl Batches {
     /// Batches of `batch_size` indices of `len` items, shuffled by `seed`,
     /// the last partial batch dropped. A batch size of 0 is an error.
-    pub fn new(len: usize, batch_size: usize, seed: u64) -> Result<Self, String> {
+    pub fn new(len: usize, batch_size: usize, seed: u64) -> Result<Self, Error> {
         if batch_size == 0 {
-            return Err("the batch size is 0; a batch has at least one item".into());
+            return Err(Error::argument(
+                "the batch size is 0; a batch has at least one item",
+            ));
         }
         Ok(Batches {
             len,
@@ -113,11 +115,13 @@ pub fn gather<T: Copy>(
     row_dims: &[usize],
     indices: &[usize],
     value: impl Fn(T) -> f32,
-) -> Result<HostTensor, String> {
+) -> Result<HostTensor, Error> {
     let row: usize = row_dims.iter().product();
     let rows = table.len().checked_div(row).unwrap_or(0);
     if let Some(&i) = indices.iter().find(|&&i| i >= rows) {
-        return Err(format!("index {i} in a batch of a table of {rows} items"));
+        return Err(Error::argument(format!(
+            "index {i} in a batch of a table of {rows} items"
+        )));
     }
     let mut data = Vec::with_capacity(indices.len().saturating_mul(row));
     for &i in indices {
@@ -131,17 +135,16 @@ pub fn gather<T: Copy>(
 /// The class ids `labels[indices]` as a one-hot f32 tensor of dims
 /// `[indices.len(), classes]` (1 at the item's class, 0 elsewhere). An index
 /// past the labels, or a label not below `classes`, is an error.
-pub fn one_hot(labels: &[u8], classes: usize, indices: &[usize]) -> Result<HostTensor, String> {
+pub fn one_hot(labels: &[u8], classes: usize, indices: &[usize]) -> Result<HostTensor, Error> {
     let mut data = vec![0.0; indices.len() * classes];
     for (b, &i) in indices.iter().enumerate() {
-        let label = *labels
-            .get(i)
-            .ok_or_else(|| format!("index {i} in a batch of {} labels", labels.len()))?
-            as usize;
+        let label = *labels.get(i).ok_or_else(|| {
+            Error::argument(format!("index {i} in a batch of {} labels", labels.len()))
+        })? as usize;
         if label >= classes {
-            return Err(format!(
+            return Err(Error::argument(format!(
                 "label {label} of item {i} is not one of {classes} classes"
-            ));
+            )));
         }
         data[b * classes + label] = 1.0;
     }
@@ -157,14 +160,16 @@ pub fn one_hot(labels: &[u8], classes: usize, indices: &[usize]) -> Result<HostT
 /// as a data input to `ocannl::nn::dropout` in the training loss (the
 /// forward routine for inference has no dropout). A rate outside `[0, 1)`
 /// is an error.
-pub fn dropout_mask(dims: &[u64], rate: f64, seed: u64, step: u64) -> Result<HostTensor, String> {
+pub fn dropout_mask(dims: &[u64], rate: f64, seed: u64, step: u64) -> Result<HostTensor, Error> {
     if !(0.0..1.0).contains(&rate) {
-        return Err(format!("a dropout rate is in [0, 1), not {rate}"));
+        return Err(Error::argument(format!(
+            "a dropout rate is in [0, 1), not {rate}"
+        )));
     }
     let cells = dims
         .iter()
         .try_fold(1u64, |a, &d| a.checked_mul(d))
-        .ok_or_else(|| format!("a mask of dims {dims:?} has too many cells"))?;
+        .ok_or_else(|| Error::argument(format!("a mask of dims {dims:?} has too many cells")))?;
     let mut rng = SplitMix64::new(mix(seed ^ mix(step.wrapping_add(0x5eed))));
     let data = (0..cells)
         .map(|_| if rng.next_f64() < rate { 0.0 } else { 1.0 })

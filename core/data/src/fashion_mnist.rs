@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ocannl_runtime::HostTensor;
+use ocannl_runtime::{Error, HostTensor};
 
 use crate::{
     batches::{gather, one_hot},
@@ -78,20 +78,20 @@ impl Split {
     /// A split from images (`PIXELS` bytes each, row-major) and their
     /// labels; a length that does not fit or a label not below 10 is an
     /// error.
-    pub fn new(images: Vec<u8>, labels: Vec<u8>) -> Result<Self, String> {
+    pub fn new(images: Vec<u8>, labels: Vec<u8>) -> Result<Self, Error> {
         if Some(images.len()) != labels.len().checked_mul(PIXELS) {
-            return Err(format!(
+            return Err(Error::argument(format!(
                 "{} bytes of images for {} labels; an image has {PIXELS} bytes",
                 images.len(),
                 labels.len()
-            ));
+            )));
         }
         if let Some(i) = labels.iter().position(|&l| usize::from(l) >= CLASSES.len()) {
-            return Err(format!(
+            return Err(Error::argument(format!(
                 "label {} of item {i} is not a class (0 to {})",
                 labels[i],
                 CLASSES.len() - 1
-            ));
+            )));
         }
         Ok(Split { images, labels })
     }
@@ -128,7 +128,7 @@ impl Split {
 
     /// The images of a batch as f32 values in `[0, 1]`, laid out as `layout`
     /// says. An index past the end is an error.
-    pub fn images_batch(&self, indices: &[usize], layout: Layout) -> Result<HostTensor, String> {
+    pub fn images_batch(&self, indices: &[usize], layout: Layout) -> Result<HostTensor, Error> {
         let dims: &[usize] = match layout {
             Layout::Flat => &[PIXELS],
             Layout::Hwc => &[ROWS, COLS, 1],
@@ -138,7 +138,7 @@ impl Split {
 
     /// The labels of a batch as f32 tensors, as `labels` says. An index past
     /// the end is an error.
-    pub fn labels_batch(&self, indices: &[usize], labels: Labels) -> Result<HostTensor, String> {
+    pub fn labels_batch(&self, indices: &[usize], labels: Labels) -> Result<HostTensor, Error> {
         match labels {
             Labels::OneHot => one_hot(&self.labels, CLASSES.len(), indices),
             Labels::ClassIds => gather(&self.labels, &[1], indices, f32::from),
@@ -158,17 +158,17 @@ impl FashionMnist {
     /// that exists): Fashion-MNIST's are 60,000 training and 10,000 test
     /// items (MNIST's files read as well). A split's images file must have
     /// dims `[N, 28, 28]` and its labels file `[N]`.
-    pub fn load(dir: &Path) -> Result<Self, String> {
+    pub fn load(dir: &Path) -> Result<Self, Error> {
         Self::load_with(dir, None)
     }
 
     /// Reads the files Debian's package installs ([`DEFAULT_DIR`]); an
     /// error also says to install (or reinstall) the package.
-    pub fn load_default() -> Result<Self, String> {
+    pub fn load_default() -> Result<Self, Error> {
         Self::load_with(Path::new(DEFAULT_DIR), Some(PACKAGE))
     }
 
-    fn load_with(dir: &Path, package: Option<&str>) -> Result<Self, String> {
+    fn load_with(dir: &Path, package: Option<&str>) -> Result<Self, Error> {
         Ok(FashionMnist {
             train: read_split(dir, TRAIN_FILES, package)?,
             test: read_split(dir, TEST_FILES, package)?,
@@ -191,11 +191,11 @@ fn read_split(
     dir: &Path,
     [images, labels]: [&str; 2],
     package: Option<&str>,
-) -> Result<Split, String> {
+) -> Result<Split, Error> {
     let (images, labels) = (file(dir, images), file(dir, labels));
-    let hint = |message: String| match package {
-        Some(p) => with_package_hint((Failure::Other, message), p),
-        None => message,
+    let hint = |error: Error| match package {
+        Some(p) => with_package_hint((Failure::Other, error), p),
+        None => error,
     };
     let read = |path: &Path, expect: &[Option<usize>]| match package {
         Some(p) => idx::read_installed(path, expect, p),
@@ -204,13 +204,18 @@ fn read_split(
     let image_data = read(&images, &[None, Some(ROWS), Some(COLS)])?.data;
     let label_data = read(&labels, &[None])?.data;
     if image_data.len() / PIXELS != label_data.len() {
-        return Err(hint(format!(
+        return Err(hint(Error::format(format!(
             "{} has {} labels but {} has {} images",
             labels.display(),
             label_data.len(),
             images.display(),
             image_data.len() / PIXELS
-        )));
+        ))));
     }
-    Split::new(image_data, label_data).map_err(|e| hint(format!("{}: {e}", labels.display())))
+    Split::new(image_data, label_data).map_err(|e| {
+        hint(
+            e.as_kind(ocannl_runtime::Kind::Format)
+                .prefixed(labels.display()),
+        )
+    })
 }

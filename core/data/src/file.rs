@@ -3,6 +3,8 @@
 
 use std::{fs::File, io, path::Path};
 
+use ocannl_runtime::Error;
+
 /// Why a file could not be read: whether it is missing decides how a
 /// package hint is worded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -11,8 +13,8 @@ pub(crate) enum Failure {
     Other,
 }
 
-/// A message, and what failed.
-pub(crate) type Failed = (Failure, String);
+/// The error, and what failed.
+pub(crate) type Failed = (Failure, Error);
 
 /// Opens `path`, or says why not.
 pub(crate) fn open(path: &Path) -> Result<File, Failed> {
@@ -22,14 +24,17 @@ pub(crate) fn open(path: &Path) -> Result<File, Failed> {
         } else {
             Failure::Other
         };
-        (failure, format!("cannot read {}: {e}", path.display()))
+        (
+            failure,
+            Error::io(format!("cannot read {}: {e}", path.display()), e),
+        )
     })
 }
 
 /// The message, and which package to install (a missing file) or
 /// reinstall (a file that cannot be read as it should).
-pub(crate) fn with_package_hint((failure, message): Failed, package: &str) -> String {
-    match failure {
+pub(crate) fn with_package_hint((failure, error): Failed, package: &str) -> Error {
+    error.map_message(|message| match failure {
         Failure::Missing => format!(
             "{message}; the file is installed by Debian's package {package} \
              (apt-get install {package}; scripts/bootstrap.sh installs it)"
@@ -38,5 +43,5 @@ pub(crate) fn with_package_hint((failure, message): Failed, package: &str) -> St
             "{message}; the file is installed by Debian's package {package} \
              (apt-get install --reinstall {package})"
         ),
-    }
+    })
 }

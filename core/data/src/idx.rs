@@ -24,6 +24,7 @@ use std::{
 };
 
 use flate2::read::MultiGzDecoder;
+use ocannl_runtime::Error;
 
 use crate::file::{open, with_package_hint, Failed, Failure};
 
@@ -49,21 +50,26 @@ pub struct Idx {
 /// Reads the IDX file `path` of unsigned bytes, gzipped or plain. `expect`
 /// has one entry per dim the file must have: the size it must have, or
 /// `None` for any size. Errors name the file.
-pub fn read(path: &Path, expect: &[Option<usize>]) -> Result<Idx, String> {
-    read_or_fail(path, expect).map_err(|(_, m)| m)
+pub fn read(path: &Path, expect: &[Option<usize>]) -> Result<Idx, Error> {
+    read_or_fail(path, expect).map_err(|(_, e)| e)
 }
 
 /// [`read`] for a file a Debian package installs: a message also says which
 /// package to install (when the file is missing) or reinstall.
-pub fn read_installed(path: &Path, expect: &[Option<usize>], package: &str) -> Result<Idx, String> {
+pub fn read_installed(path: &Path, expect: &[Option<usize>], package: &str) -> Result<Idx, Error> {
     read_or_fail(path, expect).map_err(|f| with_package_hint(f, package))
 }
 
 fn read_or_fail(path: &Path, expect: &[Option<usize>]) -> Result<Idx, Failed> {
     let file = open(path)?;
     let name = path.display().to_string();
-    let other = |m: String| (Failure::Other, m);
-    let unreadable = |e: io::Error| other(format!("cannot read {name}: {e}"));
+    let other = |m: String| (Failure::Other, Error::format(m));
+    let unreadable = |e: io::Error| {
+        (
+            Failure::Other,
+            Error::io(format!("cannot read {name}: {e}"), e),
+        )
+    };
     let file_len = file.metadata().map_err(unreadable)?.len();
     let mut buffered = BufReader::new(file);
     let gzipped = buffered
@@ -77,13 +83,18 @@ fn read_or_fail(path: &Path, expect: &[Option<usize>]) -> Result<Idx, Failed> {
     };
     // A read error: the file ends early, or its gzip data is not valid.
     let failed = |e: io::Error, within: &str| {
-        other(if e.kind() == io::ErrorKind::UnexpectedEof {
-            format!("{name} is truncated: it ends within {within} ({e})")
+        if e.kind() == io::ErrorKind::UnexpectedEof {
+            other(format!(
+                "{name} is truncated: it ends within {within} ({e})"
+            ))
         } else if gzipped {
-            format!("{name} is not a valid gzip file: {e}")
+            other(format!("{name} is not a valid gzip file: {e}"))
         } else {
-            format!("cannot read {name}: {e}")
-        })
+            (
+                Failure::Other,
+                Error::io(format!("cannot read {name}: {e}"), e),
+            )
+        }
     };
 
     // The magic number.

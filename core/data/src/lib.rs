@@ -32,7 +32,7 @@
 //!         # let _ = (x, y);
 //!     }
 //! }
-//! # Ok::<(), String>(())
+//! # Ok::<(), ocannl_runtime::Error>(())
 //! ```
 //!
 //! Architecture invariant: no MLIR; the only random generator is

@@ -13,6 +13,7 @@
 use std::path::Path;
 
 use ocannl_ops::rng::mix;
+use ocannl_runtime::Error;
 
 use crate::file::{open, with_package_hint, Failed, Failure};
 
@@ -61,13 +62,13 @@ impl Words {
 
     /// The words of the list `path` (see [`Words::from_list`]); a list with
     /// no such word is an error.
-    pub fn load(path: &Path) -> Result<Self, String> {
-        Self::load_or_fail(path).map_err(|(_, m)| m)
+    pub fn load(path: &Path) -> Result<Self, Error> {
+        Self::load_or_fail(path).map_err(|(_, e)| e)
     }
 
     /// The words of the list Debian's package installs ([`DEFAULT_PATH`]);
     /// an error also says to install (or reinstall) the package.
-    pub fn load_default() -> Result<Self, String> {
+    pub fn load_default() -> Result<Self, Error> {
         Self::load_or_fail(Path::new(DEFAULT_PATH)).map_err(|f| with_package_hint(f, PACKAGE))
     }
 
@@ -76,17 +77,17 @@ impl Words {
         std::io::Read::read_to_end(&mut open(path)?, &mut list).map_err(|e| {
             (
                 Failure::Other,
-                format!("cannot read {}: {e}", path.display()),
+                Error::io(format!("cannot read {}: {e}", path.display()), e),
             )
         })?;
         let words = Self::from_list(&list);
         if words.train.is_empty() && words.test.is_empty() {
             return Err((
                 Failure::Other,
-                format!(
+                Error::format(format!(
                     "{} has no word of lowercase letters a to z only (one word per line)",
                     path.display()
-                ),
+                )),
             ));
         }
         Ok(words)
@@ -122,15 +123,15 @@ pub fn char_of(token: usize) -> Option<char> {
 
 /// The tokens of `word`'s letters, then [`END`]. A character other than
 /// `a` to `z` is an error.
-pub fn encode(word: &str) -> Result<Vec<usize>, String> {
+pub fn encode(word: &str) -> Result<Vec<usize>, Error> {
     let mut tokens = Vec::with_capacity(word.len() + 1);
     for (i, c) in word.chars().enumerate() {
         match token(c) {
             Some(t) if t != END => tokens.push(t),
             _ => {
-                return Err(format!(
+                return Err(Error::argument(format!(
                     "{word:?}: character {i} ({c:?}) is not a letter a to z"
-                ))
+                )))
             }
         }
     }
@@ -140,13 +141,17 @@ pub fn encode(word: &str) -> Result<Vec<usize>, String> {
 
 /// The word that `tokens` spell, up to the first [`END`] (or all of them).
 /// A token past the vocabulary is an error.
-pub fn decode(tokens: &[usize]) -> Result<String, String> {
+pub fn decode(tokens: &[usize]) -> Result<String, Error> {
     let mut word = String::new();
     for &t in tokens {
         match char_of(t) {
             Some(END_CHAR) => break,
             Some(c) => word.push(c),
-            None => return Err(format!("token {t} is not one of the {VOCAB} tokens")),
+            None => {
+                return Err(Error::argument(format!(
+                    "token {t} is not one of the {VOCAB} tokens"
+                )))
+            }
         }
     }
     Ok(word)

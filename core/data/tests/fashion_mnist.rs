@@ -118,7 +118,7 @@ fn a_small_dataset_reads_exactly() {
     let e = data
         .train
         .images_batch(&[3], Layout::Flat)
-        .expect_err("past the end");
+        .expect_err("past the end").to_string();
     assert!(e.contains("index 3"), "{e}");
 }
 
@@ -128,7 +128,7 @@ fn inconsistent_datasets() {
     let dir = small_dataset("label");
     let labels = dir.join("train-labels-idx1-ubyte.gz");
     std::fs::write(&labels, gzip(&idx_bytes(&[3], &[9, 10, 4]))).expect("write");
-    let e = FashionMnist::load(&dir).expect_err("label 10");
+    let e = FashionMnist::load(&dir).expect_err("label 10").to_string();
     assert_eq!(
         e,
         format!(
@@ -138,7 +138,7 @@ fn inconsistent_datasets() {
     );
     // Fewer labels than images.
     std::fs::write(&labels, gzip(&idx_bytes(&[2], &[9, 0]))).expect("write");
-    let e = FashionMnist::load(&dir).expect_err("2 labels, 3 images");
+    let e = FashionMnist::load(&dir).expect_err("2 labels, 3 images").to_string();
     assert_eq!(
         e,
         format!(
@@ -155,7 +155,7 @@ fn inconsistent_datasets() {
         idx_bytes(&[2, 28, 27], &images(2)[..2 * 28 * 27]),
     )
     .expect("write");
-    let e = FashionMnist::load(&dir).expect_err("27 columns");
+    let e = FashionMnist::load(&dir).expect_err("27 columns").to_string();
     assert!(
         e.starts_with(&format!(
             "{} has dims [2, 28, 27] where [*, 28, 28] are expected",
@@ -165,7 +165,7 @@ fn inconsistent_datasets() {
     );
     // A missing file: named as looked for, gzipped.
     let dir = scratch("empty");
-    let e = FashionMnist::load(&dir).expect_err("no files");
+    let e = FashionMnist::load(&dir).expect_err("no files").to_string();
     assert!(
         e.starts_with(&format!(
             "cannot read {}",

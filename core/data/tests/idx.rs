@@ -41,7 +41,7 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
 
 /// The error reading `path`, which must name it.
 fn error(path: &Path, expect: &[Option<usize>]) -> String {
-    let e = idx::read(path, expect).expect_err("an error");
+    let e = idx::read(path, expect).expect_err("an error").to_string();
     assert!(
         e.contains(&path.display().to_string()),
         "the error does not name the file: {e}"
@@ -287,7 +287,7 @@ fn dims_larger_than_the_file() {
 #[test]
 fn installed_files_name_their_package() {
     let dir = scratch("installed");
-    let e = idx::read_installed(&dir.join("gone.gz"), &[None], "dataset-x").expect_err("missing");
+    let e = idx::read_installed(&dir.join("gone.gz"), &[None], "dataset-x").expect_err("missing").to_string();
     assert!(
         e.contains(&dir.join("gone.gz").display().to_string()),
         "{e}"
@@ -299,7 +299,26 @@ fn installed_files_name_their_package() {
         "{e}"
     );
     let bad = write(&dir, "bad", b"not idx");
-    let e = idx::read_installed(&bad, &[None], "dataset-x").expect_err("foreign");
+    let e = idx::read_installed(&bad, &[None], "dataset-x").expect_err("foreign").to_string();
     assert!(e.contains(&bad.display().to_string()), "{e}");
     assert!(e.contains("(apt-get install --reinstall dataset-x)"), "{e}");
+}
+
+/// Errors have kinds: a missing file is an I/O error with the system's
+/// error as its source (the package hint keeps both), a damaged one a
+/// format error.
+#[test]
+fn errors_have_kinds() {
+    use ocannl_runtime::Kind;
+    let dir = std::env::temp_dir().join(format!("ocannl-idx-kinds-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let missing = ocannl_data::idx::read_installed(&dir.join("gone"), &[None], "pkg").unwrap_err();
+    assert_eq!(missing.kind(), Kind::Io);
+    assert!(std::error::Error::source(&missing).is_some());
+    assert!(missing.to_string().contains("apt-get install pkg"), "{missing}");
+    let bad = dir.join("bad");
+    std::fs::write(&bad, [1u8, 2, 3, 4, 5]).unwrap();
+    let e = ocannl_data::idx::read(&bad, &[None]).unwrap_err();
+    assert_eq!(e.kind(), Kind::Format);
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -67,13 +67,13 @@ fn tokens() {
     for w in ["a", "zebra", "quixotic"] {
         assert_eq!(decode(&encode(w).expect("encode")).as_deref(), Ok(w));
     }
-    let e = encode("cafe's").expect_err("an apostrophe");
+    let e = encode("cafe's").expect_err("an apostrophe").to_string();
     assert!(
         e.contains("character 4 ('\\'') is not a letter a to z"),
         "{e}"
     );
     assert!(encode("a.b").is_err());
-    let e = decode(&[1, VOCAB]).expect_err("past the vocabulary");
+    let e = decode(&[1, VOCAB]).expect_err("past the vocabulary").to_string();
     assert!(e.contains("token 27 is not one of the 27 tokens"), "{e}");
     assert_eq!(words::token('.'), Some(END));
     assert_eq!(words::char_of(26), Some('z'));
@@ -84,14 +84,14 @@ fn missing_or_empty_lists() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("words");
     std::fs::create_dir_all(&dir).expect("scratch");
     let missing = dir.join("no-such-list");
-    let e = Words::load(&missing).expect_err("missing");
+    let e = Words::load(&missing).expect_err("missing").to_string();
     assert!(
         e.contains(&format!("cannot read {}", missing.display())),
         "{e}"
     );
     let empty = dir.join("capitals");
     std::fs::write(&empty, "Paris\nO'Neill\n").expect("write");
-    let e = Words::load(&empty).expect_err("no words");
+    let e = Words::load(&empty).expect_err("no words").to_string();
     assert!(
         e.contains(&format!(
             "{} has no word of lowercase letters a to z only",

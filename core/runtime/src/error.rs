@@ -109,6 +109,12 @@ impl Error {
         self
     }
 
+    /// The same error (kind and source) with its message rewritten.
+    pub fn map_message(mut self, f: impl FnOnce(&str) -> String) -> Error {
+        self.message = f(&self.message);
+        self
+    }
+
     /// The same error as another kind (a check of a value read from a file
     /// is a [`Kind::Format`] error of the file).
     pub fn as_kind(mut self, kind: Kind) -> Error {
