@@ -142,6 +142,18 @@ impl From<ocannl_runtime::Error> for Error {
     }
 }
 
+/// A collective failure: a setting out of range is [`Error::Invalid`],
+/// everything else (joining, exchanging, ranks that disagree)
+/// [`Error::Collective`]; the message unchanged.
+impl From<ocannl_collective::Error> for Error {
+    fn from(e: ocannl_collective::Error) -> Error {
+        match e.kind() {
+            ocannl_collective::Kind::Setting => Error::Invalid(e.to_string()),
+            _ => Error::Collective(e.to_string()),
+        }
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let lines = |f: &mut fmt::Formatter<'_>, d: &[Diagnostic]| -> fmt::Result {

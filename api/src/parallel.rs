@@ -22,12 +22,12 @@ pub fn join(device: &Device) -> Result<Box<dyn Collective>, Error> {
     #[cfg(feature = "mpi")]
     {
         use ocannl_collective_mpi::{nccl, Mpi};
-        let timeout = ocannl_collective::timeout_from_env().map_err(Error::Invalid)?;
-        let mpi = Mpi::init(timeout).map_err(Error::Collective)?;
+        let timeout = ocannl_collective::timeout_from_env()?;
+        let mpi = Mpi::init(timeout).map_err(Error::from)?;
         if device.name() == Device::CUDA.name() {
             // One GPU per rank: its place among the ranks on its host.
             ocannl_gpu::use_device(mpi.local_rank()).map_err(Error::DeviceUnavailable)?;
-            nccl(mpi).map_err(Error::Collective)
+            nccl(mpi).map_err(Error::from)
         } else {
             Ok(Box::new(mpi))
         }

@@ -596,12 +596,15 @@ impl Flat {
         flat
     }
 
-    fn apply(&mut self, f: impl FnOnce(Buffer) -> Result<(), String>) -> Result<(), Error> {
+    fn apply(
+        &mut self,
+        f: impl FnOnce(Buffer) -> Result<(), ocannl_collective::Error>,
+    ) -> Result<(), Error> {
         match self {
             Flat::F32(v) => f(Buffer::F32(v)),
             Flat::F64(v) => f(Buffer::F64(v)),
         }
-        .map_err(Error::Collective)
+        .map_err(Error::from)
     }
 
     /// Every cell times `x`.
@@ -727,7 +730,7 @@ impl Trainer {
             let mut all = job.key();
             all.extend(device.name().as_bytes());
             check_same(&mut **c, "the model, its optimizer or its device", &all)
-                .map_err(Error::Collective)?;
+                .map_err(Error::from)?;
         }
         let t = Instant::now();
         let compiled = compiler

@@ -182,7 +182,7 @@ impl Collective for Threads {
     fn size(&self) -> usize {
         self.size
     }
-    fn all_reduce_sum(&mut self, buf: Buffer) -> Result<(), String> {
+    fn all_reduce_sum(&mut self, buf: Buffer) -> Result<(), ocannl::collective::Error> {
         self.stats.calls += 1;
         let all = self.exchange(read(&buf));
         let sum: Vec<f64> = (0..all[0].len())
@@ -191,12 +191,12 @@ impl Collective for Threads {
         write(buf, &sum);
         Ok(())
     }
-    fn broadcast(&mut self, buf: Buffer) -> Result<(), String> {
+    fn broadcast(&mut self, buf: Buffer) -> Result<(), ocannl::collective::Error> {
         let all = self.exchange(read(&buf));
         write(buf, &all[0]);
         Ok(())
     }
-    fn all_gather(&mut self, mine: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+    fn all_gather(&mut self, mine: &[u8]) -> Result<Vec<Vec<u8>>, ocannl::collective::Error> {
         let all = self.exchange(mine.iter().map(|&b| f64::from(b)).collect());
         Ok(all
             .iter()

@@ -25,8 +25,10 @@
 
 use std::time::Duration;
 
+mod error;
 mod nccl_impl;
 
+pub use error::{Error, Kind};
 pub use nccl_impl::{unavailable as nccl_unavailable, Nccl};
 
 /// A buffer reduced or broadcast in place, of one element type.
@@ -66,11 +68,11 @@ pub trait Collective {
     /// The number of ranks.
     fn size(&self) -> usize;
     /// Sums `buf` across ranks, in place: every rank gets the sum.
-    fn all_reduce_sum(&mut self, buf: Buffer) -> Result<(), String>;
+    fn all_reduce_sum(&mut self, buf: Buffer) -> Result<(), Error>;
     /// Replaces `buf` with rank 0's, on every rank.
-    fn broadcast(&mut self, buf: Buffer) -> Result<(), String>;
+    fn broadcast(&mut self, buf: Buffer) -> Result<(), Error>;
     /// Every rank's `mine` (of one length on every rank), in rank order.
-    fn all_gather(&mut self, mine: &[u8]) -> Result<Vec<Vec<u8>>, String>;
+    fn all_gather(&mut self, mine: &[u8]) -> Result<Vec<Vec<u8>>, Error>;
     /// What the all-reduces took so far.
     fn stats(&self) -> Stats;
 }
@@ -91,15 +93,15 @@ impl Collective for Local {
     fn size(&self) -> usize {
         1
     }
-    fn all_reduce_sum(&mut self, buf: Buffer) -> Result<(), String> {
+    fn all_reduce_sum(&mut self, buf: Buffer) -> Result<(), Error> {
         self.stats.calls += 1;
         self.stats.bytes += buf.bytes() as u64;
         Ok(())
     }
-    fn broadcast(&mut self, _: Buffer) -> Result<(), String> {
+    fn broadcast(&mut self, _: Buffer) -> Result<(), Error> {
         Ok(())
     }
-    fn all_gather(&mut self, mine: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+    fn all_gather(&mut self, mine: &[u8]) -> Result<Vec<Vec<u8>>, Error> {
         Ok(vec![mine.to_vec()])
     }
     fn stats(&self) -> Stats {
@@ -111,7 +113,7 @@ impl Collective for Local {
 /// model, the optimizer, the batch, the seed), comparing SHA-256 digests:
 /// an error on every rank naming the ranks that differ from rank 0 and
 /// `what` differs.
-pub fn check_same(c: &mut dyn Collective, what: &str, value: &[u8]) -> Result<(), String> {
+pub fn check_same(c: &mut dyn Collective, what: &str, value: &[u8]) -> Result<(), Error> {
     use sha2::{Digest, Sha256};
     let digest = Sha256::digest(value);
     let all = c.all_gather(&digest)?;
@@ -124,9 +126,12 @@ pub fn check_same(c: &mut dyn Collective, what: &str, value: &[u8]) -> Result<()
     if differ.is_empty() {
         Ok(())
     } else {
-        Err(format!(
-            "the ranks differ in {what}: rank(s) {} against rank 0 (every rank must run the same configuration)",
-            differ.join(", ")
+        Err(Error::new(
+            Kind::Disagree,
+            format!(
+                "the ranks differ in {what}: rank(s) {} against rank 0 (every rank must run the same configuration)",
+                differ.join(", ")
+            ),
         ))
     }
 }
@@ -140,7 +145,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// The timeout `OCANNL_COLLECTIVE_TIMEOUT` sets (seconds, a positive
 /// number), else [`DEFAULT_TIMEOUT`].
-pub fn timeout_from_env() -> Result<Duration, String> {
+pub fn timeout_from_env() -> Result<Duration, Error> {
     match std::env::var(TIMEOUT_VAR) {
         Err(_) => Ok(DEFAULT_TIMEOUT),
         Ok(text) => text
@@ -150,7 +155,10 @@ pub fn timeout_from_env() -> Result<Duration, String> {
             .filter(|s| s.is_finite() && *s > 0.0)
             .map(Duration::from_secs_f64)
             .ok_or_else(|| {
-                format!("{TIMEOUT_VAR} must be a positive number of seconds, not '{text}'")
+                Error::new(
+                    Kind::Setting,
+                    format!("{TIMEOUT_VAR} must be a positive number of seconds, not '{text}'"),
+                )
             }),
     }
 }
@@ -197,13 +205,13 @@ mod tests {
         fn size(&self) -> usize {
             self.0.len() + 1
         }
-        fn all_reduce_sum(&mut self, _: Buffer) -> Result<(), String> {
+        fn all_reduce_sum(&mut self, _: Buffer) -> Result<(), Error> {
             Ok(())
         }
-        fn broadcast(&mut self, _: Buffer) -> Result<(), String> {
+        fn broadcast(&mut self, _: Buffer) -> Result<(), Error> {
             Ok(())
         }
-        fn all_gather(&mut self, mine: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+        fn all_gather(&mut self, mine: &[u8]) -> Result<Vec<Vec<u8>>, Error> {
             use sha2::{Digest, Sha256};
             let mut all = vec![mine.to_vec()];
             all.extend(self.0.iter().map(|v| Sha256::digest(v).to_vec()));
@@ -217,8 +225,10 @@ mod tests {
     #[test]
     fn a_rank_with_another_configuration_is_named() {
         let mut c = Fake(vec![b"batch 8".to_vec(), b"batch 16".to_vec()]);
+        let e = check_same(&mut c, "the options", b"batch 8").unwrap_err();
+        assert_eq!(e.kind(), Kind::Disagree);
         assert_eq!(
-            check_same(&mut c, "the options", b"batch 8").unwrap_err(),
+            e.to_string(),
             "the ranks differ in the options: rank(s) 2 against rank 0 (every rank must run the same configuration)"
         );
         assert!(check_same(&mut c, "the options", b"batch 16").is_err());
@@ -232,7 +242,9 @@ mod tests {
         std::env::set_var(TIMEOUT_VAR, "2.5");
         assert_eq!(timeout_from_env(), Ok(Duration::from_millis(2500)));
         std::env::set_var(TIMEOUT_VAR, "0");
-        assert!(timeout_from_env().unwrap_err().contains("positive number"));
+        let e = timeout_from_env().unwrap_err();
+        assert_eq!(e.kind(), Kind::Setting);
+        assert!(e.to_string().contains("positive number"));
         std::env::set_var(TIMEOUT_VAR, "soon");
         assert!(timeout_from_env().is_err());
         std::env::remove_var(TIMEOUT_VAR);

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DeviceRepr, DriverError};
 use cudarc::nccl::{Comm, Id, NcclType, ReduceOp};
 
-use crate::{Buffer, Collective, Stats};
+use crate::{Buffer, Collective, Error, Stats};
 
 /// What ends a job, given why.
 pub type EndJob = Box<dyn Fn(&str)>;
@@ -53,13 +53,13 @@ fn id_of(bytes: [u8; 128]) -> Id {
 
 impl Nccl {
     /// A new unique id, to hand to every rank (made by one of them).
-    pub fn new_id() -> Result<[u8; 128], String> {
+    pub fn new_id() -> Result<[u8; 128], Error> {
         if let Some(why) = unavailable() {
-            return Err(why);
+            return Err(Error::join(why));
         }
-        Ok(id_bytes(
-            &Id::new().map_err(|e| format!("NCCL cannot make an id: {e:?}"))?,
-        ))
+        Ok(id_bytes(&Id::new().map_err(|e| {
+            Error::join(format!("NCCL cannot make an id: {e:?}"))
+        })?))
     }
 
     /// What ends the job when a collective times out, called with why
@@ -80,32 +80,32 @@ impl Nccl {
         size: usize,
         ordinal: usize,
         timeout: Duration,
-    ) -> Result<Nccl, String> {
+    ) -> Result<Nccl, Error> {
         if let Some(why) = unavailable() {
-            return Err(why);
+            return Err(Error::join(why));
         }
         let id = if rank == 0 {
             let id = Nccl::new_id()?;
             let tmp = path.with_extension("partial");
             std::fs::write(&tmp, id)
                 .and_then(|()| std::fs::rename(&tmp, path))
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+                .map_err(|e| Error::join(format!("cannot write {}: {e}", path.display())))?;
             id
         } else {
             let start = Instant::now();
             loop {
                 if let Ok(bytes) = std::fs::read(path) {
-                    let bytes: [u8; 128] = bytes
-                        .try_into()
-                        .map_err(|_| format!("{} is not an NCCL id (128 bytes)", path.display()))?;
+                    let bytes: [u8; 128] = bytes.try_into().map_err(|_| {
+                        Error::join(format!("{} is not an NCCL id (128 bytes)", path.display()))
+                    })?;
                     break bytes;
                 }
                 if start.elapsed() > timeout {
-                    return Err(format!(
+                    return Err(Error::join(format!(
                         "rank 0 wrote no NCCL id to {} within {:.1} s",
                         path.display(),
                         timeout.as_secs_f64()
-                    ));
+                    )));
                 }
                 std::thread::sleep(Duration::from_millis(10));
             }
@@ -121,19 +121,19 @@ impl Nccl {
         size: usize,
         ordinal: usize,
         timeout: Duration,
-    ) -> Result<Nccl, String> {
+    ) -> Result<Nccl, Error> {
         if let Some(why) = unavailable() {
-            return Err(why);
+            return Err(Error::join(why));
         }
         if rank >= size {
-            return Err(format!("rank {rank} of {size} ranks"));
+            return Err(Error::join(format!("rank {rank} of {size} ranks")));
         }
         let id = id_of(id);
-        let ctx =
-            CudaContext::new(ordinal).map_err(|e| format!("cannot open GPU {ordinal}: {e}"))?;
+        let ctx = CudaContext::new(ordinal)
+            .map_err(|e| Error::join(format!("cannot open GPU {ordinal}: {e}")))?;
         let stream = ctx.default_stream();
         let comm = Comm::from_rank(stream.clone(), rank, size, id)
-            .map_err(|e| format!("NCCL cannot join the ranks: {e:?}"))?;
+            .map_err(|e| Error::join(format!("NCCL cannot join the ranks: {e:?}")))?;
         Ok(Nccl {
             comm,
             stream,
@@ -231,27 +231,39 @@ impl Collective for Nccl {
         self.size
     }
 
-    fn all_reduce_sum(&mut self, buf: Buffer) -> Result<(), String> {
+    fn all_reduce_sum(&mut self, buf: Buffer) -> Result<(), Error> {
         let t = Instant::now();
         let bytes = buf.bytes() as u64;
         match buf {
-            Buffer::F32(b) => reduce(self, b)?,
-            Buffer::F64(b) => reduce(self, b)?,
+            Buffer::F32(b) => reduce(self, b),
+            Buffer::F64(b) => reduce(self, b),
         }
+        .map_err(Error::exchange)?;
         self.stats.calls += 1;
         self.stats.bytes += bytes;
         self.stats.time += t.elapsed();
         Ok(())
     }
 
-    fn broadcast(&mut self, buf: Buffer) -> Result<(), String> {
+    fn broadcast(&mut self, buf: Buffer) -> Result<(), Error> {
         match buf {
             Buffer::F32(b) => bcast(self, b),
             Buffer::F64(b) => bcast(self, b),
         }
+        .map_err(Error::exchange)
     }
 
-    fn all_gather(&mut self, mine: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+    fn all_gather(&mut self, mine: &[u8]) -> Result<Vec<Vec<u8>>, Error> {
+        self.gather(mine).map_err(Error::exchange)
+    }
+
+    fn stats(&self) -> Stats {
+        self.stats
+    }
+}
+
+impl Nccl {
+    fn gather(&mut self, mine: &[u8]) -> Result<Vec<Vec<u8>>, String> {
         let n = mine.len();
         if n == 0 {
             return Ok(vec![vec![]; self.size]);
@@ -264,9 +276,5 @@ impl Collective for Nccl {
         self.wait("all-gather")?;
         let host = self.stream.clone_dtoh(&all).map_err(driver)?;
         Ok(host.chunks(n).map(<[u8]>::to_vec).collect())
-    }
-
-    fn stats(&self) -> Stats {
-        self.stats
     }
 }

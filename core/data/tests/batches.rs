@@ -87,7 +87,9 @@ fn orders_by_seed_and_epoch() {
 
 #[test]
 fn batch_size_zero_is_an_error() {
-    let e = Batches::new(10, 0, 1).expect_err("batch size 0").to_string();
+    let e = Batches::new(10, 0, 1)
+        .expect_err("batch size 0")
+        .to_string();
     assert!(e.contains("the batch size is 0"), "{e}");
 }
 
@@ -100,7 +102,9 @@ fn gathered_tensors() {
         t,
         HostTensor::f32(vec![2, 2, 2], vec![4.0, 4.5, 5.0, 5.5, 0.0, 0.5, 1.0, 1.5])
     );
-    let e = gather(&table, &[2, 2], &[3], f32::from).expect_err("past the end").to_string();
+    let e = gather(&table, &[2, 2], &[3], f32::from)
+        .expect_err("past the end")
+        .to_string();
     assert!(
         e.contains("index 3 in a batch of a table of 3 items"),
         "{e}"
@@ -113,12 +117,16 @@ fn gathered_tensors() {
         t.to_f64(),
         vec![0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0]
     );
-    let e = one_hot(&labels, 2, &[0]).expect_err("label 2 of 2 classes").to_string();
+    let e = one_hot(&labels, 2, &[0])
+        .expect_err("label 2 of 2 classes")
+        .to_string();
     assert!(
         e.contains("label 2 of item 0 is not one of 2 classes"),
         "{e}"
     );
-    let e = one_hot(&labels, 3, &[5]).expect_err("past the end").to_string();
+    let e = one_hot(&labels, 3, &[5])
+        .expect_err("past the end")
+        .to_string();
     assert!(e.contains("index 5 in a batch of 3 labels"), "{e}");
 }
 
@@ -139,7 +147,8 @@ fn dropout_masks_keep_their_share_and_change_each_step() {
         .iter()
         .all(|&x| x == 1.0));
     assert!(dropout_mask(&[2], 1.0, 1, 1)
-        .unwrap_err().to_string()
+        .unwrap_err()
+        .to_string()
         .contains("[0, 1)"));
     assert!(dropout_mask(&[2], -0.1, 1, 1).is_err());
 }

@@ -118,7 +118,8 @@ fn a_small_dataset_reads_exactly() {
     let e = data
         .train
         .images_batch(&[3], Layout::Flat)
-        .expect_err("past the end").to_string();
+        .expect_err("past the end")
+        .to_string();
     assert!(e.contains("index 3"), "{e}");
 }
 
@@ -138,7 +139,9 @@ fn inconsistent_datasets() {
     );
     // Fewer labels than images.
     std::fs::write(&labels, gzip(&idx_bytes(&[2], &[9, 0]))).expect("write");
-    let e = FashionMnist::load(&dir).expect_err("2 labels, 3 images").to_string();
+    let e = FashionMnist::load(&dir)
+        .expect_err("2 labels, 3 images")
+        .to_string();
     assert_eq!(
         e,
         format!(
@@ -155,7 +158,9 @@ fn inconsistent_datasets() {
         idx_bytes(&[2, 28, 27], &images(2)[..2 * 28 * 27]),
     )
     .expect("write");
-    let e = FashionMnist::load(&dir).expect_err("27 columns").to_string();
+    let e = FashionMnist::load(&dir)
+        .expect_err("27 columns")
+        .to_string();
     assert!(
         e.starts_with(&format!(
             "{} has dims [2, 28, 27] where [*, 28, 28] are expected",

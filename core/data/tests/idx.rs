@@ -287,7 +287,9 @@ fn dims_larger_than_the_file() {
 #[test]
 fn installed_files_name_their_package() {
     let dir = scratch("installed");
-    let e = idx::read_installed(&dir.join("gone.gz"), &[None], "dataset-x").expect_err("missing").to_string();
+    let e = idx::read_installed(&dir.join("gone.gz"), &[None], "dataset-x")
+        .expect_err("missing")
+        .to_string();
     assert!(
         e.contains(&dir.join("gone.gz").display().to_string()),
         "{e}"
@@ -299,7 +301,9 @@ fn installed_files_name_their_package() {
         "{e}"
     );
     let bad = write(&dir, "bad", b"not idx");
-    let e = idx::read_installed(&bad, &[None], "dataset-x").expect_err("foreign").to_string();
+    let e = idx::read_installed(&bad, &[None], "dataset-x")
+        .expect_err("foreign")
+        .to_string();
     assert!(e.contains(&bad.display().to_string()), "{e}");
     assert!(e.contains("(apt-get install --reinstall dataset-x)"), "{e}");
 }
@@ -315,7 +319,10 @@ fn errors_have_kinds() {
     let missing = ocannl_data::idx::read_installed(&dir.join("gone"), &[None], "pkg").unwrap_err();
     assert_eq!(missing.kind(), Kind::Io);
     assert!(std::error::Error::source(&missing).is_some());
-    assert!(missing.to_string().contains("apt-get install pkg"), "{missing}");
+    assert!(
+        missing.to_string().contains("apt-get install pkg"),
+        "{missing}"
+    );
     let bad = dir.join("bad");
     std::fs::write(&bad, [1u8, 2, 3, 4, 5]).unwrap();
     let e = ocannl_data::idx::read(&bad, &[None]).unwrap_err();

@@ -73,7 +73,9 @@ fn tokens() {
         "{e}"
     );
     assert!(encode("a.b").is_err());
-    let e = decode(&[1, VOCAB]).expect_err("past the vocabulary").to_string();
+    let e = decode(&[1, VOCAB])
+        .expect_err("past the vocabulary")
+        .to_string();
     assert!(e.contains("token 27 is not one of the 27 tokens"), "{e}");
     assert_eq!(words::token('.'), Some(END));
     assert_eq!(words::char_of(26), Some('z'));

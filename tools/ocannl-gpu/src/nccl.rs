@@ -19,13 +19,15 @@ const CELLS: usize = 1 << 22;
 /// One rank: joins, checks every collective, says how long the
 /// all-reduce took.
 pub fn rank(id_file: &Path, rank: usize, size: usize, device: usize) -> Result<ExitCode, String> {
-    let mut nccl = Nccl::from_id_file(id_file, rank, size, device, Duration::from_secs(60))?;
+    let mut nccl = Nccl::from_id_file(id_file, rank, size, device, Duration::from_secs(60))
+        .map_err(|e| e.to_string())?;
     // All-reduce: rank r gives r + 1 + i/CELLS in cell i.
     let mut x: Vec<f32> = (0..CELLS)
         .map(|i| (rank + 1) as f32 + i as f32 / CELLS as f32)
         .collect();
     let t = Instant::now();
-    nccl.all_reduce_sum(Buffer::F32(&mut x))?;
+    nccl.all_reduce_sum(Buffer::F32(&mut x))
+        .map_err(|e| e.to_string())?;
     let ms = t.elapsed().as_secs_f64() * 1e3;
     let n = size as f32;
     for (i, v) in x.iter().enumerate() {
@@ -38,14 +40,17 @@ pub fn rank(id_file: &Path, rank: usize, size: usize, device: usize) -> Result<E
     }
     // Broadcast: rank 0's values everywhere.
     let mut y = vec![rank as f64 + 0.5; 1000];
-    nccl.broadcast(Buffer::F64(&mut y))?;
+    nccl.broadcast(Buffer::F64(&mut y))
+        .map_err(|e| e.to_string())?;
     if y.iter().any(|&v| v != 0.5) {
         return Err(format!(
             "rank {rank}: the broadcast did not give rank 0's values"
         ));
     }
     // All-gather: every rank's bytes in rank order.
-    let all = nccl.all_gather(&[rank as u8, 7])?;
+    let all = nccl
+        .all_gather(&[rank as u8, 7])
+        .map_err(|e| e.to_string())?;
     let want: Vec<Vec<u8>> = (0..size).map(|r| vec![r as u8, 7]).collect();
     if all != want {
         return Err(format!("rank {rank}: all-gather gave {all:?}"));

@@ -14,7 +14,7 @@ use mpi::request::{Request, Scope};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
-use ocannl_collective::{Buffer, Collective, Nccl, Stats, DEFAULT_TIMEOUT, TIMEOUT_VAR};
+use ocannl_collective::{Buffer, Collective, Error, Nccl, Stats, DEFAULT_TIMEOUT, TIMEOUT_VAR};
 
 /// MPI's world communicator: one rank per process. Every collective is
 /// started non-blocking and polled until it completes or its bound
@@ -34,9 +34,9 @@ pub struct Mpi {
 impl Mpi {
     /// Initializes MPI (once per process) with collectives bounded by
     /// `timeout`.
-    pub fn init(timeout: Duration) -> Result<Mpi, String> {
+    pub fn init(timeout: Duration) -> Result<Mpi, Error> {
         let universe = mpi::initialize()
-            .ok_or_else(|| "MPI cannot be initialized twice in one process".to_string())?;
+            .ok_or_else(|| Error::join("MPI cannot be initialized twice in one process"))?;
         let world = universe.world();
         // The ranks on this host, for a rank's GPU.
         let local_rank = world.split_shared(world.rank()).rank() as usize;
@@ -128,7 +128,7 @@ impl Mpi {
     }
 
     /// Rank 0's bytes, on every rank (of one length on every rank).
-    pub fn broadcast_bytes(&mut self, buf: &mut [u8]) -> Result<(), String> {
+    pub fn broadcast_bytes(&mut self, buf: &mut [u8]) -> Result<(), Error> {
         self.bcast(buf, "a broadcast");
         Ok(())
     }
@@ -147,7 +147,7 @@ impl Collective for Mpi {
         self.world.size() as usize
     }
 
-    fn all_reduce_sum(&mut self, buf: Buffer) -> Result<(), String> {
+    fn all_reduce_sum(&mut self, buf: Buffer) -> Result<(), Error> {
         let t = Instant::now();
         let bytes = buf.bytes() as u64;
         match buf {
@@ -160,7 +160,7 @@ impl Collective for Mpi {
         Ok(())
     }
 
-    fn broadcast(&mut self, buf: Buffer) -> Result<(), String> {
+    fn broadcast(&mut self, buf: Buffer) -> Result<(), Error> {
         match buf {
             Buffer::F32(b) => self.bcast(b, "a broadcast"),
             Buffer::F64(b) => self.bcast(b, "a broadcast"),
@@ -168,7 +168,7 @@ impl Collective for Mpi {
         Ok(())
     }
 
-    fn all_gather(&mut self, mine: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+    fn all_gather(&mut self, mine: &[u8]) -> Result<Vec<Vec<u8>>, Error> {
         let n = mine.len();
         let mut all = vec![0u8; n * self.size()];
         mpi::request::scope(|scope| {
@@ -190,14 +190,14 @@ impl Collective for Mpi {
 /// rank 0 makes the unique id, MPI broadcasts it, every rank joins on its
 /// host's GPU number [`Mpi::local_rank`]. Each collective is bounded by
 /// MPI's timeout, past which MPI's abort ends every rank.
-pub fn nccl(mut mpi: Mpi) -> Result<Box<dyn Collective>, String> {
+pub fn nccl(mut mpi: Mpi) -> Result<Box<dyn Collective>, Error> {
     let why = ocannl_collective::nccl_unavailable();
     let verdicts = mpi.all_gather(&[u8::from(why.is_some())])?;
     if let Some(r) = verdicts.iter().position(|v| v[0] != 0) {
-        return Err(match why {
+        return Err(Error::join(match why {
             Some(w) => w,
             None => format!("rank {r} cannot run NCCL"),
-        });
+        }));
     }
     let mut id = [0u8; 128];
     if mpi.rank() == 0 {
@@ -226,13 +226,13 @@ impl Collective for NcclOverMpi {
     fn size(&self) -> usize {
         self.nccl.size()
     }
-    fn all_reduce_sum(&mut self, buf: Buffer) -> Result<(), String> {
+    fn all_reduce_sum(&mut self, buf: Buffer) -> Result<(), Error> {
         self.nccl.all_reduce_sum(buf)
     }
-    fn broadcast(&mut self, buf: Buffer) -> Result<(), String> {
+    fn broadcast(&mut self, buf: Buffer) -> Result<(), Error> {
         self.nccl.broadcast(buf)
     }
-    fn all_gather(&mut self, mine: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+    fn all_gather(&mut self, mine: &[u8]) -> Result<Vec<Vec<u8>>, Error> {
         self.nccl.all_gather(mine)
     }
     fn stats(&self) -> Stats {

@@ -21,13 +21,17 @@ fn one_rank_without_a_launcher_and_nccl_refused_cleanly() {
     let s = mpi.stats();
     assert_eq!((s.calls, s.bytes), (1, 8));
     // MPI cannot be initialized twice.
-    assert!(Mpi::init(Duration::from_secs(1)).is_err());
+    let e = Mpi::init(Duration::from_secs(1))
+        .err()
+        .expect("a second init");
+    assert_eq!(e.kind(), ocannl_collective::Kind::Join);
     match nccl_unavailable() {
         // No GPU, driver or NCCL here: joining says why.
         Some(why) => {
             assert!(why.starts_with("no "), "{why}");
             let e = nccl(mpi).err().expect("NCCL cannot run here");
-            assert_eq!(e, why);
+            assert_eq!(e.to_string(), why);
+            assert_eq!(e.kind(), ocannl_collective::Kind::Join);
         }
         // A GPU with NCCL: one rank reduces to itself.
         None => {
