@@ -253,12 +253,48 @@ def skipped_tests(root):
                     out.append(os.path.relpath(manifest, root))
     return sorted(set(out))
 
+# The library crates whose public functions return typed errors, never
+# `Result<_, String>`. The list is to cover every library crate; the
+# compiler side (dialects/, passes/, core/shape, core/assign, the backends'
+# compile-time modules) still returns strings.
+TYPED_ERRORS = [
+    "core/runtime", "core/data", "backends/collective", "backends/collective/mpi",
+    "backends/gpu/plan", "backends/gpu/runtime", "backends/compiler",
+]
+
+
+def string_errors(root):
+    """`pub fn`s and trait methods of TYPED_ERRORS crates (outside their
+    tests) whose result is `Result<_, String>`."""
+    out = []
+    for crate in TYPED_ERRORS:
+        src = os.path.join(root, crate, "src")
+        for dirpath, _, filenames in os.walk(src):
+            for f in filenames:
+                if not f.endswith(".rs"):
+                    continue
+                path = os.path.join(dirpath, f)
+                text = strip(open(path, encoding="utf-8").read())
+                # Unit tests are not part of the crate's interface.
+                cut = re.search(r"#\[cfg\(test\)\]", text)
+                if cut:
+                    text = text[:cut.start()]
+                sigs = re.finditer(r"\bpub\s+fn\b[^{;]*|^\s*fn\b[^{;]*;", text, re.M)
+                for m in sigs:
+                    if re.search(r"->\s*Result<.*,\s*String\s*>\s*$", m.group(0).strip().rstrip(";"), re.S):
+                        line = text.count("\n", 0, m.start()) + 1
+                        out.append((os.path.relpath(path, root), line))
+    return out
+
 
 def main():
     bad = 0
     for path, line, name in sorted(set(abi_spellings(ROOT))):
         bad += 1
         print(f"{path}:{line}: spells the argument-role attribute {name}: use ocannl_dialect_spec::abi's constant")
+    for path, line in sorted(set(string_errors(ROOT))):
+        bad += 1
+        print(f"{path}:{line}: a public function returns Result<_, String>: return the crate's typed error")
     for manifest in skipped_tests(ROOT):
         bad += 1
         print(f"{manifest}: test = false, but its src/ has unit tests that would never run")
@@ -282,7 +318,7 @@ def main():
             print(f"{os.path.relpath(src, ROOT)}: modules import each other: {', '.join(names)}")
     if bad == 0:
         print("no module cycles, no unsafe block around a closure, one compile path, "
-              "one argument ABI, no skipped unit tests")
+              "one argument ABI, no skipped unit tests, typed errors")
     return 1 if bad else 0
 
 

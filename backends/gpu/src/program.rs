@@ -114,7 +114,9 @@ pub fn read(module: &Module) -> Result<Program, String> {
         let name = sym_name(&f).unwrap_or_default();
         let function = read_function(&name, f, &module_index, &global_index)
             .map_err(|e| format!("@{name}: {e}"))?;
-        function.check(program.globals.len(), program.modules.len())?;
+        function
+            .check(program.globals.len(), program.modules.len())
+            .map_err(|e| e.to_string())?;
         program.functions.insert(name, function);
     }
     Ok(program)

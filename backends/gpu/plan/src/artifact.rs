@@ -484,7 +484,9 @@ impl Artifact {
                 steps: f.steps,
                 results: f.outputs,
             };
-            function.check(program.globals.len(), program.modules.len())?;
+            function
+                .check(program.globals.len(), program.modules.len())
+                .map_err(|e| e.to_string())?;
             if program.functions.insert(f.name.clone(), function).is_some() {
                 return Err(format!("@{} appears twice", f.name));
             }

@@ -102,7 +102,12 @@ impl Function {
     /// Checks that the steps use buffers that exist when they run: every
     /// local allocated once before its uses and freed at most once after
     /// them, results alive at the end, arguments and globals in range.
-    pub fn check(&self, globals: usize, modules: usize) -> Result<(), String> {
+    pub fn check(&self, globals: usize, modules: usize) -> Result<(), ocannl_runtime::Error> {
+        self.check_steps(globals, modules)
+            .map_err(ocannl_runtime::Error::format)
+    }
+
+    fn check_steps(&self, globals: usize, modules: usize) -> Result<(), String> {
         #[derive(Clone, Copy, PartialEq)]
         enum State {
             Live,
@@ -359,11 +364,11 @@ mod tests {
             ],
             vec![Output::Buffer(Buffer::Local(1))],
         );
-        assert_eq!(ok.check(1, 1), Ok(()));
+        assert_eq!(ok.check_steps(1, 1), Ok(()));
         // A global that does not exist.
-        assert!(ok.check(0, 1).unwrap_err().contains("constant #0"));
+        assert!(ok.check_steps(0, 1).unwrap_err().contains("constant #0"));
         // A kernel of a module that does not exist.
-        assert!(ok.check(1, 0).unwrap_err().contains("in no module"));
+        assert!(ok.check_steps(1, 0).unwrap_err().contains("in no module"));
         // Used after its free.
         let late = f(
             vec![
@@ -373,7 +378,10 @@ mod tests {
             ],
             vec![],
         );
-        assert!(late.check(0, 1).unwrap_err().contains("buffer #0 is used"));
+        assert!(late
+            .check_steps(0, 1)
+            .unwrap_err()
+            .contains("buffer #0 is used"));
         // Freed twice, allocated twice, returned after its free.
         let twice = f(
             vec![
@@ -384,7 +392,7 @@ mod tests {
             vec![],
         );
         assert!(twice
-            .check(0, 1)
+            .check_steps(0, 1)
             .unwrap_err()
             .contains("freed while not allocated"));
         let alloc2 = f(
@@ -394,18 +402,21 @@ mod tests {
             ],
             vec![],
         );
-        assert!(alloc2.check(0, 1).unwrap_err().contains("allocated twice"));
+        assert!(alloc2
+            .check_steps(0, 1)
+            .unwrap_err()
+            .contains("allocated twice"));
         let ret = f(
             vec![Step::Alloc { id: 0, bytes: 16 }, Step::Free { id: 0 }],
             vec![Output::Buffer(Buffer::Local(0))],
         );
-        assert!(ret.check(0, 1).is_err());
+        assert!(ret.check_steps(0, 1).is_err());
         // An index argument read as a buffer, a buffer argument as an index.
         assert!(f(vec![launch(vec![Arg::Buffer(Buffer::Arg(1))])], vec![])
-            .check(0, 1)
+            .check_steps(0, 1)
             .is_err());
         assert!(f(vec![launch(vec![Arg::IndexArg(0)])], vec![])
-            .check(0, 1)
+            .check_steps(0, 1)
             .is_err());
     }
 

@@ -172,8 +172,7 @@ impl Device {
     /// its kernels, and its constant buffers.
     pub fn load(&self, program: &Program) -> Result<Arc<Loaded>, Error> {
         for f in program.functions.values() {
-            f.check(program.globals.len(), program.modules.len())
-                .map_err(Error::internal)?;
+            f.check(program.globals.len(), program.modules.len())?;
         }
         let modules = program
             .modules
