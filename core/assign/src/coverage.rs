@@ -14,7 +14,7 @@
 
 use std::fmt;
 
-use crate::affine::Affine;
+use crate::Affine;
 
 /// Why an index map does not write each cell of a buffer exactly once.
 #[derive(Clone, Debug, PartialEq, Eq)]

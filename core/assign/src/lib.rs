@@ -11,7 +11,6 @@
 //! Architecture invariant: no MLIR here; the runner converts the
 //! `ocannl_assign` dialect into this model.
 
-pub mod affine;
 pub mod autodiff;
 pub mod body;
 pub mod coverage;
@@ -19,7 +18,6 @@ pub mod optim;
 pub mod structured;
 pub mod virtualize;
 
-pub use affine::Affine;
 pub use body::{Body, CmpPred, Instr};
 pub use coverage::{check_writes_each_cell_once, writes_each_cell_once, NotOnce};
 
@@ -27,41 +25,10 @@ use std::fmt;
 
 pub use ocannl_ops::{uniform01, Accum, NumOp};
 
-pub mod size;
-pub use size::{check_buffer, element_bytes, SizeError, MAX_BUFFER_BYTES};
-
-/// The element type of a buffer that runtimes exchange with the host.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Elt {
-    F32,
-    F64,
-}
-
-impl Elt {
-    pub fn name(self) -> &'static str {
-        match self {
-            Elt::F32 => "f32",
-            Elt::F64 => "f64",
-        }
-    }
-
-    /// Bytes per cell.
-    pub fn size(self) -> u64 {
-        match self {
-            Elt::F32 => 4,
-            Elt::F64 => 8,
-        }
-    }
-
-    /// From an MLIR element type's text (`None` for other types).
-    pub fn parse(text: &str) -> Option<Elt> {
-        match text {
-            "f32" => Some(Elt::F32),
-            "f64" => Some(Elt::F64),
-            _ => None,
-        }
-    }
-}
+// The leaf types, defined below both shape inference and this crate.
+pub use ocannl_ops::{
+    affine, check_buffer, element_bytes, size, Affine, Elt, SizeError, MAX_BUFFER_BYTES,
+};
 
 /// A statement of a routine. Buffers are numbered.
 #[derive(Clone, Debug)]

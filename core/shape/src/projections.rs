@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 
-use ocannl_assign::Affine;
+use ocannl_ops::Affine;
 
 use crate::{
     infer::Node,

@@ -310,7 +310,7 @@ fn failed(name: &str) -> impl Fn(ocannl_compiler::Error) -> String + '_ {
 fn run(cli: &Cli) -> Result<(), String> {
     let backend = ocannl_compiler::backend(&cli.device).map_err(|e| e.to_string())?;
     if cli.device_info {
-        println!("{}", backend.device_info()?);
+        println!("{}", backend.device_info().map_err(|e| e.to_string())?);
         return Ok(());
     }
     if cli.interpret && cli.device != DEFAULT_DEVICE {
@@ -373,7 +373,8 @@ fn run(cli: &Cli) -> Result<(), String> {
             let bytes = compiler
                 .artifact(&mut module, &[&cli.entry], &cli.chip)
                 .map_err(failed(&name))?;
-            return ocannl_runtime::write_atomically(path, |w| w.write_all(&bytes));
+            return ocannl_runtime::write_atomically(path, |w| w.write_all(&bytes))
+                .map_err(|e| e.to_string());
         }
     }
     // The one compile path, through the compilation cache: only the entry
@@ -426,22 +427,29 @@ fn run(cli: &Cli) -> Result<(), String> {
         );
         return Ok(());
     }
-    let sig = program.signature(&cli.entry)?.clone();
+    let sig = program
+        .signature(&cli.entry)
+        .map_err(|e| e.to_string())?
+        .clone();
     let args = make_args(cli, &sig.inputs)?;
 
     // Only the compiled code is timed: the arguments are put in the
     // backend's memory once, and the last run's results are read after.
-    let mut session = program.prepare(&cli.entry, &args)?;
+    let mut session = program
+        .prepare(&cli.entry, &args)
+        .map_err(|e| e.to_string())?;
     let mut times = vec![];
     for _ in 0..cli.repeat.max(1) {
         let t = Instant::now();
-        session.run()?;
+        session.run().map_err(|e| e.to_string())?;
         times.push(t.elapsed());
     }
-    let results = session.results()?;
+    let results = session.results().map_err(|e| e.to_string())?;
     if cli.out_args {
         for (k, slot) in sig.inputs.iter().enumerate() {
-            if let (Slot::MemRef { .. }, HostValue::Tensor(t)) = (slot, session.get(k)?) {
+            if let (Slot::MemRef { .. }, HostValue::Tensor(t)) =
+                (slot, session.get(k).map_err(|e| e.to_string())?)
+            {
                 write_arg(cli, k, &t)?;
             }
         }
@@ -483,7 +491,8 @@ fn cache_word(c: CacheUse) -> &'static str {
 /// `--out-args`: writes argument `k` as it is after the runs.
 fn write_arg(cli: &Cli, k: usize, arr: &Array) -> Result<(), String> {
     match &cli.out_dir {
-        Some(dir) => ocannl_runtime::npy::write(&dir.join(format!("arg{k}.npy")), arr),
+        Some(dir) => ocannl_runtime::npy::write(&dir.join(format!("arg{k}.npy")), arr)
+            .map_err(|e| e.to_string()),
         None => Ok(()),
     }
 }
@@ -495,7 +504,8 @@ fn emit_result(cli: &Cli, k: usize, arr: &Array) -> Result<(), String> {
         println!("{}", ocannl_runtime::args::format_tensor(arr));
     }
     if let Some(dir) = &cli.out_dir {
-        ocannl_runtime::npy::write(&dir.join(format!("result{k}.npy")), arr)?;
+        ocannl_runtime::npy::write(&dir.join(format!("result{k}.npy")), arr)
+            .map_err(|e| e.to_string())?;
     }
     Ok(())
 }
@@ -513,7 +523,7 @@ fn make_args_of(
     inputs: &[Slot],
     limit: Option<u64>,
 ) -> Result<Vec<HostValue>, String> {
-    ocannl_runtime::args::from_specs(entry, specs, inputs, limit, None)
+    ocannl_runtime::args::from_specs(entry, specs, inputs, limit, None).map_err(|e| e.to_string())
 }
 
 /// Runs the entry's assignments with the reference interpreter.
@@ -689,7 +699,7 @@ fn grad_check(
     let program = compiler
         .compile_module(module, &[&grad])
         .map_err(failed(name))?;
-    let gsig = program.signature(&grad)?.clone();
+    let gsig = program.signature(&grad).map_err(|e| e.to_string())?.clone();
     let host: Vec<HostValue> = args
         .iter()
         .zip(&gsig.inputs)
@@ -705,7 +715,7 @@ fn grad_check(
             (_, Slot::Index) => HostValue::Index(0),
         })
         .collect();
-    let compiled = program.call(&grad, &host)?;
+    let compiled = program.call(&grad, &host).map_err(|e| e.to_string())?;
     let f32_elts = gsig
         .outputs
         .iter()

@@ -96,7 +96,7 @@ impl Affine {
     }
 
     /// Whether some leaf (iterator, symbol or constant) satisfies `f`.
-    pub(crate) fn any_leaf(&self, f: &dyn Fn(&Affine) -> bool) -> bool {
+    pub fn any_leaf(&self, f: &dyn Fn(&Affine) -> bool) -> bool {
         match self {
             Affine::Const(_) | Affine::Dim(_) | Affine::Sym(_) => f(self),
             Affine::Add(a, b)
