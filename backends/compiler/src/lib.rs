@@ -186,7 +186,7 @@ fn work(
             r.stmts
                 .iter()
                 .map(|s| match s {
-                    ocannl_assign::Stmt::Accum { space, .. } => space
+                    ocannl_assign::Stmt::Accum(ocannl_assign::Assignment { space, .. }) => space
                         .iter()
                         .try_fold(1u64, |a, &d| a.checked_mul(d))
                         .unwrap_or(u64::MAX),

@@ -24,7 +24,7 @@ use std::fmt;
 
 use ocannl_ops::{Accum, BinaryOp, NumOp, TernaryOp, UnaryOp};
 
-use crate::{Affine, Arg, Routine, Stmt};
+use crate::{Affine, Arg, Assignment, Routine, Stmt};
 
 /// What a buffer made by backprop holds.
 #[derive(Clone, Debug, PartialEq)]
@@ -105,7 +105,7 @@ pub fn backprop(r: &Routine, loss: usize, params: &[usize]) -> Result<Backprop, 
         needs[p] = true;
     }
     for s in &r.stmts {
-        if let Stmt::Accum { lhs, rhs, .. } = s {
+        if let Stmt::Accum(Assignment { lhs, rhs, .. }) = s {
             if rhs.iter().any(|&b| needs[b]) {
                 needs[*lhs] = true;
             }
@@ -115,7 +115,7 @@ pub fn backprop(r: &Routine, loss: usize, params: &[usize]) -> Result<Backprop, 
     // the gradient of a result only when that result has one writer).
     let mut writers = vec![0usize; dims.len()];
     for s in &r.stmts {
-        if let Stmt::Accum { lhs, .. } = s {
+        if let Stmt::Accum(Assignment { lhs, .. }) = s {
             writers[*lhs] += 1;
         }
     }
@@ -143,7 +143,7 @@ pub fn backprop(r: &Routine, loss: usize, params: &[usize]) -> Result<Backprop, 
         b.stmts.push(Stmt::Fill { buf: g, value: 1.0 });
     }
     for (k, s) in r.stmts.iter().enumerate().rev() {
-        let Stmt::Accum {
+        let Stmt::Accum(Assignment {
             lhs,
             rhs,
             accum,
@@ -152,7 +152,7 @@ pub fn backprop(r: &Routine, loss: usize, params: &[usize]) -> Result<Backprop, 
             maps,
             symbols,
             ..
-        } = s
+        }) = s
         else {
             continue;
         };
@@ -275,7 +275,7 @@ impl Builder {
             rhs.push(b);
             maps.push(m);
         }
-        self.stmts.push(Stmt::Accum {
+        self.stmts.push(Stmt::Accum(Assignment {
             lhs: lhs.0,
             rhs,
             accum,
@@ -284,7 +284,7 @@ impl Builder {
             space: f.space.to_vec(),
             maps,
             symbols: f.symbols.to_vec(),
-        });
+        }));
     }
 
     /// A scalar constant, read by every iteration.

@@ -54,20 +54,28 @@ pub enum Stmt {
         buf: usize,
         values: Vec<f64>,
     },
-    Accum {
-        lhs: usize,
-        rhs: Vec<usize>,
-        accum: Accum,
-        /// What each point computes from the elements it reads (a one-op
-        /// body for `accum_unop|binop|ternop`).
-        op: Body,
-        initialize_neutral: bool,
-        space: Vec<u64>,
-        /// One per operand (lhs first): the index expressions of its axes.
-        maps: Vec<Vec<Affine>>,
-        /// The routine arguments bound to the maps' symbols.
-        symbols: Vec<usize>,
-    },
+    /// An accumulating assignment.
+    Accum(Assignment),
+}
+
+/// An accumulating assignment: over the iteration `space`, buffer `lhs`
+/// (indexed by `maps[0]`) accumulates with `accum` what `op` computes from
+/// the `rhs` buffers (indexed by `maps[1..]`), starting from the neutral
+/// element when `initialize_neutral`.
+#[derive(Clone, Debug)]
+pub struct Assignment {
+    pub lhs: usize,
+    pub rhs: Vec<usize>,
+    pub accum: Accum,
+    /// What each point computes from the elements it reads (a one-op
+    /// body for `accum_unop|binop|ternop`).
+    pub op: Body,
+    pub initialize_neutral: bool,
+    pub space: Vec<u64>,
+    /// One per operand (lhs first): the index expressions of its axes.
+    pub maps: Vec<Vec<Affine>>,
+    /// The routine arguments bound to the maps' symbols.
+    pub symbols: Vec<usize>,
 }
 
 /// An argument of a routine.
@@ -173,12 +181,23 @@ fn bad_index() -> RunError {
 }
 
 impl Stmt {
-    /// That an assignment's parts fit together, whatever its buffers: one
-    /// index map per buffer, indices of iterators and symbols that exist, a
-    /// body that checks and reads no more operands than there are, sizes
-    /// that fit an index. Other statements have no such parts.
+    /// That an assignment's parts fit together ([`Assignment::check`]);
+    /// other statements have no such parts.
     pub fn check_parts(&self) -> Result<(), String> {
-        let Stmt::Accum {
+        match self {
+            Stmt::Accum(a) => a.check(),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl Assignment {
+    /// That its parts fit together, whatever its buffers: one index map per
+    /// buffer, indices of iterators and symbols that exist, a body that
+    /// checks and reads no more operands than there are, sizes that fit an
+    /// index.
+    pub fn check(&self) -> Result<(), String> {
+        let Assignment {
             lhs,
             rhs,
             op,
@@ -186,10 +205,7 @@ impl Stmt {
             maps,
             symbols,
             ..
-        } = self
-        else {
-            return Ok(());
-        };
+        } = self;
         if let Err(m) = op.check() {
             return Err(format!("an invalid body: {m}"));
         }
@@ -231,13 +247,13 @@ impl Stmt {
 /// axis, and its symbols are bound to index arguments.
 fn check_stmt(s: &Stmt, bufs: &[Option<Buffer>], args: &[Arg]) -> Result<(), RunError> {
     s.check_parts().map_err(RunError)?;
-    let Stmt::Accum {
+    let Stmt::Accum(Assignment {
         lhs,
         rhs,
         maps,
         symbols,
         ..
-    } = s
+    }) = s
     else {
         return Ok(());
     };
@@ -364,7 +380,7 @@ pub fn run_mut(r: &Routine, args: &mut [Value]) -> Result<Vec<Value>, RunError> 
                 }
                 b.data.copy_from_slice(values);
             }
-            Stmt::Accum { .. } => accumulate(&mut bufs, &scalars, s)?,
+            Stmt::Accum(_) => accumulate(&mut bufs, &scalars, s)?,
         }
     }
     let results = r
@@ -407,7 +423,7 @@ fn in_padding(map: &[Affine], idx: &[i64], dims: &[u64]) -> bool {
 /// Runs one assignment (checked by [`check_stmt`]) over the buffers, with
 /// the routine's index arguments `scalars`.
 fn accumulate(bufs: &mut [Option<Buffer>], scalars: &[i64], s: &Stmt) -> Result<(), RunError> {
-    let Stmt::Accum {
+    let Stmt::Accum(Assignment {
         lhs,
         rhs,
         accum,
@@ -416,7 +432,7 @@ fn accumulate(bufs: &mut [Option<Buffer>], scalars: &[i64], s: &Stmt) -> Result<
         space,
         maps,
         symbols,
-    } = s
+    }) = s
     else {
         return Ok(());
     };
@@ -492,7 +508,7 @@ mod tests {
                     buf: 2,
                     dims: vec![2, 2],
                 },
-                Stmt::Accum {
+                Stmt::Accum(Assignment {
                     lhs: 2,
                     rhs: vec![0, 1],
                     accum: Accum::Add,
@@ -501,12 +517,12 @@ mod tests {
                     space: vec![2, 2, 3],
                     maps: vec![vec![d(0), d(1)], vec![d(0), d(2)], vec![d(2), d(1)]],
                     symbols: vec![],
-                },
+                }),
                 Stmt::Alloc {
                     buf: 3,
                     dims: vec![1],
                 },
-                Stmt::Accum {
+                Stmt::Accum(Assignment {
                     lhs: 3,
                     rhs: vec![2],
                     accum: Accum::Max,
@@ -515,7 +531,7 @@ mod tests {
                     space: vec![2, 2],
                     maps: vec![vec![Affine::Const(0)], vec![d(0), d(1)]],
                     symbols: vec![],
-                },
+                }),
             ],
             results: vec![2, 3],
         };
@@ -554,7 +570,7 @@ mod tests {
                     buf: 2,
                     dims: vec![2],
                 },
-                Stmt::Accum {
+                Stmt::Accum(Assignment {
                     lhs: 2,
                     rhs: vec![0],
                     accum: Accum::Assign,
@@ -563,7 +579,7 @@ mod tests {
                     space: vec![2],
                     maps: vec![vec![d(0)], vec![Affine::Sym(0), d(0)]],
                     symbols: vec![1],
-                },
+                }),
             ],
             results: vec![2],
         };
@@ -626,15 +642,17 @@ mod tests {
             )),
             Box::new(Affine::Const(-1)),
         )];
-        let stmt = |lhs, accum, op: &str, rhs: Vec<usize>, maps| Stmt::Accum {
-            lhs,
-            accum,
-            op: NumOp::parse_assign(rhs.len(), op).unwrap().into(),
-            rhs,
-            initialize_neutral: true,
-            space: vec![4, 3],
-            maps,
-            symbols: vec![],
+        let stmt = |lhs, accum, op: &str, rhs: Vec<usize>, maps| {
+            Stmt::Accum(Assignment {
+                lhs,
+                accum,
+                op: NumOp::parse_assign(rhs.len(), op).unwrap().into(),
+                rhs,
+                initialize_neutral: true,
+                space: vec![4, 3],
+                maps,
+                symbols: vec![],
+            })
         };
         let r = Routine {
             args: vec![Arg::Buffer { dims: vec![4] }, Arg::Buffer { dims: vec![3] }],

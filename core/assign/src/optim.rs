@@ -37,7 +37,7 @@
 
 use ocannl_ops::{Accum, BinaryOp, NumOp, TernaryOp, UnaryOp};
 
-use crate::{Affine, Body, Instr, Stmt};
+use crate::{Affine, Assignment, Body, Instr, Stmt};
 
 /// SGD's options (OCANNL's `sgd_update`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -343,7 +343,7 @@ impl Out<'_> {
             Opd::Cell(_) => (0..space.len()).map(Affine::Dim).collect(),
             Opd::Scalar(_) => vec![],
         };
-        self.step.stmts.push(Stmt::Accum {
+        self.step.stmts.push(Stmt::Accum(Assignment {
             lhs: lhs.buf(),
             rhs: rhs.iter().map(Opd::buf).collect(),
             accum,
@@ -352,7 +352,7 @@ impl Out<'_> {
             space: space.to_vec(),
             maps: std::iter::once(&lhs).chain(rhs).map(map).collect(),
             symbols: vec![],
-        });
+        }));
     }
 }
 

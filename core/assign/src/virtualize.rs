@@ -36,7 +36,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use crate::{Affine, NotOnce, Routine, Stmt};
+use crate::{Affine, Assignment, NotOnce, Routine, Stmt};
 
 /// A node's memory mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -265,7 +265,7 @@ impl Index {
             | Stmt::Range { buf }
             | Stmt::Uniform { buf, .. }
             | Stmt::Literal { buf, .. } => vec![*buf],
-            Stmt::Accum { lhs, rhs, .. } => {
+            Stmt::Accum(Assignment { lhs, rhs, .. }) => {
                 std::iter::once(*lhs).chain(rhs.iter().copied()).collect()
             }
             Stmt::Alloc { .. } => vec![],
@@ -323,7 +323,7 @@ pub fn virtualize(r: &Routine, nodes: &dyn Fn(usize) -> NodeInfo, opts: Options)
                 }
                 let mut into = 0;
                 for c in readers {
-                    let Some(Stmt::Accum { .. }) = &stmts[c] else {
+                    let Some(Stmt::Accum(_)) = &stmts[c] else {
                         continue;
                     };
                     while let Some(new) = inline_once(stmts[c].as_ref().expect("reader"), v, &p) {
@@ -366,7 +366,7 @@ pub fn virtualize(r: &Routine, nodes: &dyn Fn(usize) -> NodeInfo, opts: Options)
 }
 
 fn reads(s: &Stmt, v: usize) -> bool {
-    matches!(s, Stmt::Accum { rhs, .. } if rhs.contains(&v))
+    matches!(s, Stmt::Accum(Assignment { rhs, .. }) if rhs.contains(&v))
 }
 
 fn writes(s: &Stmt, v: usize) -> bool {
@@ -375,7 +375,7 @@ fn writes(s: &Stmt, v: usize) -> bool {
         | Stmt::Range { buf }
         | Stmt::Uniform { buf, .. }
         | Stmt::Literal { buf, .. } => *buf == v,
-        Stmt::Accum { lhs, .. } => *lhs == v,
+        Stmt::Accum(Assignment { lhs, .. }) => *lhs == v,
         Stmt::Alloc { .. } => false,
     }
 }
@@ -468,12 +468,12 @@ fn definition(
     match writers {
         [w] => match get(*w) {
             Stmt::Fill { value, .. } => Ok((Some(*value), None)),
-            Stmt::Accum { .. } => Ok((None, Some(*w))),
+            Stmt::Accum(_) => Ok((None, Some(*w))),
             _ => Err(Refusal::FromData),
         },
         [f, w] => match (get(*f), get(*w)) {
-            (Stmt::Fill { value, .. }, Stmt::Accum { .. }) => Ok((Some(*value), Some(*w))),
-            (Stmt::Fill { .. } | Stmt::Accum { .. }, Stmt::Fill { .. } | Stmt::Accum { .. }) => {
+            (Stmt::Fill { value, .. }, Stmt::Accum(_)) => Ok((Some(*value), Some(*w))),
+            (Stmt::Fill { .. } | Stmt::Accum(_), Stmt::Fill { .. } | Stmt::Accum(_)) => {
                 Err(Refusal::Writers(2))
             }
             _ => Err(Refusal::FromData),
@@ -501,14 +501,14 @@ fn cell_body(
     initial: Option<f64>,
     computation: Option<&Stmt>,
 ) -> Result<crate::Body, Refusal> {
-    let Some(Stmt::Accum {
+    let Some(Stmt::Accum(Assignment {
         accum,
         op,
         initialize_neutral,
         space,
         maps,
         ..
-    }) = computation
+    })) = computation
     else {
         return match computation {
             None => Ok(crate::Body::constant(initial.unwrap_or(0.0))),
@@ -548,7 +548,7 @@ fn inputs_kept(
     p: usize,
     readers: &[usize],
 ) -> Result<(), Refusal> {
-    let Some(Stmt::Accum { rhs: inputs, .. }) = &stmts[p] else {
+    let Some(Stmt::Accum(Assignment { rhs: inputs, .. })) = &stmts[p] else {
         return Ok(());
     };
     let Some(&last) = readers.iter().max() else {
@@ -586,20 +586,22 @@ fn reads_per_cell(
     readers: &[usize],
 ) -> Result<u64, Refusal> {
     let writer_padding = computation.and_then(|s| match s {
-        Stmt::Accum { accum, maps, .. } if maps[1..].iter().flatten().any(Affine::is_padded) => {
+        Stmt::Accum(Assignment { accum, maps, .. })
+            if maps[1..].iter().flatten().any(Affine::is_padded) =>
+        {
             Some(accum.neutral())
         }
         _ => None,
     });
     let mut visits = 0u64;
     for &c in readers {
-        let Some(Stmt::Accum {
+        let Some(Stmt::Accum(Assignment {
             accum,
             rhs,
             space,
             maps,
             ..
-        }) = &stmts[c]
+        })) = &stmts[c]
         else {
             continue;
         };
@@ -690,7 +692,7 @@ fn substitute(e: &Affine, dim: &dyn Fn(usize) -> Affine, sym: &dyn Fn(usize) -> 
 /// The reader with its first read of `v` replaced by the producer's
 /// computation (`None` when it does not read `v`).
 fn inline_once(c: &Stmt, v: usize, p: &Producer) -> Option<Stmt> {
-    let Stmt::Accum {
+    let Stmt::Accum(Assignment {
         lhs,
         rhs,
         accum,
@@ -699,7 +701,7 @@ fn inline_once(c: &Stmt, v: usize, p: &Producer) -> Option<Stmt> {
         space,
         maps,
         symbols,
-    } = c
+    }) = c
     else {
         return None;
     };
@@ -712,12 +714,12 @@ fn inline_once(c: &Stmt, v: usize, p: &Producer) -> Option<Stmt> {
     let mut new_symbols = symbols.clone();
     let first = new_rhs.len();
     let renumber = |i: usize| if i < k { i } else { i - 1 };
-    if let Some(Stmt::Accum {
+    if let Some(Stmt::Accum(Assignment {
         rhs: p_rhs,
         maps: p_maps,
         symbols: p_symbols,
         ..
-    }) = &p.stmt
+    })) = &p.stmt
     {
         {
             // Producer iterator d is the reader's index of the axis it
@@ -752,7 +754,7 @@ fn inline_once(c: &Stmt, v: usize, p: &Producer) -> Option<Stmt> {
     }
     let body = op.substitute(k, &p.body, renumber, first);
     let (new_rhs, new_maps, body) = merge_operands(new_rhs, new_maps, body);
-    Some(Stmt::Accum {
+    Some(Stmt::Accum(Assignment {
         lhs: *lhs,
         rhs: new_rhs,
         accum: *accum,
@@ -761,7 +763,7 @@ fn inline_once(c: &Stmt, v: usize, p: &Producer) -> Option<Stmt> {
         space: space.clone(),
         maps: new_maps,
         symbols: new_symbols,
-    })
+    }))
 }
 
 #[cfg(test)]
@@ -782,7 +784,7 @@ mod tests {
         space: Vec<u64>,
         maps: Vec<Vec<Affine>>,
     ) -> Stmt {
-        Stmt::Accum {
+        Stmt::Accum(Assignment {
             lhs,
             op: NumOp::parse_assign(rhs.len(), op).unwrap().into(),
             rhs,
@@ -791,7 +793,7 @@ mod tests {
             space,
             maps,
             symbols: vec![],
-        }
+        })
     }
 
     /// x[3,2] -> a = relu(x) -> b = a * 2 (a fill read as a constant)
@@ -896,10 +898,10 @@ mod tests {
             run(&v, &[x]).unwrap()
         );
         // The reduction now reads x directly: relu(x) * 2.
-        let Some(Stmt::Accum { rhs, op, .. }) = v
+        let Some(Stmt::Accum(Assignment { rhs, op, .. })) = v
             .stmts
             .iter()
-            .find(|s| matches!(s, Stmt::Accum { lhs: 4, .. }))
+            .find(|s| matches!(s, Stmt::Accum(Assignment { lhs: 4, .. })))
         else {
             panic!()
         };

@@ -13,7 +13,7 @@
 //! PROPTEST_CASES=200000 PROPTEST_RNG_SEED=$RANDOM cargo test -p ocannl-assign --test fuzz
 //! ```
 
-use ocannl_assign::{run, Accum, Affine, Arg, NumOp, Routine, Stmt, Value};
+use ocannl_assign::{run, Accum, Affine, Arg, Assignment, NumOp, Routine, Stmt, Value};
 use ocannl_ops::{BinaryOp, TernaryOp, UnaryOp};
 use proptest::{
     prelude::*,
@@ -216,7 +216,7 @@ fn build(choices: &[u32]) -> (Routine, Vec<Value>) {
                 if c.one_in(30) {
                     maps.pop();
                 }
-                stmts.push(Stmt::Accum {
+                stmts.push(Stmt::Accum(Assignment {
                     lhs: target,
                     rhs,
                     accum: c.pick(Accum::ALL),
@@ -225,7 +225,7 @@ fn build(choices: &[u32]) -> (Routine, Vec<Value>) {
                     space,
                     maps,
                     symbols,
-                });
+                }));
             }
         }
     }
@@ -271,11 +271,7 @@ fn routines_mostly_run() {
     for _ in 0..2000 {
         let choices: Vec<u32> = (0..160).map(|_| rng.next_u64() as u32).collect();
         let (routine, values) = build(&choices);
-        if routine
-            .stmts
-            .iter()
-            .any(|s| matches!(s, Stmt::Accum { .. }))
-        {
+        if routine.stmts.iter().any(|s| matches!(s, Stmt::Accum(_))) {
             with_accum += 1;
             ran += run(&routine, &values).is_ok() as usize;
         }
@@ -458,7 +454,7 @@ fn build_chain(choices: &[u32]) -> (Routine, Vec<Value>) {
             rhs.push(b);
             maps.push(m);
         }
-        stmts.push(Stmt::Accum {
+        stmts.push(Stmt::Accum(Assignment {
             lhs: v,
             rhs,
             accum,
@@ -467,7 +463,7 @@ fn build_chain(choices: &[u32]) -> (Routine, Vec<Value>) {
             space,
             maps,
             symbols,
-        });
+        }));
     }
     let nodes: Vec<usize> = (3..bufs.len()).filter(|&b| bufs[b].is_some()).collect();
     let mut results = vec![*nodes.last().expect("a node")];

@@ -3,7 +3,7 @@
 //! broadcast), contractions, fixed indices, subtracting accumulations and
 //! convolution-like sums, on random inputs from a fixed seed.
 
-use ocannl_assign::{autodiff::backprop, run, Affine, Arg, Routine, Stmt, Value};
+use ocannl_assign::{autodiff::backprop, run, Affine, Arg, Assignment, Routine, Stmt, Value};
 use ocannl_ops::{Accum, BinaryOp, NumOp, SplitMix64, TernaryOp, UnaryOp};
 
 /// The loss: the sum of every cell of the routine's first result.
@@ -119,7 +119,7 @@ fn pointwise(op: NumOp, broadcast: bool, seed: u64) {
                 buf: t,
                 dims: vec![2, 3],
             },
-            Stmt::Accum {
+            Stmt::Accum(Assignment {
                 lhs: t,
                 rhs: (0..n).collect(),
                 accum: Accum::Assign,
@@ -130,12 +130,12 @@ fn pointwise(op: NumOp, broadcast: bool, seed: u64) {
                     .chain((0..n).map(map))
                     .collect(),
                 symbols: vec![],
-            },
+            }),
             Stmt::Alloc {
                 buf: l,
                 dims: vec![],
             },
-            Stmt::Accum {
+            Stmt::Accum(Assignment {
                 lhs: l,
                 rhs: vec![t, n],
                 accum: Accum::Add,
@@ -144,7 +144,7 @@ fn pointwise(op: NumOp, broadcast: bool, seed: u64) {
                 space: vec![2, 3],
                 maps: vec![vec![], vec![d(0), d(1)], vec![d(0), d(1)]],
                 symbols: vec![],
-            },
+            }),
         ],
         results: vec![l],
     };
@@ -202,7 +202,7 @@ fn contraction_fixed_index_and_subtraction() {
                 buf: c,
                 dims: vec![2, 3],
             },
-            Stmt::Accum {
+            Stmt::Accum(Assignment {
                 lhs: c,
                 rhs: vec![a, b],
                 accum: Accum::Add,
@@ -211,12 +211,12 @@ fn contraction_fixed_index_and_subtraction() {
                 space: vec![2, 3, 4],
                 maps: vec![vec![d(0), d(1)], vec![d(0), d(2)], vec![d(2), d(1)]],
                 symbols: vec![],
-            },
+            }),
             Stmt::Alloc {
                 buf: e,
                 dims: vec![2],
             },
-            Stmt::Accum {
+            Stmt::Accum(Assignment {
                 lhs: e,
                 rhs: vec![c],
                 accum: Accum::Assign,
@@ -225,12 +225,12 @@ fn contraction_fixed_index_and_subtraction() {
                 space: vec![2],
                 maps: vec![vec![d(0)], vec![d(0), Affine::Const(1)]],
                 symbols: vec![],
-            },
+            }),
             Stmt::Alloc {
                 buf: l,
                 dims: vec![],
             },
-            Stmt::Accum {
+            Stmt::Accum(Assignment {
                 lhs: l,
                 rhs: vec![e],
                 accum: Accum::Sub,
@@ -239,7 +239,7 @@ fn contraction_fixed_index_and_subtraction() {
                 space: vec![2],
                 maps: vec![vec![], vec![d(0)]],
                 symbols: vec![],
-            },
+            }),
         ],
         results: vec![l],
     };
@@ -276,7 +276,7 @@ fn max_and_min_reductions() {
                         buf: m,
                         dims: vec![3],
                     },
-                    Stmt::Accum {
+                    Stmt::Accum(Assignment {
                         lhs: m,
                         rhs,
                         accum,
@@ -285,13 +285,13 @@ fn max_and_min_reductions() {
                         space: vec![3, 5],
                         maps,
                         symbols: vec![],
-                    },
+                    }),
                     Stmt::Alloc {
                         buf: l,
                         dims: vec![],
                     },
                     // sum(m * m): every row's result weighs differently.
-                    Stmt::Accum {
+                    Stmt::Accum(Assignment {
                         lhs: l,
                         rhs: vec![m, m],
                         accum: Accum::Add,
@@ -300,7 +300,7 @@ fn max_and_min_reductions() {
                         space: vec![3],
                         maps: vec![vec![], vec![d(0)], vec![d(0)]],
                         symbols: vec![],
-                    },
+                    }),
                 ],
                 results: vec![l],
             };
@@ -333,7 +333,7 @@ fn convolution() {
                 buf: y,
                 dims: vec![4],
             },
-            Stmt::Accum {
+            Stmt::Accum(Assignment {
                 lhs: y,
                 rhs: vec![x, w],
                 accum: Accum::Add,
@@ -342,12 +342,12 @@ fn convolution() {
                 space: vec![4, 3],
                 maps: vec![vec![d(0)], vec![conv], vec![d(1)]],
                 symbols: vec![],
-            },
+            }),
             Stmt::Alloc {
                 buf: sq,
                 dims: vec![4],
             },
-            Stmt::Accum {
+            Stmt::Accum(Assignment {
                 lhs: sq,
                 rhs: vec![y, y],
                 accum: Accum::Assign,
@@ -356,12 +356,12 @@ fn convolution() {
                 space: vec![4],
                 maps: vec![vec![d(0)], vec![d(0)], vec![d(0)]],
                 symbols: vec![],
-            },
+            }),
             Stmt::Alloc {
                 buf: l,
                 dims: vec![],
             },
-            Stmt::Accum {
+            Stmt::Accum(Assignment {
                 lhs: l,
                 rhs: vec![sq],
                 accum: Accum::Add,
@@ -370,7 +370,7 @@ fn convolution() {
                 space: vec![4],
                 maps: vec![vec![], vec![d(0)]],
                 symbols: vec![],
-            },
+            }),
         ],
         results: vec![l],
     };
@@ -391,7 +391,7 @@ fn refusals() {
                 buf: 1,
                 dims: vec![],
             },
-            Stmt::Accum {
+            Stmt::Accum(Assignment {
                 lhs: 1,
                 rhs: vec![0],
                 accum: Accum::Mul,
@@ -400,7 +400,7 @@ fn refusals() {
                 space: vec![3],
                 maps: vec![vec![], vec![d(0)]],
                 symbols: vec![],
-            },
+            }),
         ],
         results: vec![1],
     };

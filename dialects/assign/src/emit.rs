@@ -10,7 +10,7 @@ use melior::{
     },
     Context,
 };
-use ocannl_assign::Stmt;
+use ocannl_assign::{Assignment, Stmt};
 use ocannl_mlir::{affine, attr, At, Builder};
 use ocannl_ops::NumOp;
 
@@ -94,7 +94,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
                     &[("value", a.into())],
                 );
             }
-            Stmt::Accum {
+            Stmt::Accum(Assignment {
                 lhs,
                 rhs,
                 accum,
@@ -103,7 +103,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
                 space,
                 maps,
                 symbols,
-            } => {
+            }) => {
                 let mut operands = vec![self.value(*lhs)?];
                 for &r in rhs {
                     operands.push(self.value(r)?);

@@ -11,7 +11,7 @@ use melior::ir::{
     r#type::MemRefType,
     AffineMap, Attribute, OperationRef, ShapedTypeLike, ValueLike,
 };
-use ocannl_assign::Body;
+use ocannl_assign::{Assignment, Body};
 use ocannl_mlir::attr;
 use ocannl_ops::{Accum, NumOp};
 
@@ -487,7 +487,7 @@ pub fn to_routine_with_values<'c, 'a>(
                     .iter()
                     .map(|v| id(&ids, *v))
                     .collect::<Result<_, _>>()?;
-                stmts.push(Stmt::Accum {
+                stmts.push(Stmt::Accum(Assignment {
                     lhs,
                     rhs,
                     accum,
@@ -496,7 +496,7 @@ pub fn to_routine_with_values<'c, 'a>(
                     space,
                     maps,
                     symbols,
-                });
+                }));
             }
             "func.return" => {
                 for v in o.operands() {
