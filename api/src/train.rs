@@ -222,6 +222,9 @@ struct Forward {
     /// Its data arguments (its first), then its params (by name).
     n_data: usize,
     params: Vec<String>,
+    /// Whether its params are the train step's buffers, read in place
+    /// (else they are copied in when they changed).
+    shared: bool,
     /// The trainer's param generation the session's params are of.
     synced: u64,
 }
@@ -301,13 +304,16 @@ pub struct Trainer {
 enum Step {
     /// One process: forward, backprop and update in one routine.
     Fused(Box<dyn Session>),
-    /// Data-parallel: the gradient routine (its params copied from the
-    /// update routine's before each step), a collective, the update routine
-    /// (which keeps the params and the state).
+    /// Data-parallel: the gradient routine (reading the update routine's
+    /// params in place where the backend shares buffers, else copied from
+    /// them before each step), a collective, the update routine (which
+    /// keeps the params and the state).
     Split {
         grads: Box<dyn Session>,
         update: Box<dyn Session>,
         collective: Box<dyn Collective>,
+        /// Whether `grads` reads `update`'s params in place.
+        shared: bool,
     },
 }
 
@@ -535,11 +541,21 @@ fn initialized_step(
     init.invoke().map_err(Error::from)?;
     let mut step = match collective {
         None => Step::Fused(prepare("loss_train_step")?),
-        Some(collective) => Step::Split {
-            grads: prepare("loss_grad")?,
-            update: prepare("loss_update")?,
-            collective,
-        },
+        Some(collective) => {
+            let mut grads = prepare("loss_grad")?;
+            let update = prepare("loss_update")?;
+            let shared = (0..layout.params.len()).all(|k| {
+                grads
+                    .share(layout.n_data + k, &*update, layout.param_at + k)
+                    .is_ok()
+            });
+            Step::Split {
+                grads,
+                update,
+                collective,
+                shared,
+            }
+        }
     };
     let mut params = (0..layout.params.len())
         .map(|k| tensor(init.get(k).map_err(Error::from)?))
@@ -843,7 +859,7 @@ impl Trainer {
             )
             .map_err(Error::from)?;
         let (n_data, np) = (self.layout.n_data, self.layout.params.len());
-        let (grads, update, collective) = match &mut self.step {
+        let (grads, update, collective, shared) = match &mut self.step {
             Step::Fused(step) => {
                 let out = step.invoke().map_err(Error::from)?;
                 return match out.first() {
@@ -855,12 +871,16 @@ impl Trainer {
                 grads,
                 update,
                 collective,
-            } => (grads, update, collective),
+                shared,
+            } => (grads, update, collective, *shared),
         };
-        // The params as the last update left them.
-        for k in 0..np {
-            let p = update.get(k).map_err(Error::from)?;
-            grads.set(n_data + k, &p).map_err(Error::from)?;
+        // The params as the last update left them (already there when the
+        // gradient routine reads them in place).
+        if !shared {
+            for k in 0..np {
+                let p = update.get(k).map_err(Error::from)?;
+                grads.set(n_data + k, &p).map_err(Error::from)?;
+            }
         }
         let mut out = grads
             .invoke()
@@ -948,7 +968,7 @@ impl Trainer {
         for (i, x) in inputs.iter().enumerate() {
             forward.session.set(i, x).map_err(Error::from)?;
         }
-        if forward.synced != self.params_generation {
+        if !forward.shared && forward.synced != self.params_generation {
             for (k, name) in forward.params.iter().enumerate() {
                 let p = self.param(name)?;
                 forward
@@ -1004,7 +1024,22 @@ impl Trainer {
             .iter()
             .map(Slot::zeros)
             .collect();
-        let session = program.prepare("forward", &zeros).map_err(Error::from)?;
+        let mut session = program.prepare("forward", &zeros).map_err(Error::from)?;
+        // The params in place: the forward routine reads the train step's
+        // buffers where the backend shares them (the CPU), so a call copies
+        // nothing; else they are copied in when they changed.
+        let state = self.step.state();
+        let shared = params.iter().enumerate().all(|(k, name)| {
+            self.layout
+                .params
+                .iter()
+                .position(|p| p == name)
+                .is_some_and(|at| {
+                    session
+                        .share(n_data + k, state, self.layout.param_at + at)
+                        .is_ok()
+                })
+        });
         let mut times = self.times.borrow_mut();
         times.forward = Some(t.elapsed());
         times.forward_cache = Some(compiled.cache);
@@ -1013,6 +1048,7 @@ impl Trainer {
             _program: program,
             n_data,
             params,
+            shared,
             // Never synced: the first call copies the params in.
             synced: u64::MAX,
         })

@@ -31,6 +31,10 @@ use std::{
     time::{Duration, Instant},
 };
 
+/// A tensor argument's cells, as u64 words (aligned for f32 and f64); one
+/// buffer may be the argument of several calls ([`Call::share`]).
+type Words = Rc<std::cell::RefCell<Vec<u64>>>;
+
 use melior::{
     ir::{attribute::StringAttribute, operation::OperationLike, Attribute, Module, OperationRef},
     Context,
@@ -613,12 +617,12 @@ impl Program {
         }
         sig.check_args(entry, args)?;
         // The arguments' storage and C-interface values.
-        let mut storage: Vec<Vec<u64>> = Vec::with_capacity(args.len());
+        let mut storage: Vec<Words> = Vec::with_capacity(args.len());
         let mut values: Vec<Vec<i64>> = Vec::with_capacity(args.len());
         for (i, a) in args.iter().enumerate() {
             match a {
                 HostValue::Index(v) => {
-                    storage.push(vec![]);
+                    storage.push(Words::default());
                     values.push(vec![*v]);
                 }
                 HostValue::Tensor(t) => {
@@ -641,7 +645,7 @@ impl Program {
                             .into_iter()
                             .map(|s| s as i64),
                     );
-                    storage.push(words);
+                    storage.push(Rc::new(std::cell::RefCell::new(words)));
                     values.push(d);
                 }
             }
@@ -788,8 +792,9 @@ pub struct Call {
     packed: PackedFn,
     entry: String,
     sig: Signature,
-    /// The tensors' cells (kept alive and in place across invocations).
-    storage: Vec<Vec<u64>>,
+    /// The tensors' cells (kept alive and in place across invocations;
+    /// shared with another call's argument after [`Call::share`]).
+    storage: Vec<Words>,
     /// Per argument: a memref descriptor or an index.
     values: Vec<Vec<i64>>,
     /// The results of the last [`Session::run`].
@@ -810,8 +815,34 @@ impl Call {
         self.last = None;
         match value {
             HostValue::Index(v) => self.values[i][0] = *v,
-            HostValue::Tensor(t) => write_cells(&mut self.storage[i], t),
+            HostValue::Tensor(t) => write_cells(&mut self.storage[i].borrow_mut(), t),
         }
+        Ok(())
+    }
+
+    /// Makes tensor argument `i` the buffer of argument `j` of `other` (of
+    /// the same element type and sizes): no copy; each call sees what the
+    /// other writes there.
+    pub fn share(&mut self, i: usize, other: &Call, j: usize) -> Result<(), Error> {
+        match (self.sig.inputs.get(i), other.sig.inputs.get(j)) {
+            (Some(a @ Slot::MemRef { .. }), Some(b)) if a == b => {}
+            (a, b) => {
+                let show = |s: Option<&Slot>| s.map_or("nothing".to_string(), |s| s.to_string());
+                return Err(Error::argument(format!(
+                    "argument #{i} of @{} ({}) cannot be argument #{j} of @{} ({})",
+                    self.entry,
+                    show(a),
+                    other.entry,
+                    show(b)
+                )));
+            }
+        }
+        // A result kept from the last run may be this argument's storage.
+        self.last = None;
+        self.storage[i] = other.storage[j].clone();
+        let ptr = self.storage[i].borrow_mut().as_mut_ptr() as i64;
+        self.values[i][0] = ptr;
+        self.values[i][1] = ptr;
         Ok(())
     }
 
@@ -887,7 +918,11 @@ impl Call {
         unsafe { (self.packed)(args.as_mut_ptr() as *mut *mut c_void) };
         // What the compiled code allocated for the results: each allocation
         // once, and never an argument's storage.
-        let arg_storage: Vec<i64> = self.storage.iter().map(|s| s.as_ptr() as i64).collect();
+        let arg_storage: Vec<i64> = self
+            .storage
+            .iter()
+            .map(|s| s.borrow().as_ptr() as i64)
+            .collect();
         let mut owned: Vec<i64> = vec![];
         let mut off = 0;
         for slot in &sig.outputs {
@@ -984,6 +1019,19 @@ impl Session for Call {
 
     fn invoke(&mut self) -> Result<Vec<HostValue>, Error> {
         Ok(Call::invoke(self)?.read())
+    }
+
+    fn share(&mut self, i: usize, other: &dyn Session, j: usize) -> Result<(), Error> {
+        match other.as_any().and_then(|o| o.downcast_ref::<Call>()) {
+            Some(o) => Call::share(self, i, o, j),
+            None => Err(Error::argument(
+                "a CPU session shares arguments only with another CPU session",
+            )),
+        }
+    }
+
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
     }
 
     fn run(&mut self) -> Result<(), Error> {

@@ -489,3 +489,41 @@ fn kernels_only_run_once_functions_call_are_compiled_at_o0() {
     assert!(count(&fourth, "parts-compiled") > 0);
     assert_eq!(count(&fifth, "parts-compiled"), 0);
 }
+
+/// Two calls sharing an argument's buffer: what one writes there in place,
+/// the other reads, with no copy; a buffer of another shape is refused.
+#[test]
+fn calls_share_an_argument_in_place() {
+    let text = format!(
+        "module {{\n{HALF}\n  func.func @h(%a: memref<64xf32>) {{\n    call @half(%a) : (memref<64xf32>) -> ()\n    return\n  }}\n  func.func @id(%a: memref<64xf32>) -> memref<64xf32> {{\n    return %a : memref<64xf32>\n  }}\n  func.func @m(%a: memref<64x64xf32>) -> memref<64x64xf32> {{\n    return %a : memref<64x64xf32>\n  }}\n}}\n"
+    );
+    let context = context();
+    let program = compile(
+        &context,
+        &text,
+        &CompileOptions {
+            cache: CacheDir::Off,
+            ..CompileOptions::default()
+        },
+    );
+    let x = vector(3);
+    let mut halve = program.prepare("h", std::slice::from_ref(&x)).unwrap();
+    let mut read = program.prepare("id", &[vector(5)]).unwrap();
+    read.share(0, &halve, 0).unwrap();
+    halve.invoke().unwrap();
+    let HostValue::Tensor(t) = &x else {
+        unreachable!()
+    };
+    let want: Vec<f64> = t.to_f64().iter().map(|v| v / 2.0).collect();
+    let got = match &read.invoke().unwrap().read()[0] {
+        HostValue::Tensor(t) => t.to_f64(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(got, want);
+    // Setting the argument through either call writes the one buffer.
+    read.set(0, &vector(9)).unwrap();
+    assert_eq!(halve.get(0).unwrap(), vector(9));
+    let mut other = program.prepare("m", &[matrix()]).unwrap();
+    let e = other.share(0, &halve, 0).unwrap_err();
+    assert_eq!(e.kind(), ocannl_runtime::Kind::Argument);
+}

@@ -668,6 +668,25 @@ pub trait Session {
 
     /// The results of the last [`Session::run`].
     fn results(&self) -> Result<Vec<HostValue>, Error>;
+
+    /// Makes argument `i` the very buffer of argument `j` of `other` (a
+    /// session of the same backend; the same element type and sizes): no
+    /// copy, and from then on each session sees what the other writes
+    /// there (a forward routine reading a train step's params in place).
+    /// Backends that cannot share a buffer say so (an [`Kind::Argument`]
+    /// error); the caller then copies.
+    fn share(&mut self, i: usize, other: &dyn Session, j: usize) -> Result<(), Error> {
+        let _ = (i, other, j);
+        Err(Error::argument(
+            "this backend's sessions cannot share an argument",
+        ))
+    }
+
+    /// The session as [`std::any::Any`], for a backend to recognize its
+    /// own sessions ([`Session::share`]); `None` by default.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
 }
 
 /// Writes a file through `write` atomically: into a temporary file in the
