@@ -722,7 +722,9 @@ impl Trainer {
         mut collective: Option<Box<dyn Collective>>,
     ) -> Result<Trainer, Error> {
         let split = collective.is_some();
-        optimizer.check().map_err(Error::Invalid)?;
+        optimizer
+            .check()
+            .map_err(|e| Error::Invalid(e.to_string()))?;
         let backend = find_backend(&device)?;
         let text = Trainer::module(loss, forward)?;
         let mut compiler = Compiler::new(backend, backend.default_options());

@@ -242,9 +242,9 @@ pub trait Locate<T> {
     fn at<'c>(self, location: Location<'c>) -> Result<T, PassError<'c>>;
 }
 
-impl<T> Locate<T> for Result<T, String> {
+impl<T, E: std::fmt::Display> Locate<T> for Result<T, E> {
     fn at<'c>(self, location: Location<'c>) -> Result<T, PassError<'c>> {
-        self.map_err(|m| PassError::at(location, m))
+        self.map_err(|e| PassError::at(location, e.to_string()))
     }
 }
 

@@ -207,7 +207,12 @@ impl Body {
 
     /// Checks that operands refer to earlier instructions, that booleans
     /// and numbers are not mixed up, and that the result is a number.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), crate::Invalid> {
+        self.check_text().map_err(crate::Invalid)
+    }
+
+    /// The same, the reason as text.
+    fn check_text(&self) -> Result<(), String> {
         let num = |i: usize, at: usize| -> Result<(), String> {
             match self.instrs.get(i) {
                 Some(x) if i < at && !x.is_bool() => Ok(()),

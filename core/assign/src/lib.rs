@@ -101,8 +101,24 @@ pub enum Value {
     Index(i64),
 }
 
+/// Why a routine's part (an assignment, a body, an optimizer's settings, a
+/// structured form) is not valid, in words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Invalid(pub String);
+
+impl fmt::Display for Invalid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Invalid {}
+
+/// Why running a routine in the interpreter failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RunError(pub String);
+
+impl std::error::Error for RunError {}
 
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -183,7 +199,7 @@ fn bad_index() -> RunError {
 impl Stmt {
     /// That an assignment's parts fit together ([`Assignment::check`]);
     /// other statements have no such parts.
-    pub fn check_parts(&self) -> Result<(), String> {
+    pub fn check_parts(&self) -> Result<(), Invalid> {
         match self {
             Stmt::Accum(a) => a.check(),
             _ => Ok(()),
@@ -196,7 +212,12 @@ impl Assignment {
     /// buffer, indices of iterators and symbols that exist, a body that
     /// checks and reads no more operands than there are, sizes that fit an
     /// index.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), Invalid> {
+        self.check_text().map_err(Invalid)
+    }
+
+    /// The same, the reason as text.
+    fn check_text(&self) -> Result<(), String> {
         let Assignment {
             lhs,
             rhs,
@@ -246,7 +267,7 @@ impl Assignment {
 /// ([`Stmt::check_parts`]), its buffers exist with one index expression per
 /// axis, and its symbols are bound to index arguments.
 fn check_stmt(s: &Stmt, bufs: &[Option<Buffer>], args: &[Arg]) -> Result<(), RunError> {
-    s.check_parts().map_err(RunError)?;
+    s.check_parts().map_err(|e| RunError(e.to_string()))?;
     let Stmt::Accum(Assignment {
         lhs,
         rhs,
@@ -332,7 +353,7 @@ pub fn run_mut(r: &Routine, args: &mut [Value]) -> Result<Vec<Value>, RunError> 
                 // A node's cells are undefined until written (the compiled
                 // code allocates without initializing): NaN, so that a
                 // read of one shows in every result it reaches.
-                let data = size::filled(n, f64::NAN).map_err(RunError)?;
+                let data = size::filled(n, f64::NAN).map_err(|e| RunError(e.to_string()))?;
                 bufs[*buf] = Some(Buffer::new(dims.clone(), data));
             }
             Stmt::Fill { buf, value } => {

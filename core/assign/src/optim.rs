@@ -215,7 +215,12 @@ impl Optimizer {
     /// That the options are in their ranges: finite, weight decay,
     /// momentum and `eps` at least 0, betas in [0, 1), the clipping norm
     /// above 0.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), crate::Invalid> {
+        self.check_text().map_err(crate::Invalid)
+    }
+
+    /// The same, the reason as text.
+    fn check_text(&self) -> Result<(), String> {
         let at_least_0 = |name: &str, x: f64| {
             if x.is_finite() && x >= 0.0 {
                 Ok(())
@@ -281,8 +286,18 @@ pub fn step(
     global: &[usize],
     lr: usize,
     next: &mut usize,
-) -> Result<OptimizerStep, String> {
+) -> Result<OptimizerStep, crate::Invalid> {
     opt.check()?;
+    step_text(opt, params, global, lr, next).map_err(crate::Invalid)
+}
+
+fn step_text(
+    opt: &Optimizer,
+    params: &[ParamUpdate],
+    global: &[usize],
+    lr: usize,
+    next: &mut usize,
+) -> Result<OptimizerStep, String> {
     let per_param = opt.param_state().len();
     if let Some(p) = params.iter().find(|p| p.state.len() != per_param) {
         return Err(format!(

@@ -143,7 +143,20 @@ fn simplify_sum(a: Affine, b: Affine) -> Affine {
 /// have the index expressions `exprs` and the sizes `dims`. Errors name
 /// what has no structured form (an index mixing iterators and symbols, an
 /// index without known bounds).
-pub fn plan(space: &[u64], exprs: &[Vec<Affine>], dims: &[Vec<u64>]) -> Result<Structured, String> {
+pub fn plan(
+    space: &[u64],
+    exprs: &[Vec<Affine>],
+    dims: &[Vec<u64>],
+) -> Result<Structured, crate::Invalid> {
+    plan_text(space, exprs, dims).map_err(crate::Invalid)
+}
+
+/// The same, the reason as text.
+fn plan_text(
+    space: &[u64],
+    exprs: &[Vec<Affine>],
+    dims: &[Vec<u64>],
+) -> Result<Structured, String> {
     if exprs.len() != dims.len() || exprs.is_empty() {
         return Err("internal error: one index list and one shape per operand are needed".into());
     }
@@ -507,7 +520,7 @@ mod tests {
         let e = Affine::Mul(Box::new(Sym(0)), Box::new(Dim(0)));
         let err = plan(&[2], &[vec![Dim(0)], vec![e]], &[vec![2], vec![8]]).unwrap_err();
         assert!(
-            err.contains("combines iterators with index operands"),
+            err.0.contains("combines iterators with index operands"),
             "{err}"
         );
     }

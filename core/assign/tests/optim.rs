@@ -391,7 +391,7 @@ fn options_out_of_range_and_missing_state_are_errors() {
     ];
     for opt in bad {
         let e = optim::step(&opt, &[], &[0], 1, &mut 2).unwrap_err();
-        assert!(e.contains("must be"), "{opt:?}: {e}");
+        assert!(e.0.contains("must be"), "{opt:?}: {e}");
     }
     // Adam without its state.
     let p = ParamUpdate {
@@ -408,7 +408,7 @@ fn options_out_of_range_and_missing_state_are_errors() {
         &mut 4,
     )
     .unwrap_err();
-    assert!(e.contains("needs 2"), "{e}");
+    assert!(e.0.contains("needs 2"), "{e}");
     let e = optim::step(
         &Optimizer::adam(),
         &[ParamUpdate {
@@ -420,5 +420,5 @@ fn options_out_of_range_and_missing_state_are_errors() {
         &mut 5,
     )
     .unwrap_err();
-    assert!(e.contains("global"), "{e}");
+    assert!(e.0.contains("global"), "{e}");
 }

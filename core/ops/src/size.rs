@@ -17,6 +17,8 @@ pub enum SizeError {
     ZeroAxis { axis: usize, dims: Vec<u64> },
     /// More than [`MAX_BUFFER_BYTES`] bytes (or a product that overflows).
     TooLarge { dims: Vec<u64>, elt_bytes: u64 },
+    /// The memory for so many cells cannot be had here (what failed).
+    Memory(String),
 }
 
 impl fmt::Display for SizeError {
@@ -30,9 +32,12 @@ impl fmt::Display for SizeError {
                 f,
                 "the buffer of sizes {dims:?} (batch, output, input) with {elt_bytes}-byte elements needs more than {MAX_BUFFER_BYTES} bytes (2^63 - 1), the most a buffer can address"
             ),
+            SizeError::Memory(m) => f.write_str(m),
         }
     }
 }
+
+impl std::error::Error for SizeError {}
 
 /// The number of cells of a buffer of sizes `dims` whose elements take
 /// `elt_bytes` bytes, if every axis is at least 1 long and the buffer takes
@@ -71,11 +76,16 @@ pub fn element_bytes(elt: &str) -> Option<u64> {
 
 /// A vector of `n` copies of `value`, or an error instead of aborting when
 /// the memory cannot be had.
-pub fn filled(n: u64, value: f64) -> Result<Vec<f64>, String> {
-    let len = usize::try_from(n).map_err(|_| format!("cannot hold {n} values on this machine"))?;
+pub fn filled(n: u64, value: f64) -> Result<Vec<f64>, SizeError> {
+    let len = usize::try_from(n)
+        .map_err(|_| SizeError::Memory(format!("cannot hold {n} values on this machine")))?;
     let mut v = Vec::new();
-    v.try_reserve_exact(len)
-        .map_err(|_| format!("cannot allocate {n} values ({} bytes)", n.saturating_mul(8)))?;
+    v.try_reserve_exact(len).map_err(|_| {
+        SizeError::Memory(format!(
+            "cannot allocate {n} values ({} bytes)",
+            n.saturating_mul(8)
+        ))
+    })?;
     v.resize(len, value);
     Ok(v)
 }
@@ -121,6 +131,9 @@ mod tests {
     #[test]
     fn zeros_fail_instead_of_aborting() {
         assert_eq!(filled(3, 0.5), Ok(vec![0.5; 3]));
-        assert!(filled(u64::MAX / 2, 0.0).unwrap_err().contains("cannot"));
+        assert!(matches!(
+            filled(u64::MAX / 2, 0.0),
+            Err(SizeError::Memory(m)) if m.contains("cannot")
+        ));
     }
 }

@@ -213,7 +213,7 @@ fn add_node(
             logic::einsum(solver, spec, r, &ops, &origin).map_err(|m| InferError {
                 kind: InferErrorKind::Spec,
                 node: i,
-                message: m,
+                message: m.0,
                 notes: vec![],
             })?;
         }

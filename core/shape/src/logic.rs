@@ -205,6 +205,29 @@ pub fn einsum(
     result: &Shape,
     operands: &[&Shape],
     origin: &Origin,
+) -> Result<(), SpecError> {
+    einsum_text(s, spec, result, operands, origin).map_err(SpecError)
+}
+
+/// Why an einsum spec cannot be applied to an op (an affine axis in the
+/// result slot, a solver conflict while posting its constraints), in words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpecError(pub String);
+
+impl std::fmt::Display for SpecError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SpecError {}
+
+fn einsum_text(
+    s: &mut Solver,
+    spec: &EinsumSpec,
+    result: &Shape,
+    operands: &[&Shape],
+    origin: &Origin,
 ) -> Result<(), String> {
     let mut b = SpecBuilder {
         labels: vec![],

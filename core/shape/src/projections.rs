@@ -144,9 +144,31 @@ fn broadcast(res: &[u64], res_idx: &[AxisIndex], op: &[u64]) -> Result<Vec<AxisI
         .collect())
 }
 
+/// Why an operation's projections cannot be derived from its shapes (an
+/// index that would leave an axis, a broadcast that does not align), in
+/// words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProjectionError(pub String);
+
+impl std::fmt::Display for ProjectionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ProjectionError {}
+
 /// Derives the projections of `node` from the solved shapes of its result
 /// and operands.
-pub fn derive(node: &Node, result: &Shape, operands: &[&Shape]) -> Result<Projections, String> {
+pub fn derive(
+    node: &Node,
+    result: &Shape,
+    operands: &[&Shape],
+) -> Result<Projections, ProjectionError> {
+    derive_text(node, result, operands).map_err(ProjectionError)
+}
+
+fn derive_text(node: &Node, result: &Shape, operands: &[&Shape]) -> Result<Projections, String> {
     let mut sp = Space::default();
     let res = rows(result);
     let ops: Vec<[Vec<u64>; 3]> = operands.iter().map(|s| rows(s)).collect();
@@ -695,7 +717,9 @@ mod tests {
         let nodes = vec![arg("5"), node(Node::Pointwise(vec![0]))];
         let inf = infer::infer(&nodes).unwrap();
         let three = infer::infer(&[arg("3")]).unwrap().shapes.remove(0);
-        let e = derive(&nodes[1].node, &inf.shapes[1], &[&three]).unwrap_err();
+        let e = derive(&nodes[1].node, &inf.shapes[1], &[&three])
+            .unwrap_err()
+            .0;
         assert!(
             e.contains("has size 3, but the operation reads it over a range"),
             "{e}"
@@ -730,7 +754,9 @@ mod tests {
         )
         .unwrap();
         let spec = crate::parse_einsum("i2=>i").unwrap();
-        let e = derive(&Node::Einsum(spec.into(), vec![0]), &y, &[&x]).unwrap_err();
+        let e = derive(&Node::Einsum(spec.into(), vec![0]), &y, &[&x])
+            .unwrap_err()
+            .0;
         assert_eq!(
             e,
             "the fixed index 2 is beyond an axis of size 1 in the output row of operand #0"

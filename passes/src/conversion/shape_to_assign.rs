@@ -465,7 +465,8 @@ fn lower_op<'c, 'a>(
             let ops_idx: Vec<usize> = (0..operand_shapes.len()).collect();
             let node_kind = solver_node(op, kind, ops_idx, &mut cache.specs)?;
             let (op_name, accum) = computation(op, kind, &node_kind)?;
-            let proj = derive(&node_kind, &info.shape, &operand_shapes)?;
+            let proj =
+                derive(&node_kind, &info.shape, &operand_shapes).map_err(|e| e.to_string())?;
             let (accum, init) = accumulation(&proj, &info.shape, accum);
             let op_kind = match tensor_operands.len() {
                 1 => "ocannl_assign.accum_unop",

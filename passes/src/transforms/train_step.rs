@@ -156,7 +156,7 @@ pub fn optimizer(options: &Options) -> Result<Optimizer, String> {
             Optimizer::AdamW(o)
         }
     };
-    opt.check()?;
+    opt.check().map_err(|e| e.to_string())?;
     Ok(opt)
 }
 
@@ -443,7 +443,8 @@ fn update(step: OperationRef, of: &str, opt: &Optimizer) -> Result<(), String> {
         .collect::<Result<_, _>>()?;
     let lr_buf = types.len() - 1;
     let mut next = types.len();
-    let stmts = optim::step(opt, &updates, &global, lr_buf, &mut next)?;
+    let stmts =
+        optim::step(opt, &updates, &global, lr_buf, &mut next).map_err(|e| e.to_string())?;
     let all: Vec<Option<Value>> = (0..types.len())
         .map(|i| body.argument(i).ok().map(Into::into))
         .collect();

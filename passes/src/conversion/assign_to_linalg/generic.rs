@@ -118,7 +118,7 @@ pub fn lower<'c, 'a>(
         .map(|t| values.dims(*t))
         .collect::<Result<Vec<_>, _>>()?;
     let space: Vec<u64> = a.space.iter().map(|&d| d as u64).collect();
-    let plan = structured::plan(&space, &a.exprs, &dims)?;
+    let plan = structured::plan(&space, &a.exprs, &dims).map_err(|e| e.to_string())?;
     // An operand that is the result read at the cell being written is the
     // op's own output value there (as the loops read it); read at other
     // cells, the order of the writes would matter.
