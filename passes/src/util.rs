@@ -27,7 +27,13 @@ pub fn bool_to_call<'c, 'a>(
     at: At<'c, 'a>,
     v: Value<'c, 'a>,
 ) -> Result<Value<'c, 'a>, String> {
-    Ok(b.op1(at, "arith.extui", &[v], b.ty(CALL_BOOL)?, &[]))
+    Ok(b.op1(
+        at,
+        "arith.extui",
+        &[v],
+        b.ty(CALL_BOOL).map_err(|e| e.to_string())?,
+        &[],
+    ))
 }
 
 /// A call's argument ([`CALL_BOOL`]) as the boolean it carries.
@@ -36,7 +42,13 @@ pub fn bool_from_call<'c, 'a>(
     at: At<'c, 'a>,
     v: Value<'c, 'a>,
 ) -> Result<Value<'c, 'a>, String> {
-    Ok(b.op1(at, "arith.trunci", &[v], b.ty("i1")?, &[]))
+    Ok(b.op1(
+        at,
+        "arith.trunci",
+        &[v],
+        b.ty("i1").map_err(|e| e.to_string())?,
+        &[],
+    ))
 }
 
 /// The shape of a concrete SHAPE string (`None` if it has variables or does

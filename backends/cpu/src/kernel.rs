@@ -44,13 +44,13 @@ impl<'e, 'c, 'a> Ix<'e, 'c, 'a> {
             "arith.constant",
             &[],
             &[idx],
-            &[("value", e.attr("0 : index")?)],
+            &[("value", e.attr("0 : index").map_err(|e| e.to_string())?)],
         );
         let zero: Value<'c, 'a> = first.result(0).map_err(|er| er.to_string())?.into();
         Ok(Ix {
             e,
             idx: Type::index(e.ctx),
-            top: At::before(first)?,
+            top: At::before(first).map_err(|e| e.to_string())?,
             consts: RefCell::new(HashMap::from([(0, zero)])),
         })
     }
@@ -60,7 +60,7 @@ impl<'e, 'c, 'a> Ix<'e, 'c, 'a> {
         if let Some(&c) = self.consts.borrow().get(&v) {
             return Ok(c);
         }
-        let c = self.e.index(self.top, v)?;
+        let c = self.e.index(self.top, v).map_err(|e| e.to_string())?;
         self.consts.borrow_mut().insert(v, c);
         Ok(c)
     }
@@ -129,8 +129,12 @@ fn flat<'c, 'a>(
         at,
         "memref.collapse_shape",
         &[v],
-        e.ty(&format!("memref<{cells}x{elt}>"))?,
-        &[("reassociation", e.attr(&format!("[[{all}]]"))?)],
+        e.ty(&format!("memref<{cells}x{elt}>"))
+            .map_err(|e| e.to_string())?,
+        &[(
+            "reassociation",
+            e.attr(&format!("[[{all}]]")).map_err(|e| e.to_string())?,
+        )],
     ))
 }
 
@@ -142,7 +146,7 @@ fn fill_flat<'c, 'a>(
     n: i64,
     value: Value<'c, 'a>,
 ) -> Result<(), String> {
-    let b = e.bounds(at, 0, n, 1)?;
+    let b = e.bounds(at, 0, n, 1).map_err(|e| e.to_string())?;
     e.for_loop(at, b, &[], &mut |inner, c, _| {
         e.op0(inner, "memref.store", &[value, buf, c]);
         Ok(vec![])
@@ -166,7 +170,14 @@ fn source<'c, 'a>(
     };
     let cells: u64 = pdims.iter().product();
     let cells = i64::try_from(cells).map_err(|_| "a padded copy too large".to_string())?;
-    let buf = e.alloc(at, e.ty(&format!("memref<{cells}x{}>", a.elt))?, Some(64))?;
+    let buf = e
+        .alloc(
+            at,
+            e.ty(&format!("memref<{cells}x{}>", a.elt))
+                .map_err(|e| e.to_string())?,
+            Some(64),
+        )
+        .map_err(|e| e.to_string())?;
     fill_flat(e, at, buf, cells, pad)?;
     let (dims, _) = memref_info(src)?;
     let ranges: Vec<(i64, i64)> = dims.iter().map(|&d| (0, d)).collect();
@@ -185,7 +196,8 @@ fn source<'c, 'a>(
         let dst = ix.part(inner, base, &strides, &bound)?;
         e.op0(inner, "memref.store", &[v, buf, dst]);
         Ok(())
-    })?;
+    })
+    .map_err(|e| e.to_string())?;
     Ok((buf, Some(buf)))
 }
 
@@ -226,7 +238,10 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
             return Ok(t);
         }
         let elt = if mask { "i1" } else { self.elt };
-        let t = self.e.ty(&format!("vector<{lanes}x{elt}>"))?;
+        let t = self
+            .e
+            .ty(&format!("vector<{lanes}x{elt}>"))
+            .map_err(|e| e.to_string())?;
         self.types.borrow_mut().insert((lanes, mask), t);
         Ok(t)
     }
@@ -273,10 +288,13 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
             return Ok(z);
         }
         let t = self.vt(lanes)?;
-        let attr = self.e.attr(&format!(
-            "dense<0.000000e+00> : vector<{lanes}x{}>",
-            self.elt
-        ))?;
+        let attr = self
+            .e
+            .attr(&format!(
+                "dense<0.000000e+00> : vector<{lanes}x{}>",
+                self.elt
+            ))
+            .map_err(|e| e.to_string())?;
         let z = self
             .e
             .op1(self.ix.top, "arith.constant", &[], t, &[("value", attr)]);
@@ -403,10 +421,13 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         let whole = p.n() / w;
         if whole > 0 {
             let par = whole > 1 && (p.n() * p.block_steps()) as i64 >= PARALLEL_CELLS;
-            let pb = e.bounds(at, 0, whole as i64, 1)?;
+            let pb = e
+                .bounds(at, 0, whole as i64, 1)
+                .map_err(|e| e.to_string())?;
             e.maybe_parallel(at, par, pb, &mut |at1, q| {
                 self.panel(at1, b_base, block, q, w)
-            })?;
+            })
+            .map_err(|e| e.to_string())?;
         }
         let last = p.n() % w;
         if last > 0 {
@@ -460,7 +481,9 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
             return Ok(());
         }
         // Strided columns: one cell at a time, the columns outside.
-        let cb = e.bounds(at, 0, columns as i64, 1)?;
+        let cb = e
+            .bounds(at, 0, columns as i64, 1)
+            .map_err(|e| e.to_string())?;
         e.for_loop(at, cb, &[], &mut |at1, lane, _| {
             let src1 = ix.mul_c(at1, lane, coef)?;
             let src1 = ix.add(at1, src0, src1);
@@ -478,7 +501,9 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         })?;
         // The columns beyond the result read 0.
         if columns < w as u64 {
-            let zb = e.bounds(at, columns as i64, w, 1)?;
+            let zb = e
+                .bounds(at, columns as i64, w, 1)
+                .map_err(|e| e.to_string())?;
             let zero = e.float(at, 0.0, self.eltt);
             e.for_loop(at, zb, &[], &mut |at1, lane, _| {
                 let dst1 = ix.add(at1, dst0, lane);
@@ -605,7 +630,9 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         let unmasked = vec![None; vectors as usize];
         match tail {
             None => {
-                let jb = e.bounds(at, 0, whole as i64, 1)?;
+                let jb = e
+                    .bounds(at, 0, whole as i64, 1)
+                    .map_err(|e| e.to_string())?;
                 e.for_loop(at, jb, &[], &mut |at1, jt, _| {
                     let j0 = ix.mul_c(at1, jt, w)?;
                     self.tile(at1, outer, block, i0, j0, rows, vectors, &unmasked)?;
@@ -622,7 +649,9 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
             }
             Some(_) => {
                 let n = ix.c(p.n() as i64)?;
-                let jb = e.bounds(at, 0, p.column_panels() as i64, 1)?;
+                let jb = e
+                    .bounds(at, 0, p.column_panels() as i64, 1)
+                    .map_err(|e| e.to_string())?;
                 e.for_loop(at, jb, &[], &mut |at1, jt, _| {
                     let j0 = ix.mul_c(at1, jt, w)?;
                     let left = e.op1(at1, "arith.subi", &[n, j0], ix.idx, &[]);
@@ -651,11 +680,14 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         let mr = p.tile.rows;
         let (whole, rest) = p.row_tiles();
         if whole > 0 {
-            let ib = e.bounds(at, 0, whole as i64, 1)?;
+            let ib = e
+                .bounds(at, 0, whole as i64, 1)
+                .map_err(|e| e.to_string())?;
             e.maybe_parallel(at, p.parallel == Parallel::Rows, ib, &mut |at1, it| {
                 let i0 = ix.mul_c(at1, it, mr as i64)?;
                 self.columns(at1, outer, block, i0, mr)
-            })?;
+            })
+            .map_err(|e| e.to_string())?;
         }
         if rest > 0 {
             let i0 = ix.c((whole * mr) as i64)?;
@@ -677,14 +709,19 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         let Some(&d) = p.outer.get(from) else {
             return self.rows(at, outer, block);
         };
-        let b = self.e.bounds(at, 0, p.space[d] as i64, 1)?;
+        let b = self
+            .e
+            .bounds(at, 0, p.space[d] as i64, 1)
+            .map_err(|e| e.to_string())?;
         let par = p.parallel == Parallel::Outer(from);
-        self.e.maybe_parallel(at, par, b, &mut |inner, iv| {
-            outer.push((d, iv));
-            let r = self.around(inner, from + 1, outer, block);
-            outer.pop();
-            r
-        })
+        self.e
+            .maybe_parallel(at, par, b, &mut |inner, iv| {
+                outer.push((d, iv));
+                let r = self.around(inner, from + 1, outer, block);
+                outer.pop();
+                r
+            })
+            .map_err(|e| e.to_string())
     }
 
     /// The loops `b` depends on, then (packing `b` per block) the rest.
@@ -697,7 +734,9 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         let (p, e, ix) = (self.p, self.e, &self.ix);
         if from < p.outer_b {
             let d = p.outer[from];
-            let b = e.bounds(at, 0, p.space[d] as i64, 1)?;
+            let b = e
+                .bounds(at, 0, p.space[d] as i64, 1)
+                .map_err(|e| e.to_string())?;
             return e
                 .for_loop(at, b, &[], &mut |inner, iv, _| {
                     outer.push((d, iv));
@@ -712,7 +751,9 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         };
         let k0 = p.k[0];
         let size = p.space[k0] as i64;
-        let kb = e.bounds(at, 0, size, pack.block as i64)?;
+        let kb = e
+            .bounds(at, 0, size, pack.block as i64)
+            .map_err(|e| e.to_string())?;
         e.for_loop(at, kb, &[], &mut |inner, start, _| {
             let sz = ix.c(size)?;
             let left = e.op1(inner, "arith.subi", &[sz, start], ix.idx, &[]);
@@ -745,7 +786,14 @@ pub fn emit<'c, 'a>(
     let packed = match p.pack {
         Some(_) => {
             let cells = (p.column_panels() * p.block_steps() * p.tile_columns()) as i64;
-            let buf = e.alloc(at, e.ty(&format!("memref<{cells}x{}>", a.elt))?, Some(64))?;
+            let buf = e
+                .alloc(
+                    at,
+                    e.ty(&format!("memref<{cells}x{}>", a.elt))
+                        .map_err(|e| e.to_string())?,
+                    Some(64),
+                )
+                .map_err(|e| e.to_string())?;
             Some(buf)
         }
         None => None,

@@ -187,10 +187,19 @@ fn malloc_temporaries<'c>(
         None
     };
     let b = Builder::new(ctx, module.location());
-    let (ptr, i64t) = (b.ty("!llvm.ptr")?, b.ty("i64")?);
+    let (ptr, i64t) = (
+        b.ty("!llvm.ptr").map_err(|e| e.to_string())?,
+        b.ty("i64").map_err(|e| e.to_string())?,
+    );
     let fn_types = [
-        (MALLOC, b.ty("!llvm.func<ptr (i64)>")?),
-        (FREE, b.ty("!llvm.func<void (ptr)>")?),
+        (
+            MALLOC,
+            b.ty("!llvm.func<ptr (i64)>").map_err(|e| e.to_string())?,
+        ),
+        (
+            FREE,
+            b.ty("!llvm.func<void (ptr)>").map_err(|e| e.to_string())?,
+        ),
     ];
     for (name, ty) in fn_types {
         match declared(name) {
@@ -225,7 +234,7 @@ fn malloc_temporaries<'c>(
             // The allocation and its check, one call where the check was
             // (its arguments are defined before it).
             Some((_, check)) => {
-                let at = At::before(check)?;
+                let at = At::before(check).map_err(|e| e.to_string())?;
                 let operand = |i| check.operand(i).map_err(|e| e.to_string());
                 let (id, bytes) = (operand(1)?, operand(2)?);
                 if !made_allocate {
@@ -246,7 +255,7 @@ fn malloc_temporaries<'c>(
                 p.result(0).map_err(|e| e.to_string())?.into()
             }
             None => {
-                let at = At::before(alloc)?;
+                let at = At::before(alloc).map_err(|e| e.to_string())?;
                 let bytes = b.op1(
                     at,
                     "llvm.mlir.constant",
@@ -273,15 +282,21 @@ fn malloc_temporaries<'c>(
             }
         }
         for read in plan.addresses {
-            let at = At::before(read)?;
+            let at = At::before(read).map_err(|e| e.to_string())?;
             let i = b.op1(at, "llvm.ptrtoint", &[p], i64t, &[]);
-            let x = b.op1(at, "arith.index_cast", &[i], b.ty("index")?, &[]);
+            let x = b.op1(
+                at,
+                "arith.index_cast",
+                &[i],
+                b.ty("index").map_err(|e| e.to_string())?,
+                &[],
+            );
             let v = read.result(0).map_err(|e| e.to_string())?;
             ir::replace_all_uses(v.into(), x);
             dead.bury(read);
         }
         for free in plan.frees {
-            let at = At::before(free)?;
+            let at = At::before(free).map_err(|e| e.to_string())?;
             call(&b, at, FREE, &[p], None)?;
             used[1] = true;
             dead.bury(free);
@@ -427,7 +442,11 @@ fn allocate_fn<'c>(
 ) -> Result<(), String> {
     use melior::ir::{attribute::StringAttribute, Attribute, Block, Identifier, Region};
     let b = Builder::new(ctx, loc);
-    let (ptr, i64t, idx) = (b.ty("!llvm.ptr")?, b.ty("i64")?, b.ty("index")?);
+    let (ptr, i64t, idx) = (
+        b.ty("!llvm.ptr").map_err(|e| e.to_string())?,
+        b.ty("i64").map_err(|e| e.to_string())?,
+        b.ty("index").map_err(|e| e.to_string())?,
+    );
     let region = Region::new();
     let entry = region.append_block(Block::new(&[(i64t, loc), (i64t, loc)]));
     let s = |v: &str| -> Attribute<'c> { StringAttribute::new(ctx, v).into() };
@@ -458,7 +477,8 @@ fn allocate_fn<'c>(
             (Identifier::new(ctx, "sym_visibility"), s("private")),
             (
                 Identifier::new(ctx, "llvm.linkage"),
-                b.attr("#llvm.linkage<internal>")?,
+                b.attr("#llvm.linkage<internal>")
+                    .map_err(|e| e.to_string())?,
             ),
         ],
         loc,
@@ -479,7 +499,10 @@ fn rewrite_kernel<'c>(
         return Ok(vec![]);
     };
     let b = Builder::new(ctx, kernel.location());
-    let (ptr, i64t) = (b.ty("!llvm.ptr")?, b.ty("i64")?);
+    let (ptr, i64t) = (
+        b.ty("!llvm.ptr").map_err(|e| e.to_string())?,
+        b.ty("i64").map_err(|e| e.to_string())?,
+    );
     let mut out = vec![];
     let mut types: Vec<Type<'c>> = vec![];
     for i in 0..entry.argument_count() {
@@ -496,10 +519,10 @@ fn rewrite_kernel<'c>(
         types.push(ptr);
         // The descriptor, before the kernel's first op.
         let at = || At::before(first);
-        let desc_ty = b.ty(&s.descriptor())?;
+        let desc_ty = b.ty(&s.descriptor()).map_err(|e| e.to_string())?;
         let constant = |v: i64| -> Result<Value, String> {
             Ok(b.op1(
-                at()?,
+                at().map_err(|e| e.to_string())?,
                 "llvm.mlir.constant",
                 &[],
                 i64t,
@@ -512,10 +535,16 @@ fn rewrite_kernel<'c>(
             fields.push((constant(size)?, vec![3, k]));
             fields.push((constant(stride)?, vec![4, k]));
         }
-        let mut d = b.op1(at()?, "llvm.mlir.poison", &[], desc_ty, &[]);
+        let mut d = b.op1(
+            at().map_err(|e| e.to_string())?,
+            "llvm.mlir.poison",
+            &[],
+            desc_ty,
+            &[],
+        );
         for (field, position) in fields {
             d = b.op1(
-                at()?,
+                at().map_err(|e| e.to_string())?,
                 "llvm.insertvalue",
                 &[d, field],
                 desc_ty,
@@ -523,10 +552,10 @@ fn rewrite_kernel<'c>(
             );
         }
         let memref = b.op1(
-            at()?,
+            at().map_err(|e| e.to_string())?,
             "builtin.unrealized_conversion_cast",
             &[d],
-            b.ty(&s.memref)?,
+            b.ty(&s.memref).map_err(|e| e.to_string())?,
             &[],
         );
         let key = ir::key(value);
@@ -563,7 +592,7 @@ fn rewrite_call<'c, 'a>(
     ptrs: &mut FxHashMap<usize, Value<'c, 'a>>,
 ) -> Result<(), String> {
     let b = Builder::new(ctx, call.location());
-    let ptr = b.ty("!llvm.ptr")?;
+    let ptr = b.ty("!llvm.ptr").map_err(|e| e.to_string())?;
     for (i, s) in args.iter().enumerate() {
         let Some(s) = s else { continue };
         let v = call.operand(i).map_err(|e| e.to_string())?;
@@ -575,7 +604,7 @@ fn rewrite_call<'c, 'a>(
                     at,
                     "builtin.unrealized_conversion_cast",
                     &[v],
-                    b.ty(&s.descriptor())?,
+                    b.ty(&s.descriptor()).map_err(|e| e.to_string())?,
                     &[],
                 );
                 let at = after_definition(desc)?;
@@ -600,7 +629,7 @@ fn rewrite_call<'c, 'a>(
 fn after_definition<'c, 'a>(v: Value<'c, 'a>) -> Result<At<'c, 'a>, String> {
     if let Some(def) = ir::defining_op(v) {
         return match def.next_in_block() {
-            Some(next) => At::before(next),
+            Some(next) => At::before(next).map_err(|e| e.to_string()),
             None => Ok(At::end(
                 def.block().ok_or("internal error: an op without a block")?,
             )),
@@ -609,7 +638,7 @@ fn after_definition<'c, 'a>(v: Value<'c, 'a>) -> Result<At<'c, 'a>, String> {
     let block =
         ir::argument_owner(v).ok_or("internal error: a value neither result nor argument")?;
     Ok(match block.first_operation() {
-        Some(first) => At::before(first)?,
+        Some(first) => At::before(first).map_err(|e| e.to_string())?,
         None => At::end(block),
     })
 }

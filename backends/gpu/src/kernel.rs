@@ -40,7 +40,8 @@ pub fn launch<'c, 'a>(
         .iter()
         .chain(&l.block)
         .map(|&v| e.index(at, v as i64))
-        .collect::<Result<Vec<_>, _>>()?;
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
     let mut attrs = vec![(
         Identifier::new(e.ctx, "operandSegmentSizes"),
         e.i32_array_attr(&[0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0]),
@@ -93,7 +94,7 @@ pub struct Idx<'e, 'c, 'a> {
 
 impl<'c, 'a> Idx<'_, 'c, 'a> {
     pub fn c(&self, v: i64) -> Result<Value<'c, 'a>, String> {
-        self.e.index(self.at, v)
+        self.e.index(self.at, v).map_err(|e| e.to_string())
     }
     fn bin(&self, name: &str, x: Value<'c, 'a>, y: Value<'c, 'a>) -> Value<'c, 'a> {
         self.e
@@ -128,9 +129,13 @@ impl<'c, 'a> Idx<'_, 'c, 'a> {
         Ok(self.e.cmpi(self.at, CmpI::Ult, x, k))
     }
     pub fn and(&self, x: Value<'c, 'a>, y: Value<'c, 'a>) -> Result<Value<'c, 'a>, String> {
-        Ok(self
-            .e
-            .op1(self.at, "arith.andi", &[x, y], self.e.ty("i1")?, &[]))
+        Ok(self.e.op1(
+            self.at,
+            "arith.andi",
+            &[x, y],
+            self.e.ty("i1").map_err(|e| e.to_string())?,
+            &[],
+        ))
     }
 
     /// The row-major coordinates of linear index `lin` in `sizes`
@@ -193,6 +198,7 @@ pub fn cells<'c, 'a>(
         } else {
             let inside = x.lt_c(lin, total)?;
             e.if_then(inner, inside, &mut cell)
+                .map_err(|e| e.to_string())
         }
     })
 }

@@ -32,7 +32,10 @@ pub fn emit<'c, 'a>(
         batch_sizes: plan.batch.iter().map(|&d| a.space[d]).collect(),
         // The kernel initializes the result: each cell is written once.
         fresh: a.initialize_neutral && crate::kernel::owns_result(a),
-        contract: a.e.attr("#arith.fastmath<contract>")?,
+        contract: a
+            .e
+            .attr("#arith.fastmath<contract>")
+            .map_err(|e| e.to_string())?,
     };
     kernel.emit(at)
 }
@@ -109,10 +112,13 @@ impl<'c, 'a> Tiled<'_, '_, 'c, 'a> {
 
     /// A shared-memory buffer of `rows x cols` elements.
     fn shared(&self, rows: i64, cols: i64) -> Result<Type<'c>, String> {
-        self.a.e.ty(&format!(
-            "memref<{rows}x{cols}x{}, #gpu.address_space<workgroup>>",
-            self.a.elt
-        ))
+        self.a
+            .e
+            .ty(&format!(
+                "memref<{rows}x{cols}x{}, #gpu.address_space<workgroup>>",
+                self.a.elt
+            ))
+            .map_err(|e| e.to_string())
     }
 
     fn block(&self, at: At<'c, 'a>, ids: &Ids<'c, 'a>) -> Result<Block<'c, 'a>, String> {
@@ -154,7 +160,9 @@ impl<'c, 'a> Tiled<'_, '_, 'c, 'a> {
     fn sums(&self, at: At<'c, 'a>, b: &Block<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, String> {
         let e = self.a.e;
         let bk = self.t.k as i64;
-        let steps = e.bounds(at, 0, (self.depth as u64).div_ceil(bk as u64) as i64, 1)?;
+        let steps = e
+            .bounds(at, 0, (self.depth as u64).div_ceil(bk as u64) as i64, 1)
+            .map_err(|e| e.to_string())?;
         let init = vec![b.zero; (self.t.tm() * self.t.tn()) as usize];
         e.for_loop(at, steps, &init, &mut |body, kt, acc| {
             let x = Idx { e, at: body };
@@ -162,7 +170,7 @@ impl<'c, 'a> Tiled<'_, '_, 'c, 'a> {
             self.load_tile(body, b, k0, Side::A)?;
             self.load_tile(body, b, k0, Side::B)?;
             e.op0(body, "gpu.barrier", &[]);
-            let ks = e.bounds(body, 0, bk, 1)?;
+            let ks = e.bounds(body, 0, bk, 1).map_err(|e| e.to_string())?;
             let next = e.for_loop(body, ks, acc, &mut |at3, kq, acc| {
                 self.multiply(at3, b, kq, acc)
             })?;
@@ -292,7 +300,7 @@ impl<'c, 'a> Tiled<'_, '_, 'c, 'a> {
                 };
                 if ragged_mn {
                     let ok = x.and(x.lt_c(gi, self.m)?, x.lt_c(gj, self.n)?)?;
-                    e.if_then(at, ok, &mut store)?;
+                    e.if_then(at, ok, &mut store).map_err(|e| e.to_string())?;
                 } else {
                     store(at)?;
                 }

@@ -92,7 +92,12 @@ fn merge(module: OperationRef) -> Result<(), String> {
         };
         let m = m.trim_start_matches('@');
         if m != target {
-            ir::set_attribute(launch, "kernel", e.attr(&format!("@{target}::@{m}"))?);
+            ir::set_attribute(
+                launch,
+                "kernel",
+                e.attr(&format!("@{target}::@{m}"))
+                    .map_err(|e| e.to_string())?,
+            );
         }
     }
     // SAFETY: the merged modules (`rest`) are not used after.

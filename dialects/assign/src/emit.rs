@@ -57,7 +57,17 @@ impl<'c, 'a> Emitter<'c, 'a> {
     }
 
     /// Emits one statement; `info` names the buffers of allocations.
-    pub fn stmt(&mut self, s: &Stmt, info: &dyn Fn(usize) -> NodeInfo) -> Result<(), String> {
+    pub fn stmt(
+        &mut self,
+        s: &Stmt,
+        info: &dyn Fn(usize) -> NodeInfo,
+    ) -> Result<(), ocannl_mlir::Error> {
+        self.stmt_text(s, info)
+            .map_err(ocannl_mlir::Error::internal)
+    }
+
+    /// [`stmt`](Self::stmt), the reason as text.
+    fn stmt_text(&mut self, s: &Stmt, info: &dyn Fn(usize) -> NodeInfo) -> Result<(), String> {
         let ctx = self.b.ctx;
         match s {
             Stmt::Alloc { buf, dims } => {
@@ -75,9 +85,13 @@ impl<'c, 'a> Emitter<'c, 'a> {
                     ("memory", s("undecided")),
                     ("shape", s(&shape.join(","))),
                 ];
-                let v = self
-                    .b
-                    .op1(self.at, "ocannl_assign.node", &[], self.b.ty(&ty)?, &attrs);
+                let v = self.b.op1(
+                    self.at,
+                    "ocannl_assign.node",
+                    &[],
+                    self.b.ty(&ty).map_err(|e| e.to_string())?,
+                    &attrs,
+                );
                 if self.values.len() <= *buf {
                     self.values.resize(buf + 1, None);
                 }
@@ -150,7 +164,8 @@ impl<'c, 'a> Emitter<'c, 'a> {
                         let lhs_t = operands[0].r#type();
                         let elt = ocannl_mlir::types::element_type(lhs_t)
                             .ok_or("internal error: the result is not a memref")?;
-                        accum_op(&self.b, self.at, &operands, &attrs, rhs.len(), op, elt)?;
+                        accum_op(&self.b, self.at, &operands, &attrs, rhs.len(), op, elt)
+                            .map_err(|e| e.to_string())?;
                     }
                 }
             }
@@ -175,6 +190,19 @@ pub fn accum_op<'c, 'a>(
     reads: usize,
     body: &ocannl_assign::Body,
     elt: Type<'c>,
+) -> Result<melior::ir::OperationRef<'c, 'a>, ocannl_mlir::Error> {
+    accum_op_text(b, at, operands, attrs, reads, body, elt).map_err(ocannl_mlir::Error::internal)
+}
+
+/// [`accum_op`], the reason as text.
+fn accum_op_text<'c, 'a>(
+    b: &Builder<'c>,
+    at: At<'c, 'a>,
+    operands: &[Value<'c, 'a>],
+    attrs: &[(&str, Attribute<'c>)],
+    reads: usize,
+    body: &ocannl_assign::Body,
+    elt: Type<'c>,
 ) -> Result<melior::ir::OperationRef<'c, 'a>, String> {
     let args = vec![elt; reads];
     b.region_op(
@@ -185,8 +213,13 @@ pub fn accum_op<'c, 'a>(
         &[],
         &args,
         "vector.yield",
-        &mut |inner, xs| Ok(vec![crate::numeric::body(b, inner, body, xs, elt)?]),
+        &mut |inner, xs| {
+            Ok(vec![
+                crate::numeric::body(b, inner, body, xs, elt).map_err(|e| e.to_string())?
+            ])
+        },
     )
+    .map_err(|e| e.to_string())
 }
 
 /// The op a value is defined by, if any (for reading its attributes).

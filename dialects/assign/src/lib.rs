@@ -28,8 +28,14 @@ pub mod region;
 pub use ocannl_dialect_spec::assign::{DIALECT as SPEC, MEMORY_MODES, NODE_KINDS};
 
 /// A required string attribute.
-pub fn string_attr(op: &OperationRef, name: &str) -> Result<String, String> {
-    ocannl_shape_dialect::string_attr(op, name)?
+pub fn string_attr(op: &OperationRef, name: &str) -> Result<String, ocannl_mlir::Error> {
+    string_attr_text(op, name).map_err(ocannl_mlir::Error::invalid)
+}
+
+/// [`string_attr`], the reason as text.
+fn string_attr_text(op: &OperationRef, name: &str) -> Result<String, String> {
+    ocannl_shape_dialect::string_attr(op, name)
+        .map_err(|e| e.to_string())?
         .ok_or_else(|| format!("attribute '{name}' is required"))
 }
 
@@ -53,7 +59,12 @@ impl Default for Uniform {
 
 /// Reads the attributes of a `uniform` op (`low` and `high` default to 0
 /// and 1).
-pub fn uniform_attrs(op: &OperationRef) -> Result<Uniform, String> {
+pub fn uniform_attrs(op: &OperationRef) -> Result<Uniform, ocannl_mlir::Error> {
+    uniform_attrs_text(op).map_err(ocannl_mlir::Error::invalid)
+}
+
+/// [`uniform_attrs`], the reason as text.
+fn uniform_attrs_text(op: &OperationRef) -> Result<Uniform, String> {
     let seed = op
         .attribute("seed")
         .map_err(|_| "attribute 'seed' is required")?;
@@ -110,7 +121,12 @@ pub fn buffer_count(op: &OperationRef) -> usize {
 
 /// Reads the attributes of an accumulating assignment, checking their kinds
 /// and values.
-pub fn accum_attrs<'c>(op: &OperationRef<'c, '_>) -> Result<AccumAttrs<'c>, String> {
+pub fn accum_attrs<'c>(op: &OperationRef<'c, '_>) -> Result<AccumAttrs<'c>, ocannl_mlir::Error> {
+    accum_attrs_text(op).map_err(ocannl_mlir::Error::invalid)
+}
+
+/// [`accum_attrs`], the reason as text.
+fn accum_attrs_text<'c>(op: &OperationRef<'c, '_>) -> Result<AccumAttrs<'c>, String> {
     let initialize_neutral = match op.attribute("initialize_neutral") {
         Err(_) => false,
         Ok(a) => attr::bool_value(a)
@@ -140,7 +156,7 @@ pub fn accum_attrs<'c>(op: &OperationRef<'c, '_>) -> Result<AccumAttrs<'c>, Stri
     let name = name.as_string_ref().as_str().unwrap_or("").to_string();
     let body = match arity(&name) {
         Some(n) => {
-            let op_name = string_attr(op, "op")?;
+            let op_name = string_attr(op, "op").map_err(|e| e.to_string())?;
             let num_op = NumOp::parse_assign(n, &op_name).ok_or_else(|| {
                 let (_, names) = NumOp::assign_names(n);
                 format!("invalid 'op' value '{op_name}'; expected one of: {names}")
@@ -158,11 +174,11 @@ pub fn accum_attrs<'c>(op: &OperationRef<'c, '_>) -> Result<AccumAttrs<'c>, Stri
             }
             let lhs = op.operand(0).map_err(|e| e.to_string())?.r#type();
             let elt = ocannl_mlir::types::element_name(lhs).unwrap_or_default();
-            region::read_body(op, buffers.saturating_sub(1), &elt)?
+            region::read_body(op, buffers.saturating_sub(1), &elt).map_err(|e| e.to_string())?
         }
         None => return Err("internal error: not an accumulating assignment".into()),
     };
-    let accum_name = string_attr(op, "accum")?;
+    let accum_name = string_attr(op, "accum").map_err(|e| e.to_string())?;
     let accum = Accum::parse(&accum_name).ok_or_else(|| {
         format!(
             "invalid 'accum' value '{accum_name}'; expected one of: {}",
@@ -190,7 +206,12 @@ pub fn memref_dims(t: MemRefType) -> Vec<u64> {
 
 /// A buffer type the compiled code can address: static sizes, each at
 /// least 1, a float element type, and at most 2^63 - 1 bytes.
-pub fn check_memref(t: MemRefType) -> Result<(), String> {
+pub fn check_memref(t: MemRefType) -> Result<(), ocannl_mlir::Error> {
+    check_memref_text(t).map_err(ocannl_mlir::Error::invalid)
+}
+
+/// [`check_memref`], the reason as text.
+fn check_memref_text(t: MemRefType) -> Result<(), String> {
     let ty: melior::ir::Type = t.into();
     let dims = ocannl_mlir::types::static_dims(ty).unwrap_or_default();
     if dims.iter().any(|&d| d < 0) {
@@ -224,7 +245,12 @@ impl ocannl_shape::Fresh for NoVars {
 /// projections of an assignment, the values of initializations). The message
 /// has no op prefix (the caller adds `'ocannl_assign.x' op`). Ops of other
 /// dialects pass.
-pub fn verify_op(op: &OperationRef) -> Result<(), String> {
+pub fn verify_op(op: &OperationRef) -> Result<(), ocannl_mlir::Error> {
+    verify_op_text(op).map_err(ocannl_mlir::Error::invalid)
+}
+
+/// [`verify_op`], the reason as text.
+fn verify_op_text(op: &OperationRef) -> Result<(), String> {
     let name = op.name();
     let Some(name) = name
         .as_string_ref()
@@ -237,15 +263,15 @@ pub fn verify_op(op: &OperationRef) -> Result<(), String> {
     let def = SPEC
         .op(name)
         .ok_or_else(|| format!("internal error: 'ocannl_assign.{name}' has no definition"))?;
-    ocannl_mlir::check::check_op(op, def)?;
+    ocannl_mlir::check::check_op(op, def).map_err(|e| e.to_string())?;
     match name {
         "node" => {
-            let shape = string_attr(op, "shape")?;
+            let shape = string_attr(op, "shape").map_err(|e| e.to_string())?;
             let parsed = ocannl_shape::parse_shape(&shape, &mut Default::default(), &mut NoVars)
                 .map_err(|e| ocannl_shape_dialect::format_spec_error("shape", &e))?;
             let ty = op.result(0).map_err(|e| e.to_string())?.r#type();
             let t = MemRefType::try_from(ty).map_err(|_| "a node is a memref")?;
-            check_memref(t)?;
+            check_memref(t).map_err(|e| e.to_string())?;
             if let Some(dims) = parsed.to_dims() {
                 if dims != memref_dims(t) {
                     return Err(format!(
@@ -257,7 +283,7 @@ pub fn verify_op(op: &OperationRef) -> Result<(), String> {
             Ok(())
         }
         "accum_unop" | "accum_binop" | "accum_ternop" | "accum" => {
-            let attrs = accum_attrs(op)?;
+            let attrs = accum_attrs(op).map_err(|e| e.to_string())?;
             verify_projections(op, &attrs)
         }
         "fill" => {
@@ -339,7 +365,7 @@ fn verify_projections(op: &OperationRef, attrs: &AccumAttrs) -> Result<(), Strin
 /// cells inside it. Indices that depend on index operands are checked when
 /// the code runs.
 fn check_ranges(i: usize, map: AffineMap, dims: &[u64], space: &[i64]) -> Result<(), String> {
-    let exprs = ocannl_mlir::affine::to_model(map)?;
+    let exprs = ocannl_mlir::affine::to_model(map).map_err(|e| e.to_string())?;
     let space: Vec<u64> = space.iter().map(|&d| d as u64).collect();
     for (r, (e, &d)) in exprs.iter().zip(dims).enumerate() {
         if e.has_sym() || e.is_padded() {
@@ -365,13 +391,27 @@ fn check_ranges(i: usize, map: AffineMap, dims: &[u64], space: &[i64]) -> Result
 
 /// Reads a routine (a `func.func` of `ocannl_assign` ops on memrefs) into
 /// the assignment model, for the reference interpreter.
-pub fn to_routine(func: OperationRef) -> Result<ocannl_assign::Routine, String> {
-    to_routine_with_values(func).map(|(r, _)| r)
+pub fn to_routine(func: OperationRef) -> Result<ocannl_assign::Routine, ocannl_mlir::Error> {
+    to_routine_text(func).map_err(ocannl_mlir::Error::invalid)
+}
+
+/// [`to_routine`], the reason as text.
+fn to_routine_text(func: OperationRef) -> Result<ocannl_assign::Routine, String> {
+    to_routine_with_values(func)
+        .map(|(r, _)| r)
+        .map_err(|e| e.to_string())
 }
 
 /// As [`to_routine`], with the value of each buffer and index argument of
 /// the routine, by number.
 pub fn to_routine_with_values<'c, 'a>(
+    func: OperationRef<'c, 'a>,
+) -> Result<(ocannl_assign::Routine, Vec<melior::ir::Value<'c, 'a>>), ocannl_mlir::Error> {
+    to_routine_with_values_text(func).map_err(ocannl_mlir::Error::invalid)
+}
+
+/// [`to_routine_with_values`], the reason as text.
+fn to_routine_with_values_text<'c, 'a>(
     func: OperationRef<'c, 'a>,
 ) -> Result<(ocannl_assign::Routine, Vec<melior::ir::Value<'c, 'a>>), String> {
     use melior::ir::{block::BlockLike, RegionLike};
@@ -417,6 +457,7 @@ pub fn to_routine_with_values<'c, 'a>(
             .to_string();
         let loc = o.location();
         let fail = |m: String| format!("{loc}: {m}");
+        let failed = |e: ocannl_mlir::Error| fail(e.to_string());
         match name.as_str() {
             "ocannl_assign.node" => {
                 let r = o.result(0).map_err(|e| e.to_string())?;
@@ -445,7 +486,7 @@ pub fn to_routine_with_values<'c, 'a>(
                 buf: id(&ids, o.operand(0).map_err(|e| e.to_string())?)?,
             }),
             "ocannl_assign.uniform" => {
-                let u = uniform_attrs(&o).map_err(&fail)?;
+                let u = uniform_attrs(&o).map_err(failed)?;
                 let buf = id(&ids, o.operand(0).map_err(|e| e.to_string())?)?;
                 stmts.push(Stmt::Uniform {
                     buf,
@@ -469,12 +510,12 @@ pub fn to_routine_with_values<'c, 'a>(
             | "ocannl_assign.accum_binop"
             | "ocannl_assign.accum_ternop"
             | "ocannl_assign.accum" => {
-                let attrs = accum_attrs(&o).map_err(&fail)?;
+                let attrs = accum_attrs(&o).map_err(failed)?;
                 let accum = attrs.accum;
                 let space: Vec<u64> = attrs.space.iter().map(|&d| d as u64).collect();
                 let mut maps = vec![];
                 for m in &attrs.maps {
-                    maps.push(ocannl_mlir::affine::to_model(*m).map_err(&fail)?);
+                    maps.push(ocannl_mlir::affine::to_model(*m).map_err(failed)?);
                 }
                 let operands: Vec<melior::ir::Value> = o.operands().collect();
                 let n = maps.len();

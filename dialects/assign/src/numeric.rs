@@ -13,6 +13,17 @@ pub fn numeric<'c, 'a>(
     op: NumOp,
     a: &[Value<'c, 'a>],
     t: Type<'c>,
+) -> Result<Value<'c, 'a>, ocannl_mlir::Error> {
+    numeric_text(e, at, op, a, t).map_err(ocannl_mlir::Error::unsupported)
+}
+
+/// [`numeric`], the reason as text.
+fn numeric_text<'c, 'a>(
+    e: &Builder<'c>,
+    at: At<'c, 'a>,
+    op: NumOp,
+    a: &[Value<'c, 'a>],
+    t: Type<'c>,
 ) -> Result<Value<'c, 'a>, String> {
     if a.len() != op.arity() {
         return Err(format!(
@@ -21,7 +32,7 @@ pub fn numeric<'c, 'a>(
             a.len()
         ));
     }
-    let i1 = e.ty("i1")?;
+    let i1 = e.ty("i1").map_err(|e| e.to_string())?;
     let zero = || e.float(at, 0.0, t);
     let one = || e.float(at, 1.0, t);
     let cmp = |pred: CmpPred, x: Value<'c, 'a>, y: Value<'c, 'a>| e.cmpf(at, pred, x, y);
@@ -100,7 +111,12 @@ pub fn numeric<'c, 'a>(
 }
 
 /// The `arith` op combining an accumulator with a new value.
-pub fn combiner(op: BinaryOp) -> Result<&'static str, String> {
+pub fn combiner(op: BinaryOp) -> Result<&'static str, ocannl_mlir::Error> {
+    combiner_text(op).map_err(ocannl_mlir::Error::unsupported)
+}
+
+/// [`combiner`], the reason as text.
+fn combiner_text(op: BinaryOp) -> Result<&'static str, String> {
     Ok(match op {
         BinaryOp::Add => "arith.addf",
         BinaryOp::Sub => "arith.subf",
@@ -121,9 +137,20 @@ pub fn body<'c, 'a>(
     b: &Body,
     args: &[Value<'c, 'a>],
     t: Type<'c>,
+) -> Result<Value<'c, 'a>, ocannl_mlir::Error> {
+    body_text(e, at, b, args, t).map_err(ocannl_mlir::Error::unsupported)
+}
+
+/// [`body`], the reason as text.
+fn body_text<'c, 'a>(
+    e: &Builder<'c>,
+    at: At<'c, 'a>,
+    b: &Body,
+    args: &[Value<'c, 'a>],
+    t: Type<'c>,
 ) -> Result<Value<'c, 'a>, String> {
     b.check().map_err(|m| format!("internal error: {m}"))?;
-    let i1 = e.ty("i1")?;
+    let i1 = e.ty("i1").map_err(|e| e.to_string())?;
     let mut vals: Vec<Value<'c, 'a>> = Vec::with_capacity(b.instrs.len());
     for ins in &b.instrs {
         let v = match ins {
@@ -133,7 +160,7 @@ pub fn body<'c, 'a>(
             Instr::Const(c) => e.float(at, *c, t),
             Instr::Op(op, a) => {
                 let xs: Vec<Value<'c, 'a>> = a.iter().map(|&i| vals[i]).collect();
-                numeric(e, at, *op, &xs, t)?
+                numeric(e, at, *op, &xs, t).map_err(|e| e.to_string())?
             }
             Instr::Cmp(p, x, y) => e.cmpf(at, *p, vals[*x], vals[*y]),
             Instr::Select(c, x, y) => {
@@ -228,8 +255,19 @@ pub fn uniform<'c, 'a>(
     lin: Value<'c, 'a>,
     u: &UniformOperands<'c, 'a>,
     eltt: Type<'c>,
+) -> Result<Value<'c, 'a>, ocannl_mlir::Error> {
+    uniform_text(e, at, lin, u, eltt).map_err(ocannl_mlir::Error::unsupported)
+}
+
+/// [`uniform`], the reason as text.
+fn uniform_text<'c, 'a>(
+    e: &Builder<'c>,
+    at: At<'c, 'a>,
+    lin: Value<'c, 'a>,
+    u: &UniformOperands<'c, 'a>,
+    eltt: Type<'c>,
 ) -> Result<Value<'c, 'a>, String> {
-    let i64t = e.ty("i64")?;
+    let i64t = e.ty("i64").map_err(|e| e.to_string())?;
     let c = |v: u64| e.i64(at, v as i64);
     let idx = e.op1(at, "arith.index_cast", &[lin], i64t, &[]);
     let golden = c(rng::GOLDEN);

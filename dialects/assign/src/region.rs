@@ -12,7 +12,12 @@ use crate::numeric::op_of_name;
 
 /// The body of an `ocannl_assign.accum` op that reads `reads` buffers of
 /// element type `elt`.
-pub fn read_body(op: &OperationRef, reads: usize, elt: &str) -> Result<Body, String> {
+pub fn read_body(op: &OperationRef, reads: usize, elt: &str) -> Result<Body, ocannl_mlir::Error> {
+    read_body_text(op, reads, elt).map_err(ocannl_mlir::Error::invalid)
+}
+
+/// [`read_body`], the reason as text.
+fn read_body_text(op: &OperationRef, reads: usize, elt: &str) -> Result<Body, String> {
     let region = op
         .region(0)
         .map_err(|_| "the body must end with 'vector.yield' of one value: the op has no body")?;

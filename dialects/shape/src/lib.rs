@@ -154,7 +154,12 @@ pub fn make_tensor_type<'c>(
 pub use ocannl_mlir::attr::string_value;
 
 /// The optional string attribute `name` of `op`.
-pub fn string_attr(op: &OperationRef, name: &str) -> Result<Option<String>, String> {
+pub fn string_attr(op: &OperationRef, name: &str) -> Result<Option<String>, ocannl_mlir::Error> {
+    string_attr_text(op, name).map_err(ocannl_mlir::Error::invalid)
+}
+
+/// [`string_attr`], the reason as text.
+fn string_attr_text(op: &OperationRef, name: &str) -> Result<Option<String>, String> {
     match op.attribute(name) {
         Err(_) => Ok(None),
         Ok(a) => match string_value(a) {
@@ -180,8 +185,13 @@ fn parse_member<T>(
 
 /// The `op` and `accum` of a compose or einsum, with their defaults
 /// (`mul` or, for one operand, `identity`; `add`).
-pub fn reduction_ops(op: &OperationRef, unary: bool) -> Result<(NumOp, Accum), String> {
-    let o = string_attr(op, "op")?;
+pub fn reduction_ops(op: &OperationRef, unary: bool) -> Result<(NumOp, Accum), ocannl_mlir::Error> {
+    reduction_ops_text(op, unary).map_err(ocannl_mlir::Error::invalid)
+}
+
+/// [`reduction_ops`], the reason as text.
+fn reduction_ops_text(op: &OperationRef, unary: bool) -> Result<(NumOp, Accum), String> {
+    let o = string_attr(op, "op").map_err(|e| e.to_string())?;
     let o = match (unary, o) {
         (true, None) => NumOp::Unary(UnaryOp::Identity),
         (false, None) => NumOp::Binary(BinaryOp::Mul),
@@ -200,7 +210,7 @@ pub fn reduction_ops(op: &OperationRef, unary: bool) -> Result<(NumOp, Accum), S
             BinaryOp::names(),
         )?),
     };
-    let a = match string_attr(op, "accum")? {
+    let a = match string_attr(op, "accum").map_err(|e| e.to_string())? {
         None => Accum::Add,
         Some(a) => parse_member(
             "accum",
@@ -214,8 +224,15 @@ pub fn reduction_ops(op: &OperationRef, unary: bool) -> Result<(NumOp, Accum), S
 }
 
 /// The numeric op of a pointwise op.
-pub fn pointwise_op(op: &OperationRef, kind: OpKind) -> Result<NumOp, String> {
-    let o = string_attr(op, "op")?.ok_or("attribute 'op' is required")?;
+pub fn pointwise_op(op: &OperationRef, kind: OpKind) -> Result<NumOp, ocannl_mlir::Error> {
+    pointwise_op_text(op, kind).map_err(ocannl_mlir::Error::invalid)
+}
+
+/// [`pointwise_op`], the reason as text.
+fn pointwise_op_text(op: &OperationRef, kind: OpKind) -> Result<NumOp, String> {
+    let o = string_attr(op, "op")
+        .map_err(|e| e.to_string())?
+        .ok_or("attribute 'op' is required")?;
     Ok(match kind {
         OpKind::PointwiseUnary => NumOp::Unary(parse_member(
             "op",
@@ -244,8 +261,13 @@ pub fn pointwise_op(op: &OperationRef, kind: OpKind) -> Result<NumOp, String> {
 pub use ocannl_dialect_spec::shape::ParamInit;
 
 /// The initialization of a param op, and its seed if one is given.
-pub fn param_init(op: &OperationRef) -> Result<(ParamInit, Option<i64>), String> {
-    let init = match string_attr(op, "init")? {
+pub fn param_init(op: &OperationRef) -> Result<(ParamInit, Option<i64>), ocannl_mlir::Error> {
+    param_init_text(op).map_err(ocannl_mlir::Error::invalid)
+}
+
+/// [`param_init`], the reason as text.
+fn param_init_text(op: &OperationRef) -> Result<(ParamInit, Option<i64>), String> {
+    let init = match string_attr(op, "init").map_err(|e| e.to_string())? {
         None => ParamInit::Uniform,
         Some(s) => ParamInit::parse(&s).ok_or_else(|| {
             format!(
@@ -273,8 +295,18 @@ pub type EinsumSpecs = FxHashMap<String, std::sync::Arc<EinsumSpec>>;
 pub fn einsum_spec(
     op: &OperationRef,
     specs: &mut EinsumSpecs,
+) -> Result<std::sync::Arc<EinsumSpec>, ocannl_mlir::Error> {
+    einsum_spec_text(op, specs).map_err(ocannl_mlir::Error::invalid)
+}
+
+/// [`einsum_spec`], the reason as text.
+fn einsum_spec_text(
+    op: &OperationRef,
+    specs: &mut EinsumSpecs,
 ) -> Result<std::sync::Arc<EinsumSpec>, String> {
-    let text = string_attr(op, "spec")?.ok_or("attribute 'spec' is required")?;
+    let text = string_attr(op, "spec")
+        .map_err(|e| e.to_string())?
+        .ok_or("attribute 'spec' is required")?;
     let spec = match specs.get(&text) {
         Some(spec) => spec.clone(),
         None => {
@@ -322,7 +354,12 @@ thread_local! {
 /// results, attributes), then the rules beyond it (einsum specs, params).
 /// The message has no op prefix (the caller adds `'ocannl_shape.x' op`).
 /// Ops of other dialects pass.
-pub fn verify_op(op: &OperationRef) -> Result<(), String> {
+pub fn verify_op(op: &OperationRef) -> Result<(), ocannl_mlir::Error> {
+    verify_op_text(op).map_err(ocannl_mlir::Error::invalid)
+}
+
+/// [`verify_op`], the reason as text.
+fn verify_op_text(op: &OperationRef) -> Result<(), String> {
     let Some(kind) = OpKind::of(op) else {
         return Ok(());
     };
@@ -331,14 +368,16 @@ pub fn verify_op(op: &OperationRef) -> Result<(), String> {
     let def = SPEC
         .op_of(name.as_str().unwrap_or(""))
         .ok_or("internal error: an op of the dialect has no definition")?;
-    ocannl_mlir::check::check_op(op, def)?;
+    ocannl_mlir::check::check_op(op, def).map_err(|e| e.to_string())?;
     match kind {
         OpKind::Param => {
-            let name = string_attr(op, "name")?.unwrap_or_default();
+            let name = string_attr(op, "name")
+                .map_err(|e| e.to_string())?
+                .unwrap_or_default();
             if name.is_empty() {
                 return Err("requires a non-empty 'name'".into());
             }
-            param_init(op)?;
+            param_init(op).map_err(|e| e.to_string())?;
             if let Some(tt) = op.result(0).ok().and_then(|r| tensor_type(r.r#type())) {
                 if let Ok(slot) = ocannl_shape::parse_slot(&tt.shape, ocannl_shape::Context::Shape)
                 {
@@ -352,7 +391,9 @@ pub fn verify_op(op: &OperationRef) -> Result<(), String> {
             }
         }
         OpKind::Einsum => {
-            VERIFIED_SPECS.with(|specs| einsum_spec(op, &mut specs.borrow_mut()))?;
+            VERIFIED_SPECS
+                .with(|specs| einsum_spec(op, &mut specs.borrow_mut()))
+                .map_err(|e| e.to_string())?;
         }
         OpKind::Constant
         | OpKind::PointwiseUnary
@@ -402,7 +443,15 @@ fn check_element_types(op: &OperationRef, kind: OpKind) -> Result<(), String> {
 /// Checks the parameters of `!ocannl_shape.tensor<"SHAPE", ELT>`: the
 /// shape parses (or is `?`), the element type is a float type the dialect
 /// takes.
-pub fn verify_tensor_params(shape: Option<&str>, elt: Option<&str>) -> Result<(), String> {
+pub fn verify_tensor_params(
+    shape: Option<&str>,
+    elt: Option<&str>,
+) -> Result<(), ocannl_mlir::Error> {
+    verify_tensor_params_text(shape, elt).map_err(ocannl_mlir::Error::invalid)
+}
+
+/// [`verify_tensor_params`], the reason as text.
+fn verify_tensor_params_text(shape: Option<&str>, elt: Option<&str>) -> Result<(), String> {
     let shape = shape.ok_or("the shape of an !ocannl_shape.tensor must be a string")?;
     match elt {
         Some(e) if ocannl_dialect_spec::FLOAT_TYPES.contains(&e) => {}
@@ -437,6 +486,16 @@ pub fn solver_node(
     kind: OpKind,
     operands: Vec<usize>,
     specs: &mut EinsumSpecs,
+) -> Result<ocannl_shape::Node, ocannl_mlir::Error> {
+    solver_node_text(op, kind, operands, specs).map_err(ocannl_mlir::Error::invalid)
+}
+
+/// [`solver_node`], the reason as text.
+fn solver_node_text(
+    op: &OperationRef,
+    kind: OpKind,
+    operands: Vec<usize>,
+    specs: &mut EinsumSpecs,
 ) -> Result<ocannl_shape::Node, String> {
     use ocannl_shape::Node;
     if operands.len() < kind.tensor_operands() {
@@ -448,7 +507,11 @@ pub fn solver_node(
     }
     Ok(match kind {
         OpKind::Param => Node::Terminal {
-            param: Some(string_attr(op, "name")?.unwrap_or_default()),
+            param: Some(
+                string_attr(op, "name")
+                    .map_err(|e| e.to_string())?
+                    .unwrap_or_default(),
+            ),
         },
         OpKind::Constant => Node::Terminal { param: None },
         OpKind::PointwiseUnary | OpKind::PointwiseBinary | OpKind::PointwiseTernary => {
@@ -457,7 +520,9 @@ pub fn solver_node(
         OpKind::Compose => Node::Compose(operands[0], operands[1]),
         OpKind::Transpose => Node::Transpose(operands[0]),
         OpKind::BatchSlice => Node::BatchSlice(operands[0]),
-        OpKind::Einsum => Node::Einsum(einsum_spec(op, specs)?, operands),
+        OpKind::Einsum => {
+            Node::Einsum(einsum_spec(op, specs).map_err(|e| e.to_string())?, operands)
+        }
     })
 }
 
@@ -467,14 +532,24 @@ pub fn computation(
     op: &OperationRef,
     kind: OpKind,
     node: &ocannl_shape::Node,
+) -> Result<(NumOp, Accum), ocannl_mlir::Error> {
+    computation_text(op, kind, node).map_err(ocannl_mlir::Error::invalid)
+}
+
+/// [`computation`], the reason as text.
+fn computation_text(
+    op: &OperationRef,
+    kind: OpKind,
+    node: &ocannl_shape::Node,
 ) -> Result<(NumOp, Accum), String> {
     Ok(match (kind, node) {
-        (OpKind::PointwiseUnary | OpKind::PointwiseBinary | OpKind::PointwiseTernary, _) => {
-            (pointwise_op(op, kind)?, Accum::Assign)
-        }
-        (OpKind::Compose, _) => reduction_ops(op, false)?,
+        (OpKind::PointwiseUnary | OpKind::PointwiseBinary | OpKind::PointwiseTernary, _) => (
+            pointwise_op(op, kind).map_err(|e| e.to_string())?,
+            Accum::Assign,
+        ),
+        (OpKind::Compose, _) => reduction_ops(op, false).map_err(|e| e.to_string())?,
         (OpKind::Einsum, ocannl_shape::Node::Einsum(spec, _)) => {
-            reduction_ops(op, spec.rhs.len() == 1)?
+            reduction_ops(op, spec.rhs.len() == 1).map_err(|e| e.to_string())?
         }
         _ => (NumOp::Unary(UnaryOp::Identity), Accum::Assign),
     })

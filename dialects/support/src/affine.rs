@@ -7,14 +7,24 @@ use melior::{
 use ocannl_assign::Affine;
 
 /// The result expressions of an affine map, in the model.
-pub fn to_model(map: AffineMap) -> Result<Vec<Affine>, String> {
+pub fn to_model(map: AffineMap) -> Result<Vec<Affine>, crate::Error> {
+    to_model_text(map).map_err(crate::Error::unsupported)
+}
+
+/// [`to_model`], the reason as text.
+fn to_model_text(map: AffineMap) -> Result<Vec<Affine>, String> {
     (0..map.result_count())
-        .map(|k| expr_to_model(map.result(k).map_err(|e| e.to_string())?))
+        .map(|k| expr_to_model_text(map.result(k).map_err(|e| e.to_string())?))
         .collect()
 }
 
 /// An affine expression in the model.
-pub fn expr_to_model(e: AffineExpr) -> Result<Affine, String> {
+pub fn expr_to_model(e: AffineExpr) -> Result<Affine, crate::Error> {
+    expr_to_model_text(e).map_err(crate::Error::unsupported)
+}
+
+/// [`expr_to_model`], the reason as text.
+fn expr_to_model_text(e: AffineExpr) -> Result<Affine, String> {
     if e.is_dim() {
         return Ok(Affine::Dim(e.dim_position()));
     }
@@ -28,8 +38,8 @@ pub fn expr_to_model(e: AffineExpr) -> Result<Affine, String> {
         return Err(format!("unsupported affine expression {e}"));
     }
     let (l, r) = (
-        Box::new(expr_to_model(e.lhs())?),
-        Box::new(expr_to_model(e.rhs())?),
+        Box::new(expr_to_model_text(e.lhs())?),
+        Box::new(expr_to_model_text(e.rhs())?),
     );
     Ok(if e.is_add() {
         Affine::Add(l, r)

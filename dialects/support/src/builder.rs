@@ -31,7 +31,12 @@ pub struct At<'c, 'a> {
 
 impl<'c, 'a> At<'c, 'a> {
     /// Before `op` (which must be in a block).
-    pub fn before(op: OperationRef<'c, 'a>) -> Result<Self, String> {
+    pub fn before(op: OperationRef<'c, 'a>) -> Result<Self, crate::Error> {
+        Self::before_text(op).map_err(crate::Error::internal)
+    }
+
+    /// [`before`], the reason as text.
+    fn before_text(op: OperationRef<'c, 'a>) -> Result<Self, String> {
         Ok(At {
             block: op.block().ok_or("internal error: an op without a block")?,
             before: Some(op),
@@ -106,13 +111,23 @@ impl<'c> Builder<'c> {
     }
 
     /// A type from its text.
-    pub fn ty(&self, text: &str) -> Result<Type<'c>, String> {
+    pub fn ty(&self, text: &str) -> Result<Type<'c>, crate::Error> {
+        self.ty_text(text).map_err(crate::Error::parse)
+    }
+
+    /// [`ty`](Self::ty), the reason as text.
+    fn ty_text(&self, text: &str) -> Result<Type<'c>, String> {
         Type::parse(self.ctx, text)
             .ok_or_else(|| format!("internal error: cannot parse type {text}"))
     }
 
     /// An attribute from its text.
-    pub fn attr(&self, text: &str) -> Result<Attribute<'c>, String> {
+    pub fn attr(&self, text: &str) -> Result<Attribute<'c>, crate::Error> {
+        self.attr_text(text).map_err(crate::Error::parse)
+    }
+
+    /// [`attr`](Self::attr), the reason as text.
+    fn attr_text(&self, text: &str) -> Result<Attribute<'c>, String> {
         Attribute::parse(self.ctx, text)
             .ok_or_else(|| format!("internal error: cannot parse attribute {text}"))
     }
@@ -201,7 +216,12 @@ impl<'c> Builder<'c> {
     }
 
     /// `arith.constant` of an index.
-    pub fn index<'a>(&self, at: At<'c, 'a>, v: i64) -> Result<Value<'c, 'a>, String> {
+    pub fn index<'a>(&self, at: At<'c, 'a>, v: i64) -> Result<Value<'c, 'a>, crate::Error> {
+        self.index_text(at, v).map_err(crate::Error::internal)
+    }
+
+    /// [`index`](Self::index), the reason as text.
+    fn index_text<'a>(&self, at: At<'c, 'a>, v: i64) -> Result<Value<'c, 'a>, String> {
         Ok(self.int(at, v, Type::index(self.ctx)))
     }
 
@@ -248,7 +268,9 @@ impl<'c> Builder<'c> {
     ) -> Built<'c, 'a> {
         let mut args = vec![Type::index(self.ctx)];
         args.extend_from_slice(carried);
-        let op = self.region_op(at, name, operands, attrs, carried, &args, terminator, body)?;
+        let op = self
+            .region_op_text(at, name, operands, attrs, carried, &args, terminator, body)
+            .map_err(|e| e.to_string())?;
         Ok(op.results().map(Value::from).collect())
     }
 
@@ -257,6 +279,24 @@ impl<'c> Builder<'c> {
     /// the operands of its `terminator`.
     #[allow(clippy::too_many_arguments)]
     pub fn region_op<'a>(
+        &self,
+        at: At<'c, 'a>,
+        name: &str,
+        operands: &[Value<'c, 'a>],
+        attrs: &[(&str, Attribute<'c>)],
+        results: &[Type<'c>],
+        block_args: &[Type<'c>],
+        terminator: &str,
+        body: &mut BodyFn<'_, 'c, 'a>,
+    ) -> Result<OperationRef<'c, 'a>, crate::Error> {
+        self.region_op_text(
+            at, name, operands, attrs, results, block_args, terminator, body,
+        )
+        .map_err(crate::Error::internal)
+    }
+
+    /// [`region_op`](Self::region_op), the reason as text.
+    fn region_op_text<'a>(
         &self,
         at: At<'c, 'a>,
         name: &str,
@@ -327,6 +367,17 @@ impl<'c> Builder<'c> {
         at: At<'c, 'a>,
         (lb, ub, step): Bounds<'c, 'a>,
         body: &mut dyn FnMut(At<'c, 'a>, Value<'c, 'a>) -> Result<(), String>,
+    ) -> Result<(), crate::Error> {
+        self.parallel_loop_text(at, (lb, ub, step), body)
+            .map_err(crate::Error::internal)
+    }
+
+    /// [`parallel_loop`](Self::parallel_loop), the reason as text.
+    fn parallel_loop_text<'a>(
+        &self,
+        at: At<'c, 'a>,
+        (lb, ub, step): Bounds<'c, 'a>,
+        body: &mut dyn FnMut(At<'c, 'a>, Value<'c, 'a>) -> Result<(), String>,
     ) -> Result<(), String> {
         let segments = [("operandSegmentSizes", self.i32_array_attr(&[1, 1, 1, 0]))];
         self.loop_op(
@@ -348,9 +399,22 @@ impl<'c> Builder<'c> {
         parallel: bool,
         b: Bounds<'c, 'a>,
         body: &mut dyn FnMut(At<'c, 'a>, Value<'c, 'a>) -> Result<(), String>,
+    ) -> Result<(), crate::Error> {
+        self.maybe_parallel_text(at, parallel, b, body)
+            .map_err(crate::Error::internal)
+    }
+
+    /// [`maybe_parallel`](Self::maybe_parallel), the reason as text.
+    fn maybe_parallel_text<'a>(
+        &self,
+        at: At<'c, 'a>,
+        parallel: bool,
+        b: Bounds<'c, 'a>,
+        body: &mut dyn FnMut(At<'c, 'a>, Value<'c, 'a>) -> Result<(), String>,
     ) -> Result<(), String> {
         if parallel {
-            self.parallel_loop(at, b, body)
+            self.parallel_loop_text(at, b, body)
+                .map_err(|e| e.to_string())
         } else {
             self.for_loop(at, b, &[], &mut |inner, iv, _| {
                 body(inner, iv).map(|()| vec![])
@@ -366,17 +430,40 @@ impl<'c> Builder<'c> {
         lo: i64,
         hi: i64,
         step: i64,
+    ) -> Result<Bounds<'c, 'a>, crate::Error> {
+        self.bounds_text(at, lo, hi, step)
+            .map_err(crate::Error::internal)
+    }
+
+    /// [`bounds`](Self::bounds), the reason as text.
+    fn bounds_text<'a>(
+        &self,
+        at: At<'c, 'a>,
+        lo: i64,
+        hi: i64,
+        step: i64,
     ) -> Result<Bounds<'c, 'a>, String> {
         Ok((
-            self.index(at, lo)?,
-            self.index(at, hi)?,
-            self.index(at, step)?,
+            self.index_text(at, lo).map_err(|e| e.to_string())?,
+            self.index_text(at, hi).map_err(|e| e.to_string())?,
+            self.index_text(at, step).map_err(|e| e.to_string())?,
         ))
     }
 
     /// `scf.for` nests over the half-open `ranges`; `body` gets the
     /// insertion point inside and the induction variables.
     pub fn nest<'a>(
+        &self,
+        at: At<'c, 'a>,
+        ranges: &[(i64, i64)],
+        body: &mut NestFn<'_, 'c, 'a>,
+    ) -> Result<(), crate::Error> {
+        self.nest_text(at, ranges, body)
+            .map_err(crate::Error::internal)
+    }
+
+    /// [`nest`](Self::nest), the reason as text.
+    fn nest_text<'a>(
         &self,
         at: At<'c, 'a>,
         ranges: &[(i64, i64)],
@@ -402,7 +489,7 @@ impl<'c> Builder<'c> {
         let Some((&(lo, hi), rest)) = ranges.split_first() else {
             return body(at, ivs, carried);
         };
-        let b = self.bounds(at, lo, hi, 1)?;
+        let b = self.bounds_text(at, lo, hi, 1).map_err(|e| e.to_string())?;
         self.for_loop(at, b, carried, &mut |inner, iv, carried| {
             ivs.push(iv);
             let next = self.reduce_nest(inner, rest, carried, ivs, body);
@@ -419,13 +506,25 @@ impl<'c> Builder<'c> {
         ranges: &[(i64, i64)],
         parallel: bool,
         body: &mut NestFn<'_, 'c, 'a>,
+    ) -> Result<(), crate::Error> {
+        self.nest_parallel_text(at, ranges, parallel, body)
+            .map_err(crate::Error::internal)
+    }
+
+    /// [`nest_parallel`](Self::nest_parallel), the reason as text.
+    fn nest_parallel_text<'a>(
+        &self,
+        at: At<'c, 'a>,
+        ranges: &[(i64, i64)],
+        parallel: bool,
+        body: &mut NestFn<'_, 'c, 'a>,
     ) -> Result<(), String> {
         let Some((&(lo, hi), rest)) = ranges.split_first().filter(|_| parallel) else {
-            return self.nest(at, ranges, body);
+            return self.nest_text(at, ranges, body);
         };
-        let b = self.bounds(at, lo, hi, 1)?;
-        self.parallel_loop(at, b, &mut |inner, iv| {
-            self.nest(inner, rest, &mut |at2, ivs| {
+        let b = self.bounds_text(at, lo, hi, 1)?;
+        self.parallel_loop_text(at, b, &mut |inner, iv| {
+            self.nest_text(inner, rest, &mut |at2, ivs| {
                 let mut all = vec![iv];
                 all.extend_from_slice(ivs);
                 body(at2, &all)
@@ -436,6 +535,17 @@ impl<'c> Builder<'c> {
     /// `scf.if` without results or else branch: `body` fills the then
     /// branch (its insertion point is before the branch's `scf.yield`).
     pub fn if_then<'a>(
+        &self,
+        at: At<'c, 'a>,
+        cond: Value<'c, 'a>,
+        body: &mut dyn FnMut(At<'c, 'a>) -> Result<(), String>,
+    ) -> Result<(), crate::Error> {
+        self.if_then_text(at, cond, body)
+            .map_err(crate::Error::internal)
+    }
+
+    /// [`if_then`](Self::if_then), the reason as text.
+    fn if_then_text<'a>(
         &self,
         at: At<'c, 'a>,
         cond: Value<'c, 'a>,
@@ -454,12 +564,23 @@ impl<'c> Builder<'c> {
                 .build()
                 .map_err(|e| e.to_string())?,
         );
-        body(At::before(yield_op)?)
+        body(At::before(yield_op).map_err(|e| e.to_string())?)
     }
 
     /// A `memref.alloc` of a static shape, aligned to `alignment` bytes if
     /// given.
     pub fn alloc<'a>(
+        &self,
+        at: At<'c, 'a>,
+        ty: Type<'c>,
+        alignment: Option<i64>,
+    ) -> Result<Value<'c, 'a>, crate::Error> {
+        self.alloc_text(at, ty, alignment)
+            .map_err(crate::Error::internal)
+    }
+
+    /// [`alloc`](Self::alloc), the reason as text.
+    fn alloc_text<'a>(
         &self,
         at: At<'c, 'a>,
         ty: Type<'c>,

@@ -28,7 +28,12 @@ impl<'c> TextCache<'c> {
     }
 
     /// The attribute of `text`, parsed on first use.
-    pub fn attr(&mut self, ctx: &'c Context, text: &str) -> Result<Attribute<'c>, String> {
+    pub fn attr(&mut self, ctx: &'c Context, text: &str) -> Result<Attribute<'c>, crate::Error> {
+        self.attr_text(ctx, text).map_err(crate::Error::parse)
+    }
+
+    /// [`attr`](Self::attr), the reason as text.
+    fn attr_text(&mut self, ctx: &'c Context, text: &str) -> Result<Attribute<'c>, String> {
         if let Some(a) = self.attrs.get(text) {
             return Ok(*a);
         }

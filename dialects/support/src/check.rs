@@ -11,7 +11,12 @@ use melior::ir::{
 use ocannl_dialect_spec::{Arity, AttrDef, AttrKind, OpDef, Presence, ValueDef, ValueKind};
 
 /// Checks `op` against `def`; the first problem found, as a message.
-pub fn check_op(op: &OperationRef, def: &OpDef) -> Result<(), String> {
+pub fn check_op(op: &OperationRef, def: &OpDef) -> Result<(), crate::Error> {
+    check_op_text(op, def).map_err(crate::Error::invalid)
+}
+
+/// [`check_op`], the reason as text.
+fn check_op_text(op: &OperationRef, def: &OpDef) -> Result<(), String> {
     let operands: Vec<Type> = op.operands().map(|v| v.r#type()).collect();
     check_values("operand", def.operands, &operands)?;
     let results: Vec<Type> = op.results().map(|v| v.r#type()).collect();

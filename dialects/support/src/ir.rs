@@ -402,7 +402,12 @@ pub fn defined_inside(root: OperationRef, v: Value) -> bool {
 /// (`%arg0`, `%0`, ... as if it were the whole input, which for an op
 /// isolated from above, such as a `func.func`, does not depend on where
 /// it is), without locations.
-pub fn print_alone(op: OperationRef) -> Result<String, String> {
+pub fn print_alone(op: OperationRef) -> Result<String, crate::Error> {
+    print_alone_text(op).map_err(crate::Error::internal)
+}
+
+/// [`print_alone`], the reason as text.
+fn print_alone_text(op: OperationRef) -> Result<String, String> {
     op.to_string_with_flags(melior::ir::operation::OperationPrintingFlags::new().use_local_scope())
         .map_err(|e| format!("internal error: cannot print '{}': {e}", name(&op)))
 }

@@ -26,6 +26,7 @@ pub mod attr;
 pub mod builder;
 pub mod cache;
 pub mod check;
+pub mod error;
 pub mod ir;
 pub mod types;
 
@@ -37,3 +38,4 @@ pub mod raw {
 }
 
 pub use builder::{At, Builder};
+pub use error::{Error, Kind};

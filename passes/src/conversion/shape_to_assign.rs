@@ -107,7 +107,10 @@ impl<'c> Cache<'c> {
         name: &str,
         text: &str,
     ) -> Result<(Identifier<'c>, Attribute<'c>), String> {
-        Ok((Identifier::new(ctx, name), self.text.attr(ctx, text)?))
+        Ok((
+            Identifier::new(ctx, name),
+            self.text.attr(ctx, text).map_err(|e| e.to_string())?,
+        ))
     }
 }
 
@@ -463,8 +466,9 @@ fn lower_op<'c, 'a>(
                 .map(|v| &infos[&key(*v)].shape)
                 .collect();
             let ops_idx: Vec<usize> = (0..operand_shapes.len()).collect();
-            let node_kind = solver_node(op, kind, ops_idx, &mut cache.specs)?;
-            let (op_name, accum) = computation(op, kind, &node_kind)?;
+            let node_kind =
+                solver_node(op, kind, ops_idx, &mut cache.specs).map_err(|e| e.to_string())?;
+            let (op_name, accum) = computation(op, kind, &node_kind).map_err(|e| e.to_string())?;
             let proj =
                 derive(&node_kind, &info.shape, &operand_shapes).map_err(|e| e.to_string())?;
             let (accum, init) = accumulation(&proj, &info.shape, accum);
@@ -529,7 +533,9 @@ fn node_name(
 ) -> Result<String, String> {
     let base = match kind {
         OpKind::Param => {
-            return Ok(ocannl_shape_dialect::string_attr(op, "name")?.unwrap_or_default())
+            return Ok(ocannl_shape_dialect::string_attr(op, "name")
+                .map_err(|e| e.to_string())?
+                .unwrap_or_default())
         }
         OpKind::Constant => "constant",
         OpKind::PointwiseUnary | OpKind::PointwiseBinary | OpKind::PointwiseTernary => "pointwise",
@@ -577,7 +583,7 @@ fn init_param<'c>(
     dest: Value<'c, '_>,
     cache: &mut Cache<'c>,
 ) -> Result<OperationBuilder<'c>, String> {
-    let (init, seed) = ocannl_shape_dialect::param_init(op)?;
+    let (init, seed) = ocannl_shape_dialect::param_init(op).map_err(|e| e.to_string())?;
     // A seed per param (from its name unless given).
     let seed = seed.unwrap_or_else(|| {
         (name.bytes().fold(0xcbf29ce484222325u64, |h, b| {

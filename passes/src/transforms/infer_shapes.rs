@@ -199,7 +199,7 @@ impl<'c, 'a> Problem<'c, 'a> {
             }
         }
         let node = ocannl_shape_dialect::solver_node(&op, kind, ops, &mut self.specs)
-            .map_err(|m| PassError::at(op.location(), m))?;
+            .map_err(|m| PassError::at(op.location(), m.to_string()))?;
         if explain {
             if let ocannl_shape::Node::Einsum(spec, _) = &node {
                 let text = ocannl_shape_dialect::string_attr(&op, "spec")

@@ -478,12 +478,12 @@ fn outline<'c, 'a>(
     // The call, in the nest's place; an `i1` crosses as
     // `util::CALL_BOOL`.
     let b = Builder::new(ctx, loc);
-    let i1 = b.ty("i1")?;
+    let i1 = b.ty("i1").map_err(|e| e.to_string())?;
     let passed: Vec<Value<'c, 'a>> = args
         .iter()
         .map(|&v| -> Result<Value<'c, 'a>, String> {
             if v.r#type() == i1 {
-                bool_to_call(&b, At::before(nest)?, v)
+                bool_to_call(&b, At::before(nest).map_err(|e| e.to_string())?, v)
             } else {
                 Ok(v)
             }
@@ -491,7 +491,7 @@ fn outline<'c, 'a>(
         .collect::<Result<_, String>>()?;
     let arg_types: Vec<Type<'c>> = passed.iter().map(|v| v.r#type()).collect();
     let call = b.place(
-        At::before(nest)?,
+        At::before(nest).map_err(|e| e.to_string())?,
         melior::dialect::func::call(
             ctx,
             FlatSymbolRefAttribute::new(ctx, PLACEHOLDER),
@@ -534,7 +534,7 @@ fn outline<'c, 'a>(
     for (i, a) in args.iter().enumerate() {
         let arg: Value<'c, 'a> = entry.argument(i).map_err(|e| e.to_string())?.into();
         let arg = if a.r#type() == i1 {
-            bool_from_call(&b, At::before(ret)?, arg)?
+            bool_from_call(&b, At::before(ret).map_err(|e| e.to_string())?, arg)?
         } else {
             arg
         };
@@ -575,7 +575,7 @@ fn outline<'c, 'a>(
     let (name, new) = match names.equivalent(ctx, kernel, hash).filter(|_| dedup) {
         Some(name) => (name, false),
         None => {
-            let text = ir::print_alone(kernel)?;
+            let text = ir::print_alone(kernel).map_err(|e| e.to_string())?;
             let (name, new) = names.place(ctx, &text, dedup);
             tracing::trace!(%name, new, %text, "kernel");
             if new {
@@ -618,7 +618,7 @@ fn kernel_text<'c>(
     );
     let text = ir::print_alone(func);
     ir::set_attribute(func, "sym_name", StringAttribute::new(ctx, name).into());
-    text
+    text.map_err(|e| e.to_string())
 }
 
 /// `"contraction"` or `"elementwise"` (see the module's documentation).

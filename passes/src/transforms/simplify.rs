@@ -681,7 +681,7 @@ fn emit_new_ops<'c, 'a>(
         }
         let before = g.ops[n.before];
         let b = Builder::new(ctx, before.location());
-        let at = At::before(before)?;
+        let at = At::before(before).map_err(|e| e.to_string())?;
         let operands: Vec<Value> = n
             .operands
             .iter()

@@ -337,7 +337,7 @@ fn emit(mut em: Emitter, step: &optim::OptimizerStep) -> Result<(), String> {
         kind: "value",
     };
     for s in &step.stmts {
-        em.stmt(s, &info)?;
+        em.stmt(s, &info).map_err(|e| e.to_string())?;
     }
     Ok(())
 }
@@ -448,7 +448,7 @@ fn update(step: OperationRef, of: &str, opt: &Optimizer) -> Result<(), String> {
     let all: Vec<Option<Value>> = (0..types.len())
         .map(|i| body.argument(i).ok().map(Into::into))
         .collect();
-    let at = At::before(ret)?;
+    let at = At::before(ret).map_err(|e| e.to_string())?;
     emit(Emitter::new(ctx, loc, at, all, elt), &stmts)?;
     let attrs: Vec<Option<(&str, &str)>> = attrs
         .iter()

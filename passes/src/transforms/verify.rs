@@ -52,8 +52,8 @@ fn run<'c>(module: OperationRef<'c, '_>, _: &Options) -> PassResult<'c> {
 /// Checks one op of the project's dialects (others pass); the message has
 /// no op prefix.
 pub fn verify_one(op: &OperationRef) -> Result<(), String> {
-    ocannl_shape_dialect::verify_op(op)?;
-    ocannl_assign_dialect::verify_op(op)
+    ocannl_shape_dialect::verify_op(op).map_err(|e| e.to_string())?;
+    ocannl_assign_dialect::verify_op(op).map_err(|e| e.to_string())
 }
 
 /// Runs `check`, giving its error (or a panic, as an internal error) to the
@@ -160,5 +160,24 @@ fn verify_tensor_type(params: Result<[Attribute; 2], usize>) -> Result<(), Strin
                     .unwrap_or_else(|| "no type".into()),
             ),
         ),
+    }
+    .map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    /// The dialects' errors have kinds: a type parameter that breaks a rule
+    /// is `Invalid`, text that does not parse `Parse`; the message is the
+    /// one the verifier shows.
+    #[test]
+    fn dialect_errors_have_kinds() {
+        let e = ocannl_shape_dialect::verify_tensor_params(Some("2,3"), Some("i7")).unwrap_err();
+        assert_eq!(e.kind(), ocannl_mlir::Kind::Invalid);
+        assert!(e.to_string().starts_with("the element type must be"), "{e}");
+        assert!(ocannl_shape_dialect::verify_tensor_params(Some("2,3"), Some("f32")).is_ok());
+        let context = crate::new_context().unwrap();
+        let b = ocannl_mlir::Builder::new(&context, melior::ir::Location::unknown(&context));
+        let e = b.ty("memref<").unwrap_err();
+        assert_eq!(e.kind(), ocannl_mlir::Kind::Parse);
     }
 }

@@ -530,7 +530,7 @@ fn make_args_of(
 fn interpret(cli: &Cli, module: &Module, phases: &[(String, Duration)]) -> Result<(), String> {
     let func = find_entry(module, &cli.entry)?;
     let sig = ocannl_passes::backend::signature(func)?;
-    let routine = ocannl_assign_dialect::to_routine(func)?;
+    let routine = ocannl_assign_dialect::to_routine(func).map_err(|e| e.to_string())?;
     let args = make_args(cli, &sig.inputs)?;
     let mut values: Vec<ocannl_assign::Value> = args
         .into_iter()
@@ -623,9 +623,10 @@ fn grad_check(
     let grad_fn = find_entry(module, &format!("{entry}_grad")).map_err(|_| {
         format!("{name}: @{entry} has no params: there is nothing to differentiate")
     })?;
-    let forward = ocannl_assign_dialect::to_routine(forward_fn)?;
-    let backward = ocannl_assign_dialect::to_routine(grad_fn)?;
-    let init = ocannl_assign_dialect::to_routine(find_entry(module, &format!("{entry}_init"))?)?;
+    let forward = ocannl_assign_dialect::to_routine(forward_fn).map_err(|e| e.to_string())?;
+    let backward = ocannl_assign_dialect::to_routine(grad_fn).map_err(|e| e.to_string())?;
+    let init = ocannl_assign_dialect::to_routine(find_entry(module, &format!("{entry}_init"))?)
+        .map_err(|e| e.to_string())?;
     let sig = ocannl_passes::backend::signature(forward_fn)?;
     let n_params = init.args.len();
     let n_data = sig.inputs.len() - n_params;

@@ -28,16 +28,18 @@ pub fn fill<'c, 'a>(
     dest: Current<'c, 'a>,
     value: Value<'c, 'a>,
 ) -> Result<Value<'c, 'a>, String> {
-    let op = e.region_op(
-        at,
-        "linalg.fill",
-        &[value, dest.value],
-        &[("operandSegmentSizes", e.i32_array_attr(&[1, 1]))],
-        &[dest.ty],
-        &[dest.elt, dest.elt],
-        "linalg.yield",
-        &mut |_, args| Ok(vec![args[0]]),
-    )?;
+    let op = e
+        .region_op(
+            at,
+            "linalg.fill",
+            &[value, dest.value],
+            &[("operandSegmentSizes", e.i32_array_attr(&[1, 1]))],
+            &[dest.ty],
+            &[dest.elt, dest.elt],
+            "linalg.yield",
+            &mut |_, args| Ok(vec![args[0]]),
+        )
+        .map_err(|e| e.to_string())?;
     Ok(op.result(0).map_err(|er| er.to_string())?.into())
 }
 
@@ -51,6 +53,7 @@ fn iterator_types<'c>(e: &Builder<'c>, kinds: &[IteratorKind]) -> Result<Attribu
         })
         .collect();
     e.attr(&format!("[{}]", names.join(", ")))
+        .map_err(|e| e.to_string())
 }
 
 /// The `indexing_maps` attribute of maps over `dims` iterators.
@@ -87,16 +90,18 @@ pub fn structured_op<'c, 'a>(
     )];
     all_attrs.extend_from_slice(attrs);
     let block_args = vec![out.elt; ins.len() + 1];
-    let op = e.region_op(
-        at,
-        name,
-        &operands,
-        &all_attrs,
-        &[out.ty],
-        &block_args,
-        "linalg.yield",
-        &mut |inner, args| Ok(vec![body(inner, args)?]),
-    )?;
+    let op = e
+        .region_op(
+            at,
+            name,
+            &operands,
+            &all_attrs,
+            &[out.ty],
+            &block_args,
+            "linalg.yield",
+            &mut |inner, args| Ok(vec![body(inner, args)?]),
+        )
+        .map_err(|e| e.to_string())?;
     Ok(op.result(0).map_err(|er| er.to_string())?.into())
 }
 
@@ -254,7 +259,7 @@ fn generic<'c, 'a>(
                 .iter()
                 .map(|&k| if k == usize::MAX { old } else { args[k] })
                 .collect();
-            let v = numeric::body(e, inner, &a.body, &operands, eltt)?;
+            let v = numeric::body(e, inner, &a.body, &operands, eltt).map_err(|e| e.to_string())?;
             if a.accum == Accum::Assign {
                 Ok(v)
             } else {

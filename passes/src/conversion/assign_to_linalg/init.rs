@@ -93,7 +93,9 @@ pub fn cells<'c, 'a>(
     let (buf, cur) = dest(op, values)?;
     let dims = values.dims(buf)?;
     let u = match what {
-        Cells::Uniform => Some(ocannl_assign_dialect::uniform_attrs(op)?),
+        Cells::Uniform => {
+            Some(ocannl_assign_dialect::uniform_attrs(op).map_err(|e| e.to_string())?)
+        }
         Cells::Range => None,
     };
     let strides = ocannl_assign::row_major_strides(&dims);
@@ -105,10 +107,12 @@ pub fn cells<'c, 'a>(
             e.ctx, rank, 0, &identity,
         ))],
     );
-    let parallel = e.attr(&format!(
-        "[{}]",
-        vec!["#linalg.iterator_type<parallel>"; rank].join(", ")
-    ))?;
+    let parallel = e
+        .attr(&format!(
+            "[{}]",
+            vec!["#linalg.iterator_type<parallel>"; rank].join(", ")
+        ))
+        .map_err(|e| e.to_string())?;
     let attrs = [("indexing_maps", maps.into()), ("iterator_types", parallel)];
     let index = Type::index(e.ctx);
     let next = structured_op(
@@ -119,7 +123,7 @@ pub fn cells<'c, 'a>(
         cur,
         &attrs,
         &mut |inner, _| {
-            let mut lin = e.index(inner, 0)?;
+            let mut lin = e.index(inner, 0).map_err(|e| e.to_string())?;
             for (r, s) in strides.iter().enumerate() {
                 let i = e.op1(
                     inner,
@@ -128,17 +132,23 @@ pub fn cells<'c, 'a>(
                     index,
                     &[("dim", e.i64_attr(r as i64))],
                 );
-                let sc = e.index(inner, *s as i64)?;
+                let sc = e.index(inner, *s as i64).map_err(|e| e.to_string())?;
                 let t = e.op1(inner, "arith.muli", &[i, sc], index, &[]);
                 lin = e.op1(inner, "arith.addi", &[lin, t], index, &[]);
             }
             match &u {
                 Some(u) => {
                     let u = numeric::uniform_operands(e, inner, u, cur.elt);
-                    numeric::uniform(e, inner, lin, &u, cur.elt)
+                    numeric::uniform(e, inner, lin, &u, cur.elt).map_err(|e| e.to_string())
                 }
                 None => {
-                    let i = e.op1(inner, "arith.index_cast", &[lin], e.ty("i64")?, &[]);
+                    let i = e.op1(
+                        inner,
+                        "arith.index_cast",
+                        &[lin],
+                        e.ty("i64").map_err(|e| e.to_string())?,
+                        &[],
+                    );
                     Ok(e.op1(inner, "arith.sitofp", &[i], cur.elt, &[]))
                 }
             }

@@ -126,20 +126,22 @@ fn pad<'c, 'a>(
     let low: Vec<i64> = pads.iter().map(|p| p.0 as i64).collect();
     let high: Vec<i64> = pads.iter().map(|p| p.1 as i64).collect();
     let index = Type::index(e.ctx);
-    let op = e.region_op(
-        at,
-        "tensor.pad",
-        &[src],
-        &[
-            ("operandSegmentSizes", e.i32_array_attr(&[1, 0, 0])),
-            ("static_low", e.i64_array_attr(&low)),
-            ("static_high", e.i64_array_attr(&high)),
-        ],
-        &[ty],
-        &vec![index; dims.len()],
-        "tensor.yield",
-        &mut |inner, _| Ok(vec![e.float(inner, value, elt)]),
-    )?;
+    let op = e
+        .region_op(
+            at,
+            "tensor.pad",
+            &[src],
+            &[
+                ("operandSegmentSizes", e.i32_array_attr(&[1, 0, 0])),
+                ("static_low", e.i64_array_attr(&low)),
+                ("static_high", e.i64_array_attr(&high)),
+            ],
+            &[ty],
+            &vec![index; dims.len()],
+            "tensor.yield",
+            &mut |inner, _| Ok(vec![e.float(inner, value, elt)]),
+        )
+        .map_err(|e| e.to_string())?;
     Ok((op.result(0).map_err(|er| er.to_string())?.into(), padded))
 }
 
@@ -153,7 +155,7 @@ fn start_value<'c, 'a>(
 ) -> Result<Value<'c, 'a>, String> {
     let index = Type::index(e.ctx);
     Ok(match start {
-        Affine::Const(c) => e.index(at, *c)?,
+        Affine::Const(c) => e.index(at, *c).map_err(|e| e.to_string())?,
         Affine::Sym(k) => *symbols
             .get(*k)
             .ok_or_else(|| format!("internal error: index operand {k} is missing"))?,
@@ -276,9 +278,11 @@ fn check_window<'c, 'a>(
     axis: usize,
     cx: &CheckContext<'_, 'c, 'a>,
 ) -> Result<(), String> {
-    let i1 = e.ty("i1")?;
-    let zero = e.index(at, 0)?;
-    let last_start = e.index(at, d as i64 - w.size as i64)?;
+    let i1 = e.ty("i1").map_err(|e| e.to_string())?;
+    let zero = e.index(at, 0).map_err(|e| e.to_string())?;
+    let last_start = e
+        .index(at, d as i64 - w.size as i64)
+        .map_err(|e| e.to_string())?;
     let ge = e.cmpi(at, CmpI::Sge, start, zero);
     let le = e.cmpi(at, CmpI::Sle, start, last_start);
     let ok = e.op1(at, "arith.andi", &[ge, le], i1, &[]);

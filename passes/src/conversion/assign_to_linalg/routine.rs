@@ -158,7 +158,7 @@ pub fn lower<'c, 'a>(
         let name = ir::name(&op);
         if let Some(kind) = name.strip_prefix("ocannl_assign.") {
             let e = Builder::new(ctx, op.location());
-            let at = At::before(op).map_err(here)?;
+            let at = At::before(op).map_err(|e| here(e.to_string()))?;
             match kind {
                 "node" => init::node(&e, at, &op, &mut values),
                 "fill" => init::fill_op(&e, at, &op, &mut values),
@@ -209,7 +209,7 @@ pub fn lower<'c, 'a>(
         }
         let e = Builder::new(ctx, ret.location());
         e.op(
-            At::before(ret).map_err(|m| (Some(k), m))?,
+            At::before(ret).map_err(|e| (Some(k), e.to_string()))?,
             "func.return",
             &results,
             &[],

@@ -36,6 +36,7 @@ pub struct Values<'c, 'a> {
 pub fn tensor_type<'c>(e: &Builder<'c>, dims: &[u64], elt: Type<'c>) -> Result<Type<'c>, String> {
     let dims: String = dims.iter().map(|d| format!("{d}x")).collect();
     e.ty(&format!("tensor<{dims}{elt}>"))
+        .map_err(|e| e.to_string())
 }
 
 /// The static sizes and the element type of a memref type.

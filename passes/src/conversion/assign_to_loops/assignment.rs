@@ -80,7 +80,7 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
             initialize_neutral,
             space,
             maps,
-        } = ocannl_assign_dialect::accum_attrs(op)?;
+        } = ocannl_assign_dialect::accum_attrs(op).map_err(|e| e.to_string())?;
         let operands: Vec<Value<'c, 'a>> = op.operands().collect();
         let n = maps.len();
         if operands.len() < n || n == 0 {
@@ -91,11 +91,12 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
         }
         let (tensors, symbols) = operands.split_at(n);
         let (_, elt) = memref_info(tensors[0])?;
-        let eltt = e.ty(&elt)?;
+        let eltt = e.ty(&elt).map_err(|e| e.to_string())?;
         let exprs = maps
             .iter()
             .map(|m| ocannl_mlir::affine::to_model(*m))
-            .collect::<Result<Vec<_>, _>>()?;
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())?;
         Ok(Assignment {
             e,
             exprs,
@@ -128,7 +129,8 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
             let v = if expr.is_dim() {
                 ivs[expr.dim_position()]
             } else if expr.is_constant() {
-                e.index(at, expr.constant_value())?
+                e.index(at, expr.constant_value())
+                    .map_err(|e| e.to_string())?
             } else {
                 let mut args: Vec<Value<'c, 'a>> = ivs.to_vec();
                 args.extend_from_slice(&self.symbols);
@@ -171,8 +173,11 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
             if !ex.is_padded() || ex.range(&space).is_some_and(|(lo, hi)| lo >= 0 && hi < d) {
                 continue;
             }
-            let (zero, last) = (e.index(at, 0)?, e.index(at, d - 1)?);
-            let i1 = e.ty("i1")?;
+            let (zero, last) = (
+                e.index(at, 0).map_err(|e| e.to_string())?,
+                e.index(at, d - 1).map_err(|e| e.to_string())?,
+            );
+            let i1 = e.ty("i1").map_err(|e| e.to_string())?;
             let ge = e.cmpi(at, CmpI::Sge, idx[r], zero);
             let le = e.cmpi(at, CmpI::Sle, idx[r], last);
             let ok = e.op1(at, "arith.andi", &[ge, le], i1, &[]);
@@ -222,7 +227,7 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
         let args = (1..self.tensors.len())
             .map(|i| self.load(at, ivs, i))
             .collect::<Result<Vec<_>, _>>()?;
-        numeric::body(self.e, at, &self.body, &args, self.eltt)
+        numeric::body(self.e, at, &self.body, &args, self.eltt).map_err(|e| e.to_string())
     }
 
     /// `old accum v`.
@@ -233,12 +238,15 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
         v: Value<'c, 'a>,
     ) -> Result<Value<'c, 'a>, String> {
         // Reassociation lets LLVM vectorize the reductions.
-        let f = self.e.attr("#arith.fastmath<reassoc,contract>")?;
+        let f = self
+            .e
+            .attr("#arith.fastmath<reassoc,contract>")
+            .map_err(|e| e.to_string())?;
         let op = self
             .accum
             .combiner()
             .ok_or("internal error: combining with 'assign'")?;
-        let name = numeric::combiner(op)?;
+        let name = numeric::combiner(op).map_err(|e| e.to_string())?;
         Ok(self
             .e
             .op1(at, name, &[old, v], self.eltt, &[("fastmath", f)]))
@@ -355,7 +363,7 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
         e.nest_parallel(at, outer, parallel, &mut |inner, outer_ivs| {
             let filler = match outer_ivs.first() {
                 Some(v) => *v,
-                None => e.index(inner, 0)?,
+                None => e.index(inner, 0).map_err(|e| e.to_string())?,
             };
             let ivs: &[Value<'c, 'a>] = &merge(outer_ivs, filler);
             let lhs_idx = self.indices(inner, ivs, 0)?;
@@ -399,9 +407,10 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
             // A padded index of the result (the gradient of a padded read)
             // writes only inside the buffer: outside is the padding.
             match self.inside(inner, 0, &mut lhs_idx.clone(), false)? {
-                Some(ok) => e.if_then(inner, ok, &mut write),
+                Some(ok) => e.if_then(inner, ok, &mut write).map_err(|e| e.to_string()),
                 None => write(inner),
             }
         })
+        .map_err(|e| e.to_string())
     }
 }

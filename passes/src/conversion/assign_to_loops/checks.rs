@@ -246,6 +246,7 @@ impl<'c, 'a> Checks<'c, 'a> {
 
     fn status_type(e: &Builder<'c>) -> Result<Type<'c>, String> {
         e.ty(&format!("memref<{STATUS_WORDS}xi64>"))
+            .map_err(|e| e.to_string())
     }
 
     /// The status global as a value at `at` (the global is made once).
@@ -273,15 +274,24 @@ impl<'c, 'a> Checks<'c, 'a> {
             "memref.get_global",
             &[],
             ty,
-            &[("name", e.attr(&format!("@{STATUS}"))?)],
+            &[(
+                "name",
+                e.attr(&format!("@{STATUS}")).map_err(|e| e.to_string())?,
+            )],
         ))
     }
 
     /// Whether no check has failed so far (an `i1`).
     fn clear(&mut self, e: &Builder<'c>, at: At<'c, 'a>) -> Result<Value<'c, 'a>, String> {
         let g = self.status(e, at)?;
-        let zero = e.index(at, 0)?;
-        let code = e.op1(at, "memref.load", &[g, zero], e.ty("i64")?, &[]);
+        let zero = e.index(at, 0).map_err(|e| e.to_string())?;
+        let code = e.op1(
+            at,
+            "memref.load",
+            &[g, zero],
+            e.ty("i64").map_err(|e| e.to_string())?,
+            &[],
+        );
         let none = e.i64(at, 0);
         Ok(e.cmpi(at, CmpI::Eq, code, none))
     }
@@ -294,7 +304,7 @@ impl<'c, 'a> Checks<'c, 'a> {
         body: &mut dyn FnMut(At<'c, 'a>) -> Result<(), String>,
     ) -> Result<(), String> {
         let ok = self.clear(e, at)?;
-        e.if_then(at, ok, body)
+        e.if_then(at, ok, body).map_err(|e| e.to_string())
     }
 
     /// Records a failure of check `message` when `failed` holds and no
@@ -312,7 +322,7 @@ impl<'c, 'a> Checks<'c, 'a> {
     ) -> Result<(), String> {
         let id = self.messages.len();
         self.messages.push(message);
-        let i64t = e.ty("i64")?;
+        let i64t = e.ty("i64").map_err(|e| e.to_string())?;
         let value = if value.r#type() == i64t {
             value
         } else {
@@ -371,7 +381,8 @@ impl<'c, 'a> Checks<'c, 'a> {
                 (Identifier::new(ctx, "sym_visibility"), s("private")),
                 (
                     Identifier::new(ctx, "llvm.linkage"),
-                    e.attr("#llvm.linkage<internal>")?,
+                    e.attr("#llvm.linkage<internal>")
+                        .map_err(|e| e.to_string())?,
                 ),
             ],
             e.loc,
@@ -389,12 +400,12 @@ impl<'c, 'a> Checks<'c, 'a> {
         if self.made_check_allocation {
             return Ok(());
         }
-        let (idx, i64t) = (Type::index(e.ctx), e.ty("i64")?);
+        let (idx, i64t) = (Type::index(e.ctx), e.ty("i64").map_err(|e| e.to_string())?);
         let block = self.private_fn(e, CHECK_ALLOCATION, &[idx, i64t, i64t])?;
         self.made_check_allocation = true;
         let at = At::end(block);
         let arg = |i: usize| argument(block, i);
-        let zero = e.index(at, 0)?;
+        let zero = e.index(at, 0).map_err(|e| e.to_string())?;
         let null = e.cmpi(at, CmpI::Eq, arg(0)?, zero);
         let words = [
             e.i64(at, Code::Alloc as i64),
@@ -413,8 +424,17 @@ impl<'c, 'a> Checks<'c, 'a> {
         if self.made_record {
             return Ok(());
         }
-        let (i1, i64t) = (e.ty("i1")?, e.ty("i64")?);
-        let inputs = [e.ty(CALL_BOOL)?, i64t, i64t, i64t, i64t];
+        let (i1, i64t) = (
+            e.ty("i1").map_err(|e| e.to_string())?,
+            e.ty("i64").map_err(|e| e.to_string())?,
+        );
+        let inputs = [
+            e.ty(CALL_BOOL).map_err(|e| e.to_string())?,
+            i64t,
+            i64t,
+            i64t,
+            i64t,
+        ];
         let block = self.private_fn(e, RECORD, &inputs)?;
         self.made_record = true;
         let at = At::end(block);
@@ -425,11 +445,12 @@ impl<'c, 'a> Checks<'c, 'a> {
         e.if_then(at, record, &mut |inner| {
             let g = self.status(e, inner)?;
             for k in 0..STATUS_WORDS {
-                let index = e.index(inner, k as i64)?;
+                let index = e.index(inner, k as i64).map_err(|e| e.to_string())?;
                 e.op0(inner, "memref.store", &[arg(k + 1)?, g, index]);
             }
             Ok(())
-        })?;
+        })
+        .map_err(|e| e.to_string())?;
         e.place(at, melior::dialect::func::r#return(&[], e.loc));
         Ok(())
     }
@@ -445,7 +466,9 @@ impl<'c, 'a> Checks<'c, 'a> {
         let (dims, elt) = memref_info(buf)?;
         let bytes =
             ocannl_assign::element_bytes(&elt).unwrap_or(8) as i64 * dims.iter().product::<i64>();
-        let name = ocannl_shape_dialect::string_attr(op, "name")?.unwrap_or_default();
+        let name = ocannl_shape_dialect::string_attr(op, "name")
+            .map_err(|e| e.to_string())?
+            .unwrap_or_default();
         let idx = Type::index(e.ctx);
         let ptr = e.op1(
             at,
@@ -476,7 +499,7 @@ impl<'c, 'a> Checks<'c, 'a> {
         at: At<'c, 'a>,
         op: &OperationRef<'c, 'a>,
     ) -> Result<(), String> {
-        let attrs = ocannl_assign_dialect::accum_attrs(op)?;
+        let attrs = ocannl_assign_dialect::accum_attrs(op).map_err(|e| e.to_string())?;
         let operands: Vec<Value<'c, 'a>> = op.operands().collect();
         let n = attrs.maps.len();
         if n == 0 || operands.len() <= n {
@@ -487,9 +510,10 @@ impl<'c, 'a> Checks<'c, 'a> {
             .maps
             .iter()
             .map(|m| ocannl_mlir::affine::to_model(*m))
-            .collect::<Result<Vec<_>, _>>()?;
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())?;
         let idx = Type::index(e.ctx);
-        let i1 = e.ty("i1")?;
+        let i1 = e.ty("i1").map_err(|e| e.to_string())?;
         let corners: Vec<Vec<i64>> = vec![
             vec![0; attrs.space.len()],
             attrs.space.iter().map(|&d| d - 1).collect(),
@@ -521,7 +545,8 @@ impl<'c, 'a> Checks<'c, 'a> {
                     let mut args = point
                         .iter()
                         .map(|&p| e.index(at, p))
-                        .collect::<Result<Vec<_>, _>>()?;
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(|e| e.to_string())?;
                     args.extend_from_slice(symbols);
                     let sub = map.sub_map(&[r]);
                     let v = e.op1(
@@ -531,7 +556,10 @@ impl<'c, 'a> Checks<'c, 'a> {
                         idx,
                         &[("map", attr::affine_map_attr(sub))],
                     );
-                    let (zero, size) = (e.index(at, 0)?, e.index(at, dims[r])?);
+                    let (zero, size) = (
+                        e.index(at, 0).map_err(|e| e.to_string())?,
+                        e.index(at, dims[r]).map_err(|e| e.to_string())?,
+                    );
                     let below = e.cmpi(at, CmpI::Slt, v, zero);
                     let above = e.cmpi(at, CmpI::Sge, v, size);
                     let out = e.op1(at, "arith.ori", &[below, above], i1, &[]);

@@ -39,7 +39,7 @@ pub fn node<'c, 'a>(
     op: &OperationRef<'c, 'a>,
 ) -> Result<Value<'c, 'a>, String> {
     let old: Value = op.result(0).map_err(|e| e.to_string())?.into();
-    let alloc = e.alloc(at, old.r#type(), None)?;
+    let alloc = e.alloc(at, old.r#type(), None).map_err(|e| e.to_string())?;
     ir::replace_all_uses(old, alloc);
     Ok(alloc)
 }
@@ -81,7 +81,13 @@ pub fn fill_op<'c, 'a>(
     let v = op
         .attribute("value")
         .map_err(|_| "attribute 'value' is required")?;
-    let c = e.op1(at, "arith.constant", &[], e.ty(&elt)?, &[("value", v)]);
+    let c = e.op1(
+        at,
+        "arith.constant",
+        &[],
+        e.ty(&elt).map_err(|e| e.to_string())?,
+        &[("value", v)],
+    );
     fill(e, target, at, dest, &dims, c)
 }
 
@@ -107,8 +113,8 @@ pub fn uniform_operands<'c, 'a>(
 ) -> Result<numeric::UniformOperands<'c, 'a>, String> {
     let dest = op.operand(0).map_err(|e| e.to_string())?;
     let (_, elt) = memref_info(dest)?;
-    let u = ocannl_assign_dialect::uniform_attrs(op)?;
-    let o = numeric::uniform_operands(e, at, &u, e.ty(&elt)?);
+    let u = ocannl_assign_dialect::uniform_attrs(op).map_err(|e| e.to_string())?;
+    let o = numeric::uniform_operands(e, at, &u, e.ty(&elt).map_err(|e| e.to_string())?);
     for v in [o.seed, o.scale, o.low] {
         if let Some(def) = ir::defining_op(v) {
             ir::set_attribute(def, KERNEL_ARGUMENT, Attribute::unit(e.ctx));
@@ -145,7 +151,9 @@ pub fn cells<'c, 'a>(
             .attribute("value")
             .map_err(|_| "attribute 'value' is required")?;
         let gty = format!("memref<{total}x{elt}>");
-        let flat = e.ty(&format!("tensor<{total}x{elt}>"))?;
+        let flat = e
+            .ty(&format!("tensor<{total}x{elt}>"))
+            .map_err(|e| e.to_string())?;
         let init = attr::reshape_dense(v, flat)
             .ok_or_else(|| format!("cannot read the literal as {total} cells of {elt}"))?;
         let global = OperationBuilder::new("memref.global", e.loc)
@@ -160,7 +168,7 @@ pub fn cells<'c, 'a>(
                 ),
                 (
                     Identifier::new(ctx, "type"),
-                    TypeAttribute::new(e.ty(&gty)?).into(),
+                    TypeAttribute::new(e.ty(&gty).map_err(|e| e.to_string())?).into(),
                 ),
                 (Identifier::new(ctx, "initial_value"), init),
                 (Identifier::new(ctx, "constant"), Attribute::unit(ctx)),
@@ -177,19 +185,22 @@ pub fn cells<'c, 'a>(
             at,
             "memref.get_global",
             &[],
-            e.ty(&gty)?,
-            &[("name", e.attr(&format!("@{gname}"))?)],
+            e.ty(&gty).map_err(|e| e.to_string())?,
+            &[(
+                "name",
+                e.attr(&format!("@{gname}")).map_err(|e| e.to_string())?,
+            )],
         ))
     } else {
         None
     };
-    let eltt = e.ty(&elt)?;
+    let eltt = e.ty(&elt).map_err(|e| e.to_string())?;
     let ranges: Vec<(i64, i64)> = dims.iter().map(|&d| (0, d)).collect();
     target.independent_nest(e, at, &ranges, false, &mut |inner, ivs| {
         // The linear index of the cell.
-        let mut lin = e.index(inner, 0)?;
+        let mut lin = e.index(inner, 0).map_err(|e| e.to_string())?;
         for (iv, s) in ivs.iter().zip(&st) {
-            let sc = e.index(inner, *s)?;
+            let sc = e.index(inner, *s).map_err(|e| e.to_string())?;
             let t = e.op1(inner, "arith.muli", &[*iv, sc], Type::index(ctx), &[]);
             lin = e.op1(inner, "arith.addi", &[lin, t], Type::index(ctx), &[]);
         }
@@ -202,10 +213,18 @@ pub fn cells<'c, 'a>(
                 &[],
             ),
             Cells::Range => {
-                let i = e.op1(inner, "arith.index_cast", &[lin], e.ty("i64")?, &[]);
+                let i = e.op1(
+                    inner,
+                    "arith.index_cast",
+                    &[lin],
+                    e.ty("i64").map_err(|e| e.to_string())?,
+                    &[],
+                );
                 e.op1(inner, "arith.sitofp", &[i], eltt, &[])
             }
-            Cells::Uniform(u) => numeric::uniform(e, inner, lin, u, eltt)?,
+            Cells::Uniform(u) => {
+                numeric::uniform(e, inner, lin, u, eltt).map_err(|e| e.to_string())?
+            }
         };
         let mut ops = vec![value, dest];
         ops.extend_from_slice(ivs);

@@ -148,7 +148,7 @@ fn lower<'c, 'a>(
     let checks = &mut *s.checks;
     let repeats = &mut *s.repeats;
     let e = Builder::new(ctx, op.location());
-    let at = At::before(*op)?;
+    let at = At::before(*op).map_err(|e| e.to_string())?;
     let name = op.name();
     let name = name
         .as_string_ref()

@@ -45,6 +45,7 @@ pub trait LoopTarget: Send + Sync {
         body: &mut NestBody<'_, 'c, 'a>,
     ) -> Result<(), String> {
         e.nest_parallel(at, ranges, parallel_outer, body)
+            .map_err(|e| e.to_string())
     }
 
     /// Whether the target's code for `a` (with `a.initialize_neutral`)
