@@ -296,6 +296,7 @@ impl<'c> Builder<'c> {
     }
 
     /// [`region_op`](Self::region_op), the reason as text.
+    #[allow(clippy::too_many_arguments)]
     fn region_op_text<'a>(
         &self,
         at: At<'c, 'a>,
