@@ -260,6 +260,7 @@ TYPED_ERRORS = [
     "core/ops", "core/shape", "core/assign", "core/simplify", "core/runtime", "core/data",
     "dialects/spec", "dialects/support", "dialects/shape", "dialects/assign", "backends/collective", "backends/collective/mpi",
     "backends/gpu/plan", "backends/gpu/runtime", "backends/compiler",
+    "passes", "backends/cpu", "backends/cpu/plan", "backends/gpu", "api",
 ]
 
 

@@ -26,7 +26,8 @@ pub fn join(device: &Device) -> Result<Box<dyn Collective>, Error> {
         let mpi = Mpi::init(timeout).map_err(Error::from)?;
         if device.name() == Device::CUDA.name() {
             // One GPU per rank: its place among the ranks on its host.
-            ocannl_gpu::use_device(mpi.local_rank()).map_err(Error::DeviceUnavailable)?;
+            ocannl_gpu::use_device(mpi.local_rank())
+                .map_err(|e| Error::DeviceUnavailable(e.to_string()))?;
             nccl(mpi).map_err(Error::from)
         } else {
             Ok(Box::new(mpi))

@@ -420,7 +420,7 @@ impl Diagnostics {
             {
                 Error::Shape(diagnostics)
             }
-            BuildError::Compile(E::UnknownBackend(m)) => Error::UnknownDevice(m),
+            BuildError::Compile(E::UnknownBackend(e)) => Error::UnknownDevice(e.to_string()),
             BuildError::Compile(cause) => Error::Compile { diagnostics, cause },
             BuildError::Other(e) => e,
         }
@@ -516,7 +516,8 @@ fn split_forward(module: &Module) -> Result<String, Error> {
         }
         forward.body().append_operation(ocannl_mlir::ir::clone(op));
     }
-    ocannl_passes::keep_only(&mut forward, &["forward"]).map_err(Error::Internal)?;
+    ocannl_passes::keep_only(&mut forward, &["forward"])
+        .map_err(|e| Error::Internal(e.to_string()))?;
     Ok(forward.as_operation().to_string())
 }
 

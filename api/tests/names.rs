@@ -56,7 +56,8 @@ fn compile<'c>(
     messages.borrow_mut().clear();
     let fail = |what: &str| format!("{what}:\n{}\n{text}", messages.borrow().join("\n"));
     let mut module = Module::parse(context, text).ok_or_else(|| fail("does not parse"))?;
-    ocannl_passes::run_pipeline(context, &mut module, pipeline).map_err(|e| fail(&e))?;
+    ocannl_passes::run_pipeline(context, &mut module, pipeline)
+        .map_err(|e| fail(&e.to_string()))?;
     Ok(module)
 }
 

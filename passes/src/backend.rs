@@ -202,21 +202,42 @@ pub fn register_backend(backend: &'static dyn Backend) {
     r.push(backend);
 }
 
+/// No backend has the name asked for; its message lists those registered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownBackend {
+    /// The name asked for.
+    pub name: String,
+    /// The registered backends' names, sorted.
+    pub known: Vec<&'static str>,
+}
+
+impl std::fmt::Display for UnknownBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = &self.name;
+        if self.known.is_empty() {
+            write!(f, "unknown backend '{name}' (no backend is registered)")
+        } else {
+            write!(
+                f,
+                "unknown backend '{name}' (the registered backends: {})",
+                self.known.join(", ")
+            )
+        }
+    }
+}
+
+impl std::error::Error for UnknownBackend {}
+
 /// The backend named `name`, or an error listing the registered ones.
-pub fn backend(name: &str) -> Result<&'static dyn Backend, String> {
+pub fn backend(name: &str) -> Result<&'static dyn Backend, UnknownBackend> {
     let r = BACKENDS.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(b) = r.iter().find(|b| b.name() == name) {
         return Ok(*b);
     }
     drop(r);
-    let known = backends();
-    Err(if known.is_empty() {
-        format!("unknown backend '{name}' (no backend is registered)")
-    } else {
-        format!(
-            "unknown backend '{name}' (the registered backends: {})",
-            known.join(", ")
-        )
+    Err(UnknownBackend {
+        name: name.to_string(),
+        known: backends(),
     })
 }
 
@@ -230,30 +251,40 @@ pub fn backends() -> Vec<&'static str> {
 
 /// The slot of an argument or result type at the loops stage: `index`, or
 /// a memref of static sizes and f32 or f64 cells that can be a buffer.
-pub fn slot(t: Type) -> Result<Slot, String> {
+pub fn slot(t: Type) -> Result<Slot, ocannl_mlir::Error> {
+    use ocannl_mlir::Error;
     if t.is_index() {
         return Ok(Slot::Index);
     }
-    let dims = types::memref_dims(t).ok_or_else(|| format!("unsupported type {t}"))?;
+    let dims =
+        types::memref_dims(t).ok_or_else(|| Error::unsupported(format!("unsupported type {t}")))?;
     if types::static_dims(t).is_some_and(|d| d.iter().any(|&x| x < 0)) {
-        return Err(format!("dynamic sizes are not supported in {t}"));
+        return Err(Error::unsupported(format!(
+            "dynamic sizes are not supported in {t}"
+        )));
     }
-    let elt = types::element_type(t).ok_or_else(|| format!("unsupported type {t}"))?;
+    let elt = types::element_type(t)
+        .ok_or_else(|| Error::unsupported(format!("unsupported type {t}")))?;
     let text = elt.to_string();
-    let elt = Elt::parse(&text)
-        .ok_or_else(|| format!("unsupported element type {text} (f32 and f64 are supported)"))?;
-    ocannl_assign::check_buffer(&dims, elt.size()).map_err(|e| e.to_string())?;
+    let elt = Elt::parse(&text).ok_or_else(|| {
+        Error::unsupported(format!(
+            "unsupported element type {text} (f32 and f64 are supported)"
+        ))
+    })?;
+    ocannl_assign::check_buffer(&dims, elt.size())
+        .map_err(|e| Error::unsupported(e.to_string()))?;
     Ok(Slot::MemRef { elt, dims })
 }
 
 /// The signature of a function at the loops stage.
-pub fn signature(func: OperationRef) -> Result<Signature, String> {
-    let ft = ir::function_type(func).ok_or("no function type")?;
+pub fn signature(func: OperationRef) -> Result<Signature, ocannl_mlir::Error> {
+    use ocannl_mlir::Error;
+    let ft = ir::function_type(func).ok_or_else(|| Error::invalid("no function type"))?;
     let inputs = (0..ft.input_count())
-        .map(|i| slot(ft.input(i).map_err(|e| e.to_string())?))
+        .map(|i| slot(ft.input(i).map_err(|e| Error::internal(e.to_string()))?))
         .collect::<Result<_, _>>()?;
     let outputs = (0..ft.result_count())
-        .map(|i| slot(ft.result(i).map_err(|e| e.to_string())?))
+        .map(|i| slot(ft.result(i).map_err(|e| Error::internal(e.to_string()))?))
         .collect::<Result<_, _>>()?;
     Ok(Signature { inputs, outputs })
 }

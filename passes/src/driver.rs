@@ -7,7 +7,7 @@ use crate::{ffi, registry::register_all};
 
 /// A context with every upstream dialect, the upstream passes and the
 /// project's dialects and passes, for tools that drive MLIR themselves.
-pub fn new_context() -> Result<melior::Context, String> {
+pub fn new_context() -> Result<melior::Context, ocannl_mlir::Error> {
     register_all();
     let registry = melior::dialect::DialectRegistry::new();
     melior::utility::register_all_dialects(&registry);
@@ -21,9 +21,9 @@ pub fn new_context() -> Result<melior::Context, String> {
     // whose definition did not load are unknown.
     for op in ["ocannl_shape.param", "ocannl_assign.node"] {
         if !context.is_registered_operation(op) {
-            return Err(format!(
+            return Err(ocannl_mlir::Error::internal(format!(
                 "internal error: the dialect of '{op}' did not load from its IRDL definition"
-            ));
+            )));
         }
     }
     Ok(context)
@@ -104,11 +104,14 @@ fn pass_timing() -> bool {
 /// fifth of the compile time, and an input module is verified when it is
 /// parsed. `OCANNL_VERIFY_EACH=1` verifies after every pass, to find the
 /// pass that broke the IR. `OCANNL_PASS_TIMING=1` prints each pass's time.
+/// A pass that fails reports at its op and the error is
+/// [`Kind::Invalid`](ocannl_mlir::Kind::Invalid); a pipeline that does not
+/// parse or IR that does not verify after it is `Internal`.
 pub fn run_pipeline(
     context: &melior::Context,
     module: &mut melior::ir::Module,
     pipeline: impl std::fmt::Display,
-) -> Result<(), String> {
+) -> Result<(), ocannl_mlir::Error> {
     let pm = melior::pass::PassManager::new(context);
     let each = verify_each();
     pm.enable_verifier(each);
@@ -121,13 +124,15 @@ pub fn run_pipeline(
         pm.as_operation_pass_manager(),
         &format!("builtin.module({pipeline})"),
     )
-    .map_err(|e| format!("internal error: bad pipeline {pipeline}: {e}"))?;
+    .map_err(|e| {
+        ocannl_mlir::Error::internal(format!("internal error: bad pipeline {pipeline}: {e}"))
+    })?;
     pm.run(module)
-        .map_err(|_| "the pipeline failed".to_string())?;
+        .map_err(|_| ocannl_mlir::Error::invalid("the pipeline failed"))?;
     if !each && !melior::ir::operation::OperationLike::verify(&module.as_operation()) {
-        return Err(format!(
+        return Err(ocannl_mlir::Error::internal(format!(
             "internal error: the pipeline {pipeline} produced IR that does not verify (OCANNL_VERIFY_EACH=1 finds the pass)"
-        ));
+        )));
     }
     Ok(())
 }
@@ -137,7 +142,7 @@ pub fn run_pipeline(
 /// becomes private, then upstream `symbol-dce` erases the private symbols
 /// that nothing kept refers to (the functions, and the globals and
 /// functions only they used). A kept function that another calls stays.
-pub fn keep_only(module: &mut melior::ir::Module, keep: &[&str]) -> Result<(), String> {
+pub fn keep_only(module: &mut melior::ir::Module, keep: &[&str]) -> Result<(), ocannl_mlir::Error> {
     use melior::ir::{attribute::StringAttribute, operation::OperationLike};
     let ctx_ref = module.context();
     let context = ocannl_mlir::ir::context(&ctx_ref);
@@ -161,5 +166,5 @@ pub fn keep_only(module: &mut melior::ir::Module, keep: &[&str]) -> Result<(), S
         }
     }
     run_pipeline(context, module, "symbol-dce")
-        .map_err(|e| format!("keeping only {}: {e}", keep.join(", ")))
+        .map_err(|e| e.map_message(|m| format!("keeping only {}: {m}", keep.join(", "))))
 }

@@ -49,7 +49,12 @@ impl Kind {
     }
 
     /// The value of option `name` given as `text`.
-    pub fn parse(self, name: &str, text: &str) -> Result<Value, String> {
+    pub fn parse(self, name: &str, text: &str) -> Result<Value, ocannl_mlir::Error> {
+        self.parse_text(name, text)
+            .map_err(ocannl_mlir::Error::parse)
+    }
+
+    fn parse_text(self, name: &str, text: &str) -> Result<Value, String> {
         match self {
             Kind::Bool => match text {
                 "true" | "1" => Ok(Value::Bool(true)),
@@ -116,16 +121,19 @@ impl Options {
     /// `(name, text)` pairs (a later pair of a name wins; the declared
     /// default for a name not given). An error names an option that is not
     /// declared, or one whose text is not of its kind.
-    pub fn parse(specs: &[OptionSpec], given: &[(&str, &str)]) -> Result<Options, String> {
+    pub fn parse(
+        specs: &[OptionSpec],
+        given: &[(&str, &str)],
+    ) -> Result<Options, ocannl_mlir::Error> {
         if let Some((name, _)) = given
             .iter()
             .find(|(n, _)| !specs.iter().any(|s| s.name == *n))
         {
             let names: Vec<&str> = specs.iter().map(|s| s.name).collect();
-            return Err(format!(
+            return Err(ocannl_mlir::Error::parse(format!(
                 "unknown option '{name}' (expected one of {})",
                 names.join(", ")
-            ));
+            )));
         }
         let values = specs
             .iter()
@@ -137,7 +145,7 @@ impl Options {
                     .map_or(s.default, |(_, t)| *t);
                 Ok((s.name, s.kind.parse(s.name, text)?))
             })
-            .collect::<Result<_, String>>()?;
+            .collect::<Result<_, ocannl_mlir::Error>>()?;
         Ok(Options { values })
     }
 

@@ -22,7 +22,7 @@ pub const CALL_BOOL: &str = "i8";
 pub const CHECK_ALLOCATION: &str = "__ocannl_check_allocation";
 
 /// A boolean as a call's argument ([`CALL_BOOL`]).
-pub fn bool_to_call<'c, 'a>(
+pub(crate) fn bool_to_call<'c, 'a>(
     b: &Builder<'c>,
     at: At<'c, 'a>,
     v: Value<'c, 'a>,
@@ -37,7 +37,7 @@ pub fn bool_to_call<'c, 'a>(
 }
 
 /// A call's argument ([`CALL_BOOL`]) as the boolean it carries.
-pub fn bool_from_call<'c, 'a>(
+pub(crate) fn bool_from_call<'c, 'a>(
     b: &Builder<'c>,
     at: At<'c, 'a>,
     v: Value<'c, 'a>,

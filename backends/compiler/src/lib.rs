@@ -51,9 +51,9 @@ pub fn backend(name: &str) -> Result<&'static dyn Backend, Error> {
 #[derive(Debug, PartialEq)]
 pub enum Error {
     /// No backend has this name (the message lists those registered).
-    UnknownBackend(String),
+    UnknownBackend(ocannl_passes::backend::UnknownBackend),
     /// The context could not be made (a dialect that did not load).
-    Context(String),
+    Context(ocannl_mlir::Error),
     /// The module's text does not parse.
     Parse,
     /// A stage failed: its name, and what failed.
@@ -61,7 +61,7 @@ pub enum Error {
     /// A function to keep is not in the module (after the stages).
     NoFunction(String),
     /// Pruning to the functions that run failed.
-    Prune(String),
+    Prune(ocannl_mlir::Error),
     /// The backend's compiler (or its artifact writer) failed; its error
     /// has a kind ([`ocannl_runtime::Kind`]: a program it cannot compile,
     /// a device that is not there, an option it does not take).
@@ -71,7 +71,8 @@ pub enum Error {
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Error::UnknownBackend(m) | Error::Context(m) | Error::Prune(m) => f.write_str(m),
+            Error::UnknownBackend(e) => write!(f, "{e}"),
+            Error::Context(e) | Error::Prune(e) => write!(f, "{e}"),
             Error::Backend(e) => write!(f, "{e}"),
             Error::Parse => f.write_str("cannot parse the module"),
             Error::Stage { stage, .. } => write!(f, "{stage} failed"),
@@ -458,11 +459,9 @@ impl Compiler {
 
     /// Runs `pipeline` on `module` (a stage named by its first pass).
     pub fn lower(&self, module: &mut Module, pipeline: &Pipeline) -> Result<(), Error> {
-        ocannl_passes::run_pipeline(self.context()?, module, pipeline).map_err(|message| {
-            Error::Stage {
-                stage: pipeline.name().to_string(),
-                message,
-            }
+        ocannl_passes::run_pipeline(self.context()?, module, pipeline).map_err(|e| Error::Stage {
+            stage: pipeline.name().to_string(),
+            message: e.to_string(),
         })
     }
 

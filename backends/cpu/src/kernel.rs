@@ -771,7 +771,7 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
 /// Emits the contraction `a` at `at` as the plan `p` says; with `fresh`,
 /// the tiles start at 0 instead of the result's cells (the plan must start
 /// the result: `Contraction::starts_result`).
-pub fn emit<'c, 'a>(
+pub(crate) fn emit<'c, 'a>(
     a: &Assignment<'_, 'c, 'a>,
     at: At<'c, 'a>,
     p: &Contraction,

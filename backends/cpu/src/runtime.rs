@@ -107,11 +107,13 @@ fn asked_level(options: &CompileOptions) -> Option<usize> {
 
 /// How many threads compile a module's parts: the option `threads`; else
 /// `OCANNL_COMPILE_THREADS` if set; else the machine's parallelism.
-pub fn threads(options: &CompileOptions) -> Result<NonZeroUsize, String> {
+pub fn threads(options: &CompileOptions) -> Result<NonZeroUsize, Error> {
     let parse = |v: &str, what: &str| {
-        v.trim()
-            .parse::<NonZeroUsize>()
-            .map_err(|_| format!("{what} must be a positive number of threads, not '{v}'"))
+        v.trim().parse::<NonZeroUsize>().map_err(|_| {
+            Error::argument(format!(
+                "{what} must be a positive number of threads, not '{v}'"
+            ))
+        })
     };
     if let Some(v) = options.get("threads") {
         return parse(v, "the option 'threads'");
@@ -124,11 +126,11 @@ pub fn threads(options: &CompileOptions) -> Result<NonZeroUsize, String> {
 
 /// Whether LLVM's SLP vectorizer runs: the option `slp` (`on`/`off`,
 /// `true`/`false`, `1`/`0`); else `OCANNL_SLP` if set; else [`SLP`].
-pub fn slp(options: &CompileOptions) -> Result<bool, String> {
+pub fn slp(options: &CompileOptions) -> Result<bool, Error> {
     let parse = |v: &str, what: &str| match v.trim().to_ascii_lowercase().as_str() {
         "on" | "true" | "1" | "yes" => Ok(true),
         "off" | "false" | "0" | "no" => Ok(false),
-        _ => Err(format!("{what} is on or off, not '{v}'")),
+        _ => Err(Error::argument(format!("{what} is on or off, not '{v}'"))),
     };
     if let Some(v) = options.get("slp") {
         return parse(v, "the option 'slp'");
@@ -188,12 +190,12 @@ impl Levels {
     /// workload measured (the contraction kernel is vectorized by
     /// construction) and compiled a large routine in half the time of -O3;
     /// -O0 ran them 8 to 30 times slower.
-    pub fn of(options: &CompileOptions, has_kernels: bool) -> Result<Levels, String> {
+    pub fn of(options: &CompileOptions, has_kernels: bool) -> Result<Levels, Error> {
         let level = opt_level(options);
         if level > 3 {
-            return Err(format!(
+            return Err(Error::argument(format!(
                 "the optimization level must be 0 to 3, not {level}"
-            ));
+            )));
         }
         let level = level as u32;
         Ok(if asked_level(options).is_some() || !has_kernels {
@@ -293,7 +295,7 @@ fn functions<'c, 'm>(module: &'m Module<'c>) -> Vec<(String, OperationRef<'c, 'm
 
 /// The signatures of the module's public functions, by name (functions
 /// whose types the runtime cannot exchange are left out, with the reason).
-pub fn signatures(module: &Module) -> HashMap<String, Result<Signature, String>> {
+pub fn signatures(module: &Module) -> HashMap<String, Result<Signature, ocannl_mlir::Error>> {
     functions(module)
         .into_iter()
         .map(|(name, f)| (name, signature(f)))
@@ -317,7 +319,7 @@ struct Compiled {
 /// A compiled module.
 pub struct Program {
     compiled: Rc<Compiled>,
-    signatures: HashMap<String, Result<Signature, String>>,
+    signatures: HashMap<String, Result<Signature, ocannl_mlir::Error>>,
     /// What each argument of each public function is (the argument ABI).
     args: HashMap<String, Vec<ArgInfo>>,
     /// Per function, the most bytes its buffers take at once.
@@ -347,6 +349,10 @@ impl Program {
         options: &CompileOptions,
     ) -> Result<Program, Error> {
         options.check_names("cpu", OPTION_NAMES)?;
+        // The options' values, checked before any work.
+        Levels::of(options, false)?;
+        threads(options)?;
+        slp(options)?;
         Program::compile_checked(context, module, options).map_err(Error::compile)
     }
 
@@ -369,14 +375,14 @@ impl Program {
         let outline = t.elapsed();
         // Kernels' kinds are discardable attributes: read before lowering.
         let kernels: HashMap<String, Option<KernelKind>> = kernels(module).into_iter().collect();
-        let levels = Levels::of(options, !kernels.is_empty())?;
+        let levels = Levels::of(options, !kernels.is_empty()).map_err(|e| e.to_string())?;
         let once = if asked_level(options).is_some() {
             HashSet::new()
         } else {
             run_once_kernels(module, &options.run_once)
         };
-        let threads = threads(options)?;
-        let slp = slp(options)?;
+        let threads = threads(options).map_err(|e| e.to_string())?;
+        let slp = slp(options).map_err(|e| e.to_string())?;
         let t = Instant::now();
         let signatures = signatures(module);
         let args: HashMap<String, Vec<ArgInfo>> = functions(module)
@@ -404,7 +410,7 @@ impl Program {
         let t = Instant::now();
         let mut roots: Vec<String> = kernels.keys().cloned().collect();
         roots.sort();
-        let parts = jit::split(module, &roots)?;
+        let parts = jit::split(module, &roots).map_err(|e| e.to_string())?;
         phases.push(("translate", t.elapsed()));
 
         let t = Instant::now();
@@ -524,7 +530,7 @@ impl Program {
                         return Err(damaged());
                     };
                     let sig = match sig.strip_prefix('!') {
-                        Some(e) => Err(e.to_string()),
+                        Some(e) => Err(ocannl_mlir::Error::unsupported(e)),
                         None => Ok(Signature::decode(sig).ok_or_else(damaged)?),
                     };
                     peaks.insert(f.to_string(), peak.parse().map_err(|_| damaged())?);
@@ -691,7 +697,7 @@ fn libraries(options: &CompileOptions, parallel: bool) -> Result<Vec<String>, St
 fn link(
     objects: &[Vec<u8>],
     libs: &[String],
-    signatures: &HashMap<String, Result<Signature, String>>,
+    signatures: &HashMap<String, Result<Signature, ocannl_mlir::Error>>,
     checks: Vec<String>,
     has_status: bool,
 ) -> Result<Compiled, String> {

@@ -29,12 +29,12 @@ impl LoopTarget for Cpu {
         &self,
         a: &Assignment<'_, 'c, 'a>,
         at: At<'c, 'a>,
-    ) -> Result<bool, String> {
+    ) -> Result<bool, ocannl_mlir::Error> {
         let Some(plan) = contraction(a) else {
             return Ok(false);
         };
         let fresh = a.initialize_neutral && plan.starts_result();
-        crate::kernel::emit(a, at, &plan, fresh)?;
+        crate::kernel::emit(a, at, &plan, fresh).map_err(ocannl_mlir::Error::unsupported)?;
         Ok(true)
     }
 }

@@ -28,7 +28,7 @@ pub struct Ids<'c, 'a> {
 
 /// A `gpu.launch` of `l` at `at`, with shared buffers of the `workgroup`
 /// types; `body` fills the kernel.
-pub fn launch<'c, 'a>(
+pub(crate) fn launch<'c, 'a>(
     e: &Builder<'c>,
     at: At<'c, 'a>,
     l: &Launch,
@@ -116,19 +116,19 @@ impl<'c, 'a> Idx<'_, 'c, 'a> {
         self.bin("arith.minui", x, y)
     }
     /// `x + k` for a constant `k`.
-    pub fn add_c(&self, x: Value<'c, 'a>, k: i64) -> Result<Value<'c, 'a>, String> {
+    pub(crate) fn add_c(&self, x: Value<'c, 'a>, k: i64) -> Result<Value<'c, 'a>, String> {
         Ok(if k == 0 { x } else { self.add(x, self.c(k)?) })
     }
     /// `x * k` for a constant `k`.
-    pub fn mul_c(&self, x: Value<'c, 'a>, k: i64) -> Result<Value<'c, 'a>, String> {
+    pub(crate) fn mul_c(&self, x: Value<'c, 'a>, k: i64) -> Result<Value<'c, 'a>, String> {
         Ok(if k == 1 { x } else { self.mul(x, self.c(k)?) })
     }
     /// `x < k` (unsigned) for a constant `k`.
-    pub fn lt_c(&self, x: Value<'c, 'a>, k: i64) -> Result<Value<'c, 'a>, String> {
+    pub(crate) fn lt_c(&self, x: Value<'c, 'a>, k: i64) -> Result<Value<'c, 'a>, String> {
         let k = self.c(k)?;
         Ok(self.e.cmpi(self.at, CmpI::Ult, x, k))
     }
-    pub fn and(&self, x: Value<'c, 'a>, y: Value<'c, 'a>) -> Result<Value<'c, 'a>, String> {
+    pub(crate) fn and(&self, x: Value<'c, 'a>, y: Value<'c, 'a>) -> Result<Value<'c, 'a>, String> {
         Ok(self.e.op1(
             self.at,
             "arith.andi",
@@ -140,7 +140,7 @@ impl<'c, 'a> Idx<'_, 'c, 'a> {
 
     /// The row-major coordinates of linear index `lin` in `sizes`
     /// (`lin` below their product).
-    pub fn delinearize(
+    pub(crate) fn delinearize(
         &self,
         lin: Value<'c, 'a>,
         sizes: &[i64],
@@ -166,7 +166,7 @@ impl<'c, 'a> Idx<'_, 'c, 'a> {
 /// over the cells in row-major order (so consecutive threads touch
 /// consecutive cells of the last axis), threads beyond the last cell doing
 /// nothing.
-pub fn cells<'c, 'a>(
+pub(crate) fn cells<'c, 'a>(
     e: &Builder<'c>,
     at: At<'c, 'a>,
     ranges: &[(i64, i64)],
@@ -245,7 +245,10 @@ pub fn owns_result(a: &Assignment) -> bool {
 /// result's iterators and loops over the others in the scalar loops'
 /// order, sequentially (reductions carried in a register, from the neutral
 /// element when the kernel initializes the result).
-pub fn per_result_cell<'c, 'a>(a: &Assignment<'_, 'c, 'a>, at: At<'c, 'a>) -> Result<(), String> {
+pub(crate) fn per_result_cell<'c, 'a>(
+    a: &Assignment<'_, 'c, 'a>,
+    at: At<'c, 'a>,
+) -> Result<(), String> {
     let par = result_iterators(a);
     let fresh = a.initialize_neutral && owns_result(a);
     let ranges: Vec<(i64, i64)> = par.iter().map(|&p| (0, a.space[p])).collect();
@@ -254,6 +257,6 @@ pub fn per_result_cell<'c, 'a>(a: &Assignment<'_, 'c, 'a>, at: At<'c, 'a>) -> Re
         for (p, v) in par.iter().zip(ivs) {
             iters[*p] = Iter::Bound(*v);
         }
-        a.loops(inner, &iters, false, fresh)
+        a.loops(inner, &iters, false, fresh).map_err(String::from)
     })
 }

@@ -61,14 +61,14 @@ static ORDINAL: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize:
 /// Makes the `cuda` backend run on device `ordinal` (the first is 0, the
 /// default): one GPU per rank of a data-parallel job. Fails once the
 /// backend has opened another device.
-pub fn use_device(ordinal: usize) -> Result<(), String> {
+pub fn use_device(ordinal: usize) -> Result<(), ocannl_runtime::Error> {
     use std::sync::atomic::Ordering;
     let before = ORDINAL.swap(ordinal, Ordering::SeqCst);
     if CUDA.device.get().is_some() && before != ordinal {
         ORDINAL.store(before, Ordering::SeqCst);
-        return Err(format!(
+        return Err(ocannl_runtime::Error::device(format!(
             "the cuda backend already runs on device {before}, not {ordinal}"
-        ));
+        )));
     }
     Ok(())
 }

@@ -16,7 +16,7 @@ use ocannl_passes::conversion::assign_to_loops::Assignment;
 use crate::kernel::{launch, Ids, Idx};
 
 /// Emits the tiled kernel of `a` planned by `plan`.
-pub fn emit<'c, 'a>(
+pub(crate) fn emit<'c, 'a>(
     a: &Assignment<'_, 'c, 'a>,
     at: At<'c, 'a>,
     plan: &Matmul,

@@ -43,7 +43,7 @@ impl Default for CompileOptions {
 
 /// Compiles a module at the loops stage (`ocannl-lower-to-loops{target=gpu}`)
 /// to PTX and reads it into a [`Program`].
-pub fn compile(
+pub(crate) fn compile(
     context: &Context,
     module: &mut Module,
     options: &CompileOptions,
@@ -65,7 +65,7 @@ fn sym_name(op: &OperationRef) -> Option<String> {
 }
 
 /// Reads a compiled module (after `ocannl-loops-to-nvvm`).
-pub fn read(module: &Module) -> Result<Program, String> {
+pub(crate) fn read(module: &Module) -> Result<Program, String> {
     let root = module.as_operation();
     let mut program = Program::default();
     let mut module_index = HashMap::new();

@@ -53,15 +53,16 @@ impl LoopTarget for Gpu {
         &self,
         a: &Assignment<'_, 'c, 'a>,
         at: At<'c, 'a>,
-    ) -> Result<bool, String> {
+    ) -> Result<bool, ocannl_mlir::Error> {
         let space: Vec<u64> = a.space.iter().map(|&d| d as u64).collect();
         let tiled = matches!(a.elt.as_str(), "f32" | "f64")
             .then(|| tiling::plan_matmul(a.accum, a.op?, &space, &a.exprs))
             .flatten();
         match tiled {
-            Some(plan) => crate::matmul::emit(a, at, &plan)?,
-            None => crate::kernel::per_result_cell(a, at)?,
+            Some(plan) => crate::matmul::emit(a, at, &plan),
+            None => crate::kernel::per_result_cell(a, at),
         }
+        .map_err(ocannl_mlir::Error::unsupported)?;
         Ok(true)
     }
 }

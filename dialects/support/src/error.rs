@@ -58,6 +58,12 @@ impl Error {
     pub fn kind(&self) -> Kind {
         self.kind
     }
+
+    /// The same error with its message rewritten by `f`.
+    pub fn map_message(mut self, f: impl FnOnce(&str) -> String) -> Error {
+        self.message = f(&self.message);
+        self
+    }
 }
 
 impl fmt::Display for Error {
@@ -67,3 +73,11 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// Its message: the text of the diagnostic that code which reports at an
+/// op (a pass's own steps) attaches there.
+impl From<Error> for String {
+    fn from(e: Error) -> String {
+        e.message
+    }
+}

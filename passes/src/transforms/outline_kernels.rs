@@ -257,7 +257,7 @@ impl<'c, 'a> Outliner<'c, 'a> {
 
     /// Moves `nest` into a kernel called in its place; returns the
     /// kernel's name.
-    pub fn outline(&mut self, nest: OperationRef<'c, 'a>) -> Result<String, String> {
+    pub(crate) fn outline(&mut self, nest: OperationRef<'c, 'a>) -> Result<String, String> {
         outline(
             self.ctx,
             self.body,
@@ -270,7 +270,7 @@ impl<'c, 'a> Outliner<'c, 'a> {
 
     /// Erases the constants (and the guards' recomputed conditions) the
     /// kernels took that the routines no longer use.
-    pub fn erase_unused(&mut self) -> Result<(), String> {
+    pub(crate) fn erase_unused(&mut self) -> Result<(), String> {
         // Found users first (an op whose users all go goes too), buried in
         // order.
         let mut unused = ir::Graveyard::new();

@@ -777,8 +777,9 @@ mod tests {
         let l = limits(&Options::parse(DEF.options(), &[("node-limit", "7")]).unwrap());
         assert_eq!(l.nodes, 7);
         let e = Options::parse(DEF.options(), &[("iter-limit", "-1")]).unwrap_err();
+        assert_eq!(e.kind(), ocannl_mlir::Kind::Parse);
         assert_eq!(
-            e,
+            e.to_string(),
             "option 'iter-limit' must be a non-negative integer, not '-1'"
         );
     }

@@ -94,7 +94,11 @@ pub fn state_arg(func: OperationRef, i: usize) -> Option<(State, String)> {
 
 /// The optimizer that the pass's options give. Options of another
 /// optimizer than the one named must keep their defaults.
-pub fn optimizer(options: &Options) -> Result<Optimizer, String> {
+pub fn optimizer(options: &Options) -> Result<Optimizer, ocannl_mlir::Error> {
+    optimizer_text(options).map_err(ocannl_mlir::Error::parse)
+}
+
+fn optimizer_text(options: &Options) -> Result<Optimizer, String> {
     let name = options.choice("optimizer");
     let (sgd, adam) = (Sgd::default(), Adam::default());
     let momentum = options.number("momentum").unwrap_or(sgd.momentum);
@@ -164,7 +168,7 @@ pub fn optimizer(options: &Options) -> Result<Optimizer, String> {
 /// [`optimizer_options`] prints them or a user writes them; the pass's
 /// defaults for the others): the pass's own parsing, for callers that take
 /// the options elsewhere than in a pipeline (`ocannl-run --optimizer`).
-pub fn parse_optimizer(given: &[(&str, &str)]) -> Result<Optimizer, String> {
+pub fn parse_optimizer(given: &[(&str, &str)]) -> Result<Optimizer, ocannl_mlir::Error> {
     optimizer(&Options::parse(DEF.options(), given)?)
 }
 
@@ -463,7 +467,7 @@ mod tests {
     use super::*;
 
     fn parse(options: &[(&str, &str)]) -> Result<Optimizer, String> {
-        parse_optimizer(options)
+        parse_optimizer(options).map_err(String::from)
     }
 
     /// The state kinds and their attributes in the ABI's table line up.

@@ -51,7 +51,7 @@ fn run<'c>(module: OperationRef<'c, '_>, _: &Options) -> PassResult<'c> {
 
 /// Checks one op of the project's dialects (others pass); the message has
 /// no op prefix.
-pub fn verify_one(op: &OperationRef) -> Result<(), String> {
+pub(crate) fn verify_one(op: &OperationRef) -> Result<(), String> {
     ocannl_shape_dialect::verify_op(op).map_err(|e| e.to_string())?;
     ocannl_assign_dialect::verify_op(op).map_err(|e| e.to_string())
 }

@@ -94,7 +94,11 @@ pub struct Part {
 /// wrappers `_mlir_<name>` of its external functions and splits it into
 /// parts: one per public function and per function of `roots`, in the
 /// module's order, and the shared part last if there is one.
-pub fn split(module: &Module, roots: &[String]) -> Result<Vec<Part>, String> {
+pub fn split(module: &Module, roots: &[String]) -> Result<Vec<Part>, ocannl_runtime::Error> {
+    split_text(module, roots).map_err(ocannl_runtime::Error::compile)
+}
+
+fn split_text(module: &Module, roots: &[String]) -> Result<Vec<Part>, String> {
     let names: Vec<CString> = roots
         .iter()
         .map(|r| CString::new(r.as_str()).map_err(|_| format!("a NUL byte in the name {r:?}")))
@@ -154,7 +158,11 @@ pub fn split(module: &Module, roots: &[String]) -> Result<Vec<Part>, String> {
 /// optimization level `level` (0 to 3; the IR pipeline `default<O{level}>`
 /// and code generation at that level), with LLVM's SLP vectorizer if
 /// `slp`. Any number of threads may compile at once.
-pub fn compile(bitcode: &[u8], level: u32, slp: bool) -> Result<Vec<u8>, String> {
+pub fn compile(bitcode: &[u8], level: u32, slp: bool) -> Result<Vec<u8>, ocannl_runtime::Error> {
+    compile_text(bitcode, level, slp).map_err(ocannl_runtime::Error::compile)
+}
+
+fn compile_text(bitcode: &[u8], level: u32, slp: bool) -> Result<Vec<u8>, String> {
     let mut object: *mut u8 = std::ptr::null_mut();
     let mut len = 0usize;
     // SAFETY: the bitcode is `bitcode.len()` readable bytes for the call;
@@ -218,7 +226,7 @@ pub struct Objects {
 
 /// The object file of each part: from the cache, or compiled (on up to
 /// `settings.threads` threads, the largest parts first) and stored.
-pub fn objects(parts: &[Part], settings: &Settings) -> Result<Objects, String> {
+pub(crate) fn objects(parts: &[Part], settings: &Settings) -> Result<Objects, String> {
     let keys: Vec<Key> = parts
         .iter()
         .zip(&settings.levels)
@@ -265,7 +273,7 @@ fn compile_all(parts: &[Part], which: &[usize], settings: &Settings) -> Vec<Comp
     let work = || loop {
         let k = next.fetch_add(1, Ordering::Relaxed);
         let Some(&i) = which.get(k) else { break };
-        let object = compile(&parts[i].bitcode, settings.levels[i], settings.slp);
+        let object = compile_text(&parts[i].bitcode, settings.levels[i], settings.slp);
         *results[k].lock().unwrap_or_else(|e| e.into_inner()) = Some(object);
     };
     let threads = settings.threads.get().min(which.len());
@@ -308,7 +316,7 @@ pub struct Jit {
 impl Jit {
     /// A JIT for the host; `libs` (paths) are loaded for good and searched
     /// for symbols the objects need, after the process's own.
-    pub fn new(libs: &[&str]) -> Result<Jit, String> {
+    pub(crate) fn new(libs: &[&str]) -> Result<Jit, String> {
         let names: Vec<CString> = libs
             .iter()
             .map(|l| CString::new(*l).map_err(|_| format!("a NUL byte in the path {l:?}")))
@@ -324,7 +332,7 @@ impl Jit {
 
     /// Adds an object file (copied); it is linked when a symbol it defines
     /// is first looked up.
-    pub fn add_object(&mut self, object: &[u8]) -> Result<(), String> {
+    pub(crate) fn add_object(&mut self, object: &[u8]) -> Result<(), String> {
         // SAFETY: the JIT is alive and used by one thread at a time (`&mut
         // self`); the bytes are readable for the call, which copies them.
         take_error(unsafe {
@@ -333,7 +341,7 @@ impl Jit {
     }
 
     /// The address of a symbol of the objects (linking what it needs).
-    pub fn lookup(&mut self, name: &str) -> Result<NonNull<c_void>, String> {
+    pub(crate) fn lookup(&mut self, name: &str) -> Result<NonNull<c_void>, String> {
         let c = CString::new(name).map_err(|_| format!("a NUL byte in the name {name:?}"))?;
         let mut address = 0u64;
         // SAFETY: the JIT is alive and used by one thread at a time; the

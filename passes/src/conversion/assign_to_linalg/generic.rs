@@ -22,7 +22,7 @@ use super::{
 use crate::conversion::assign_to_loops::{numeric, Assignment};
 
 /// `linalg.fill` of `value` into `dest`.
-pub fn fill<'c, 'a>(
+pub(crate) fn fill<'c, 'a>(
     e: &Builder<'c>,
     at: At<'c, 'a>,
     dest: Current<'c, 'a>,
@@ -73,7 +73,7 @@ pub type RegionBody<'f, 'c, 'a> =
 /// A structured op with `ins` and one `outs`, its region filled by
 /// `body`.
 #[allow(clippy::too_many_arguments)]
-pub fn structured_op<'c, 'a>(
+pub(crate) fn structured_op<'c, 'a>(
     e: &Builder<'c>,
     at: At<'c, 'a>,
     name: &str,
@@ -108,7 +108,7 @@ pub fn structured_op<'c, 'a>(
 /// Lowers an assignment op before itself, updating the current value of
 /// its result. `named_ops`: contractions that are matrix products become
 /// the named ops.
-pub fn lower<'c, 'a>(
+pub(crate) fn lower<'c, 'a>(
     e: &Builder<'c>,
     at: At<'c, 'a>,
     op: &OperationRef<'c, 'a>,
@@ -263,7 +263,7 @@ fn generic<'c, 'a>(
             if a.accum == Accum::Assign {
                 Ok(v)
             } else {
-                a.combine(inner, old, v)
+                a.combine(inner, old, v).map_err(String::from)
             }
         },
     )?;

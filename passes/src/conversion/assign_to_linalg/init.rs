@@ -16,7 +16,7 @@ use crate::conversion::assign_to_loops::{init::check_virtual_unused, init::is_vi
 
 /// `node`: the node's first value, `tensor.empty`. A virtual node has no
 /// value and must have no uses.
-pub fn node<'c, 'a>(
+pub(crate) fn node<'c, 'a>(
     e: &Builder<'c>,
     at: At<'c, 'a>,
     op: &OperationRef<'c, 'a>,
@@ -41,7 +41,7 @@ fn dest<'c, 'a>(
 }
 
 /// `fill`: `linalg.fill` of the attribute `value`.
-pub fn fill_op<'c, 'a>(
+pub(crate) fn fill_op<'c, 'a>(
     e: &Builder<'c>,
     at: At<'c, 'a>,
     op: &OperationRef<'c, 'a>,
@@ -57,7 +57,7 @@ pub fn fill_op<'c, 'a>(
 }
 
 /// `literal`: the dense value as a constant of the node's type.
-pub fn literal<'c, 'a>(
+pub(crate) fn literal<'c, 'a>(
     e: &Builder<'c>,
     at: At<'c, 'a>,
     op: &OperationRef<'c, 'a>,
@@ -83,7 +83,7 @@ pub enum Cells {
 
 /// `range`, `uniform`: a `linalg.generic` over the cells computing each
 /// from its linear index.
-pub fn cells<'c, 'a>(
+pub(crate) fn cells<'c, 'a>(
     e: &Builder<'c>,
     at: At<'c, 'a>,
     op: &OperationRef<'c, 'a>,

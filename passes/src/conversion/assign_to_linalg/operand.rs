@@ -46,7 +46,7 @@ fn sizes_i64(sizes: &[u64]) -> Vec<i64> {
 }
 
 /// `tensor.extract_slice` of `sizes` cells at `at_offsets`, unit strides.
-pub fn extract<'c, 'a>(
+pub(crate) fn extract<'c, 'a>(
     e: &Builder<'c>,
     at: At<'c, 'a>,
     src: Value<'c, 'a>,
@@ -209,7 +209,7 @@ pub struct CheckContext<'o, 'c, 'a> {
 /// Presents `operand` (of `dims`) as `plan` says: padding with
 /// `pad_value`, then the window; a window starting at a run-time index is
 /// checked to be inside the axis first (`cf.assert`).
-pub fn present<'c, 'a>(
+pub(crate) fn present<'c, 'a>(
     e: &Builder<'c>,
     at: At<'c, 'a>,
     operand: Current<'c, 'a>,
@@ -312,7 +312,7 @@ fn check_window<'c, 'a>(
 
 /// The operand's next value, given `result`, what the op made of the
 /// presented value: the window inserted back, the padding cut off.
-pub fn write_back<'c, 'a>(
+pub(crate) fn write_back<'c, 'a>(
     e: &Builder<'c>,
     at: At<'c, 'a>,
     p: &Presented<'c, 'a>,

@@ -33,7 +33,11 @@ pub struct Values<'c, 'a> {
 }
 
 /// `tensor<DIMSxELT>`.
-pub fn tensor_type<'c>(e: &Builder<'c>, dims: &[u64], elt: Type<'c>) -> Result<Type<'c>, String> {
+pub(crate) fn tensor_type<'c>(
+    e: &Builder<'c>,
+    dims: &[u64],
+    elt: Type<'c>,
+) -> Result<Type<'c>, String> {
     let dims: String = dims.iter().map(|d| format!("{d}x")).collect();
     e.ty(&format!("tensor<{dims}{elt}>"))
         .map_err(|e| e.to_string())
@@ -47,7 +51,7 @@ pub fn memref_parts(ty: Type) -> Option<(Vec<u64>, Type)> {
 
 impl<'c, 'a> Values<'c, 'a> {
     /// Starts buffer `buf` (a memref value of the routine) at `value`.
-    pub fn start(
+    pub(crate) fn start(
         &mut self,
         e: &Builder<'c>,
         buf: Value<'c, 'a>,
@@ -74,17 +78,17 @@ impl<'c, 'a> Values<'c, 'a> {
     }
 
     /// The current value of `buf`.
-    pub fn current(&self, buf: Value<'c, 'a>) -> Result<Current<'c, 'a>, String> {
+    pub(crate) fn current(&self, buf: Value<'c, 'a>) -> Result<Current<'c, 'a>, String> {
         Ok(self.buffer(buf)?.current)
     }
 
     /// The sizes of `buf`.
-    pub fn dims(&self, buf: Value<'c, 'a>) -> Result<Vec<u64>, String> {
+    pub(crate) fn dims(&self, buf: Value<'c, 'a>) -> Result<Vec<u64>, String> {
         Ok(self.buffer(buf)?.dims.clone())
     }
 
     /// `value` is the next value of `buf`.
-    pub fn set(&mut self, buf: Value<'c, 'a>, value: Value<'c, 'a>) -> Result<(), String> {
+    pub(crate) fn set(&mut self, buf: Value<'c, 'a>, value: Value<'c, 'a>) -> Result<(), String> {
         let b = self.buffers.get_mut(&ir::key(buf)).ok_or_else(|| {
             "the result is not a tensor node or buffer argument of the routine".to_string()
         })?;

@@ -13,7 +13,7 @@ use super::{
 };
 
 /// Lowers an `accum_unop|binop|ternop` or `accum` op before itself.
-pub fn lower<'c, 'a>(
+pub(crate) fn lower<'c, 'a>(
     e: &Builder<'c>,
     target: &dyn LoopTarget,
     at: At<'c, 'a>,
@@ -35,7 +35,7 @@ pub fn lower<'c, 'a>(
 /// Scalar loops of `a` over the given `ranges` of its iteration space
 /// ([`Assignment::loops`]), the outermost loop parallel when `target` says
 /// so for them.
-pub fn scalar<'c, 'a>(
+pub(crate) fn scalar<'c, 'a>(
     a: &Assignment<'_, 'c, 'a>,
     target: &dyn LoopTarget,
     at: At<'c, 'a>,
@@ -43,5 +43,5 @@ pub fn scalar<'c, 'a>(
 ) -> Result<(), String> {
     let iters = Iter::ranges(ranges);
     let parallel = target.parallel(&a.loop_ranges(&iters));
-    a.loops(at, &iters, parallel, false)
+    a.loops(at, &iters, parallel, false).map_err(String::from)
 }

@@ -44,15 +44,16 @@ pub struct Assignment<'e, 'c, 'a> {
 }
 
 /// The static sizes and element type of a memref value.
-pub fn memref_info(v: Value) -> Result<(Vec<i64>, String), String> {
+pub fn memref_info(v: Value) -> Result<(Vec<i64>, String), ocannl_mlir::Error> {
     let ty = v.r#type();
-    MemRefType::try_from(ty).map_err(|_| "operands must be memrefs".to_string())?;
+    let not = || ocannl_mlir::Error::unsupported("operands must be memrefs");
+    MemRefType::try_from(ty).map_err(|_| not())?;
     let dims = types::memref_dims(ty)
-        .ok_or("operands must be memrefs")?
+        .ok_or_else(not)?
         .into_iter()
         .map(|d| d as i64)
         .collect();
-    let elt = types::element_name(ty).ok_or("operands must be memrefs")?;
+    let elt = types::element_name(ty).ok_or_else(not)?;
     Ok((dims, elt))
 }
 
@@ -73,7 +74,7 @@ impl<'c, 'a> Iter<'c, 'a> {
 
 impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
     /// The assignment of an `accum_unop|binop|ternop` or `accum` op.
-    pub fn read(e: &'e Builder<'c>, op: &OperationRef<'c, 'a>) -> Result<Self, String> {
+    pub(crate) fn read(e: &'e Builder<'c>, op: &OperationRef<'c, 'a>) -> Result<Self, String> {
         let ocannl_assign_dialect::AccumAttrs {
             accum,
             body,
@@ -115,6 +116,16 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
 
     /// The indices of operand `i` at the given iterators.
     pub fn indices(
+        &self,
+        at: At<'c, 'a>,
+        ivs: &[Value<'c, 'a>],
+        i: usize,
+    ) -> Result<Vec<Value<'c, 'a>>, ocannl_mlir::Error> {
+        self.indices_text(at, ivs, i)
+            .map_err(ocannl_mlir::Error::unsupported)
+    }
+
+    fn indices_text(
         &self,
         at: At<'c, 'a>,
         ivs: &[Value<'c, 'a>],
@@ -202,6 +213,16 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
         at: At<'c, 'a>,
         ivs: &[Value<'c, 'a>],
         i: usize,
+    ) -> Result<Value<'c, 'a>, ocannl_mlir::Error> {
+        self.load_text(at, ivs, i)
+            .map_err(ocannl_mlir::Error::unsupported)
+    }
+
+    fn load_text(
+        &self,
+        at: At<'c, 'a>,
+        ivs: &[Value<'c, 'a>],
+        i: usize,
     ) -> Result<Value<'c, 'a>, String> {
         let e = self.e;
         let mut idx = self.indices(at, ivs, i)?;
@@ -223,7 +244,11 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
     }
 
     /// The value `op(rhs...)` at the given iterators.
-    pub fn value(&self, at: At<'c, 'a>, ivs: &[Value<'c, 'a>]) -> Result<Value<'c, 'a>, String> {
+    pub(crate) fn value(
+        &self,
+        at: At<'c, 'a>,
+        ivs: &[Value<'c, 'a>],
+    ) -> Result<Value<'c, 'a>, String> {
         let args = (1..self.tensors.len())
             .map(|i| self.load(at, ivs, i))
             .collect::<Result<Vec<_>, _>>()?;
@@ -232,6 +257,16 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
 
     /// `old accum v`.
     pub fn combine(
+        &self,
+        at: At<'c, 'a>,
+        old: Value<'c, 'a>,
+        v: Value<'c, 'a>,
+    ) -> Result<Value<'c, 'a>, ocannl_mlir::Error> {
+        self.combine_text(at, old, v)
+            .map_err(ocannl_mlir::Error::unsupported)
+    }
+
+    fn combine_text(
         &self,
         at: At<'c, 'a>,
         old: Value<'c, 'a>,
@@ -319,6 +354,17 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
     /// cell is bound by exactly one binding and indexed by the bound
     /// iterators only).
     pub fn loops(
+        &self,
+        at: At<'c, 'a>,
+        iters: &[Iter<'c, 'a>],
+        parallel: bool,
+        fresh: bool,
+    ) -> Result<(), ocannl_mlir::Error> {
+        self.loops_text(at, iters, parallel, fresh)
+            .map_err(ocannl_mlir::Error::unsupported)
+    }
+
+    fn loops_text(
         &self,
         at: At<'c, 'a>,
         iters: &[Iter<'c, 'a>],

@@ -9,7 +9,7 @@ use ocannl_mlir::ir;
 
 /// Frees a node's buffer (`memref.dealloc`) after the last op of its block
 /// that uses it, unless the block's terminator (`return`) uses it.
-pub fn free_after_last_use(node: &OperationRef) -> Result<(), String> {
+pub(crate) fn free_after_last_use(node: &OperationRef) -> Result<(), String> {
     let value: Value = node.result(0).map_err(|e| e.to_string())?.into();
     let block = node.block().ok_or("internal error: node without a block")?;
     let mut last = *node;

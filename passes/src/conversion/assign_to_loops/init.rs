@@ -21,7 +21,7 @@ pub fn is_virtual(op: &OperationRef) -> bool {
 
 /// A virtual node has no buffer: nothing may read or write it (an error
 /// saying what to do otherwise).
-pub fn check_virtual_unused(op: &OperationRef) -> Result<(), String> {
+pub(crate) fn check_virtual_unused(op: &OperationRef) -> Result<(), String> {
     let v: melior::ir::Value = op.result(0).map_err(|e| e.to_string())?.into();
     match ir::users(v).first() {
         None => Ok(()),
@@ -33,7 +33,7 @@ pub fn check_virtual_unused(op: &OperationRef) -> Result<(), String> {
 }
 
 /// `node`: a buffer, replacing the node's value. Returns the buffer.
-pub fn node<'c, 'a>(
+pub(crate) fn node<'c, 'a>(
     e: &Builder<'c>,
     at: At<'c, 'a>,
     op: &OperationRef<'c, 'a>,
@@ -46,7 +46,7 @@ pub fn node<'c, 'a>(
 
 /// Stores `value` into every cell of `buf`, in parallel where the target
 /// says so.
-pub fn fill<'c, 'a>(
+pub(crate) fn fill<'c, 'a>(
     e: &Builder<'c>,
     target: &dyn LoopTarget,
     at: At<'c, 'a>,
@@ -70,7 +70,7 @@ pub fn fill<'c, 'a>(
 }
 
 /// `fill`: every cell set to the attribute `value`.
-pub fn fill_op<'c, 'a>(
+pub(crate) fn fill_op<'c, 'a>(
     e: &Builder<'c>,
     target: &dyn LoopTarget,
     at: At<'c, 'a>,
@@ -106,7 +106,7 @@ pub enum Cells<'u, 'c, 'a> {
 /// `at` (before the op's guard), each marked as a kernel's argument
 /// ([`KERNEL_ARGUMENT`]): the initializations of params of one shape share
 /// a kernel.
-pub fn uniform_operands<'c, 'a>(
+pub(crate) fn uniform_operands<'c, 'a>(
     e: &Builder<'c>,
     at: At<'c, 'a>,
     op: &OperationRef<'c, 'a>,
@@ -125,7 +125,7 @@ pub fn uniform_operands<'c, 'a>(
 
 /// `range`, `literal`, `uniform`: a loop nest over the cells computing
 /// each from its linear index. `globals` counts the literals made global.
-pub fn cells<'c, 'a>(
+pub(crate) fn cells<'c, 'a>(
     e: &Builder<'c>,
     target: &dyn LoopTarget,
     module: OperationRef<'c, 'a>,

@@ -42,7 +42,7 @@ impl<'c, 'a> Repeats<'c, 'a> {
     /// before. The ops lowered earlier must be alive (they are erased when
     /// the pass ends). At the end of a block (no op to insert before),
     /// only `work` runs and nothing is kept.
-    pub fn lower(
+    pub(crate) fn lower(
         &mut self,
         op: &OperationRef<'c, 'a>,
         at: At<'c, 'a>,

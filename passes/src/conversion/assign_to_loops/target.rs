@@ -72,7 +72,7 @@ pub trait LoopTarget: Send + Sync {
         &self,
         a: &Assignment<'_, 'c, 'a>,
         at: At<'c, 'a>,
-    ) -> Result<bool, String>;
+    ) -> Result<bool, ocannl_mlir::Error>;
 }
 
 /// Plain sequential loops: no kernel, no parallelism.
@@ -91,7 +91,7 @@ impl LoopTarget for Sequential {
         &self,
         _: &Assignment<'_, 'c, 'a>,
         _: At<'c, 'a>,
-    ) -> Result<bool, String> {
+    ) -> Result<bool, ocannl_mlir::Error> {
         Ok(false)
     }
 }
@@ -142,7 +142,7 @@ pub fn current() -> &'static dyn LoopTarget {
 /// The target an `ocannl-lower-to-loops` run uses: the one named (an
 /// error naming the known ones if there is none), or the default for an
 /// empty name.
-pub fn select(name: &str) -> Result<&'static dyn LoopTarget, String> {
+pub(crate) fn select(name: &str) -> Result<&'static dyn LoopTarget, String> {
     if name.is_empty() {
         return Ok(current());
     }
