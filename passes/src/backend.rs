@@ -37,8 +37,10 @@ pub trait Backend: Send + Sync {
     /// [`Backend::loop_target`], then `canonicalize` and `cse`
     /// ([`crate::pipelines::lower_to_loops`]). A backend that cleans up
     /// later (the CPU, after deduplicating its kernels, so that the cleanup
-    /// runs on each distinct kernel once) lowers only.
-    fn loops_pipeline(&self) -> crate::Pipeline {
+    /// runs on each distinct kernel once) lowers only. `options` are those
+    /// the module is compiled with (a CPU's `target-cpu` plans its kernels).
+    fn loops_pipeline(&self, options: &CompileOptions) -> crate::Pipeline {
+        let _ = options;
         crate::pipelines::lower_to_loops(Some(self.loop_target()))
     }
 

@@ -240,13 +240,15 @@ pub mod pipelines {
     }
 
     /// `ocannl-lower-to-loops{kernels=true}` for the loop target named
-    /// `target` (the process's default when `None`): each assignment's
-    /// loops outlined as a kernel as it is lowered, as
-    /// `ocannl-outline-kernels` would next, so that an assignment repeated
-    /// on other buffers is lowered once and otherwise only called.
-    pub fn lower_to_kernels(target: Option<&str>) -> Pipeline {
+    /// `target` (the process's default when `None`), planning for the CPU
+    /// named `cpu` when given: each assignment's loops outlined as a kernel
+    /// as it is lowered, as `ocannl-outline-kernels` would next, so that an
+    /// assignment repeated on other buffers is lowered once and otherwise
+    /// only called.
+    pub fn lower_to_kernels(target: Option<&str>, cpu: Option<&str>) -> Pipeline {
         let mut options = vec![("kernels", "true")];
         options.extend(target.map(|t| ("target", t)));
+        options.extend(cpu.map(|c| ("cpu", c)));
         Pipeline::new().pass_with("ocannl-lower-to-loops", options)
     }
 
@@ -313,7 +315,7 @@ pub mod pipelines {
         infer_shapes()
             .then(lower_to_assign(false))
             .then(optimize())
-            .then(lower_to_kernels(target))
+            .then(lower_to_kernels(target, None))
     }
 }
 

@@ -353,7 +353,7 @@ impl Compiler {
         job: &Job,
         inspect: impl FnOnce(&mut Module, &mut CompileOptions) -> Result<Vec<u8>, E>,
     ) -> Result<Output, E> {
-        let loops = self.backend.loops_pipeline();
+        let loops = self.backend.loops_pipeline(&self.options);
         let job_key = job.key();
         let loops_text = loops.to_string();
         let key: [&[u8]; 3] = [b"job 1", &job_key, loops_text.as_bytes()];
@@ -473,7 +473,7 @@ impl Compiler {
         keep: &[&str],
     ) -> Result<Box<dyn Executable>, Error> {
         ocannl_passes::keep_only(module, keep).map_err(Error::Prune)?;
-        self.lower(module, &self.backend.loops_pipeline())?;
+        self.lower(module, &self.backend.loops_pipeline(&self.options))?;
         self.backend
             .compile(self.context()?, module, &self.options)
             .map_err(Error::Backend)
@@ -489,7 +489,7 @@ impl Compiler {
         targets: &[String],
     ) -> Result<Vec<u8>, Error> {
         ocannl_passes::keep_only(module, keep).map_err(Error::Prune)?;
-        self.lower(module, &self.backend.loops_pipeline())?;
+        self.lower(module, &self.backend.loops_pipeline(&self.options))?;
         self.backend
             .artifact(self.context()?, module, &self.options, targets)
             .map_err(Error::Backend)

@@ -17,8 +17,11 @@
 //    LLVMContext (any number of threads at once).
 //  - `ocannl_jit_create`, `_add_object`, `_lookup`, `_destroy`: an ORC LLJIT
 //    linking the objects against the process and shared libraries.
-//  - `ocannl_jit_host`, `ocannl_jit_llvm_version`: what an object depends on
-//    besides its bitcode (for cache keys).
+//  - `ocannl_jit_describe`: the triple and features of a CPU LLVM knows by
+//    name (or of the host), what the parts are compiled for and what the
+//    kernels are planned for.
+//  - `ocannl_jit_llvm_version`: what an object depends on besides its
+//    bitcode and its machine (for cache keys).
 //
 // No C++ exception crosses into Rust: every entry point catches them. Bad
 // input (a module that does not translate, bytes that are not bitcode) is an
@@ -52,6 +55,7 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/OptimizationLevel.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -104,13 +108,17 @@ std::string errorText(llvm::Error err) {
   return s;
 }
 
-/// The native target, its asm printer and parser, registered once.
+/// Every target LLVM was built with, its asm printer and parser,
+/// registered once: the JIT runs code for the host, and ahead-of-time
+/// builds and plans may name a CPU of another architecture.
 void initializeTarget() {
   static std::once_flag once;
   std::call_once(once, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    llvm::InitializeNativeTargetAsmParser();
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+    llvm::InitializeAllAsmParsers();
   });
 }
 
@@ -126,21 +134,36 @@ std::string hostFeatures() {
   return features.getString();
 }
 
-/// A target machine for the host CPU, generating position-independent code
-/// at `level` (objects are linked by the JIT wherever their memory lands).
+/// What code is generated for: a triple, a CPU and its features.
+struct Machine {
+  std::string triple, cpu, features;
+};
+
+/// The machine the C ABI names (`triple`, `cpu`, `features`; an empty
+/// triple is the host, with its CPU and features).
+Machine machine(const char *triple, const char *cpu, const char *features) {
+  if (!triple || !*triple)
+    return {llvm::sys::getProcessTriple(), llvm::sys::getHostCPUName().str(),
+            hostFeatures()};
+  return {triple, cpu ? cpu : "", features ? features : ""};
+}
+
+/// A target machine for `m`, generating position-independent code at
+/// `level` (objects are linked by the JIT wherever their memory lands).
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
-hostTargetMachine(llvm::CodeGenOptLevel level) {
+targetMachine(const Machine &m, llvm::CodeGenOptLevel level) {
   initializeTarget();
-  llvm::Triple triple(llvm::sys::getProcessTriple());
+  llvm::Triple triple(m.triple);
   std::string error;
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "no LLVM target for the host: " + error);
+                                   "no LLVM target for " + m.triple + ": " +
+                                       error);
   llvm::TargetOptions options;
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
-      triple, llvm::sys::getHostCPUName(), hostFeatures(), options,
-      llvm::Reloc::PIC_, std::nullopt, level, /*JIT=*/false));
+      triple, m.cpu, m.features, options, llvm::Reloc::PIC_, std::nullopt,
+      level, /*JIT=*/false));
   if (!tm)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "cannot create a target machine for " +
@@ -373,14 +396,56 @@ void ocannl_jit_free(void *p) { std::free(p); }
 /// LLVM's version (`22.1.8`): a static string.
 const char *ocannl_jit_llvm_version(void) { return LLVM_VERSION_STRING; }
 
-/// The host CPU's name and features, `name;+f1,-f2,...` (freed with
-/// `ocannl_jit_free`; NULL when out of memory).
-char *ocannl_jit_host(void) {
+/// The machine of CPU `cpu` as `triple;cpu;+f1,+f2,...` in `*out` (freed
+/// with `ocannl_jit_free`): for an empty name the host's (its features as
+/// `+f`/`-f`); else the first of the host's triple, x86-64's and AArch64's
+/// whose LLVM target knows the name, with the features LLVM gives that CPU.
+char *ocannl_jit_describe(const char *cpu, char **out) {
   try {
-    return copyString(llvm::sys::getHostCPUName().str() + ";" +
-                      hostFeatures());
+    *out = nullptr;
+    initializeTarget();
+    std::string name = cpu ? cpu : "";
+    if (name.empty()) {
+      Machine m = machine(nullptr, nullptr, nullptr);
+      *out = copyString(m.triple + ";" + m.cpu + ";" + m.features);
+      return nullptr;
+    }
+    for (std::string t : {llvm::sys::getProcessTriple(),
+                          std::string("x86_64-unknown-linux-gnu"),
+                          std::string("aarch64-unknown-linux-gnu")}) {
+      llvm::Triple triple(t);
+      std::string error;
+      const llvm::Target *target =
+          llvm::TargetRegistry::lookupTarget(triple, error);
+      if (!target)
+        continue;
+      // Asked first of the generic CPU: LLVM warns on stderr when a
+      // subtarget is made for a CPU it does not know.
+      std::unique_ptr<llvm::MCSubtargetInfo> generic(
+          target->createMCSubtargetInfo(triple, "", ""));
+      if (!generic || !generic->isCPUStringValid(name))
+        continue;
+      std::unique_ptr<llvm::MCSubtargetInfo> sti(
+          target->createMCSubtargetInfo(triple, name, ""));
+      if (!sti)
+        continue;
+      std::vector<std::string> on;
+      for (const auto &kv : sti->getAllProcessorFeatures())
+        if (sti->getFeatureBits()[kv.Value])
+          on.push_back(std::string("+") + kv.Key);
+      std::sort(on.begin(), on.end());
+      std::string features;
+      for (auto &f : on)
+        features += (features.empty() ? "" : ",") + f;
+      *out = copyString(t + ";" + name + ";" + features);
+      return nullptr;
+    }
+    return fail("LLVM knows no CPU named '" + name +
+                "' (for x86-64: x86-64-v2, x86-64-v3, x86-64-v4, haswell, "
+                "znver3, skylake-avx512, sapphirerapids, ...; for AArch64: "
+                "neoverse-n1, neoverse-v1, apple-m1, ...)");
   } catch (...) {
-    return nullptr;
+    return fail("internal error while describing a CPU");
   }
 }
 
@@ -390,7 +455,8 @@ char *ocannl_jit_host(void) {
 /// linkage. On success `*out` holds the parts, in the module's order of
 /// their roots and the shared part (root "") last.
 char *ocannl_jit_split(MlirOperation module, const char *const *roots,
-                       size_t numRoots, OcannlJitParts **out) {
+                       size_t numRoots, const char *triple, const char *cpu,
+                       const char *features, OcannlJitParts **out) {
   try {
     *out = nullptr;
     mlir::Operation *op = unwrap(module);
@@ -421,7 +487,8 @@ char *ocannl_jit_split(MlirOperation module, const char *const *roots,
       return fail("cannot translate the module to LLVM IR" +
                   (diagnostics.empty() ? std::string()
                                        : ": " + diagnostics));
-    auto tm = hostTargetMachine(llvm::CodeGenOptLevel::Default);
+    auto tm = targetMachine(machine(triple, cpu, features),
+                            llvm::CodeGenOptLevel::Default);
     if (!tm)
       return fail(errorText(tm.takeError()));
     m->setDataLayout((*tm)->createDataLayout());
@@ -643,8 +710,9 @@ static void isolateReturnedAggregates(llvm::Function &f) {
 /// `*object` (freed with `ocannl_jit_free`) holds `*objectLen` bytes.
 /// Thread-safe: everything lives in a context of its own.
 char *ocannl_jit_compile(const uint8_t *bitcode, size_t len,
-                         unsigned optLevel, int slp, uint8_t **object,
-                         size_t *objectLen) {
+                         unsigned optLevel, int slp, const char *triple,
+                         const char *cpu, const char *features,
+                         uint8_t **object, size_t *objectLen) {
   try {
     *object = nullptr;
     *objectLen = 0;
@@ -669,7 +737,7 @@ char *ocannl_jit_compile(const uint8_t *bitcode, size_t len,
     static const llvm::CodeGenOptLevel cgLevels[] = {
         llvm::CodeGenOptLevel::None, llvm::CodeGenOptLevel::Less,
         llvm::CodeGenOptLevel::Default, llvm::CodeGenOptLevel::Aggressive};
-    auto tm = hostTargetMachine(cgLevels[optLevel]);
+    auto tm = targetMachine(machine(triple, cpu, features), cgLevels[optLevel]);
     if (!tm)
       return fail(errorText(tm.takeError()));
     m->setDataLayout((*tm)->createDataLayout());

@@ -42,11 +42,16 @@ impl Backend for Cpu {
     }
 
     fn loop_target(&self) -> &'static str {
-        target::Cpu.name()
+        target::CPU.name()
     }
 
-    fn loops_pipeline(&self) -> ocannl_passes::Pipeline {
-        ocannl_passes::pipelines::lower_to_kernels(Some(self.loop_target()))
+    /// Kernels planned for the machine of `target-cpu`, else that of
+    /// `OCANNL_TARGET_CPU` (the loop target's own), else the host.
+    fn loops_pipeline(&self, options: &CompileOptions) -> ocannl_passes::Pipeline {
+        ocannl_passes::pipelines::lower_to_kernels(
+            Some(self.loop_target()),
+            options.get("target-cpu"),
+        )
     }
 
     fn compile(
@@ -84,7 +89,7 @@ pub fn passes() -> [&'static ocannl_passes::framework::Pass; 1] {
 pub fn install() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
-        ocannl_passes::conversion::assign_to_loops::target::install(&target::Cpu);
+        ocannl_passes::conversion::assign_to_loops::target::install(&target::CPU);
         ocannl_passes::register_all();
         for pass in passes() {
             ocannl_passes::register_pass(pass);

@@ -57,7 +57,7 @@ pub use ocannl_runtime::{
 /// `threads`, how many threads compile the module's parts (default:
 /// `OCANNL_COMPILE_THREADS`, else the machine's parallelism); `slp`, LLVM's
 /// SLP vectorizer (`on` or `off`; default: [`SLP`]).
-pub const OPTION_NAMES: &[&str] = &["openmp", "threads", "slp"];
+pub const OPTION_NAMES: &[&str] = &["openmp", "threads", "slp", "target-cpu"];
 
 /// Whether LLVM's SLP vectorizer runs by default (the `slp` option): no.
 /// On the loop nests of the lowering it made no measurable difference to
@@ -331,6 +331,8 @@ pub struct Program {
     objects: Vec<Vec<u8>>,
     /// Whether the code calls the OpenMP runtime.
     parallel: bool,
+    /// What the objects were compiled for.
+    machine: jit::Machine,
 }
 
 /// The format of [`Program::serialize`]'s bundles.
@@ -353,7 +355,9 @@ impl Program {
         Levels::of(options, false)?;
         threads(options)?;
         slp(options)?;
-        Program::compile_checked(context, module, options).map_err(Error::compile)
+        let machine = jit::Machine::of(options)?;
+        machine.check_runs_here()?;
+        Program::compile_checked(context, module, options, &machine).map_err(Error::compile)
     }
 
     /// [`Program::compile`] once the options are checked.
@@ -361,6 +365,7 @@ impl Program {
         context: &Context,
         module: &mut Module,
         options: &CompileOptions,
+        machine: &jit::Machine,
     ) -> Result<Program, String> {
         // Peak memory from the routines' allocations, a kernel's own (its
         // packing buffers) counted while it runs; read before the host
@@ -410,7 +415,7 @@ impl Program {
         let t = Instant::now();
         let mut roots: Vec<String> = kernels.keys().cloned().collect();
         roots.sort();
-        let parts = jit::split(module, &roots).map_err(|e| e.to_string())?;
+        let parts = jit::split(module, &roots, machine).map_err(|e| e.to_string())?;
         phases.push(("translate", t.elapsed()));
 
         let t = Instant::now();
@@ -428,6 +433,7 @@ impl Program {
                 .collect(),
             slp,
             threads,
+            machine,
             cache: &cache,
         };
         let objects = jit::objects(&parts, &settings)?;
@@ -452,6 +458,7 @@ impl Program {
             stats,
             objects: objects.objects,
             parallel,
+            machine: machine.clone(),
         })
     }
 
@@ -461,7 +468,10 @@ impl Program {
     pub fn serialize(&self) -> Vec<u8> {
         let mut b = Bundle::default();
         b.push("format", PROGRAM_FORMAT);
-        b.push("host", format!("{} {}", jit::host(), jit::llvm_version()));
+        b.push(
+            "host",
+            format!("{} {}", self.machine.key(), jit::llvm_version()),
+        );
         b.push("parallel", if self.parallel { "1" } else { "0" });
         b.push(
             "status",
@@ -504,7 +514,9 @@ impl Program {
         let t = Instant::now();
         let damaged = || Error::format("a damaged or foreign compiled CPU program");
         let b = Bundle::from_bytes(bytes).ok_or_else(damaged)?;
-        let host = format!("{} {}", jit::host(), jit::llvm_version());
+        let machine = jit::Machine::of(options)?;
+        machine.check_runs_here()?;
+        let host = format!("{} {}", machine.key(), jit::llvm_version());
         if b.text("format") != Some(PROGRAM_FORMAT) || b.text("host") != Some(host.as_str()) {
             return Err(damaged());
         }
@@ -575,6 +587,7 @@ impl Program {
             stats,
             objects,
             parallel,
+            machine,
         })
     }
 
@@ -741,18 +754,20 @@ fn link(
 
 /// What decides a compiled program besides its module (for the cache of
 /// whole executables): the optimization level asked for, the work hint,
-/// the SLP vectorizer, the host CPU and LLVM's version; `None` (not
-/// cached) when the options are invalid, so that compiling reports them.
+/// the SLP vectorizer, the machine compiled for and LLVM's version; `None`
+/// (not cached) when the options are invalid, so that compiling reports
+/// them.
 pub fn cache_tag(options: &CompileOptions) -> Option<String> {
     options.check_names("cpu", OPTION_NAMES).ok()?;
     threads(options).ok()?;
     let slp = slp(options).ok()?;
+    let machine = jit::Machine::of(options).ok()?;
     Some(format!(
-        "{PROGRAM_FORMAT}; opt {:?}; work {:?}; once {:?}; slp {slp}; host {}; llvm {}",
+        "{PROGRAM_FORMAT}; opt {:?}; work {:?}; once {:?}; slp {slp}; machine {}; llvm {}",
         asked_level(options),
         options.work,
         options.run_once,
-        jit::host(),
+        machine.key(),
         jit::llvm_version()
     ))
 }

@@ -327,10 +327,11 @@ fn kernels_get_the_level_of_their_kind() {
 
 #[test]
 fn bad_input_is_an_error() {
-    let err = jit::compile(b"not bitcode", 2, true).expect_err("garbage is refused");
+    let host = jit::Machine::host();
+    let err = jit::compile(b"not bitcode", 2, true, host).expect_err("garbage is refused");
     assert_eq!(err.kind(), ocannl_runtime::Kind::Compile);
     assert!(err.to_string().contains("bitcode"), "{err}");
-    let err = jit::compile(b"", 2, true).expect_err("nothing is refused");
+    let err = jit::compile(b"", 2, true, host).expect_err("nothing is refused");
     assert!(err.to_string().contains("bitcode"), "{err}");
     // A truncated part.
     let context = context();
@@ -341,15 +342,15 @@ fn bad_input_is_an_error() {
         ocannl_cpu::pipeline::LOOPS_TO_LLVM_NAME,
     )
     .expect("lowers");
-    let parts = jit::split(&module, &["__ocannl_kernel_square".to_string()]).expect("splits");
+    let parts = jit::split(&module, &["__ocannl_kernel_square".to_string()], host).expect("splits");
     assert_eq!(parts.len(), 2);
     let half = &parts[0].bitcode[..parts[0].bitcode.len() / 2];
-    assert!(jit::compile(half, 1, false).is_err());
-    assert!(jit::compile(&parts[0].bitcode, 4, false).is_err());
-    assert!(jit::compile(&parts[0].bitcode, 1, false).is_ok());
+    assert!(jit::compile(half, 1, false, host).is_err());
+    assert!(jit::compile(&parts[0].bitcode, 4, false, host).is_err());
+    assert!(jit::compile(&parts[0].bitcode, 1, false, host).is_ok());
     // A module that is not in the LLVM dialect does not translate.
     let module = Module::parse(&context, &other_module()).expect("parses");
-    let err = jit::split(&module, &[]).expect_err("not translatable");
+    let err = jit::split(&module, &[], host).expect_err("not translatable");
     assert_eq!(err.kind(), ocannl_runtime::Kind::Compile);
     assert!(err.to_string().contains("cannot translate"), "{err}");
 }

@@ -1,4 +1,4 @@
-// RUN: ocannl-opt %s --ocannl-lower-to-loops --split-input-file | FileCheck %s
+// RUN: ocannl-opt %s --ocannl-lower-to-loops=cpu=x86-64-v4 --split-input-file | FileCheck %s
 
 // c[i, j] += a[i, k] * b[k, j] with one whole 8x32 tile: every buffer is
 // addressed flat; the tile's 8x2 vectors of 16 lanes are loaded, carried

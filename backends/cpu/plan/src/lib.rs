@@ -9,11 +9,14 @@
 //! - [`linear`]: cell indices as linear functions of the iterators, and
 //!   padded copies of operands.
 //! - [`parallel`]: when a loop nest is worth running on several cores.
+//! - [`target`]: the machine the kernels are planned for (vectors,
+//!   registers, caches).
 //!
 //! Architecture invariant: no MLIR.
 
 pub mod gather;
 pub mod linear;
+pub mod target;
 pub mod tiling;
 
 /// Reduction steps per packed block of the contraction kernel.

@@ -35,6 +35,7 @@ use ocannl_ops::{Accum, BinaryOp, NumOp};
 use crate::{
     gather::gather_form,
     linear::{padding, shifted, Linear, Padded},
+    target::Target,
     KERNEL_DEPTH, PARALLEL_WORK,
 };
 
@@ -188,19 +189,18 @@ impl Contraction {
     }
 }
 
-/// Vector lanes (of 64 bytes) and bytes of an element type; `None` where
-/// the kernel does not apply.
-pub fn element(elt: &str) -> Option<(u64, u64)> {
+/// Bytes of an element type; `None` where the kernel does not apply.
+pub fn element(elt: &str) -> Option<u64> {
     match elt {
-        "f32" => Some((16, 4)),
-        "f64" => Some((8, 8)),
+        "f32" => Some(4),
+        "f64" => Some(8),
         _ => None,
     }
 }
 
 /// The contraction plan of the assignment `lhs =accum= op(a, b)` over
 /// `space` with index lists `maps` (the result's first) into buffers of
-/// `dims` and elements `elt`, if the kernel applies.
+/// `dims` and elements `elt`, for `target`, if the kernel applies.
 pub fn plan_contraction(
     accum: Accum,
     op: NumOp,
@@ -208,6 +208,7 @@ pub fn plan_contraction(
     maps: &[Vec<Affine>],
     dims: &[Vec<u64>],
     elt: &str,
+    target: &Target,
 ) -> Option<Contraction> {
     if accum != Accum::Add
         || op != NumOp::Binary(BinaryOp::Mul)
@@ -216,7 +217,7 @@ pub fn plan_contraction(
     {
         return None;
     }
-    let (full_lanes, bytes) = element(elt)?;
+    let bytes = element(elt)?;
     if space
         .iter()
         .try_fold(1u64, |w, &d| w.checked_mul(d))
@@ -322,7 +323,7 @@ pub fn plan_contraction(
         .filter(|&d| lhs.uses(d) && d != i && !j.contains(&d))
         .collect();
     outer.sort_by_key(|&d| (!b.at.uses(d), std::cmp::Reverse(lhs.coef[d]), d));
-    let tile = choose_tile(space[i], cols, full_lanes);
+    let tile = choose_tile(space[i], cols, target, bytes);
     let k_steps: u64 = k.iter().map(|&d| space[d]).product();
     let m_tiles = space[i].div_ceil(tile.rows);
     let others_b: u64 = outer
@@ -335,8 +336,9 @@ pub fn plan_contraction(
         || (b_bytes > PACK_BYTES && m_tiles.saturating_mul(others_b) >= PACK_REUSE))
         .then(|| {
             let inner: u64 = k[1..].iter().map(|&d| space[d]).product();
+            let depth = pack_depth(target, tile.vectors * tile.lanes * bytes);
             Pack {
-                block: (KERNEL_DEPTH / inner.max(1)).clamp(1, space[k[0]]),
+                block: (depth / inner.max(1)).clamp(1, space[k[0]]),
             }
         });
     let outer_b = if pack.is_some() {
@@ -363,24 +365,49 @@ pub fn plan_contraction(
     Some(plan)
 }
 
-/// The tile for `m` rows and `n` columns with vectors of `lanes` cells:
-/// half vectors for at most half a vector of columns, one vector for at
-/// most one, else two; rows as many as the registers hold, fewer when that
+/// The tile for `m` rows and `n` columns of elements of `bytes` bytes on
+/// `target`: half vectors for at most half a vector of columns; else as
+/// many vectors as the columns fill, at most the target's row width (64
+/// bytes, and at least two vectors: 2 on AVX-512 and AVX2, 4 on NEON);
+/// rows as many as the registers hold (see [`max_rows`]), fewer when that
 /// costs less in all (see [`tile_rows`]).
-pub fn choose_tile(m: u64, n: u64, lanes: u64) -> Tile {
-    let (vectors, lanes) = if n <= lanes / 2 {
+pub fn choose_tile(m: u64, n: u64, target: &Target, bytes: u64) -> Tile {
+    let lanes = target.lanes(bytes);
+    let widest = (64 / target.vector_bytes).clamp(2, 4);
+    let (vectors, lanes) = if n <= lanes / 2 && lanes >= 2 {
         (1, lanes / 2)
-    } else if n <= lanes {
-        (1, lanes)
     } else {
-        (2, lanes)
+        (n.div_ceil(lanes).clamp(1, widest), lanes)
     };
-    let max_rows = if vectors == 1 { 16 } else { 12 };
     Tile {
-        rows: tile_rows(m, max_rows),
+        rows: tile_rows(m, max_rows(target, vectors)),
         vectors,
         lanes,
     }
+}
+
+/// The most rows of `vectors` accumulators that fit the target's vector
+/// registers with the row's loads of `b` (`vectors`) and the broadcast of
+/// `a` and one spare (2): 12 rows of 2 vectors or 16 of 1 on AVX-512
+/// (32 registers), 6 of 2 or 13 of 1 on AVX2 (16 registers), 6 of 4 on
+/// NEON (32 registers); never more than 16 (12 with several vectors),
+/// beyond which the tile's loads and stores no longer matter.
+pub fn max_rows(target: &Target, vectors: u64) -> u64 {
+    let cap = if vectors == 1 { 16 } else { 12 };
+    (target.vector_registers.saturating_sub(vectors + 2) / vectors.max(1)).clamp(1, cap)
+}
+
+/// Reduction steps per packed block of `b`: the panel of one block
+/// (`panel_row_bytes` per step) within the L1 data cache, a power of two
+/// from 64 to [`KERNEL_DEPTH`].
+pub fn pack_depth(target: &Target, panel_row_bytes: u64) -> u64 {
+    let fit = target.caches.l1d / panel_row_bytes.max(1);
+    let pow2 = if fit == 0 {
+        1
+    } else {
+        1u64 << (63 - fit.leading_zeros())
+    };
+    pow2.clamp(64, KERNEL_DEPTH)
 }
 
 /// The rows of a tile for `m` rows, at most `max`: all of them when they
@@ -442,7 +469,7 @@ mod tests {
     }
 
     fn plan(space: &[u64], maps: &[Vec<Affine>], dims: &[Vec<u64>]) -> Option<Contraction> {
-        plan_contraction(Accum::Add, MUL, space, maps, dims, "f32")
+        plan_contraction(Accum::Add, MUL, space, maps, dims, "f32", &Target::avx512())
     }
 
     /// (j, i, k, a's buffer) of a plan.
@@ -589,6 +616,140 @@ mod tests {
         }
     }
 
+    /// Registers a tile needs: its accumulators, a row of `b` and the
+    /// broadcast of `a`.
+    fn registers(t: &Tile) -> u64 {
+        t.rows * t.vectors + t.vectors + 1
+    }
+
+    #[test]
+    fn tiles_fit_the_registers_of_every_target() {
+        for target in [Target::avx512(), Target::avx2(), Target::neon()] {
+            for bytes in [4, 8] {
+                for m in [1, 3, 6, 7, 12, 13, 64, 100, 257, 1024] {
+                    for n in [2, 3, 4, 7, 8, 9, 16, 17, 32, 33, 64, 1000] {
+                        let t = choose_tile(m, n, &target, bytes);
+                        assert!(
+                            registers(&t) <= target.vector_registers,
+                            "{}: a {}x{} tile of {m}x{n} needs {} registers",
+                            target.cpu,
+                            t.rows,
+                            t.vectors,
+                            registers(&t)
+                        );
+                        assert_eq!(
+                            t.lanes * bytes,
+                            target.vector_bytes >> u64::from(t.lanes < target.lanes(bytes))
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn tiles_per_target() {
+        // AVX-512, as tuned there: 12 rows of 2 vectors of 16 f32, 16 rows
+        // of 1, half vectors for narrow results.
+        let t = Target::avx512();
+        assert_eq!(
+            choose_tile(1024, 1024, &t, 4),
+            Tile {
+                rows: 8,
+                vectors: 2,
+                lanes: 16
+            }
+        );
+        assert_eq!(
+            choose_tile(84, 1000, &t, 4),
+            Tile {
+                rows: 12,
+                vectors: 2,
+                lanes: 16
+            }
+        );
+        assert_eq!(
+            choose_tile(64, 16, &t, 4),
+            Tile {
+                rows: 16,
+                vectors: 1,
+                lanes: 16
+            }
+        );
+        assert_eq!(
+            choose_tile(64, 6, &t, 4),
+            Tile {
+                rows: 16,
+                vectors: 1,
+                lanes: 8
+            }
+        );
+        assert_eq!(
+            choose_tile(120, 1000, &t, 8),
+            Tile {
+                rows: 12,
+                vectors: 2,
+                lanes: 8
+            }
+        );
+        // AVX2: BLIS's 6x16 for f32 (6 rows of 2 vectors of 8).
+        let t = Target::avx2();
+        assert_eq!(
+            choose_tile(1024, 1024, &t, 4),
+            Tile {
+                rows: 4,
+                vectors: 2,
+                lanes: 8
+            }
+        );
+        assert_eq!(
+            choose_tile(96, 1024, &t, 4),
+            Tile {
+                rows: 6,
+                vectors: 2,
+                lanes: 8
+            }
+        );
+        assert_eq!(
+            choose_tile(26, 8, &t, 4),
+            Tile {
+                rows: 13,
+                vectors: 1,
+                lanes: 8
+            }
+        );
+        // NEON: 6 rows of 4 vectors of 4 f32.
+        let t = Target::neon();
+        assert_eq!(
+            choose_tile(96, 1024, &t, 4),
+            Tile {
+                rows: 6,
+                vectors: 4,
+                lanes: 4
+            }
+        );
+        assert_eq!(
+            choose_tile(96, 8, &t, 4),
+            Tile {
+                rows: 12,
+                vectors: 2,
+                lanes: 4
+            }
+        );
+    }
+
+    #[test]
+    fn pack_depth_from_the_l1_cache() {
+        // 2 vectors of 16 f32 per step: 128 bytes; 256 steps in 48 KiB.
+        let mut t = Target::avx512();
+        t.caches.l1d = 48 << 10;
+        assert_eq!(pack_depth(&t, 128), 256);
+        t.caches.l1d = 16 << 10;
+        assert_eq!(pack_depth(&t, 128), 128);
+        t.caches.l1d = 1 << 10;
+        assert_eq!(pack_depth(&t, 128), 64);
+    }
+
     #[test]
     fn multi_axis_reductions() {
         // y[b, o] += w[o, h, w, c] * x[b, h, w, c] (a dense layer after a
@@ -705,10 +866,23 @@ mod tests {
     fn refusals() {
         let (s, maps, dims) = matmul(64, 64, 64);
         // Only sums of products.
-        assert!(plan_contraction(Accum::Max, MUL, &s, &maps, &dims, "f32").is_none());
+        assert!(
+            plan_contraction(Accum::Max, MUL, &s, &maps, &dims, "f32", &Target::avx512()).is_none()
+        );
         let add_op = NumOp::Binary(BinaryOp::Add);
-        assert!(plan_contraction(Accum::Add, add_op, &s, &maps, &dims, "f32").is_none());
-        assert!(plan_contraction(Accum::Add, MUL, &s, &maps, &dims, "f16").is_none());
+        assert!(plan_contraction(
+            Accum::Add,
+            add_op,
+            &s,
+            &maps,
+            &dims,
+            "f32",
+            &Target::avx512()
+        )
+        .is_none());
+        assert!(
+            plan_contraction(Accum::Add, MUL, &s, &maps, &dims, "f16", &Target::avx512()).is_none()
+        );
         // No reduction: an outer product.
         assert!(plan(
             &[64, 64],

@@ -21,11 +21,14 @@ pub struct Jit {
 unsafe extern "C" {
     pub fn ocannl_jit_free(p: *mut c_void);
     pub fn ocannl_jit_llvm_version() -> *const c_char;
-    pub fn ocannl_jit_host() -> *mut c_char;
+    pub fn ocannl_jit_describe(cpu: *const c_char, out: *mut *mut c_char) -> *mut c_char;
     pub fn ocannl_jit_split(
         module: MlirOperation,
         roots: *const *const c_char,
         num_roots: usize,
+        triple: *const c_char,
+        cpu: *const c_char,
+        features: *const c_char,
         out: *mut *mut Parts,
     ) -> *mut c_char;
     pub fn ocannl_jit_parts_count(parts: *const Parts) -> usize;
@@ -43,6 +46,9 @@ unsafe extern "C" {
         len: usize,
         opt_level: u32,
         slp: c_int,
+        triple: *const c_char,
+        cpu: *const c_char,
+        features: *const c_char,
         object: *mut *mut u8,
         object_len: *mut usize,
     ) -> *mut c_char;

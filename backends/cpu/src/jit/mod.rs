@@ -28,7 +28,7 @@ use ocannl_runtime::cache::{Cache, Key};
 
 mod ffi;
 
-/// The layout of the cache's entries: an object file for the host, for
+/// The layout of the cache's entries: an object file for a machine, for
 /// the JIT to link (position-independent, small code model). Changed when
 /// what [`compile`] makes of the same bitcode changes.
 const OBJECT_FORMAT: &[u8] = b"ocannl-cpu object 2 (ELF, PIC, small code model)";
@@ -62,22 +62,183 @@ pub fn llvm_version() -> &'static str {
     })
 }
 
-/// The host CPU's name and LLVM's features of it (`name;+f1,-f2,...`),
-/// what the objects are compiled for.
-pub fn host() -> &'static str {
-    static HOST: OnceLock<String> = OnceLock::new();
-    HOST.get_or_init(|| {
-        // SAFETY: no arguments; the result is null or a malloc'd string.
-        let p = unsafe { ffi::ocannl_jit_host() };
-        if p.is_null() {
-            return "unknown".into();
+/// What code is compiled for: an LLVM triple, CPU and features. The host's
+/// by default; `OCANNL_TARGET_CPU` or the compile option `target-cpu`
+/// name another CPU LLVM knows (`x86-64-v3`, `skylake-avx512`,
+/// `neoverse-n1`), for which the kernels are then planned and the parts
+/// compiled: an AVX-512 machine runs AVX2 code so.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Machine {
+    pub triple: String,
+    pub cpu: String,
+    /// LLVM's feature string (`+avx2,+fma,...`; the host's also lists
+    /// what it lacks, `-avx512f`).
+    pub features: String,
+    /// Whether this is the host's description.
+    pub host: bool,
+}
+
+/// The environment variable naming the CPU to compile for.
+pub const TARGET_CPU_ENV: &str = "OCANNL_TARGET_CPU";
+
+impl Machine {
+    /// The host.
+    pub fn host() -> &'static Machine {
+        static HOST: OnceLock<Machine> = OnceLock::new();
+        HOST.get_or_init(|| {
+            describe("").unwrap_or_else(|_| Machine {
+                triple: "unknown".into(),
+                cpu: "unknown".into(),
+                features: String::new(),
+                host: true,
+            })
+        })
+    }
+
+    /// The CPU LLVM knows as `cpu` (an empty name, or `native`: the host).
+    pub fn named(cpu: &str) -> Result<Machine, ocannl_runtime::Error> {
+        static NAMED: Mutex<Vec<Machine>> = Mutex::new(Vec::new());
+        let cpu = cpu.trim();
+        if cpu.is_empty() || cpu == "native" || cpu == "host" {
+            return Ok(Machine::host().clone());
         }
-        // SAFETY: a NUL-terminated string allocated by the C++ side.
-        let text = unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned();
-        // SAFETY: freed once, not used after.
-        unsafe { ffi::ocannl_jit_free(p as *mut c_void) };
-        text
+        let mut known = NAMED.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = known.iter().find(|m| m.cpu == cpu) {
+            return Ok(m.clone());
+        }
+        let m = describe(cpu).map_err(ocannl_runtime::Error::argument)?;
+        known.push(m.clone());
+        Ok(m)
+    }
+
+    /// The machine the compile options ask for: the option `target-cpu`,
+    /// else [`TARGET_CPU_ENV`], else the host.
+    pub fn of(options: &ocannl_runtime::CompileOptions) -> Result<Machine, ocannl_runtime::Error> {
+        match options.get("target-cpu") {
+            Some(name) => Machine::named(name),
+            None => Machine::named(&std::env::var(TARGET_CPU_ENV).unwrap_or_default()),
+        }
+    }
+
+    /// `triple;cpu;features`: what an object depends on (cache keys).
+    pub fn key(&self) -> String {
+        format!("{};{};{}", self.triple, self.cpu, self.features)
+    }
+
+    /// Features it has (`+f`).
+    pub fn has(&self) -> Vec<&str> {
+        self.features
+            .split(',')
+            .filter_map(|f| f.strip_prefix('+'))
+            .collect()
+    }
+
+    /// The description the kernels are planned from (the OS's cache
+    /// sizes for the host, defaults for another CPU).
+    pub fn target(&self) -> ocannl_cpu_plan::target::Target {
+        use ocannl_cpu_plan::target::{host_caches, Caches, Target};
+        let caches = if self.host {
+            host_caches()
+        } else {
+            Caches::DEFAULT
+        };
+        Target::from_features(&self.triple, &self.cpu, &self.has(), caches)
+    }
+
+    /// Whether code for it runs on this host: the same architecture, and
+    /// no feature the host lacks.
+    pub fn check_runs_here(&self) -> Result<(), ocannl_runtime::Error> {
+        let host = Machine::host();
+        if self.host {
+            return Ok(());
+        }
+        let arch = |t: &str| t.split('-').next().unwrap_or_default().to_string();
+        if arch(&self.triple) != arch(&host.triple) {
+            return Err(ocannl_runtime::Error::argument(format!(
+                "the target CPU {} runs {} code; this host runs {} code",
+                self.cpu,
+                arch(&self.triple),
+                arch(&host.triple)
+            )));
+        }
+        let host_has = host.has();
+        let missing: Vec<&str> = self
+            .has()
+            .into_iter()
+            .filter(|f| !host_has.contains(f) && is_instruction_set(f))
+            .collect();
+        if !missing.is_empty() {
+            return Err(ocannl_runtime::Error::argument(format!(
+                "the target CPU {} has {}, which this host ({}) lacks",
+                self.cpu,
+                missing.join(", "),
+                host.cpu
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Whether an LLVM feature is a set of instructions the host must have to
+/// run code that uses it (not a tuning, such as `fast-gather` or
+/// `prefer-256-bit`, that LLVM lists among a CPU's features).
+fn is_instruction_set(feature: &str) -> bool {
+    const PREFIXES: &[&str] = &[
+        "avx", "sse", "fma", "f16c", "bmi", "popcnt", "lzcnt", "movbe", "amx", "vaes", "vpclmul",
+        "gfni", "sha", "aes", "pclmul", "neon", "sve", "fp-armv8", "fullfp16", "bf16", "i8mm",
+        "dotprod",
+    ];
+    PREFIXES.iter().any(|p| feature.starts_with(p))
+}
+
+/// LLVM's description of the CPU `cpu` (empty: the host).
+fn describe(cpu: &str) -> Result<Machine, String> {
+    let name = CString::new(cpu).map_err(|_| format!("a NUL byte in the CPU name {cpu:?}"))?;
+    let mut out: *mut c_char = std::ptr::null_mut();
+    // SAFETY: `name` is NUL-terminated and alive for the call; `out` is an
+    // out-pointer.
+    take_error(unsafe { ffi::ocannl_jit_describe(name.as_ptr(), &mut out) })?;
+    if out.is_null() {
+        return Err("internal error: no description".into());
+    }
+    // SAFETY: a NUL-terminated string allocated by the C++ side.
+    let text = unsafe { CStr::from_ptr(out) }
+        .to_string_lossy()
+        .into_owned();
+    // SAFETY: freed once, not used after.
+    unsafe { ffi::ocannl_jit_free(out as *mut c_void) };
+    let mut fields = text.splitn(3, ';');
+    let (Some(triple), Some(cpu_name), Some(features)) =
+        (fields.next(), fields.next(), fields.next())
+    else {
+        return Err(format!("internal error: a malformed description {text:?}"));
+    };
+    Ok(Machine {
+        triple: triple.into(),
+        cpu: cpu_name.into(),
+        features: features.into(),
+        host: cpu.is_empty(),
     })
+}
+
+/// The machine as the C ABI takes it.
+struct MachineText {
+    triple: CString,
+    cpu: CString,
+    features: CString,
+}
+
+impl MachineText {
+    fn of(m: &Machine) -> Result<MachineText, String> {
+        let c = |s: &str| {
+            CString::new(s).map_err(|_| "a NUL byte in the machine's description".to_string())
+        };
+        Ok(MachineText {
+            triple: c(&m.triple)?,
+            cpu: c(&m.cpu)?,
+            features: c(&m.features)?,
+        })
+    }
 }
 
 /// One part of a split module.
@@ -94,11 +255,16 @@ pub struct Part {
 /// wrappers `_mlir_<name>` of its external functions and splits it into
 /// parts: one per public function and per function of `roots`, in the
 /// module's order, and the shared part last if there is one.
-pub fn split(module: &Module, roots: &[String]) -> Result<Vec<Part>, ocannl_runtime::Error> {
-    split_text(module, roots).map_err(ocannl_runtime::Error::compile)
+pub fn split(
+    module: &Module,
+    roots: &[String],
+    machine: &Machine,
+) -> Result<Vec<Part>, ocannl_runtime::Error> {
+    split_text(module, roots, machine).map_err(ocannl_runtime::Error::compile)
 }
 
-fn split_text(module: &Module, roots: &[String]) -> Result<Vec<Part>, String> {
+fn split_text(module: &Module, roots: &[String], machine: &Machine) -> Result<Vec<Part>, String> {
+    let m = MachineText::of(machine)?;
     let names: Vec<CString> = roots
         .iter()
         .map(|r| CString::new(r.as_str()).map_err(|_| format!("a NUL byte in the name {r:?}")))
@@ -113,6 +279,9 @@ fn split_text(module: &Module, roots: &[String]) -> Result<Vec<Part>, String> {
             module.as_operation().to_raw(),
             pointers.as_ptr(),
             pointers.len(),
+            m.triple.as_ptr(),
+            m.cpu.as_ptr(),
+            m.features.as_ptr(),
             &mut parts,
         )
     })?;
@@ -154,15 +323,26 @@ fn split_text(module: &Module, roots: &[String]) -> Result<Vec<Part>, String> {
     Ok(out)
 }
 
-/// Compiles one part's bitcode into an object file for the host at
+/// Compiles one part's bitcode into an object file for `machine` at
 /// optimization level `level` (0 to 3; the IR pipeline `default<O{level}>`
 /// and code generation at that level), with LLVM's SLP vectorizer if
 /// `slp`. Any number of threads may compile at once.
-pub fn compile(bitcode: &[u8], level: u32, slp: bool) -> Result<Vec<u8>, ocannl_runtime::Error> {
-    compile_text(bitcode, level, slp).map_err(ocannl_runtime::Error::compile)
+pub fn compile(
+    bitcode: &[u8],
+    level: u32,
+    slp: bool,
+    machine: &Machine,
+) -> Result<Vec<u8>, ocannl_runtime::Error> {
+    compile_text(bitcode, level, slp, machine).map_err(ocannl_runtime::Error::compile)
 }
 
-fn compile_text(bitcode: &[u8], level: u32, slp: bool) -> Result<Vec<u8>, String> {
+fn compile_text(
+    bitcode: &[u8],
+    level: u32,
+    slp: bool,
+    machine: &Machine,
+) -> Result<Vec<u8>, String> {
+    let m = MachineText::of(machine)?;
     let mut object: *mut u8 = std::ptr::null_mut();
     let mut len = 0usize;
     // SAFETY: the bitcode is `bitcode.len()` readable bytes for the call;
@@ -173,6 +353,9 @@ fn compile_text(bitcode: &[u8], level: u32, slp: bool) -> Result<Vec<u8>, String
             bitcode.len(),
             level,
             c_int::from(slp),
+            m.triple.as_ptr(),
+            m.cpu.as_ptr(),
+            m.features.as_ptr(),
             &mut object,
             &mut len,
         )
@@ -188,15 +371,15 @@ fn compile_text(bitcode: &[u8], level: u32, slp: bool) -> Result<Vec<u8>, String
 }
 
 /// The cache key of a part's object: its bitcode, how it is compiled, and
-/// what else decides the object (the host CPU, LLVM's and the crate's
+/// what else decides the object (the machine, LLVM's and the crate's
 /// versions, the object's format).
-pub fn key(bitcode: &[u8], level: u32, slp: bool) -> Key {
+pub fn key(bitcode: &[u8], level: u32, slp: bool, machine: &Machine) -> Key {
     Key::of(&[
         OBJECT_FORMAT,
         bitcode,
         &level.to_le_bytes(),
         &[u8::from(slp)],
-        host().as_bytes(),
+        machine.key().as_bytes(),
         llvm_version().as_bytes(),
         env!("CARGO_PKG_VERSION").as_bytes(),
     ])
@@ -212,6 +395,8 @@ pub struct Settings<'a> {
     pub threads: NonZeroUsize,
     /// Where objects are looked up and stored.
     pub cache: &'a Cache,
+    /// What they are compiled for.
+    pub machine: &'a Machine,
 }
 
 /// The objects of a module's parts, and where they came from.
@@ -230,7 +415,7 @@ pub(crate) fn objects(parts: &[Part], settings: &Settings) -> Result<Objects, St
     let keys: Vec<Key> = parts
         .iter()
         .zip(&settings.levels)
-        .map(|(p, &level)| key(&p.bitcode, level, settings.slp))
+        .map(|(p, &level)| key(&p.bitcode, level, settings.slp, settings.machine))
         .collect();
     let mut objects: Vec<Option<Vec<u8>>> = keys
         .iter()
@@ -273,7 +458,12 @@ fn compile_all(parts: &[Part], which: &[usize], settings: &Settings) -> Vec<Comp
     let work = || loop {
         let k = next.fetch_add(1, Ordering::Relaxed);
         let Some(&i) = which.get(k) else { break };
-        let object = compile_text(&parts[i].bitcode, settings.levels[i], settings.slp);
+        let object = compile_text(
+            &parts[i].bitcode,
+            settings.levels[i],
+            settings.slp,
+            settings.machine,
+        );
         *results[k].lock().unwrap_or_else(|e| e.into_inner()) = Some(object);
     };
     let threads = settings.threads.get().min(which.len());

@@ -72,6 +72,12 @@ crate::define_pass!(
             "The loop target by name (cpu, gpu, sequential; default: the tool's target)"
         ),
         (
+            "cpu",
+            TEXT,
+            "",
+            "The CPU a CPU target plans its kernels for, as LLVM names it (x86-64-v3, skylake-avx512, neoverse-n1; default: OCANNL_TARGET_CPU, else the host)"
+        ),
+        (
             "kernels",
             BOOL,
             "false",
@@ -83,6 +89,11 @@ crate::define_pass!(
 
 fn run<'c, 'a>(module: OperationRef<'c, 'a>, options: &Options) -> PassResult<'c> {
     let target = target::select(options.text("target")).at(module.location())?;
+    let for_cpu = match options.text("cpu") {
+        "" => None,
+        cpu => Some(target.for_cpu(cpu).at(module.location())?),
+    };
+    let target: &dyn LoopTarget = for_cpu.as_deref().unwrap_or(target);
     let ops = ir::collect(module, |op| {
         op.name()
             .as_string_ref()

@@ -25,6 +25,15 @@ pub trait LoopTarget: Send + Sync {
     /// The target's name (`ocannl-lower-to-loops{target=NAME}`, logs).
     fn name(&self) -> &'static str;
 
+    /// The same target planning for the CPU LLVM knows as `cpu` (the pass
+    /// option `cpu=NAME`). Targets that plan for no CPU refuse.
+    fn for_cpu(&self, cpu: &str) -> Result<Box<dyn LoopTarget>, ocannl_mlir::Error> {
+        Err(ocannl_mlir::Error::unsupported(format!(
+            "the loop target '{}' plans for no CPU, not '{cpu}'",
+            self.name()
+        )))
+    }
+
     /// Whether a loop nest over `ranges` (half-open, outermost first) whose
     /// outermost iterations touch disjoint cells is worth running in
     /// parallel (as an `scf.parallel` outermost loop).
