@@ -8,7 +8,10 @@ build, JIT at O3, median of repeated runs) and through numpy (installed with
 pip into a local virtual environment, target/bench-venv), and prints GFLOP/s
 and the ratio to numpy, plus the JIT compile time of the MLP.
 
-Usage: python3 benches/vs_numpy.py [--quick]
+Usage: python3 benches/vs_numpy.py [--quick] [--isa avx2]
+
+`--isa avx2` restricts both sides to AVX2 (benchvenv.ISA_ENV) on a machine
+that has more.
 """
 import os
 import re
@@ -98,6 +101,7 @@ def time_numpy(fn, repeat):
 
 
 def main():
+    benchvenv.restrict_isa()
     ensure_numpy()
     import numpy as np
     build()
@@ -133,6 +137,7 @@ def main():
 
     theirs = time_numpy(mlp, 7)
     rows.append(("MLP 1024x256-256-256", flops / ours / 1e9, flops / theirs / 1e9))
+    print(benchvenv.cpu_banner())
     print(f"numpy {np.__version__}, {os.cpu_count()} cores")
     print(f"{'workload':<24}{'ocannl GFLOP/s':>16}{'numpy GFLOP/s':>16}{'ratio':>8}")
     for name, o, t in rows:

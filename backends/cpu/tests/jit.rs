@@ -530,3 +530,55 @@ fn calls_share_an_argument_in_place() {
     let e = other.share(0, &halve, 0).unwrap_err();
     assert_eq!(e.kind(), ocannl_runtime::Kind::Argument);
 }
+
+#[test]
+fn a_named_cpu_is_compiled_for_and_checked_against_the_host() {
+    let context = context();
+    let text = two_functions();
+    let host = jit::Machine::host();
+    let x86 = host.triple.starts_with("x86_64");
+    // A CPU every host of its architecture runs, and one of another.
+    let (older, foreign) = if x86 {
+        ("x86-64-v2", "neoverse-n1")
+    } else {
+        ("generic", "x86-64-v3")
+    };
+    let with = |cpu: Option<&str>| {
+        let mut o = CompileOptions {
+            cache: CacheDir::Off,
+            ..CompileOptions::default()
+        };
+        if let Some(cpu) = cpu {
+            o.set("target-cpu", cpu);
+        }
+        o
+    };
+    let native = results(&compile(&context, &text, &with(None)));
+    let named = results(&compile(&context, &text, &with(Some(older))));
+    assert!(close(&named.0, &native.0) && close(&named.1, &native.1));
+    // The machine is part of every cache key.
+    assert_ne!(
+        ocannl_cpu::runtime::cache_tag(&with(None)),
+        ocannl_cpu::runtime::cache_tag(&with(Some(older)))
+    );
+    let machine = jit::Machine::named(older).expect("LLVM knows it");
+    assert!(!machine.host && machine.cpu == older);
+    assert_ne!(jit::key(b"x", 2, false, &machine), jit::key(b"x", 2, false, host));
+    if x86 {
+        assert!(!machine.has().contains(&"avx2"), "{}", machine.features);
+        assert_eq!(machine.target().vector_bytes, 16);
+    }
+    let refused = |cpu: &str| {
+        let mut module = Module::parse(&context, &text).expect("the module parses");
+        match Program::compile(&context, &mut module, &with(Some(cpu))) {
+            Ok(_) => panic!("{cpu} compiled"),
+            Err(e) => e,
+        }
+    };
+    let e = refused("pentium-9000");
+    assert_eq!(e.kind(), ocannl_runtime::Kind::Argument);
+    assert!(e.to_string().contains("LLVM knows no CPU named 'pentium-9000'"), "{e}");
+    let e = refused(foreign);
+    assert_eq!(e.kind(), ocannl_runtime::Kind::Argument);
+    assert!(e.to_string().contains("code; this host runs"), "{e}");
+}
