@@ -11,7 +11,7 @@
 // LLVM-NEXT: ocannl-lower-to-assign{params-as-arguments=false}
 // LLVM-NEXT: ocannl-virtualize{
 // LLVM-NEXT: ocannl-simplify{
-// LLVM-NEXT: ocannl-lower-to-loops{cpu= kernels=true target=}
+// LLVM-NEXT: ocannl-lower-to-loops{cpu= explain=false kernels=true target=}
 // LLVM-NEXT: ocannl-outline-kernels{dedup=true explain=false}
 // LLVM-NEXT: func.func(
 // LLVM-NEXT: canonicalize{
@@ -26,7 +26,7 @@
 // NVVM-NEXT: ocannl-lower-to-assign{params-as-arguments=false}
 // NVVM-NEXT: ocannl-virtualize{
 // NVVM-NEXT: ocannl-simplify{
-// NVVM-NEXT: ocannl-lower-to-loops{cpu= kernels=false target=gpu}
+// NVVM-NEXT: ocannl-lower-to-loops{cpu= explain=false kernels=false target=gpu}
 // NVVM-NEXT: func.func(
 // NVVM-NEXT: canonicalize{
 // NVVM-NEXT: cse

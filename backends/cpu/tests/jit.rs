@@ -563,7 +563,10 @@ fn a_named_cpu_is_compiled_for_and_checked_against_the_host() {
     );
     let machine = jit::Machine::named(older).expect("LLVM knows it");
     assert!(!machine.host && machine.cpu == older);
-    assert_ne!(jit::key(b"x", 2, false, &machine), jit::key(b"x", 2, false, host));
+    assert_ne!(
+        jit::key(b"x", 2, false, &machine),
+        jit::key(b"x", 2, false, host)
+    );
     if x86 {
         assert!(!machine.has().contains(&"avx2"), "{}", machine.features);
         assert_eq!(machine.target().vector_bytes, 16);
@@ -577,7 +580,11 @@ fn a_named_cpu_is_compiled_for_and_checked_against_the_host() {
     };
     let e = refused("pentium-9000");
     assert_eq!(e.kind(), ocannl_runtime::Kind::Argument);
-    assert!(e.to_string().contains("LLVM knows no CPU named 'pentium-9000'"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("LLVM knows no CPU named 'pentium-9000'"),
+        "{e}"
+    );
     let e = refused(foreign);
     assert_eq!(e.kind(), ocannl_runtime::Kind::Argument);
     assert!(e.to_string().contains("code; this host runs"), "{e}");

@@ -208,6 +208,25 @@ impl Stmt {
 }
 
 impl Assignment {
+    /// Whether it is a contraction as the kernels of every target compute
+    /// one: `lhs += a * b` over a space with a reduced iterator (one no
+    /// index of the result mentions), each operand read by several points
+    /// (an iterator it does not mention), so that a kernel reuses operand
+    /// cells from registers or shared memory. Its operands are buffers:
+    /// virtualization inlines nothing into them.
+    pub fn is_contraction(&self) -> bool {
+        let mentions = |m: &[Affine], d: usize| m.iter().any(|e| e.mentions(d));
+        let dims = 0..self.space.len();
+        self.accum == Accum::Add
+            && self.op.as_op() == Some(NumOp::Binary(ocannl_ops::BinaryOp::Mul))
+            && self.rhs.len() == 2
+            && self.maps.len() == 3
+            && dims.clone().any(|d| !mentions(&self.maps[0], d))
+            && self.maps[1..]
+                .iter()
+                .all(|m| dims.clone().any(|d| !mentions(m, d)))
+    }
+
     /// That its parts fit together, whatever its buffers: one index map per
     /// buffer, indices of iterators and symbols that exist, a body that
     /// checks and reads no more operands than there are, sizes that fit an

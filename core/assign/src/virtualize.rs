@@ -21,6 +21,11 @@
 //!   node (inlined, the reader would see the new values);
 //! - a statement reading or writing it is malformed;
 //! - a reader reads it at a padded index, or pads differently;
+//! - a reader is a contraction (`lhs += a * b` reducing, each operand
+//!   reused: [`Assignment::is_contraction`]), which every target's kernel
+//!   computes from buffers (not in OCANNL, which has no such kernels:
+//!   inlined there, a contraction becomes a general accumulation in scalar
+//!   loops over its whole space);
 //! - a cell would be computed more often than the visit budget
 //!   (OCANNL's `max_visits`, 1 by default): reads that broadcast it, or
 //!   several readers. Constant expressions (OCANNL's scalar constexprs,
@@ -117,6 +122,10 @@ pub enum Refusal {
         visits: u64,
         budget: u64,
     },
+    /// A reader is a contraction ([`Assignment::is_contraction`]), which
+    /// the kernels compute from buffers: inlined, it would become a
+    /// general accumulation in scalar loops over the whole space.
+    ContractionOperand,
 }
 
 impl fmt::Display for Refusal {
@@ -158,6 +167,10 @@ impl fmt::Display for Refusal {
                 "each cell would be computed {visits} times (budget: {budget})"
             ),
             Refusal::Malformed => write!(f, "an assignment reading or writing it is malformed"),
+            Refusal::ContractionOperand => write!(
+                f,
+                "an operand of a contraction, which its kernel reads from a buffer"
+            ),
         }
     }
 }
@@ -437,6 +450,12 @@ fn decide(
         inputs_kept(stmts, index, p, &readers)?;
     }
     let visits = reads_per_cell(stmts, v, stmt.map(get), &readers)?;
+    if readers
+        .iter()
+        .any(|&c| matches!(get(c), Stmt::Accum(a) if a.is_contraction()))
+    {
+        return Err(Refusal::ContractionOperand);
+    }
     // Constant expressions (OCANNL's scalar constexprs: the body reads no
     // buffer) and copies are exempt from the budget.
     let exempt = body.is_trivial() || body.operand_count() == 0;
@@ -907,6 +926,60 @@ mod tests {
         };
         assert_eq!(rhs, &vec![0]);
         assert_eq!(op.cost(), 2, "{op}");
+    }
+
+    /// g[4,8] = 1 (a constant copy, exempt from the budget) read by the
+    /// contraction c[4,3] += g[i,k] * w[k,j]: g keeps its buffer, where
+    /// before it was inlined and the contraction became a sum of `w`.
+    #[test]
+    fn contraction_operands_keep_their_buffers() {
+        let r = Routine {
+            args: vec![Arg::Buffer { dims: vec![8, 3] }],
+            stmts: vec![
+                Stmt::Alloc {
+                    buf: 1,
+                    dims: vec![4, 8],
+                },
+                Stmt::Fill { buf: 1, value: 1.0 },
+                Stmt::Alloc {
+                    buf: 2,
+                    dims: vec![4, 3],
+                },
+                accum(
+                    2,
+                    vec![1, 0],
+                    Accum::Add,
+                    "mul",
+                    vec![4, 3, 8],
+                    vec![vec![d(0), d(1)], vec![d(0), d(2)], vec![d(2), d(1)]],
+                ),
+            ],
+            results: vec![2],
+        };
+        let Stmt::Accum(c) = &r.stmts[3] else {
+            unreachable!()
+        };
+        assert!(c.is_contraction());
+        let plan = virtualize(&r, &|_| NodeInfo::default(), Options::default());
+        let g = plan.decisions.iter().find(|x| x.buf == 1).unwrap();
+        assert_eq!(
+            (g.memory, g.refusal.clone()),
+            (Memory::Local, Some(Refusal::ContractionOperand))
+        );
+        // An element-wise product that sums (each operand read once) is no
+        // contraction.
+        let mut dot = c.clone();
+        dot.space = vec![4, 8];
+        dot.maps = vec![
+            vec![Affine::Const(0), Affine::Const(0)],
+            vec![d(0), d(1)],
+            vec![d(0), d(1)],
+        ];
+        assert!(!dot.is_contraction());
+        // Nor is a sum without a product.
+        let mut sum = c.clone();
+        sum.op = NumOp::parse_assign(2, "add").unwrap().into();
+        assert!(!sum.is_contraction());
     }
 
     #[test]

@@ -78,6 +78,12 @@ crate::define_pass!(
             "The CPU a CPU target plans its kernels for, as LLVM names it (x86-64-v3, skylake-avx512, neoverse-n1; default: OCANNL_TARGET_CPU, else the host)"
         ),
         (
+            "explain",
+            BOOL,
+            "false",
+            "Report, as a remark at the op, each contraction that no kernel of the target computes (a sum of at least 65536 points, at least 8 per cell of its buffers): it runs in scalar loops"
+        ),
+        (
             "kernels",
             BOOL,
             "false",
@@ -122,6 +128,7 @@ fn run<'c, 'a>(module: OperationRef<'c, 'a>, options: &Options) -> PassResult<'c
             checks: &mut checks,
             repeats: &mut repeats,
             outliner: outliner.as_mut(),
+            explain: options.flag("explain"),
         };
         lower(ctx, module, &op, target, &mut s).at(op.location())?;
         lowered.bury(op);
@@ -146,6 +153,8 @@ struct State<'s, 'c, 'a> {
     repeats: &'s mut repeat::Repeats<'c, 'a>,
     /// With `kernels=true`, what outlines each assignment's loops.
     outliner: Option<&'s mut Outliner<'c, 'a>>,
+    /// Report contractions left to scalar loops.
+    explain: bool,
 }
 
 fn lower<'c, 'a>(
@@ -203,7 +212,7 @@ fn lower<'c, 'a>(
                         globals,
                     )
                 }
-                _ => accum::lower(&e, target, inner, op),
+                _ => accum::lower(&e, target, inner, op, s.explain),
             };
             let none = &mut |_: &[OperationRef<'c, 'a>]| Ok(());
             if !target.runtime_checks() {
