@@ -333,6 +333,10 @@ fn run(cli: Cli) -> Result<(), Error> {
             training.as_secs_f64() * 1e3 / step as f64,
             (step * global) as f64 / training.as_secs_f64()
         );
+        // With OCANNL_PROFILE=1: the slowest kernels of the train step.
+        if let Some(profile) = trainer.profile() {
+            print!("{}", profile.report(10));
+        }
         if let Some(s) = trainer.collective_stats() {
             println!(
                 "{ranks} ranks: {} all-reduces of {} bytes, {:.3} ms each ({:.1}% of the training time)",

@@ -294,6 +294,10 @@ fn run() -> Result<(), Error> {
             train_time.as_secs_f64() * 1e6 / steps.max(1) as f64,
             (steps * global) as f64 / train_time.as_secs_f64()
         );
+        // With OCANNL_PROFILE=1: the slowest kernels of the train step.
+        if let Some(profile) = trainer.profile() {
+            print!("{}", profile.report(10));
+        }
         if let Some(s) = trainer.collective_stats() {
             println!(
                 "{ranks} ranks: {} all-reduces of {} bytes, {:.1} us each ({:.1}% of the training time)",

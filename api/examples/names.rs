@@ -241,6 +241,10 @@ fn run(cli: Cli) -> Result<(), Error> {
             training.as_secs_f64(),
             training.as_secs_f64() * 1e3 / cli.steps as f64
         );
+        // With OCANNL_PROFILE=1: the slowest kernels of the train step.
+        if let Some(profile) = trainer.profile() {
+            print!("{}", profile.report(10));
+        }
     }
     if let Some(dir) = &cli.save_data {
         save_data(dir, &words, len, &order)?;

@@ -283,6 +283,8 @@ pub struct Trainer {
     /// The train step, prepared: its arguments hold the params and the
     /// optimizer's state between steps.
     step: Step,
+    /// The executable of the train step (its profile).
+    program: Box<dyn Executable>,
     device: Device,
     /// The forward routine's module at the loops stage, compiled on first
     /// use.
@@ -808,7 +810,16 @@ impl Trainer {
             }),
             diagnostics,
             compiler,
+            program,
         })
+    }
+
+    /// The per-kernel profile of the train step's calls so far (the
+    /// init routine's too), when it was compiled to profile
+    /// (`OCANNL_PROFILE=1`, or the compile option `profile=on` of the CPU);
+    /// [`ocannl_runtime::Profile::report`] prints the slowest kernels.
+    pub fn profile(&self) -> Option<ocannl_runtime::Profile> {
+        self.program.profile()
     }
 
     /// One training step on a batch (one tensor per data input of the loss,

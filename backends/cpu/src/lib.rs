@@ -23,12 +23,17 @@
 
 use melior::{ir::Module, Context};
 use ocannl_passes::{conversion::assign_to_loops::target::LoopTarget, Backend};
-use ocannl_runtime::{CompileOptions, Executable};
+use std::time::Duration;
+
+use ocannl_runtime::{ArgInfo, CompileOptions, Error, Executable, HostValue, Session, Signature};
+use runtime::Program;
 
 pub mod jit;
 pub mod kernel;
 pub mod kernel_bare_ptrs;
 pub mod pipeline;
+pub mod profile_kernels;
+pub mod roof;
 pub mod runtime;
 pub mod target;
 
@@ -79,8 +84,8 @@ impl Backend for Cpu {
 }
 
 /// The CPU's own passes.
-pub fn passes() -> [&'static ocannl_passes::framework::Pass; 1] {
-    [&kernel_bare_ptrs::DEF]
+pub fn passes() -> [&'static ocannl_passes::framework::Pass; 2] {
+    [&kernel_bare_ptrs::DEF, &profile_kernels::DEF]
 }
 
 /// Makes the CPU the loop target of `ocannl-lower-to-loops`, and registers
@@ -97,4 +102,45 @@ pub fn install() {
         pipeline::register();
         ocannl_passes::register_backend(&Cpu);
     });
+}
+
+/// The CPU's executable: a [`Program`].
+impl Executable for Program {
+    fn signature(&self, entry: &str) -> Result<&Signature, Error> {
+        Program::signature(self, entry)
+    }
+
+    fn arg_info(&self, entry: &str) -> Result<&[ArgInfo], Error> {
+        self.args
+            .get(entry)
+            .map(Vec::as_slice)
+            .ok_or_else(|| Error::argument(format!("no function @{entry} in the module")))
+    }
+
+    fn prepare(&self, entry: &str, args: &[HostValue]) -> Result<Box<dyn Session>, Error> {
+        Ok(Box::new(Program::prepare(self, entry, args)?))
+    }
+
+    fn call(&self, entry: &str, args: &[HostValue]) -> Result<Vec<HostValue>, Error> {
+        Program::call(self, entry, args)
+    }
+
+    fn phases(&self) -> &[(&'static str, Duration)] {
+        &self.phases
+    }
+
+    fn stats(&self) -> Vec<(&'static str, u64)> {
+        self.stats.clone()
+    }
+
+    fn serialize(&self) -> Option<Vec<u8>> {
+        Some(Program::serialize(self))
+    }
+
+    /// The kernels' profile with the machine's measured roof.
+    fn profile(&self) -> Option<ocannl_runtime::Profile> {
+        let mut p = Program::profile(self)?;
+        p.roof_gflops = roof::fma_peak_gflops(&self.machine);
+        Some(p)
+    }
 }

@@ -42,18 +42,23 @@ pub const LINALG_TO_LLVM_NAME: &str = "ocannl-linalg-to-llvm";
 /// cleanup, [`ocannl_passes::backend::Backend::loops_pipeline`]); last, the
 /// kernels take their statically shaped buffers as bare pointers
 /// (`ocannl-kernel-bare-ptrs`), so that a call passes one pointer per
-/// buffer rather than a descriptor.
-pub fn outline() -> ocannl_passes::Pipeline {
-    ocannl_passes::pipelines::outline_kernels()
-        .then(ocannl_passes::pipelines::tidy())
-        .pass("ocannl-kernel-bare-ptrs")
+/// buffer rather than a descriptor. With `profile`, every kernel call is
+/// timed first (`ocannl-profile-kernels`).
+pub fn outline(profile: bool) -> ocannl_passes::Pipeline {
+    let p = ocannl_passes::pipelines::outline_kernels().then(ocannl_passes::pipelines::tidy());
+    let p = if profile {
+        p.pass("ocannl-profile-kernels")
+    } else {
+        p
+    };
+    p.pass("ocannl-kernel-bare-ptrs")
 }
 
 /// The whole pipeline from `ocannl_shape` to the LLVM dialect, on
 /// `builtin.module`.
 pub fn to_llvm() -> ocannl_passes::Pipeline {
     ocannl_passes::pipelines::to_kernels(None)
-        .then(outline())
+        .then(outline(false))
         .pass(LOOPS_TO_LLVM_NAME)
 }
 

@@ -57,7 +57,7 @@ pub use ocannl_runtime::{
 /// `threads`, how many threads compile the module's parts (default:
 /// `OCANNL_COMPILE_THREADS`, else the machine's parallelism); `slp`, LLVM's
 /// SLP vectorizer (`on` or `off`; default: [`SLP`]).
-pub const OPTION_NAMES: &[&str] = &["openmp", "threads", "slp", "target-cpu"];
+pub const OPTION_NAMES: &[&str] = &["openmp", "threads", "slp", "target-cpu", "profile"];
 
 /// Whether LLVM's SLP vectorizer runs by default (the `slp` option): no.
 /// On the loop nests of the lowering it made no measurable difference to
@@ -139,6 +139,50 @@ pub fn slp(options: &CompileOptions) -> Result<bool, Error> {
         return parse(&v, "OCANNL_SLP");
     }
     Ok(SLP)
+}
+
+/// Whether every kernel call is timed for [`Program::profile`]: the option
+/// `profile` (`on`/`off`); else `OCANNL_PROFILE` if set; else off.
+pub fn profile(options: &CompileOptions) -> Result<bool, Error> {
+    let parse = |v: &str, what: &str| match v.trim().to_ascii_lowercase().as_str() {
+        "on" | "true" | "1" | "yes" => Ok(true),
+        "off" | "false" | "0" | "no" | "" => Ok(false),
+        _ => Err(Error::argument(format!("{what} is on or off, not '{v}'"))),
+    };
+    if let Some(v) = options.get("profile") {
+        return parse(v, "the option 'profile'");
+    }
+    match std::env::var("OCANNL_PROFILE") {
+        Ok(v) => parse(&v, "OCANNL_PROFILE"),
+        Err(_) => Ok(false),
+    }
+}
+
+/// A row of the profile: a kernel, its kind, its work and bytes per call.
+#[derive(Clone, Debug, PartialEq)]
+struct ProfileRow {
+    name: String,
+    kind: String,
+    work: u64,
+    bytes: u64,
+}
+
+impl ProfileRow {
+    /// `name kind work bytes`, as `ocannl-profile-kernels` writes it.
+    fn parse(text: &str) -> Option<ProfileRow> {
+        let mut f = text.split(' ');
+        let (name, kind, work, bytes) = (f.next()?, f.next()?, f.next()?, f.next()?);
+        Some(ProfileRow {
+            name: name.into(),
+            kind: kind.into(),
+            work: work.parse().ok()?,
+            bytes: bytes.parse().ok()?,
+        })
+    }
+
+    fn encode(&self) -> String {
+        format!("{} {} {} {}", self.name, self.kind, self.work, self.bytes)
+    }
 }
 
 /// What an outlined kernel computes (its `ocannl.kernel_kind`), which
@@ -311,6 +355,8 @@ struct Compiled {
     checks: Vec<String>,
     /// The status words the compiled code writes when a check fails.
     status: Option<*mut i64>,
+    /// The profile's rows (calls, nanoseconds per kernel), when profiled.
+    profile: Option<*mut i64>,
     /// The JIT holding the code the pointers above point into (dropped
     /// last: it is declared last).
     _jit: Jit,
@@ -321,22 +367,24 @@ pub struct Program {
     compiled: Rc<Compiled>,
     signatures: HashMap<String, Result<Signature, ocannl_mlir::Error>>,
     /// What each argument of each public function is (the argument ABI).
-    args: HashMap<String, Vec<ArgInfo>>,
+    pub(crate) args: HashMap<String, Vec<ArgInfo>>,
     /// Per function, the most bytes its buffers take at once.
     peaks: HashMap<String, u64>,
     memory_limit: Option<u64>,
-    phases: Vec<(&'static str, Duration)>,
-    stats: Vec<(&'static str, u64)>,
+    pub(crate) phases: Vec<(&'static str, Duration)>,
+    pub(crate) stats: Vec<(&'static str, u64)>,
     /// The object files, kept for [`Program::serialize`].
     objects: Vec<Vec<u8>>,
     /// Whether the code calls the OpenMP runtime.
     parallel: bool,
     /// What the objects were compiled for.
-    machine: jit::Machine,
+    pub(crate) machine: jit::Machine,
+    /// The kernels the profile times (none when not profiled).
+    profile_rows: Vec<ProfileRow>,
 }
 
 /// The format of [`Program::serialize`]'s bundles.
-const PROGRAM_FORMAT: &str = "ocannl-cpu program 2";
+const PROGRAM_FORMAT: &str = "ocannl-cpu program 3";
 
 impl Program {
     /// Compiles a module at the loops stage: C interfaces for its public
@@ -355,6 +403,7 @@ impl Program {
         Levels::of(options, false)?;
         threads(options)?;
         slp(options)?;
+        profile(options)?;
         let machine = jit::Machine::of(options)?;
         machine.check_runs_here()?;
         Program::compile_checked(context, module, options, &machine).map_err(Error::compile)
@@ -375,8 +424,22 @@ impl Program {
             .map(|(name, f)| (name, peak_bytes(f)))
             .collect();
         let t = Instant::now();
-        ocannl_passes::run_pipeline(context, module, crate::pipeline::outline())
+        let profiled = profile(options).map_err(|e| e.to_string())?;
+        ocannl_passes::run_pipeline(context, module, crate::pipeline::outline(profiled))
             .map_err(|e| format!("outlining kernels: {e}"))?;
+        let profile_rows: Vec<ProfileRow> = module
+            .as_operation()
+            .attribute(crate::profile_kernels::TABLE)
+            .ok()
+            .and_then(|a| melior::ir::attribute::ArrayAttribute::try_from(a).ok())
+            .map(|a| {
+                (0..a.len())
+                    .filter_map(|i| a.element(i).ok())
+                    .filter_map(ocannl_mlir::attr::string_value)
+                    .filter_map(|t| ProfileRow::parse(&t))
+                    .collect()
+            })
+            .unwrap_or_default();
         let outline = t.elapsed();
         // Kernels' kinds are discardable attributes: read before lowering.
         let kernels: HashMap<String, Option<KernelKind>> = kernels(module).into_iter().collect();
@@ -440,7 +503,14 @@ impl Program {
         phases.push(("codegen", t.elapsed()));
 
         let t = Instant::now();
-        let compiled = link(&objects.objects, &libs, &signatures, checks, has_status)?;
+        let compiled = link(
+            &objects.objects,
+            &libs,
+            &signatures,
+            checks,
+            has_status,
+            profile_rows.len(),
+        )?;
         phases.push(("link", t.elapsed()));
         let stats = vec![
             ("parts", parts.len() as u64),
@@ -459,6 +529,38 @@ impl Program {
             objects: objects.objects,
             parallel,
             machine: machine.clone(),
+            profile_rows,
+        })
+    }
+
+    /// Every profiled kernel's calls and time so far (`None` when the
+    /// program was not compiled to profile); the roof is the caller's
+    /// (the `Executable` implementation adds [`crate::roof`]'s).
+    pub fn profile(&self) -> Option<ocannl_runtime::Profile> {
+        let rows = self.compiled.profile?;
+        let kernels = self
+            .profile_rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                // SAFETY: the global holds a row of two i64 per kernel of
+                // `profile_rows` (the pass made it so); the JIT that
+                // defines it lives as long as `compiled`; kernels write it
+                // only while a call runs, and a call borrows the program.
+                let (calls, ns) = unsafe { (*rows.add(2 * i), *rows.add(2 * i + 1)) };
+                ocannl_runtime::KernelProfile {
+                    name: r.name.clone(),
+                    kind: r.kind.clone(),
+                    calls: calls.max(0) as u64,
+                    seconds: ns.max(0) as f64 * 1e-9,
+                    work: r.work,
+                    bytes: r.bytes,
+                }
+            })
+            .collect();
+        Some(ocannl_runtime::Profile {
+            kernels,
+            roof_gflops: None,
         })
     }
 
@@ -501,6 +603,9 @@ impl Program {
         for c in &self.compiled.checks {
             b.push("check", c.as_str());
         }
+        for r in &self.profile_rows {
+            b.push("profile", r.encode());
+        }
         for o in &self.objects {
             b.push("object", o.clone());
         }
@@ -530,6 +635,7 @@ impl Program {
         let mut args: HashMap<String, Vec<ArgInfo>> = HashMap::new();
         let mut peaks = HashMap::new();
         let mut checks = vec![];
+        let mut profile_rows = vec![];
         let mut objects = vec![];
         for (name, bytes) in &b.sections {
             let text = || std::str::from_utf8(bytes).map_err(|_| damaged());
@@ -562,6 +668,7 @@ impl Program {
                     });
                 }
                 "check" => checks.push(text()?.to_string()),
+                "profile" => profile_rows.push(ProfileRow::parse(text()?).ok_or_else(damaged)?),
                 "object" => objects.push(bytes.clone()),
                 _ => {}
             }
@@ -569,8 +676,15 @@ impl Program {
         let libs = libraries(options, parallel).map_err(Error::device)?;
         let mut phases = vec![("load", t.elapsed())];
         let t = Instant::now();
-        let compiled =
-            link(&objects, &libs, &signatures, checks, has_status).map_err(Error::compile)?;
+        let compiled = link(
+            &objects,
+            &libs,
+            &signatures,
+            checks,
+            has_status,
+            profile_rows.len(),
+        )
+        .map_err(Error::compile)?;
         phases.push(("link", t.elapsed()));
         let stats = vec![
             ("parts", objects.len() as u64),
@@ -588,6 +702,7 @@ impl Program {
             objects,
             parallel,
             machine,
+            profile_rows,
         })
     }
 
@@ -713,6 +828,7 @@ fn link(
     signatures: &HashMap<String, Result<Signature, ocannl_mlir::Error>>,
     checks: Vec<String>,
     has_status: bool,
+    profile_rows: usize,
 ) -> Result<Compiled, String> {
     keep_freed_memory();
     let libs: Vec<&str> = libs.iter().map(String::as_str).collect();
@@ -744,10 +860,19 @@ fn link(
     } else {
         None
     };
+    let profile = if profile_rows > 0 {
+        let p = jit
+            .lookup(crate::profile_kernels::GLOBAL)
+            .map_err(|e| format!("internal error: no profile in the compiled module: {e}"))?;
+        Some(p.as_ptr() as *mut i64)
+    } else {
+        None
+    };
     Ok(Compiled {
         entries,
         checks,
         status,
+        profile,
         _jit: jit,
     })
 }
@@ -761,48 +886,16 @@ pub fn cache_tag(options: &CompileOptions) -> Option<String> {
     options.check_names("cpu", OPTION_NAMES).ok()?;
     threads(options).ok()?;
     let slp = slp(options).ok()?;
+    let profiled = profile(options).ok()?;
     let machine = jit::Machine::of(options).ok()?;
     Some(format!(
-        "{PROGRAM_FORMAT}; opt {:?}; work {:?}; once {:?}; slp {slp}; machine {}; llvm {}",
+        "{PROGRAM_FORMAT}; opt {:?}; work {:?}; once {:?}; slp {slp}; profile {profiled}; machine {}; llvm {}",
         asked_level(options),
         options.work,
         options.run_once,
         machine.key(),
         jit::llvm_version()
     ))
-}
-
-impl Executable for Program {
-    fn signature(&self, entry: &str) -> Result<&Signature, Error> {
-        Program::signature(self, entry)
-    }
-
-    fn arg_info(&self, entry: &str) -> Result<&[ArgInfo], Error> {
-        self.args
-            .get(entry)
-            .map(Vec::as_slice)
-            .ok_or_else(|| Error::argument(format!("no function @{entry} in the module")))
-    }
-
-    fn prepare(&self, entry: &str, args: &[HostValue]) -> Result<Box<dyn Session>, Error> {
-        Ok(Box::new(Program::prepare(self, entry, args)?))
-    }
-
-    fn call(&self, entry: &str, args: &[HostValue]) -> Result<Vec<HostValue>, Error> {
-        Program::call(self, entry, args)
-    }
-
-    fn phases(&self) -> &[(&'static str, Duration)] {
-        &self.phases
-    }
-
-    fn stats(&self) -> Vec<(&'static str, u64)> {
-        self.stats.clone()
-    }
-
-    fn serialize(&self) -> Option<Vec<u8>> {
-        Some(Program::serialize(self))
-    }
 }
 
 /// A function with its arguments laid out for the compiled code (it keeps

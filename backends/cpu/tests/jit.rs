@@ -589,3 +589,18 @@ fn a_named_cpu_is_compiled_for_and_checked_against_the_host() {
     assert_eq!(e.kind(), ocannl_runtime::Kind::Argument);
     assert!(e.to_string().contains("code; this host runs"), "{e}");
 }
+
+#[test]
+fn the_roof_is_measured_and_plausible() {
+    ocannl_cpu::install();
+    let host = jit::Machine::host();
+    let roof = ocannl_cpu::roof::fma_peak_gflops(host).expect("the host's roof is measured");
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    // Any CPU of the last twenty years does more than 1 GFLOP/s per core,
+    // and none more than 500 (two 512-bit f32 multiply-adds per cycle at
+    // 8 GHz: 512).
+    assert!(
+        roof / cores > 1.0 && roof / cores < 520.0,
+        "{roof} GFLOP/s on {cores} cores"
+    );
+}

@@ -41,11 +41,13 @@ pub mod bundle;
 pub mod cache;
 pub mod error;
 pub mod npy;
+pub mod profile;
 pub mod safetensors;
 
 /// An element type the runtimes exchange.
 pub use error::{Error, Kind};
 pub use ocannl_assign::Elt;
+pub use profile::{KernelProfile, Profile};
 
 /// The cells of a host tensor in its element type (row-major): the
 /// variant is the element type.
@@ -625,6 +627,13 @@ pub trait Executable {
     /// those compiled and those taken from the compilation cache).
     fn stats(&self) -> Vec<(&'static str, u64)> {
         vec![]
+    }
+
+    /// The per-kernel profile of every call so far, when the executable
+    /// was compiled to profile (the CPU: the compile option `profile`, or
+    /// `OCANNL_PROFILE=1`); `None` otherwise.
+    fn profile(&self) -> Option<Profile> {
+        None
     }
 
     /// What the backend does to run `entry`, as text (the GPU's host

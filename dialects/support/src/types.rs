@@ -86,6 +86,14 @@ pub fn memref_dims(ty: Type) -> Option<Vec<u64>> {
     static_dims(ty).map(|d| d.into_iter().map(|x| x.max(0) as u64).collect())
 }
 
+/// Static sizes of a vector; `None` for other types.
+pub fn vector_dims(ty: Type) -> Option<Vec<u64>> {
+    if !ty.is_vector() {
+        return None;
+    }
+    static_dims(ty).map(|d| d.into_iter().map(|x| x.max(0) as u64).collect())
+}
+
 /// `"f16"`, `"bf16"`, `"f32"` or `"f64"` for those types (checked without
 /// printing the type), `None` for others.
 pub fn float_name(ty: Type) -> Option<&'static str> {

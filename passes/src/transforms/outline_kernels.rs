@@ -113,7 +113,7 @@ crate::define_pass!(
             "Report per routine the number of kernels and of distinct ones as a remark"
         ),
     ],
-    r#"at the loops stage, moves every maximal loop nest of a routine (an `scf.for`/`scf.parallel`/`affine.for`/`affine.parallel` with no loop around it, possibly inside the `scf.if` guards of the run-time checks, which stay) into a kernel, a `func.func private` with `no_inline` (and `passthrough = ["noinline"]`, which the conversion to LLVM keeps), called in its place: the routine keeps its allocations, checks, calls and frees. A kernel's arguments are the values from outside the nest that it uses, in order of first use; constants (`arith.constant`, `memref.get_global`) are cloned into it (but for a constant marked `ocannl.kernel_argument`, passed as an argument: `ocannl-lower-to-loops` marks a uniform initialization's seed, scale and offset so, and the initializations of params of one shape share a kernel), and so is a guard's condition read from a global (the status of the run-time checks) when nothing but `arith` ops and reads lie between the read and the nest. Kernels equal up to their buffers are one function, named after the SHA-256 of its text (printed once per distinct kernel: one equivalent to a kernel already named, found by a structural hash and MLIR's `OperationEquivalence`, takes its name) (`@__ocannl_kernel_<16 hex digits>`, the same in every run and module; a name taken by another symbol or another kernel is extended, never merged); `dedup=false` keeps a function per nest. Each kernel has `ocannl.kernel_work` (iterations from static trip counts, saturating; absent when a bound is not constant) and `ocannl.kernel_kind` (`"contraction"` with `vector.fma`/`vector.contract` or a loop carrying values, else `"elementwise"`); `explain=true` reports `@F: N kernels, M distinct` per routine (the kernels it calls, outlined by this pass or before it). Ops other than loops (a `gpu.launch`) and loops under them are left alone; kernels are not outlined again. The CPU backend runs it before lowering to LLVM; the GPU's pipeline does not"#
+    r#"at the loops stage, moves every maximal loop nest of a routine (an `scf.for`/`scf.parallel`/`affine.for`/`affine.parallel` with no loop around it, possibly inside the `scf.if` guards of the run-time checks, which stay) into a kernel, a `func.func private` with `no_inline` (and `passthrough = ["noinline"]`, which the conversion to LLVM keeps), called in its place: the routine keeps its allocations, checks, calls and frees. A kernel's arguments are the values from outside the nest that it uses, in order of first use; constants (`arith.constant`, `memref.get_global`) are cloned into it (but for a constant marked `ocannl.kernel_argument`, passed as an argument: `ocannl-lower-to-loops` marks a uniform initialization's seed, scale and offset so, and the initializations of params of one shape share a kernel), and so is a guard's condition read from a global (the status of the run-time checks) when nothing but `arith` ops and reads lie between the read and the nest. Kernels equal up to their buffers are one function, named after the SHA-256 of its text (printed once per distinct kernel: one equivalent to a kernel already named, found by a structural hash and MLIR's `OperationEquivalence`, takes its name) (`@__ocannl_kernel_<16 hex digits>`, the same in every run and module; a name taken by another symbol or another kernel is extended, never merged); `dedup=false` keeps a function per nest. Each kernel has `ocannl.kernel_work` (iterations from static trip counts, saturating; absent when a bound is not constant), `ocannl.kernel_madds` (multiply-adds: each `vector.fma`, `math.fma` or `arith.mulf` times its lanes and the trips around it; absent without any or when a bound is not constant) and `ocannl.kernel_kind` (`"contraction"` with `vector.fma`/`vector.contract` or a loop carrying values, else `"elementwise"`); `explain=true` reports `@F: N kernels, M distinct` per routine (the kernels it calls, outlined by this pass or before it). Ops other than loops (a `gpu.launch`) and loops under them are left alone; kernels are not outlined again. The CPU backend runs it before lowering to LLVM; the GPU's pipeline does not"#
 );
 
 /// The loop ops whose outermost instances become kernels.
@@ -150,6 +150,10 @@ pub const ELEMENTWISE: &str = "elementwise";
 
 /// The kernel attribute holding its iterations.
 pub const WORK: &str = "ocannl.kernel_work";
+/// A kernel's multiply-adds per call (each `vector.fma`, `math.fma` or
+/// `arith.mulf` times its lanes and the trips of the loops around it; a
+/// masked tail counted whole), when every trip count is static.
+pub const MADDS: &str = "ocannl.kernel_madds";
 
 fn run<'c>(module: OperationRef<'c, '_>, options: &Options) -> PassResult<'c> {
     let dedup = options.flag("dedup");
@@ -561,13 +565,18 @@ fn outline<'c, 'a>(
     } else {
         inner_work(nest)
     };
+    let int = |w: u64| {
+        IntegerAttribute::new(
+            IntegerType::new(ctx, 64).into(),
+            i64::try_from(w).unwrap_or(i64::MAX),
+        )
+        .into()
+    };
     if let Some(w) = work {
-        let w = i64::try_from(w).unwrap_or(i64::MAX);
-        ir::set_attribute(
-            kernel,
-            WORK,
-            IntegerAttribute::new(IntegerType::new(ctx, 64).into(), w).into(),
-        );
+        ir::set_attribute(kernel, WORK, int(w));
+    }
+    if let Some(m) = madds(nest).filter(|&m| m > 0) {
+        ir::set_attribute(kernel, MADDS, int(m));
     }
     // Its name, or the existing kernel of the same text: a kernel
     // equivalent to one this run named already takes its name unprinted.
@@ -663,6 +672,38 @@ fn inner_work(op: OperationRef) -> Option<u64> {
         }
     }
     Some(total)
+}
+
+/// The multiply-adds of `op` (see [`MADDS`]); `None` when a loop's trip
+/// count is not static.
+fn madds(op: OperationRef) -> Option<u64> {
+    let name = ir::name(&op);
+    let own: u64 = match name.as_str() {
+        "vector.fma" | "math.fma" | "arith.mulf" => op
+            .result(0)
+            .ok()
+            .and_then(|r| ocannl_mlir::types::vector_dims(r.r#type()))
+            .map_or(1, |d| d.iter().product()),
+        _ => 0,
+    };
+    let mut inner = 0u64;
+    for region in op.regions() {
+        let mut block = region.first_block();
+        while let Some(b) = block {
+            let mut cur = b.first_operation();
+            while let Some(o) = cur {
+                inner = inner.saturating_add(madds(o)?);
+                cur = o.next_in_block();
+            }
+            block = b.next_in_region();
+        }
+    }
+    let inner = if LOOPS.contains(&name.as_str()) {
+        trips(op)?.saturating_mul(inner)
+    } else {
+        inner
+    };
+    Some(own.saturating_add(inner))
 }
 
 /// The static trip count of a loop op.

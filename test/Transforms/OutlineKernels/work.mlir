@@ -4,7 +4,9 @@
 // counts (ocannl.kernel_work: a loop's trips times what it holds, siblings
 // and both branches of an if summed; absent when a bound is not a constant),
 // and its kind (ocannl.kernel_kind: "contraction" with vector.fma or
-// vector.contract, or a loop carrying values; else "elementwise").
+// vector.contract, or a loop carrying values; else "elementwise"), and its
+// multiply-adds (ocannl.kernel_madds: each fma or mulf times its lanes and
+// the trips around it; absent without any).
 
 // scf.parallel: the product of its dims' trips (2 x 3, steps of 2 and 1
 // over [0, 4) and [1, 4)), times the 5 + 7 iterations of the two loops in it.
@@ -123,6 +125,6 @@ func.func @reduce(%a: memref<4x8xf32>, %r: memref<4xf32>) {
 // CHECK: func.func private @[[AFF]](
 // CHECK-SAME: ocannl.kernel_work = 4 : i64
 // CHECK: func.func private @[[FMA]](
-// CHECK-SAME: ocannl.kernel_kind = "contraction", ocannl.kernel_work = 4 : i64
+// CHECK-SAME: ocannl.kernel_kind = "contraction", ocannl.kernel_madds = 32 : i64, ocannl.kernel_work = 4 : i64
 // CHECK: func.func private @[[RED]](
 // CHECK-SAME: ocannl.kernel_kind = "contraction", ocannl.kernel_work = 32 : i64

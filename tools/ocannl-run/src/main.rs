@@ -67,6 +67,15 @@ struct Cli {
     /// CPU's parts, those compiled and those taken from the cache).
     #[arg(long)]
     time_phases: bool,
+    /// Time every kernel the entry calls and print the slowest ones after
+    /// the runs: calls, time, GFLOP/s (a contraction) or GB/s, and the
+    /// share of the machine's multiply-add roof (`--backend-option
+    /// profile=on`; `OCANNL_PROFILE=1` profiles without printing)
+    #[arg(long)]
+    profile: bool,
+    /// With `--profile`: how many kernels to print
+    #[arg(long, default_value_t = 15, requires = "profile")]
+    profile_top: usize,
     /// LLVM optimization level of the JIT (0 to 3), for all the code; by
     /// default the backend's choice (the CPU: 3, and for a module with
     /// outlined kernels at most 2 for contractions and 1 for the rest).
@@ -288,6 +297,9 @@ impl Cli {
             memory_limit: self.memory_limit(),
             ..backend.default_options()
         };
+        if self.profile {
+            options.set("profile", "on");
+        }
         for (k, v) in &self.backend_options {
             options.set(k, v);
         }
@@ -474,6 +486,15 @@ fn run(cli: &Cli) -> Result<(), String> {
             ms(median),
             ms(sorted[0])
         );
+    }
+    if cli.profile {
+        match program.profile() {
+            Some(p) => print!("{}", p.report(cli.profile_top)),
+            None => eprintln!(
+                "warning: the {} backend did not profile the entry",
+                cli.device
+            ),
+        }
     }
     report(&*program);
     Ok(())

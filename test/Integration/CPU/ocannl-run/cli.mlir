@@ -33,7 +33,7 @@
 // SHORT: short.npy has 12 bytes of data but its header (shape [4], dtype <f4) describes 16
 // ONES: [2, 2, 2, 2]
 // DEVICE: unknown backend 'nope' (the registered backends: cpu, cuda)
-// OPTION: the cpu backend has no option 'chip' (its options: openmp, threads, slp, target-cpu)
+// OPTION: the cpu backend has no option 'chip' (its options: openmp, threads, slp, target-cpu, profile)
 // THREADS: the option 'threads' must be a positive number of threads, not '0'
 // THREADS-ENV: OCANNL_COMPILE_THREADS must be a positive number of threads, not 'many'
 // SLP: the option 'slp' is on or off, not 'maybe'
