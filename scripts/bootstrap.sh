@@ -7,7 +7,8 @@
 # nvidia-cuda-nvcc-cu12 wheel (PyPI), unpacked under target/tools, for the
 # GPU target's tests (checking the PTX; math functions in kernels); and
 # OpenMPI (data-parallel training: mpirun and the library the `mpi` crate
-# binds, through libclang).
+# binds, through libclang); an AArch64 cross C toolchain and qemu-user (the
+# kernels compiled ahead of time for Arm and run under qemu-aarch64).
 # Does nothing when everything is already installed.
 set -euo pipefail
 
@@ -15,6 +16,7 @@ packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools libpolly-22-dev libomp-22-dev
   libclang1-22 libclang-common-22-dev libzstd-dev zlib1g-dev g++ python3 python3-pip
   dataset-fashion-mnist wamerican openmpi-bin libopenmpi-dev
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 )
 
 missing=()

@@ -77,11 +77,31 @@ if cc:
     config.substitutions.append(("%cc", cc))
 config.substitutions.append(("%llvm_lib", os.path.join(llvm_prefix, "lib")))
 
+# Arm ahead of time: Debian's AArch64 cross compiler and qemu-user (the
+# README's set-up installs both), and the pipeline from assignments to the
+# LLVM dialect with the kernels planned for Neoverse N1 or for the host.
+aarch64_cc = shutil.which("aarch64-linux-gnu-gcc")
+qemu = shutil.which("qemu-aarch64")
+if aarch64_cc and qemu:
+    config.available_features.add("aarch64-cross")
+    config.substitutions.append(("%aarch64_cc", aarch64_cc))
+    config.substitutions.append(("%qemu_aarch64", f"{qemu} -L /usr/aarch64-linux-gnu"))
+
+
 # (Less its first pass, `ocannl-check-lowered`, the project's own: stock
 # `mlir-opt` runs the upstream conversions.)
 config.substitutions.append(("%llvm_pipeline", expanded_pipeline("ocannl-loops-to-llvm")
                              .replace("ocannl-check-lowered,", "", 1)))
 config.substitutions.append(("%linalg_llvm_pipeline", expanded_pipeline("ocannl-linalg-to-llvm")))
+# (From assignments, each function with a C interface.)
+_to_llvm = (expanded_pipeline("ocannl-to-llvm")
+            .replace("builtin.module(", "builtin.module(func.func(llvm-request-c-wrappers),", 1)
+            .replace("ocannl-infer-shapes{explain=false},", "", 1)
+            .replace("ocannl-lower-to-assign{params-as-arguments=false},", "", 1))
+if "ocannl-lower-to-loops{cpu=" not in _to_llvm:
+    lit_config.fatal(f"unexpected ocannl-to-llvm pipeline: {_to_llvm}")
+config.substitutions.append(("%assign_to_llvm_neon", _to_llvm.replace("{cpu=", "{cpu=neoverse-n1", 1)))
+config.substitutions.append(("%assign_to_llvm_host", _to_llvm))
 
 # The GPU: a CUDA toolkit's libdevice (math functions in kernels) and ptxas
 # (checks the PTX), from CUDA_ROOT (or CUDA_HOME, CUDA_PATH), the
