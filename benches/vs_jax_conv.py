@@ -15,7 +15,15 @@ build, JIT at O3, median of repeated runs; the gradient through `--train`'s
 runs. Prints GFLOP/s (counting 2 * output cells * kernel cells per
 convolution, three of them for the gradient) and the ratio.
 
-Usage: python3 benches/vs_jax_conv.py [--quick]
+Then train steps (forward, backprop and an SGD update, the optimizations
+on) of a LeNet-like pair of convolutions (5x5 to 6 channels, relu, 5x5 to
+16, loss = sum; batch 64 of 28x28 images) in every form a model writes:
+the batch in the batch row (`b|...`) or as an output axis, padded or
+valid, stride 1 or 2; ours through `ocannl-run --train --entry
+f_train_step`, JAX's the same step jitted (`jax.grad`, `p - lr * g`).
+Prints milliseconds per step and the ratio.
+
+Usage: python3 benches/vs_jax_conv.py [--quick] [--isa avx2]
 """
 import os
 import re
@@ -94,6 +102,25 @@ def gradient_module(batch, size, cin, cout, kernel, padding):
 """
 
 
+def pair_module(batch_row, padded, stride):
+    """The conv pair's loss, the image as data and both kernels as params."""
+    pad = "=+" if padded else "<+"
+    b = "b|" if batch_row else "b, "
+    spec = f"{b}{stride}*oh{pad}kh, {stride}*ow{pad}kw, ic; kh, kw, ic -> oc => {b}oh, ow, oc"
+    tx = tensor("64|28,28,1" if batch_row else "64,28,28,1")
+    t1, t2, q = tensor("5,5,1->6"), tensor("5,5,6->16"), tensor("?")
+    return f"""func.func @f(%x: {tx}) -> {q} {{
+  %w1 = "ocannl_shape.param"() {{name = "w1"}} : () -> {t1}
+  %w2 = "ocannl_shape.param"() {{name = "w2"}} : () -> {t2}
+  %y1 = "ocannl_shape.einsum"(%x, %w1) {{spec = "{spec}"}} : ({tx}, {t1}) -> {q}
+  %h = "ocannl_shape.pointwise_unary"(%y1) {{op = "relu"}} : ({q}) -> {q}
+  %y2 = "ocannl_shape.einsum"(%h, %w2) {{spec = "{spec}"}} : ({q}, {t2}) -> {q}
+  %l = "ocannl_shape.einsum"(%y2) {{spec = "... => 0"}} : ({q}) -> {q}
+  return %l : {q}
+}}
+"""
+
+
 def run_ocannl(text, entry, nargs, repeat, train=False):
     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
         f.write(text)
@@ -103,6 +130,8 @@ def run_ocannl(text, entry, nargs, repeat, train=False):
         cmd.append("--train")
     for i in range(nargs):
         cmd += ["--arg", f"random:{i + 1}"]
+    if entry.endswith("_train_step"):
+        cmd += ["--arg", "fill:0.0001"]
     out = subprocess.check_output(cmd, text=True)
     os.unlink(path)
     return float(re.search(r"median ([0-9.]+) ms", out).group(1)) / 1e3
@@ -121,6 +150,7 @@ def time_jax(fn, args, repeat):
 
 
 def main():
+    benchvenv.restrict_isa()
     ensure_jax()
     import jax
     import jax.numpy as jnp
@@ -151,11 +181,37 @@ def main():
                           repeat, train=True)
         theirs = time_jax(grad, (x, w, g), repeat)
         rows.append((f"{name} gradient", 3 * flops / ours / 1e9, 3 * flops / theirs / 1e9))
+    steps = []
+    x = jnp.asarray(rng.random((64, 28, 28, 1), dtype=np.float32))
+    w1 = jnp.asarray(rng.random((5, 5, 1, 6), dtype=np.float32) * 0.1)
+    w2 = jnp.asarray(rng.random((5, 5, 6, 16), dtype=np.float32) * 0.1)
+    for padded in (False, True):
+        for stride in (1, 2):
+            def loss(ws, x, padded=padded, stride=stride):
+                c = lambda x, w: lax.conv_general_dilated(
+                    x, w, (stride, stride), "SAME" if padded else "VALID",
+                    dimension_numbers=("NHWC", "HWIO", "NHWC"))
+                return jnp.sum(c(jax.nn.relu(c(x, ws[0])), ws[1]))
+
+            step = jax.jit(lambda ws, x: jax.tree_util.tree_map(
+                lambda w, g: w - 1e-4 * g, ws, jax.grad(loss)(ws, x)))
+            theirs = time_jax(step, ((w1, w2), x), repeat)
+            for batch_row in (True, False):
+                ours = run_ocannl(pair_module(batch_row, padded, stride), "f_train_step", 3, repeat,
+                                  train=True)
+                form = (f"{'batch row' if batch_row else 'batch axis'}, "
+                        f"{'padded' if padded else 'valid'}, stride {stride}")
+                steps.append((form, ours * 1e3, theirs * 1e3))
+    print(benchvenv.cpu_banner())
     print(f"jax {jax.__version__} ({jax.devices()[0].platform}), {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.2f}")
     print(f"{'workload':<36}{'ocannl GFLOP/s':>16}{'XLA GFLOP/s':>14}{'ratio':>8}")
     for name, o, t in rows:
         print(f"{name:<36}{o:>16.2f}{t:>14.2f}{o / t:>8.2f}")
+    print(f"\nconv pair train step (SGD), batch 64   {'ocannl ms':>10}{'JAX ms':>10}{'ratio':>8}")
+    for form, o, t in steps:
+        print(f"  {form:<36}{o:>10.2f}{t:>10.2f}{o / t:>8.2f}")
+    print("  (ratio: ocannl / JAX; below 1: faster)")
 
 
 if __name__ == "__main__":
