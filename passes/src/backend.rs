@@ -159,9 +159,6 @@ pub fn compile_cached<E>(
     let mut parts: Vec<&[u8]> = vec![
         b"executable 1",
         env!("CARGO_PKG_VERSION").as_bytes(),
-        // The compiler's sources: a rebuilt compiler never loads what
-        // another made of the same module.
-        env!("OCANNL_BUILD_ID").as_bytes(),
         backend.name().as_bytes(),
         tag.as_bytes(),
     ];

@@ -356,7 +356,14 @@ impl Compiler {
         let loops = self.backend.loops_pipeline(&self.options);
         let job_key = job.key();
         let loops_text = loops.to_string();
-        let key: [&[u8]; 3] = [b"job 1", &job_key, loops_text.as_bytes()];
+        // The compiler's sources (build.rs): a rebuilt compiler never loads
+        // what another made of the same module.
+        let key: [&[u8]; 4] = [
+            b"job 1",
+            env!("OCANNL_BUILD_ID").as_bytes(),
+            &job_key,
+            loops_text.as_bytes(),
+        ];
         let mut phases: Vec<(String, Duration)> = vec![];
         let mut passes = Duration::ZERO;
         let cached = compile_cached(self.backend, &self.options, &key, || {
