@@ -1,4 +1,4 @@
-// REQUIRES: llc, aarch64-cross
+// REQUIRES: llc, c-compiler, aarch64-cross
 // Arm, checked on any host: the kernels planned for Neoverse N1
 // (`cpu=neoverse-n1`: NEON tiles) compiled ahead of time by LLVM's own
 // tools, linked by Debian's cross toolchain and run under qemu-aarch64,
