@@ -651,25 +651,34 @@ fn nest_work(op: OperationRef) -> Option<u64> {
     Some(trips(op)?.saturating_mul(inner_work(op)?.max(1)))
 }
 
-/// The iterations of the loops inside `op` with no loop between them and
-/// `op`, summed (both branches of an `if` counted).
-fn inner_work(op: OperationRef) -> Option<u64> {
-    let mut total = 0u64;
+/// The ops directly inside `op`'s regions, in order.
+fn children<'c, 'a>(op: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    let mut out = vec![];
     for region in op.regions() {
         let mut block = region.first_block();
         while let Some(b) = block {
             let mut cur = b.first_operation();
             while let Some(o) = cur {
-                let w = if LOOPS.contains(&ir::name(&o).as_str()) {
-                    nest_work(o)?
-                } else {
-                    inner_work(o)?
-                };
-                total = total.saturating_add(w);
+                out.push(o);
                 cur = o.next_in_block();
             }
             block = b.next_in_region();
         }
+    }
+    out
+}
+
+/// The iterations of the loops inside `op` with no loop between them and
+/// `op`, summed (both branches of an `if` counted).
+fn inner_work(op: OperationRef) -> Option<u64> {
+    let mut total = 0u64;
+    for o in children(op) {
+        let w = if LOOPS.contains(&ir::name(&o).as_str()) {
+            nest_work(o)?
+        } else {
+            inner_work(o)?
+        };
+        total = total.saturating_add(w);
     }
     Some(total)
 }
@@ -687,16 +696,8 @@ fn madds(op: OperationRef) -> Option<u64> {
         _ => 0,
     };
     let mut inner = 0u64;
-    for region in op.regions() {
-        let mut block = region.first_block();
-        while let Some(b) = block {
-            let mut cur = b.first_operation();
-            while let Some(o) = cur {
-                inner = inner.saturating_add(madds(o)?);
-                cur = o.next_in_block();
-            }
-            block = b.next_in_region();
-        }
+    for o in children(op) {
+        inner = inner.saturating_add(madds(o)?);
     }
     let inner = if LOOPS.contains(&name.as_str()) {
         trips(op)?.saturating_mul(inner)

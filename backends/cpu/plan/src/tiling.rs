@@ -649,93 +649,49 @@ mod tests {
 
     #[test]
     fn tiles_per_target() {
-        // AVX-512, as tuned there: 12 rows of 2 vectors of 16 f32, 16 rows
-        // of 1, half vectors for narrow results.
-        let t = Target::avx512();
-        assert_eq!(
-            choose_tile(1024, 1024, &t, 4),
-            Tile {
-                rows: 8,
-                vectors: 2,
-                lanes: 16
+        // (m, n, element bytes) and the tile's (rows, vectors, lanes).
+        let cases: [(Target, &[((u64, u64, u64), (u64, u64, u64))]); 3] = [
+            // AVX-512, as tuned there: 12 rows of 2 vectors of 16 f32, 16
+            // rows of 1, half vectors for narrow results.
+            (
+                Target::avx512(),
+                &[
+                    ((1024, 1024, 4), (8, 2, 16)),
+                    ((84, 1000, 4), (12, 2, 16)),
+                    ((64, 16, 4), (16, 1, 16)),
+                    ((64, 6, 4), (16, 1, 8)),
+                    ((120, 1000, 8), (12, 2, 8)),
+                ],
+            ),
+            // AVX2: BLIS's 6x16 for f32 (6 rows of 2 vectors of 8).
+            (
+                Target::avx2(),
+                &[
+                    ((1024, 1024, 4), (4, 2, 8)),
+                    ((96, 1024, 4), (6, 2, 8)),
+                    ((26, 8, 4), (13, 1, 8)),
+                ],
+            ),
+            // NEON: 6 rows of 4 vectors of 4 f32; 12 rows of 2.
+            (
+                Target::neon(),
+                &[((96, 1024, 4), (6, 4, 4)), ((96, 8, 4), (12, 2, 4))],
+            ),
+        ];
+        for (target, tiles) in &cases {
+            for &((m, n, bytes), (rows, vectors, lanes)) in tiles.iter() {
+                assert_eq!(
+                    choose_tile(m, n, target, bytes),
+                    Tile {
+                        rows,
+                        vectors,
+                        lanes
+                    },
+                    "{} {m}x{n}, {bytes}-byte cells",
+                    target.cpu
+                );
             }
-        );
-        assert_eq!(
-            choose_tile(84, 1000, &t, 4),
-            Tile {
-                rows: 12,
-                vectors: 2,
-                lanes: 16
-            }
-        );
-        assert_eq!(
-            choose_tile(64, 16, &t, 4),
-            Tile {
-                rows: 16,
-                vectors: 1,
-                lanes: 16
-            }
-        );
-        assert_eq!(
-            choose_tile(64, 6, &t, 4),
-            Tile {
-                rows: 16,
-                vectors: 1,
-                lanes: 8
-            }
-        );
-        assert_eq!(
-            choose_tile(120, 1000, &t, 8),
-            Tile {
-                rows: 12,
-                vectors: 2,
-                lanes: 8
-            }
-        );
-        // AVX2: BLIS's 6x16 for f32 (6 rows of 2 vectors of 8).
-        let t = Target::avx2();
-        assert_eq!(
-            choose_tile(1024, 1024, &t, 4),
-            Tile {
-                rows: 4,
-                vectors: 2,
-                lanes: 8
-            }
-        );
-        assert_eq!(
-            choose_tile(96, 1024, &t, 4),
-            Tile {
-                rows: 6,
-                vectors: 2,
-                lanes: 8
-            }
-        );
-        assert_eq!(
-            choose_tile(26, 8, &t, 4),
-            Tile {
-                rows: 13,
-                vectors: 1,
-                lanes: 8
-            }
-        );
-        // NEON: 6 rows of 4 vectors of 4 f32.
-        let t = Target::neon();
-        assert_eq!(
-            choose_tile(96, 1024, &t, 4),
-            Tile {
-                rows: 6,
-                vectors: 4,
-                lanes: 4
-            }
-        );
-        assert_eq!(
-            choose_tile(96, 8, &t, 4),
-            Tile {
-                rows: 12,
-                vectors: 2,
-                lanes: 4
-            }
-        );
+        }
     }
 
     #[test]
