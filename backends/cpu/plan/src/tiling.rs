@@ -650,7 +650,8 @@ mod tests {
     #[test]
     fn tiles_per_target() {
         // (m, n, element bytes) and the tile's (rows, vectors, lanes).
-        let cases: [(Target, &[((u64, u64, u64), (u64, u64, u64))]); 3] = [
+        type Case = ((u64, u64, u64), (u64, u64, u64));
+        let cases: [(Target, &[Case]); 3] = [
             // AVX-512, as tuned there: 12 rows of 2 vectors of 16 f32, 16
             // rows of 1, half vectors for narrow results.
             (
