@@ -108,7 +108,7 @@ pub fn fma_peak_gflops(machine: &Machine) -> Option<f64> {
     }
     let cache = Cache::open(&CacheDir::Default, "roof");
     let key = Key::of(&[
-        b"roof 1",
+        b"roof 2",
         key_text.as_bytes(),
         crate::jit::llvm_version().as_bytes(),
     ]);
