@@ -21,10 +21,10 @@
 //! Architecture invariant: everything specific to the CPU is here or in
 //! `ocannl-cpu-plan`; `passes/` stays target-neutral.
 
-use melior::{ir::Module, Context};
-use ocannl_passes::{conversion::assign_to_loops::target::LoopTarget, Backend};
 use std::time::Duration;
 
+use melior::{ir::Module, Context};
+use ocannl_passes::{conversion::assign_to_loops::target::LoopTarget, Backend};
 use ocannl_runtime::{ArgInfo, CompileOptions, Error, Executable, HostValue, Session, Signature};
 use runtime::Program;
 

@@ -127,35 +127,38 @@ pub fn threads(options: &CompileOptions) -> Result<NonZeroUsize, Error> {
 /// Whether LLVM's SLP vectorizer runs: the option `slp` (`on`/`off`,
 /// `true`/`false`, `1`/`0`); else `OCANNL_SLP` if set; else [`SLP`].
 pub fn slp(options: &CompileOptions) -> Result<bool, Error> {
-    let parse = |v: &str, what: &str| match v.trim().to_ascii_lowercase().as_str() {
+    if let Some(v) = options.get("slp") {
+        return on_off(v, "the option 'slp'");
+    }
+    if let Ok(v) = std::env::var("OCANNL_SLP") {
+        return on_off(&v, "OCANNL_SLP");
+    }
+    Ok(SLP)
+}
+
+/// A switch's value: `on`/`off`, `true`/`false`, `1`/`0`, `yes`/`no`;
+/// `what` names it in the error.
+fn on_off(v: &str, what: &str) -> Result<bool, Error> {
+    match v.trim().to_ascii_lowercase().as_str() {
         "on" | "true" | "1" | "yes" => Ok(true),
         "off" | "false" | "0" | "no" => Ok(false),
         _ => Err(Error::argument(format!("{what} is on or off, not '{v}'"))),
-    };
-    if let Some(v) = options.get("slp") {
-        return parse(v, "the option 'slp'");
     }
-    if let Ok(v) = std::env::var("OCANNL_SLP") {
-        return parse(&v, "OCANNL_SLP");
-    }
-    Ok(SLP)
 }
 
 /// Whether every kernel call is timed for [`Program::profile`]: the option
 /// `profile` (`on`/`off`); else `OCANNL_PROFILE` if set; else off.
 pub fn profile(options: &CompileOptions) -> Result<bool, Error> {
-    let parse = |v: &str, what: &str| match v.trim().to_ascii_lowercase().as_str() {
-        "on" | "true" | "1" | "yes" => Ok(true),
-        "off" | "false" | "0" | "no" | "" => Ok(false),
-        _ => Err(Error::argument(format!("{what} is on or off, not '{v}'"))),
+    let (v, what) = match (options.get("profile"), std::env::var("OCANNL_PROFILE")) {
+        (Some(v), _) => (v.to_string(), "the option 'profile'"),
+        (None, Ok(v)) => (v, "OCANNL_PROFILE"),
+        (None, Err(_)) => return Ok(false),
     };
-    if let Some(v) = options.get("profile") {
-        return parse(v, "the option 'profile'");
+    // (An empty value is off.)
+    if v.trim().is_empty() {
+        return Ok(false);
     }
-    match std::env::var("OCANNL_PROFILE") {
-        Ok(v) => parse(&v, "OCANNL_PROFILE"),
-        Err(_) => Ok(false),
-    }
+    on_off(&v, what)
 }
 
 /// A row of the profile: a kernel, its kind, its work and bytes per call.
@@ -383,6 +386,14 @@ pub struct Program {
     profile_rows: Vec<ProfileRow>,
 }
 
+/// The compile options' values, checked before any work.
+struct Checked {
+    threads: NonZeroUsize,
+    slp: bool,
+    profile: bool,
+    machine: jit::Machine,
+}
+
 /// The format of [`Program::serialize`]'s bundles.
 const PROGRAM_FORMAT: &str = "ocannl-cpu program 3";
 
@@ -401,12 +412,14 @@ impl Program {
         options.check_names("cpu", OPTION_NAMES)?;
         // The options' values, checked before any work.
         Levels::of(options, false)?;
-        threads(options)?;
-        slp(options)?;
-        profile(options)?;
-        let machine = jit::Machine::of(options)?;
-        machine.check_runs_here()?;
-        Program::compile_checked(context, module, options, &machine).map_err(Error::compile)
+        let checked = Checked {
+            threads: threads(options)?,
+            slp: slp(options)?,
+            profile: profile(options)?,
+            machine: jit::Machine::of(options)?,
+        };
+        checked.machine.check_runs_here()?;
+        Program::compile_checked(context, module, options, &checked).map_err(Error::compile)
     }
 
     /// [`Program::compile`] once the options are checked.
@@ -414,8 +427,15 @@ impl Program {
         context: &Context,
         module: &mut Module,
         options: &CompileOptions,
-        machine: &jit::Machine,
+        checked: &Checked,
     ) -> Result<Program, String> {
+        let Checked {
+            threads,
+            slp,
+            profile: profiled,
+            machine,
+        } = checked;
+        let (threads, slp) = (*threads, *slp);
         // Peak memory from the routines' allocations, a kernel's own (its
         // packing buffers) counted while it runs; read before the host
         // code's temporaries become bare `malloc`s.
@@ -424,8 +444,7 @@ impl Program {
             .map(|(name, f)| (name, peak_bytes(f)))
             .collect();
         let t = Instant::now();
-        let profiled = profile(options).map_err(|e| e.to_string())?;
-        ocannl_passes::run_pipeline(context, module, crate::pipeline::outline(profiled))
+        ocannl_passes::run_pipeline(context, module, crate::pipeline::outline(*profiled))
             .map_err(|e| format!("outlining kernels: {e}"))?;
         let profile_rows: Vec<ProfileRow> = module
             .as_operation()
@@ -449,8 +468,6 @@ impl Program {
         } else {
             run_once_kernels(module, &options.run_once)
         };
-        let threads = threads(options).map_err(|e| e.to_string())?;
-        let slp = slp(options).map_err(|e| e.to_string())?;
         let t = Instant::now();
         let signatures = signatures(module);
         let args: HashMap<String, Vec<ArgInfo>> = functions(module)

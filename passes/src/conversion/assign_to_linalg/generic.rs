@@ -263,7 +263,7 @@ fn generic<'c, 'a>(
             if a.accum == Accum::Assign {
                 Ok(v)
             } else {
-                a.combine(inner, old, v).map_err(String::from)
+                a.combine_text(inner, old, v)
             }
         },
     )?;

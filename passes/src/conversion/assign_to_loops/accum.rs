@@ -18,6 +18,10 @@ use super::{
 /// scalar loops take microseconds.
 pub const EXPLAIN_POINTS: i64 = 1 << 16;
 
+/// Points per cell of its buffers from which `explain` reports a
+/// contraction in scalar loops.
+pub const EXPLAIN_REUSE: i64 = 8;
+
 /// Lowers an `accum_unop|binop|ternop` or `accum` op before itself; with
 /// `explain`, a contraction that the target's kernels do not take is
 /// reported as a remark at the op.
@@ -78,10 +82,6 @@ fn contraction_points(a: &Assignment) -> Option<i64> {
         .then_some(points)
 }
 
-/// Points per cell of its buffers from which `explain` reports a
-/// contraction in scalar loops.
-pub const EXPLAIN_REUSE: i64 = 8;
-
 /// Scalar loops of `a` over the given `ranges` of its iteration space
 /// ([`Assignment::loops`]), the outermost loop parallel when `target` says
 /// so for them.
@@ -93,5 +93,5 @@ pub(crate) fn scalar<'c, 'a>(
 ) -> Result<(), String> {
     let iters = Iter::ranges(ranges);
     let parallel = target.parallel(&a.loop_ranges(&iters));
-    a.loops(at, &iters, parallel, false).map_err(String::from)
+    a.loops_text(at, &iters, parallel, false)
 }

@@ -125,7 +125,9 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
             .map_err(ocannl_mlir::Error::unsupported)
     }
 
-    fn indices_text(
+    /// [`Assignment::indices`], the failure as the diagnostic's text (for
+    /// this crate's lowerings, which report at the op).
+    pub(crate) fn indices_text(
         &self,
         at: At<'c, 'a>,
         ivs: &[Value<'c, 'a>],
@@ -218,14 +220,16 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
             .map_err(ocannl_mlir::Error::unsupported)
     }
 
-    fn load_text(
+    /// [`Assignment::load`], the failure as the diagnostic's text (for
+    /// this crate's lowerings, which report at the op).
+    pub(crate) fn load_text(
         &self,
         at: At<'c, 'a>,
         ivs: &[Value<'c, 'a>],
         i: usize,
     ) -> Result<Value<'c, 'a>, String> {
         let e = self.e;
-        let mut idx = self.indices(at, ivs, i)?;
+        let mut idx = self.indices_text(at, ivs, i)?;
         let inside = if i > 0 {
             self.inside(at, i, &mut idx, true)?
         } else {
@@ -250,7 +254,7 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
         ivs: &[Value<'c, 'a>],
     ) -> Result<Value<'c, 'a>, String> {
         let args = (1..self.tensors.len())
-            .map(|i| self.load(at, ivs, i))
+            .map(|i| self.load_text(at, ivs, i))
             .collect::<Result<Vec<_>, _>>()?;
         numeric::body(self.e, at, &self.body, &args, self.eltt).map_err(|e| e.to_string())
     }
@@ -266,7 +270,9 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
             .map_err(ocannl_mlir::Error::unsupported)
     }
 
-    fn combine_text(
+    /// [`Assignment::combine`], the failure as the diagnostic's text (for
+    /// this crate's lowerings, which report at the op).
+    pub(crate) fn combine_text(
         &self,
         at: At<'c, 'a>,
         old: Value<'c, 'a>,
@@ -364,7 +370,9 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
             .map_err(ocannl_mlir::Error::unsupported)
     }
 
-    fn loops_text(
+    /// [`Assignment::loops`], the failure as the diagnostic's text (for
+    /// this crate's lowerings, which report at the op).
+    pub(crate) fn loops_text(
         &self,
         at: At<'c, 'a>,
         iters: &[Iter<'c, 'a>],
@@ -412,7 +420,7 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
                 None => e.index(inner, 0).map_err(|e| e.to_string())?,
             };
             let ivs: &[Value<'c, 'a>] = &merge(outer_ivs, filler);
-            let lhs_idx = self.indices(inner, ivs, 0)?;
+            let lhs_idx = self.indices_text(inner, ivs, 0)?;
             let mut write = |inner: At<'c, 'a>| -> Result<(), String> {
                 let mut ops = vec![lhs];
                 ops.extend(lhs_idx.iter().copied());
@@ -429,7 +437,7 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
                         v
                     } else {
                         let old = start(inner);
-                        self.combine(inner, old, v)?
+                        self.combine_text(inner, old, v)?
                     }
                 } else {
                     let old = start(inner);
@@ -441,7 +449,7 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
                         &mut all_ivs,
                         &mut |at2, ivs2, acc| {
                             let v = self.value(at2, &merge(ivs2, filler))?;
-                            Ok(vec![self.combine(at2, acc[0], v)?])
+                            Ok(vec![self.combine_text(at2, acc[0], v)?])
                         },
                     )?[0]
                 };
