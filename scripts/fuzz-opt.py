@@ -55,6 +55,10 @@ PIPELINES = [
     # The same as the CPU backend lowers it: each assignment a kernel as it is
     # lowered (repeats are calls), then the backend's outlining and pointers.
     ["--pass-pipeline=builtin.module(ocannl-infer-shapes,ocannl-lower-to-assign{params-as-arguments=true},ocannl-autodiff,ocannl-train-step{optimizer=adamw clip-norm=1},ocannl-virtualize,ocannl-simplify,ocannl-lower-to-loops{kernels=true},ocannl-outline-kernels,ocannl-kernel-bare-ptrs)"],
+    # The kernels planned for other CPUs (AVX2, NEON), contractions left to
+    # scalar loops reported, every kernel call timed.
+    ["--pass-pipeline=builtin.module(ocannl-infer-shapes,ocannl-lower-to-assign{params-as-arguments=true},ocannl-autodiff,ocannl-train-step,ocannl-virtualize,ocannl-simplify,ocannl-lower-to-loops{kernels=true cpu=x86-64-v3 explain=true},ocannl-outline-kernels,ocannl-profile-kernels,ocannl-kernel-bare-ptrs)"],
+    ["--pass-pipeline=builtin.module(ocannl-infer-shapes,ocannl-lower-to-assign,ocannl-virtualize,ocannl-lower-to-loops{cpu=neoverse-n1})"],
     # The optimizations, on their own and in the training pipeline.
     ["--ocannl-virtualize=explain=true", "--ocannl-lower-to-loops"],
     ["--pass-pipeline=builtin.module(ocannl-infer-shapes,ocannl-lower-to-assign{params-as-arguments=true},ocannl-autodiff,ocannl-train-step,ocannl-virtualize{max-visits=4},ocannl-lower-to-loops)"],
