@@ -4,7 +4,8 @@
 Runs, in one invocation, f32 matmuls (square, small and odd sizes: 64, 84,
 100, 120, 256, 257, 512, 1000, 1024, 2048) and an MLP
 forward pass (batch 1024, widths 256-256-256) through `ocannl-run` (release
-build, JIT at O3, median of repeated runs) and through numpy (installed with
+build, JIT at O3, median of repeated runs; the best of three rounds that
+alternate with numpy's, as the machine's speed drifts) and through numpy (installed with
 pip into a local virtual environment, target/bench-venv), and prints GFLOP/s
 and the ratio to numpy, plus the JIT compile time of the MLP.
 
@@ -111,18 +112,22 @@ def main():
     # Real layers are small and odd-sized (LeNet's 400-120-84-10 at batch
     # 64, attention's 16x64) beside the large square ones.
     sizes = [64, 100, 257, 1024] if quick else [64, 84, 100, 120, 256, 257, 512, 1000, 1024, 2048]
+    # A shared machine's speed drifts within seconds: both sides run in
+    # alternating rounds, and each keeps its best round's median.
+    rounds = 2 if quick else 3
     for n in sizes:
         flops = 2.0 * n ** 3
         # Small products take microseconds: many runs for a stable median.
         rep = 3 if n >= 2048 else 7 if n >= 512 else 501
-        ours, _ = run_ocannl(matmul_module(n), "mm", 2, rep)
         a = rng.random((n, n), dtype=np.float32)
         b = rng.random((n, n), dtype=np.float32)
-        theirs = time_numpy(lambda: a @ b, rep)
-        rows.append((f"matmul {n}", flops / ours / 1e9, flops / theirs / 1e9))
+        ours, theirs = [], []
+        for _ in range(rounds):
+            ours.append(run_ocannl(matmul_module(n), "mm", 2, rep)[0])
+            theirs.append(time_numpy(lambda: a @ b, rep))
+        rows.append((f"matmul {n}", flops / min(ours) / 1e9, flops / min(theirs) / 1e9))
     batch, widths = 1024, [256, 256, 256]
     flops = sum(2.0 * batch * widths[i - 1] * widths[i] for i in range(1, len(widths)))
-    ours, phases = run_ocannl(mlp_module(batch, widths), "mlp", 1 + 2 * (len(widths) - 1), 7)
     x = rng.random((batch, widths[0]), dtype=np.float32)
     ws = [rng.random((widths[i], widths[i - 1]), dtype=np.float32) for i in range(1, len(widths))]
     bs = [rng.random(widths[i], dtype=np.float32) for i in range(1, len(widths))]
@@ -135,8 +140,12 @@ def main():
                 h = np.maximum(h, 0)
         return h
 
-    theirs = time_numpy(mlp, 7)
-    rows.append(("MLP 1024x256-256-256", flops / ours / 1e9, flops / theirs / 1e9))
+    ours, theirs, phases = [], [], {}
+    for _ in range(rounds):
+        t, phases = run_ocannl(mlp_module(batch, widths), "mlp", 1 + 2 * (len(widths) - 1), 7)
+        ours.append(t)
+        theirs.append(time_numpy(mlp, 7))
+    rows.append(("MLP 1024x256-256-256", flops / min(ours) / 1e9, flops / min(theirs) / 1e9))
     print(benchvenv.cpu_banner())
     print(f"numpy {np.__version__}, {os.cpu_count()} cores")
     print(f"{'workload':<24}{'ocannl GFLOP/s':>16}{'numpy GFLOP/s':>16}{'ratio':>8}")

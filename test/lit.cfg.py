@@ -3,6 +3,7 @@
 # Run with `cargo test` (see README.md), or directly:
 #   lit -sv test/ --param tool_dir=target/debug
 import os
+import re
 import shutil
 import sys
 
@@ -100,8 +101,14 @@ _to_llvm = (expanded_pipeline("ocannl-to-llvm")
             .replace("ocannl-lower-to-assign{params-as-arguments=false},", "", 1))
 if "ocannl-lower-to-loops{cpu=" not in _to_llvm:
     lit_config.fatal(f"unexpected ocannl-to-llvm pipeline: {_to_llvm}")
-config.substitutions.append(("%assign_to_llvm_neon", _to_llvm.replace("{cpu=", "{cpu=neoverse-n1", 1)))
-config.substitutions.append(("%assign_to_llvm_host", _to_llvm))
+# (Sequential, for a program linked by a C compiler without an OpenMP
+# runtime (the Arm cross toolchain has none): `convert-scf-to-cf` runs
+# parallel loops one iteration after another.)
+_sequential = re.sub(r"convert-scf-to-openmp(\{[^}]*\})?,", "", _to_llvm, count=1)
+if _sequential == _to_llvm:
+    lit_config.fatal(f"unexpected ocannl-to-llvm pipeline: {_to_llvm}")
+config.substitutions.append(("%assign_to_llvm_neon", _sequential.replace("{cpu=", "{cpu=neoverse-n1", 1)))
+config.substitutions.append(("%assign_to_llvm_host", _sequential))
 
 # The GPU: a CUDA toolkit's libdevice (math functions in kernels) and ptxas
 # (checks the PTX), from CUDA_ROOT (or CUDA_HOME, CUDA_PATH), the

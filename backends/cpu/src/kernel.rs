@@ -230,6 +230,9 @@ type StepFn<'f, 'c, 'a> = dyn FnMut(At<'c, 'a>, &Bound<'c, 'a>, &[Value<'c, 'a>]
 
 /// A block of reduction steps of `k[0]`: its first step and how many.
 type Block<'c, 'a> = Option<(Value<'c, 'a>, Value<'c, 'a>)>;
+/// The column tiles `lo..hi` of a chunk, when the columns are computed in
+/// chunks (`None`: all of them).
+type Chunk<'c, 'a> = Option<(Value<'c, 'a>, Value<'c, 'a>)>;
 
 impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
     /// `vector<lanes x elt>` (`mask`: of `i1`), parsed once.
@@ -406,35 +409,64 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
     /// panel `q` holds, for each step `s` of the block, the cells of
     /// columns `q * w .. q * w + w` at `q * steps * w + s * w` (`steps` the
     /// most steps of a block); cells beyond the columns are 0. The whole
-    /// panels are packed in parallel when large, then the last one.
+    /// panels (those of `chunk` only, when given) are packed in parallel
+    /// when large.
     fn pack(
         &self,
         at: At<'c, 'a>,
         outer: &Bound<'c, 'a>,
         block: Block<'c, 'a>,
+        chunk: Chunk<'c, 'a>,
     ) -> Result<(), String> {
         let (p, e, ix) = (self.p, self.e, &self.ix);
         let w = p.tile_columns();
-        let zero = ix.c(0)?;
-        let b_base = ix.add_c(at, zero, p.b.at.offset)?;
-        let b_base = ix.part(at, b_base, &p.b.at.coef, outer)?;
+        let b_base = self.b_base(at, outer)?;
         let whole = p.n() / w;
-        if whole > 0 {
-            let par = whole > 1 && (p.n() * p.block_steps()) as i64 >= PARALLEL_CELLS;
-            let pb = e
-                .bounds(at, 0, whole as i64, 1)
-                .map_err(|e| e.to_string())?;
-            e.maybe_parallel(at, par, pb, &mut |at1, q| {
+        let (bounds, panels) = match chunk {
+            Some((lo, hi)) => {
+                let wh = ix.c(whole as i64)?;
+                let hi = e.op1(at, "arith.minsi", &[hi, wh], ix.idx, &[]);
+                let per = p.pack.map_or(whole, |k| k.panels.min(whole));
+                ((lo, hi, ix.c(1)?), per)
+            }
+            None => (
+                e.bounds(at, 0, whole as i64, 1)
+                    .map_err(|e| e.to_string())?,
+                whole,
+            ),
+        };
+        if panels > 0 {
+            let par = panels > 1 && (panels * w * p.block_steps()) as i64 >= PARALLEL_CELLS;
+            e.maybe_parallel(at, par, bounds, &mut |at1, q| {
                 self.panel(at1, b_base, block, q, w)
             })
             .map_err(|e| e.to_string())?;
         }
-        let last = p.n() % w;
-        if last > 0 {
-            let q = ix.c(whole as i64)?;
-            self.panel(at, b_base, block, q, last)?;
-        }
         Ok(())
+    }
+
+    /// Packs the last, partial panel, if there is one.
+    fn pack_tail(
+        &self,
+        at: At<'c, 'a>,
+        outer: &Bound<'c, 'a>,
+        block: Block<'c, 'a>,
+    ) -> Result<(), String> {
+        let (p, w) = (self.p, self.p.tile_columns());
+        if p.n() % w == 0 {
+            return Ok(());
+        }
+        let b_base = self.b_base(at, outer)?;
+        let q = self.ix.c((p.n() / w) as i64)?;
+        self.panel(at, b_base, block, q, p.n() % w)
+    }
+
+    /// `b`'s cell at the loops `outer` and every other iterator 0.
+    fn b_base(&self, at: At<'c, 'a>, outer: &Bound<'c, 'a>) -> Result<Value<'c, 'a>, String> {
+        let (p, ix) = (self.p, &self.ix);
+        let zero = ix.c(0)?;
+        let b_base = ix.add_c(at, zero, p.b.at.offset)?;
+        ix.part(at, b_base, &p.b.at.coef, outer)
     }
 
     /// Packs panel `q` (its first `columns` columns).
@@ -612,15 +644,18 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         Ok(())
     }
 
-    /// The column tiles of the rows from `i0`: whole tiles in a loop, then
-    /// the last one with its last vector masked; when there are both, one
-    /// loop over all of them with masks computed from each tile's first
-    /// column (one copy of the tile's code instead of two).
+    /// The column tiles of the rows from `i0` (those of `chunk` when
+    /// given): whole tiles in a loop, then the last one with its last
+    /// vector masked; when there are both (or a chunk), one loop over all
+    /// of them with masks computed from each tile's first column (one copy
+    /// of the tile's code instead of two).
+    #[allow(clippy::too_many_arguments)]
     fn columns(
         &self,
         at: At<'c, 'a>,
         outer: &Bound<'c, 'a>,
         block: Block<'c, 'a>,
+        chunk: Chunk<'c, 'a>,
         i0: Value<'c, 'a>,
         rows: u64,
     ) -> Result<(), String> {
@@ -628,18 +663,21 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         let (w, lanes, vectors) = (p.tile_columns() as i64, p.tile.lanes, p.tile.vectors);
         let (whole, tail) = p.column_tiles();
         let unmasked = vec![None; vectors as usize];
+        let all = match chunk {
+            Some((lo, hi)) => (lo, hi, ix.c(1)?),
+            None => e
+                .bounds(at, 0, p.column_panels() as i64, 1)
+                .map_err(|e| e.to_string())?,
+        };
         match tail {
             None => {
-                let jb = e
-                    .bounds(at, 0, whole as i64, 1)
-                    .map_err(|e| e.to_string())?;
-                e.for_loop(at, jb, &[], &mut |at1, jt, _| {
+                e.for_loop(at, all, &[], &mut |at1, jt, _| {
                     let j0 = ix.mul_c(at1, jt, w)?;
                     self.tile(at1, outer, block, i0, j0, rows, vectors, &unmasked)?;
                     Ok(vec![])
                 })?;
             }
-            Some((tv, last)) if whole == 0 => {
+            Some((tv, last)) if whole == 0 && chunk.is_none() => {
                 let j0 = ix.c(0)?;
                 let mut masks = vec![None; tv as usize];
                 if last < lanes {
@@ -649,10 +687,7 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
             }
             Some(_) => {
                 let n = ix.c(p.n() as i64)?;
-                let jb = e
-                    .bounds(at, 0, p.column_panels() as i64, 1)
-                    .map_err(|e| e.to_string())?;
-                e.for_loop(at, jb, &[], &mut |at1, jt, _| {
+                e.for_loop(at, all, &[], &mut |at1, jt, _| {
                     let j0 = ix.mul_c(at1, jt, w)?;
                     let left = e.op1(at1, "arith.subi", &[n, j0], ix.idx, &[]);
                     let masks = (0..vectors)
@@ -675,6 +710,7 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         at: At<'c, 'a>,
         outer: &Bound<'c, 'a>,
         block: Block<'c, 'a>,
+        chunk: Chunk<'c, 'a>,
     ) -> Result<(), String> {
         let (p, e, ix) = (self.p, self.e, &self.ix);
         let mr = p.tile.rows;
@@ -685,13 +721,13 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
                 .map_err(|e| e.to_string())?;
             e.maybe_parallel(at, p.parallel == Parallel::Rows, ib, &mut |at1, it| {
                 let i0 = ix.mul_c(at1, it, mr as i64)?;
-                self.columns(at1, outer, block, i0, mr)
+                self.columns(at1, outer, block, chunk, i0, mr)
             })
             .map_err(|e| e.to_string())?;
         }
         if rest > 0 {
             let i0 = ix.c((whole * mr) as i64)?;
-            self.columns(at, outer, block, i0, rest)?;
+            self.columns(at, outer, block, chunk, i0, rest)?;
         }
         Ok(())
     }
@@ -704,10 +740,11 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         from: usize,
         outer: &mut Bound<'c, 'a>,
         block: Block<'c, 'a>,
+        chunk: Chunk<'c, 'a>,
     ) -> Result<(), String> {
         let p = self.p;
         let Some(&d) = p.outer.get(from) else {
-            return self.rows(at, outer, block);
+            return self.rows(at, outer, block, chunk);
         };
         let b = self
             .e
@@ -717,7 +754,7 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         self.e
             .maybe_parallel(at, par, b, &mut |inner, iv| {
                 outer.push((d, iv));
-                let r = self.around(inner, from + 1, outer, block);
+                let r = self.around(inner, from + 1, outer, block, chunk);
                 outer.pop();
                 r
             })
@@ -747,7 +784,7 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
                 .map(|_| ());
         }
         let Some(pack) = p.pack else {
-            return self.around(at, from, outer, None);
+            return self.around(at, from, outer, None, None);
         };
         let k0 = p.k[0];
         let size = p.space[k0] as i64;
@@ -760,8 +797,30 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
             let bl = ix.c(pack.block as i64)?;
             let steps = e.op1(inner, "arith.minsi", &[bl, left], ix.idx, &[]);
             let block = Some((start, steps));
-            self.pack(inner, outer, block)?;
-            self.around(inner, from, outer, block)?;
+            let chunks = p.column_chunks();
+            self.pack_tail(inner, outer, block)?;
+            if chunks == 1 {
+                self.pack(inner, outer, block, None)?;
+                return self
+                    .around(inner, from, outer, block, None)
+                    .map(|()| vec![]);
+            }
+            // Chunk by chunk: its panels packed, then every row tile over
+            // them (the last, partial panel is packed above, once).
+            let per = pack.panels as i64;
+            let all = ix.c(p.column_panels() as i64)?;
+            let cb = e
+                .bounds(inner, 0, chunks as i64, 1)
+                .map_err(|e| e.to_string())?;
+            e.for_loop(inner, cb, &[], &mut |at1, c, _| {
+                let lo = ix.mul_c(at1, c, per)?;
+                let hi = ix.add_c(at1, lo, per)?;
+                let hi = e.op1(at1, "arith.minsi", &[hi, all], ix.idx, &[]);
+                let chunk = Some((lo, hi));
+                self.pack(at1, outer, block, chunk)?;
+                self.around(at1, from, outer, block, chunk)?;
+                Ok(vec![])
+            })?;
             Ok(vec![])
         })
         .map(|_| ())

@@ -232,12 +232,21 @@ fn close(a: f32, b: f32) -> bool {
 fn contraction(seed: u64) -> (String, usize) {
     let mut r = Rng(ocannl_ops::SplitMix64::new(seed));
     let batched = r.below(3) == 0;
-    let (b, i, j, k) = (
-        1 + r.below(3),
-        1 + r.below(70),
-        1 + r.below(100),
-        1 + r.below(300),
-    );
+    // One in four is wide and deep: packed (where its columns are
+    // strided in their operand), its panels (256 steps of 8 to 32
+    // columns) fill more than half of L2, so the kernel computes its
+    // columns chunk by chunk, whatever the CPU.
+    let wide = r.below(4) == 0;
+    let (b, i, j, k) = if wide {
+        (1, 1 + r.below(4), 1030 + r.below(80), 256 + r.below(24))
+    } else {
+        (
+            1 + r.below(3),
+            1 + r.below(70),
+            1 + r.below(100),
+            1 + r.below(300),
+        )
+    };
     let size = |c: char| match c {
         'b' => b,
         'i' => i,

@@ -20,7 +20,7 @@
 // RUN: %t.host.exe > %t.host.txt
 // RUN: %python %S/Inputs/compare.py %t.host.txt %t.arm.txt 1e-3 | FileCheck %s
 // The NEON kernels (multiply-adds on 4 f32 lanes), sequential (no OpenMP runtime
-// on the cross side: every nest is below the parallel threshold).
+// on the cross side: both pipelines run parallel loops in turn).
 // IR: @llvm.fmuladd.v4f32(<4 x float>
 // IR-NOT: __kmpc
 // mm: 32 x 40; conv: 4 x 16 x 16 x 8; three losses; the params.
