@@ -7,7 +7,7 @@
 //! and the nanoseconds to the kernel's row of the public global
 //! `@__ocannl_profile` (`memref<N x 2 x i64>`: calls, nanoseconds), which
 //! the runtime reads ([`crate::runtime::Program::profile`]). The module gets
-//! `ocannl.profile`, one string per row: `name kind work bytes` (the
+//! `ocannl.profile`, one string per row: `name kind work bytes site` (the
 //! kernel's multiply-adds and the bytes of its buffers per call). Kernels run
 //! one at a time from the host code (their parallel loops inside them), so
 //! the rows need no atomics.
@@ -31,7 +31,7 @@ ocannl_passes::define_pass!(
     "OcannlProfileKernels",
     "Time every call of an outlined kernel into the global @__ocannl_profile (calls and nanoseconds per kernel)",
     [],
-    r#"after `ocannl-outline-kernels`, for the CPU's profile (`OCANNL_PROFILE=1` or the compile option `profile=on`): each call of a kernel (a function with `ocannl.kernel_kind`) from host code reads the monotonic clock before it (`@__ocannl_now`, `clock_gettime`) and after it adds one call and the elapsed nanoseconds to the kernel's row of the public global `@__ocannl_profile : memref<N x 2 x i64>` (`@__ocannl_profile_add`); the module's `ocannl.profile` lists the rows (`name kind work bytes`: the kernel's multiply-adds, 0 without any, and its buffers' bytes per call). A module without kernel calls is left as it is"#
+    r#"after `ocannl-outline-kernels`, for the CPU's profile (`OCANNL_PROFILE=1` or the compile option `profile=on`): each call of a kernel (a function with `ocannl.kernel_kind`) from host code reads the monotonic clock before it (`@__ocannl_now`, `clock_gettime`) and after it adds one call and the elapsed nanoseconds to the kernel's row of the public global `@__ocannl_profile : memref<N x 2 x i64>` (`@__ocannl_profile_add`); the module's `ocannl.profile` lists the rows (`name kind work bytes site`: the kernel's multiply-adds, 0 without any, its buffers' bytes per call, and the location of its first call, `loc("NAME")` as `NAME`, with `+N` when N calls elsewhere share the kernel). A module without kernel calls is left as it is"#
 );
 
 /// The global of the rows.
@@ -100,6 +100,21 @@ fn argument_bytes(f: OperationRef) -> u64 {
         .fold(0u64, u64::saturating_add)
 }
 
+/// A call's location as the profile shows it: `loc("NAME")` (what the
+/// API writes) as `NAME`, `loc("file":L:C)` as `file:L:C`, others as
+/// MLIR prints them.
+fn site(loc: &str) -> String {
+    let inner = loc
+        .strip_prefix("loc(")
+        .and_then(|l| l.strip_suffix(')'))
+        .unwrap_or(loc);
+    match inner.strip_prefix('"').and_then(|l| l.split_once('"')) {
+        Some((name, "")) => name.to_string(),
+        Some((file, rest)) if rest.starts_with(':') => format!("{file}{rest}"),
+        _ => inner.to_string(),
+    }
+}
+
 fn run<'c>(module: OperationRef<'c, '_>, _: &Options) -> PassResult<'c> {
     let loc = module.location();
     let ctx_ref = module.context();
@@ -108,6 +123,7 @@ fn run<'c>(module: OperationRef<'c, '_>, _: &Options) -> PassResult<'c> {
     let is_kernel = |name: &str| functions.get(name).is_some_and(|f| f.has_attribute(KIND));
     // Calls of kernels from host code, in order; rows in order of first call.
     let mut rows: Vec<String> = vec![];
+    let mut sites: Vec<Vec<String>> = vec![];
     let mut calls: Vec<(OperationRef, usize)> = vec![];
     for call in ir::ops_named(module, "func.call") {
         let Some(callee) = ir::callee(call) else {
@@ -124,9 +140,14 @@ fn run<'c>(module: OperationRef<'c, '_>, _: &Options) -> PassResult<'c> {
             Some(r) => r,
             None => {
                 rows.push(callee.clone());
+                sites.push(vec![]);
                 rows.len() - 1
             }
         };
+        let here = site(&call.location().to_string());
+        if !sites[row].contains(&here) {
+            sites[row].push(here);
+        }
         calls.push((call, row));
     }
     if calls.is_empty() {
@@ -187,7 +208,8 @@ fn run<'c>(module: OperationRef<'c, '_>, _: &Options) -> PassResult<'c> {
     }
     let table: Vec<Attribute> = rows
         .iter()
-        .map(|name| {
+        .zip(&sites)
+        .map(|(name, sites)| {
             let f = functions[name.as_str()];
             let kind = f
                 .attribute(KIND)
@@ -200,7 +222,12 @@ fn run<'c>(module: OperationRef<'c, '_>, _: &Options) -> PassResult<'c> {
                 .ok()
                 .and_then(|a| melior::ir::attribute::IntegerAttribute::try_from(a).ok())
                 .map_or(0, |a| a.value());
-            StringAttribute::new(ctx, &format!("{name} {kind} {work} {}", argument_bytes(f))).into()
+            let site = match sites.len() {
+                0 | 1 => sites.concat(),
+                n => format!("{} +{}", sites[0], n - 1),
+            };
+            let bytes = argument_bytes(f);
+            StringAttribute::new(ctx, &format!("{name} {kind} {work} {bytes} {site}")).into()
         })
         .collect();
     ir::set_attribute(module, TABLE, ArrayAttribute::new(ctx, &table).into());

@@ -168,23 +168,29 @@ struct ProfileRow {
     kind: String,
     work: u64,
     bytes: u64,
+    site: String,
 }
 
 impl ProfileRow {
-    /// `name kind work bytes`, as `ocannl-profile-kernels` writes it.
+    /// `name kind work bytes site`, as `ocannl-profile-kernels` writes it
+    /// (the site is the rest of the line, spaces and all).
     fn parse(text: &str) -> Option<ProfileRow> {
-        let mut f = text.split(' ');
+        let mut f = text.splitn(5, ' ');
         let (name, kind, work, bytes) = (f.next()?, f.next()?, f.next()?, f.next()?);
         Some(ProfileRow {
             name: name.into(),
             kind: kind.into(),
             work: work.parse().ok()?,
             bytes: bytes.parse().ok()?,
+            site: f.next()?.into(),
         })
     }
 
     fn encode(&self) -> String {
-        format!("{} {} {} {}", self.name, self.kind, self.work, self.bytes)
+        format!(
+            "{} {} {} {} {}",
+            self.name, self.kind, self.work, self.bytes, self.site
+        )
     }
 }
 
@@ -395,7 +401,7 @@ struct Checked {
 }
 
 /// The format of [`Program::serialize`]'s bundles.
-const PROGRAM_FORMAT: &str = "ocannl-cpu program 3";
+const PROGRAM_FORMAT: &str = "ocannl-cpu program 4";
 
 impl Program {
     /// Compiles a module at the loops stage: C interfaces for its public
@@ -572,6 +578,7 @@ impl Program {
                     seconds: ns.max(0) as f64 * 1e-9,
                     work: r.work,
                     bytes: r.bytes,
+                    site: r.site.clone(),
                 }
             })
             .collect();

@@ -21,6 +21,10 @@ pub struct KernelProfile {
     pub work: u64,
     /// Bytes of its buffers per call.
     pub bytes: u64,
+    /// What it computes: the location of the op it was lowered from (in
+    /// a module the API writes, the tensor's name; a file's line
+    /// otherwise), and how many more ops share its code (`+N`).
+    pub site: String,
 }
 
 impl KernelProfile {
@@ -72,7 +76,7 @@ impl Profile {
         );
         let _ = writeln!(
             out,
-            "  {:<32} {:<12} {:>7} {:>10} {:>6} {:>16} {:>7}",
+            "  {:<32} {:<12} {:>7} {:>10} {:>6} {:>16} {:>7}  computes",
             "kernel", "kind", "calls", "ms", "share", "speed", "roof"
         );
         for k in kernels.iter().take(top) {
@@ -88,7 +92,7 @@ impl Profile {
             };
             let _ = writeln!(
                 out,
-                "  {:<32} {:<12} {:>7} {:>10.3} {:>5.1}% {:>16} {:>7}",
+                "  {:<32} {:<12} {:>7} {:>10.3} {:>5.1}% {:>16} {:>7}  {}",
                 k.name,
                 k.kind,
                 k.calls,
@@ -99,7 +103,8 @@ impl Profile {
                     0.0
                 },
                 speed,
-                share
+                share,
+                k.site
             );
         }
         if kernels.len() > top {
@@ -122,6 +127,7 @@ mod tests {
             seconds,
             work: 1_000_000,
             bytes: 4_000_000,
+            site: format!("{name}.grad +1"),
         };
         let p = Profile {
             kernels: vec![
@@ -140,9 +146,11 @@ mod tests {
         assert!(
             lines[2].trim_start().starts_with('b')
                 && lines[2].contains("10.0 GFLOP/s")
-                && lines[2].contains("10%"),
+                && lines[2].contains("10%")
+                && lines[2].ends_with("  b.grad +1"),
             "{r}"
         );
+        assert!(lines[1].ends_with("computes"), "{r}");
         assert!(
             lines[3].trim_start().starts_with('a') && lines[3].contains("40.0 GB/s"),
             "{r}"

@@ -3,9 +3,11 @@
 // Each call of a kernel from host code is timed into its row of
 // @__ocannl_profile: the clock read before it, one call and the elapsed
 // nanoseconds added after it. Rows come in order of first call; the
-// module lists them with the multiply-adds (0 for a kernel without) and
-// the bytes of the buffers per call.
-// CHECK: module attributes {ocannl.profile = ["__ocannl_kernel_0123456789abcdef contraction 4096 512", "__ocannl_kernel_fedcba9876543210 elementwise 0 256"]}
+// module lists them with the multiply-adds (0 for a kernel without), the
+// bytes of the buffers per call and where the kernel was first called
+// (a file's line, or the name of a `loc("NAME")`), `+N` for the N other
+// places that call it.
+// CHECK: module attributes {ocannl.profile = ["__ocannl_kernel_0123456789abcdef contraction 4096 512 f.mlir:3:4 +1", "__ocannl_kernel_fedcba9876543210 elementwise 0 256 relu"]}
 // CHECK-LABEL: func.func @f
 // CHECK: %[[T0:.*]] = call @__ocannl_now() : () -> i64
 // CHECK-NEXT: call @__ocannl_kernel_0123456789abcdef
@@ -30,8 +32,9 @@ func.func private @__ocannl_kernel_fedcba9876543210(%a: memref<64xf32>) attribut
   return
 }
 func.func @f(%a: memref<64xf32>, %b: memref<64xf32>) {
-  func.call @__ocannl_kernel_0123456789abcdef(%a, %b) : (memref<64xf32>, memref<64xf32>) -> ()
-  func.call @__ocannl_kernel_fedcba9876543210(%a) : (memref<64xf32>) -> ()
-  func.call @__ocannl_kernel_0123456789abcdef(%b, %a) : (memref<64xf32>, memref<64xf32>) -> ()
+  func.call @__ocannl_kernel_0123456789abcdef(%a, %b) : (memref<64xf32>, memref<64xf32>) -> () loc("f.mlir":3:4)
+  func.call @__ocannl_kernel_fedcba9876543210(%a) : (memref<64xf32>) -> () loc("relu")
+  func.call @__ocannl_kernel_0123456789abcdef(%b, %a) : (memref<64xf32>, memref<64xf32>) -> () loc("mm")
+  func.call @__ocannl_kernel_fedcba9876543210(%b) : (memref<64xf32>) -> () loc("relu")
   return
 }
