@@ -651,11 +651,13 @@ MlirOperation ocannl_op_previous_in_block(MlirOperation op) {
 
 /// Clones `ops` (in order) with one mapping, first `from[i]` to `to[i]`,
 /// then each op's results to its clone's, and inserts the clones before
-/// `before`, or at the end of `block` when `before` is null. False when
-/// nothing could be cloned.
+/// `before`, or at the end of `block` when `before` is null; the clones
+/// (not the ops nested in them) are located at `loc`. False when nothing
+/// could be cloned.
 bool ocannl_clone_ops(const MlirOperation *ops, size_t n,
                       const MlirValue *from, const MlirValue *to, size_t m,
-                      MlirBlock block, MlirOperation before) {
+                      MlirBlock block, MlirOperation before,
+                      MlirLocation loc) {
   return guarded("cloning ops", false, [&] {
     IRMapping mapping;
     for (size_t i = 0; i < m; ++i)
@@ -664,6 +666,7 @@ bool ocannl_clone_ops(const MlirOperation *ops, size_t n,
     Operation *anchor = before.ptr ? unwrap(before) : nullptr;
     for (size_t i = 0; i < n; ++i) {
       Operation *clone = unwrap(ops[i])->clone(mapping);
+      clone->setLoc(unwrap(loc));
       if (anchor)
         b->getOperations().insert(anchor->getIterator(), clone);
       else

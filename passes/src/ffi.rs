@@ -129,6 +129,7 @@ unsafe extern "C" {
         m: usize,
         block: MlirBlock,
         before: MlirOperation,
+        loc: MlirLocation,
     ) -> bool;
     pub fn ocannl_register_dialects(registry: MlirDialectRegistry);
     pub fn ocannl_opt_main(

@@ -43,6 +43,10 @@ pub struct Backprop {
     /// Allocations (first, with [`Backprop::roles`]), initializations and
     /// the gradient assignments.
     pub stmts: Vec<Stmt>,
+    /// The forward statement each of `stmts` is part of the backprop of
+    /// (`None` for the gradients' allocations and first fills): where a
+    /// compiler locates it.
+    pub origins: Vec<Option<usize>>,
     /// What each buffer allocated by `stmts` holds, by buffer number.
     pub roles: Vec<(usize, Role)>,
     /// The gradient buffer of each param, in the order of the params given.
@@ -142,6 +146,7 @@ pub fn backprop(r: &Routine, loss: usize, params: &[usize]) -> Result<Backprop, 
         b.grad[loss] = Some(g);
         b.stmts.push(Stmt::Fill { buf: g, value: 1.0 });
     }
+    let mut origins: Vec<Option<usize>> = vec![None; b.stmts.len()];
     for (k, s) in r.stmts.iter().enumerate().rev() {
         let Stmt::Accum(Assignment {
             lhs,
@@ -210,19 +215,23 @@ pub fn backprop(r: &Routine, loss: usize, params: &[usize]) -> Result<Backprop, 
                     message,
                 })?;
         }
+        origins.resize(b.stmts.len(), Some(k));
     }
     let grads = params
         .iter()
         .map(|&p| (p, b.grad[p].expect("params have gradients")))
         .collect();
     // Allocations first, so that every buffer exists before any statement.
-    let (mut allocs, rest): (Vec<Stmt>, Vec<Stmt>) = b
+    let (mut allocs, rest): (Vec<_>, Vec<_>) = b
         .stmts
         .into_iter()
-        .partition(|s| matches!(s, Stmt::Alloc { .. }));
+        .zip(origins)
+        .partition(|(s, _)| matches!(s, Stmt::Alloc { .. }));
     allocs.extend(rest);
+    let (stmts, origins) = allocs.into_iter().unzip();
     Ok(Backprop {
-        stmts: allocs,
+        stmts,
+        origins,
         roles: b.roles,
         grads,
     })

@@ -23,6 +23,7 @@ pub struct NodeInfo {
 
 /// Emits statements before a fixed insertion point.
 pub struct Emitter<'c, 'a> {
+    ctx: &'c Context,
     b: Builder<'c>,
     at: At<'c, 'a>,
     /// The value of each buffer and index argument, by routine number
@@ -41,11 +42,17 @@ impl<'c, 'a> Emitter<'c, 'a> {
         elt: Type<'c>,
     ) -> Self {
         Emitter {
+            ctx,
             b: Builder::new(ctx, loc),
             at,
             values,
             elt,
         }
+    }
+
+    /// Where the ops of the next statements are located.
+    pub fn locate(&mut self, loc: Location<'c>) {
+        self.b = Builder::new(self.ctx, loc);
     }
 
     fn value(&self, buf: usize) -> Result<Value<'c, 'a>, String> {

@@ -179,7 +179,14 @@ fn differentiate<'c, 'a>(func: OperationRef<'c, 'a>) -> PassResult<'c> {
         values.iter().map(|v| Some(*v)).collect(),
         elt,
     );
-    for s in &bp.stmts {
+    // Each statement at the forward op it is the backprop of, so that
+    // diagnostics and the profile name it; the others at the return.
+    for (s, origin) in bp.stmts.iter().zip(&bp.origins) {
+        em.locate(
+            origin
+                .and_then(|k| ops.get(k))
+                .map_or(ret.location(), |o| o.location()),
+        );
         em.stmt(s, &info).at(loc)?;
     }
     // Return the loss and the gradients.

@@ -52,3 +52,19 @@ func.func @aliased(%a: memref<4xf32>, %b: memref<4xf32>, %c: memref<4xf32>) {
   "ocannl_assign.accum_binop"(%c, %b, %a) {accum = "add", op = "mul", space = array<i64: 4>, indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> (i)>]} : (memref<4xf32>, memref<4xf32>, memref<4xf32>) -> ()
   return
 }
+
+// The clone is located at its own op, so that diagnostics and the profile
+// (a kernel's call sites) name it, not the op first lowered: with
+// `kernels=true`, each relu (both clones of @two's first) is a call of one
+// kernel, at its own op.
+// RUN: ocannl-opt %s --pass-pipeline='builtin.module(ocannl-lower-to-loops{kernels=true})' --mlir-print-debuginfo --mlir-print-local-scope | FileCheck %s --check-prefix=LOC
+// LOC-LABEL: func.func @located(
+// LOC: call @[[K:__ocannl_kernel_[0-9a-f]+]]({{.*}}) loc("first")
+// LOC: call @[[K]]({{.*}}) loc("second")
+func.func @located(%x: memref<4x8xf32>, %z: memref<4x8xf32>) -> (memref<4x8xf32>, memref<4x8xf32>) {
+  %y = "ocannl_assign.node"() {name = "y", kind = "value", memory = "materialized", shape = "4,8"} : () -> memref<4x8xf32>
+  "ocannl_assign.accum_unop"(%y, %x) {accum = "assign", op = "relu", space = array<i64: 4, 8>, indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>]} : (memref<4x8xf32>, memref<4x8xf32>) -> () loc("first")
+  %w = "ocannl_assign.node"() {name = "w", kind = "value", memory = "materialized", shape = "4,8"} : () -> memref<4x8xf32>
+  "ocannl_assign.accum_unop"(%w, %z) {accum = "assign", op = "relu", space = array<i64: 4, 8>, indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>]} : (memref<4x8xf32>, memref<4x8xf32>) -> () loc("second")
+  return %y, %w : memref<4x8xf32>, memref<4x8xf32>
+}

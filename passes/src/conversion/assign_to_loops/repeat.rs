@@ -5,7 +5,8 @@
 //! operands put in place of the earlier op's, rather than being lowered
 //! again. The clone is the code the lowering would build (the lowering
 //! reads nothing but the op: its attributes, regions and operand types),
-//! so the result is the same; only its locations are the earlier op's.
+//! so the result is the same; the clones are located at the op (the ops
+//! nested in them keep the earlier op's locations).
 //!
 //! Code that uses a value from outside other than the op's operands (a
 //! uniform initialization's seed, computed before its guard) is not
@@ -67,7 +68,7 @@ impl<'c, 'a> Repeats<'c, 'a> {
             let ops: Vec<_> = l.ops.iter().map(|o| o.to_raw()).collect();
             // SAFETY: the ops to clone and the values are alive; `from` and
             // `to` have one length (equivalent ops have as many operands);
-            // the anchor is an op of `at.block`.
+            // the anchor is an op of `at.block`; the location is the op's.
             let cloned = unsafe {
                 ffi::ocannl_clone_ops(
                     ops.as_ptr(),
@@ -77,6 +78,7 @@ impl<'c, 'a> Repeats<'c, 'a> {
                     from.len().min(to.len()),
                     at.block.to_raw(),
                     anchor.to_raw(),
+                    op.location().to_raw(),
                 )
             };
             if !cloned {
