@@ -873,8 +873,44 @@ pub(crate) fn emit<'c, 'a>(
         fresh,
     };
     k.packed_around(at, 0, &mut vec![])?;
+    mark_madds(at, a)?;
     for buf in [packed, a_copy, b_copy].into_iter().flatten() {
         e.op0(at, "memref.dealloc", &[buf]);
     }
+    Ok(())
+}
+
+/// Marks the kernel's loop nest (the last loop before `at`) with the
+/// assignment's multiply-adds (`NEST_MADDS`), which its loops' trip counts
+/// do not give when they are dynamic (blocks, chunks).
+fn mark_madds<'c, 'a>(at: At<'c, 'a>, a: &Assignment<'_, 'c, 'a>) -> Result<(), String> {
+    use melior::ir::{block::BlockLike, operation::OperationLike};
+    use ocannl_passes::transforms::outline_kernels::NEST_MADDS;
+    let mut nest = None;
+    let mut op = at.block.first_operation();
+    while let Some(o) = op {
+        if Some(o) == at.before {
+            break;
+        }
+        if matches!(
+            ocannl_mlir::ir::name(&o).as_str(),
+            "scf.for" | "scf.parallel"
+        ) {
+            nest = Some(o);
+        }
+        op = o.next_in_block();
+    }
+    let Some(nest) = nest else {
+        return Err("internal error: the contraction kernel made no loop".into());
+    };
+    let madds = a
+        .space
+        .iter()
+        .try_fold(1i64, |w, &d| w.checked_mul(d))
+        .unwrap_or(i64::MAX);
+    let attr =
+        a.e.attr(&format!("{madds} : i64"))
+            .map_err(|e| e.to_string())?;
+    ocannl_mlir::ir::set_attribute(nest, NEST_MADDS, attr);
     Ok(())
 }

@@ -113,7 +113,7 @@ crate::define_pass!(
             "Report per routine the number of kernels and of distinct ones as a remark"
         ),
     ],
-    r#"at the loops stage, moves every maximal loop nest of a routine (an `scf.for`/`scf.parallel`/`affine.for`/`affine.parallel` with no loop around it, possibly inside the `scf.if` guards of the run-time checks, which stay) into a kernel, a `func.func private` with `no_inline` (and `passthrough = ["noinline"]`, which the conversion to LLVM keeps), called in its place: the routine keeps its allocations, checks, calls and frees. A kernel's arguments are the values from outside the nest that it uses, in order of first use; constants (`arith.constant`, `memref.get_global`) are cloned into it (but for a constant marked `ocannl.kernel_argument`, passed as an argument: `ocannl-lower-to-loops` marks a uniform initialization's seed, scale and offset so, and the initializations of params of one shape share a kernel), and so is a guard's condition read from a global (the status of the run-time checks) when nothing but `arith` ops and reads lie between the read and the nest. Kernels equal up to their buffers are one function, named after the SHA-256 of its text (printed once per distinct kernel: one equivalent to a kernel already named, found by a structural hash and MLIR's `OperationEquivalence`, takes its name) (`@__ocannl_kernel_<16 hex digits>`, the same in every run and module; a name taken by another symbol or another kernel is extended, never merged); `dedup=false` keeps a function per nest. Each kernel has `ocannl.kernel_work` (iterations from static trip counts, saturating; absent when a bound is not constant), `ocannl.kernel_madds` (multiply-adds: each `vector.fma`, `math.fma` or `arith.mulf` times its lanes and the trips around it; absent without any or when a bound is not constant) and `ocannl.kernel_kind` (`"contraction"` with `vector.fma`/`vector.contract` or a loop carrying values, else `"elementwise"`); `explain=true` reports `@F: N kernels, M distinct` per routine (the kernels it calls, outlined by this pass or before it). Ops other than loops (a `gpu.launch`) and loops under them are left alone; kernels are not outlined again. The CPU backend runs it before lowering to LLVM; the GPU's pipeline does not"#
+    r#"at the loops stage, moves every maximal loop nest of a routine (an `scf.for`/`scf.parallel`/`affine.for`/`affine.parallel` with no loop around it, possibly inside the `scf.if` guards of the run-time checks, which stay) into a kernel, a `func.func private` with `no_inline` (and `passthrough = ["noinline"]`, which the conversion to LLVM keeps), called in its place: the routine keeps its allocations, checks, calls and frees. A kernel's arguments are the values from outside the nest that it uses, in order of first use; constants (`arith.constant`, `memref.get_global`) are cloned into it (but for a constant marked `ocannl.kernel_argument`, passed as an argument: `ocannl-lower-to-loops` marks a uniform initialization's seed, scale and offset so, and the initializations of params of one shape share a kernel), and so is a guard's condition read from a global (the status of the run-time checks) when nothing but `arith` ops and reads lie between the read and the nest. Kernels equal up to their buffers are one function, named after the SHA-256 of its text (printed once per distinct kernel: one equivalent to a kernel already named, found by a structural hash and MLIR's `OperationEquivalence`, takes its name) (`@__ocannl_kernel_<16 hex digits>`, the same in every run and module; a name taken by another symbol or another kernel is extended, never merged); `dedup=false` keeps a function per nest. Each kernel has `ocannl.kernel_work` (iterations from static trip counts, saturating; absent when a bound is not constant), `ocannl.kernel_madds` (multiply-adds: the nest's `ocannl.madds` when a backend's kernel marked it so, else each `vector.fma`, `math.fma` or `arith.mulf` times its lanes and the trips around it; absent without any or when a bound is not constant) and `ocannl.kernel_kind` (`"contraction"` with `vector.fma`/`vector.contract` or a loop carrying values, else `"elementwise"`); `explain=true` reports `@F: N kernels, M distinct` per routine (the kernels it calls, outlined by this pass or before it). Ops other than loops (a `gpu.launch`) and loops under them are left alone; kernels are not outlined again. The CPU backend runs it before lowering to LLVM; the GPU's pipeline does not"#
 );
 
 /// The loop ops whose outermost instances become kernels.
@@ -154,6 +154,11 @@ pub const WORK: &str = "ocannl.kernel_work";
 /// `arith.mulf` times its lanes and the trips of the loops around it; a
 /// masked tail counted whole), when every trip count is static.
 pub const MADDS: &str = "ocannl.kernel_madds";
+
+/// The attribute of a loop nest that says its multiply-adds (set by a
+/// backend's kernel, whose loops' bounds may be dynamic): [`MADDS`] counts
+/// that for the nest instead of what is inside it.
+pub const NEST_MADDS: &str = "ocannl.madds";
 
 fn run<'c>(module: OperationRef<'c, '_>, options: &Options) -> PassResult<'c> {
     let dedup = options.flag("dedup");
@@ -683,9 +688,16 @@ fn inner_work(op: OperationRef) -> Option<u64> {
     Some(total)
 }
 
-/// The multiply-adds of `op` (see [`MADDS`]); `None` when a loop's trip
-/// count is not static.
+/// The multiply-adds of `op` (see [`MADDS`]): its [`NEST_MADDS`] when it
+/// has one; `None` when a loop's trip count is not static.
 fn madds(op: OperationRef) -> Option<u64> {
+    if let Some(marked) = op
+        .attribute(NEST_MADDS)
+        .ok()
+        .and_then(|a| IntegerAttribute::try_from(a).ok())
+    {
+        return u64::try_from(marked.value()).ok();
+    }
     let name = ir::name(&op);
     let own: u64 = match name.as_str() {
         "vector.fma" | "math.fma" | "arith.mulf" => op

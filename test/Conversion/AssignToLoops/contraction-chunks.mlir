@@ -7,6 +7,13 @@
 
 // RUN: ocannl-opt %s --ocannl-lower-to-loops=cpu=x86-64-v3 | FileCheck %s
 
+// Its loops' bounds are dynamic (blocks, chunks): the kernel marks its nest
+// with the multiply-adds (96 x 1536 x 512), which its outlined kernel
+// reports.
+// RUN: ocannl-opt %s --pass-pipeline='builtin.module(ocannl-lower-to-loops{cpu=x86-64-v3 kernels=true})' | FileCheck %s --check-prefix=MADDS
+// MADDS: ocannl.kernel_kind = "contraction", ocannl.kernel_madds = 75497472 : i64
+// MADDS: ocannl.kernel_kind = "contraction", ocannl.kernel_madds = 25165824 : i64
+
 // CHECK-LABEL: func.func @wide
 // CHECK: scf.for %[[K0:.*]] = %{{.*}} to %c512{{.*}} step %c256
 // CHECK: %[[CHUNKS:.*]] = arith.constant 3 : index

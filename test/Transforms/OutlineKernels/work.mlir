@@ -93,6 +93,21 @@ func.func @fma(%a: memref<4xvector<8xf32>>, %b: vector<8xf32>) {
   return
 }
 
+// A nest a backend's kernel marked with its multiply-adds (ocannl.madds):
+// that count, though a bound is dynamic.
+// CHECK-LABEL: func.func @marked(
+// CHECK: call @[[MARKED:__ocannl_kernel_[0-9a-f]+]](
+func.func @marked(%n: index, %a: memref<4xvector<8xf32>>, %b: vector<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    %x = memref.load %a[%i] : memref<4xvector<8xf32>>
+    %y = vector.fma %x, %b, %x : vector<8xf32>
+    memref.store %y, %a[%i] : memref<4xvector<8xf32>>
+  } {ocannl.madds = 1000 : i64}
+  return
+}
+
 // A reduction carried in registers (a loop with iter_args inside the nest)
 // makes a contraction.
 // CHECK-LABEL: func.func @reduce(
@@ -126,5 +141,9 @@ func.func @reduce(%a: memref<4x8xf32>, %r: memref<4xf32>) {
 // CHECK-SAME: ocannl.kernel_work = 4 : i64
 // CHECK: func.func private @[[FMA]](
 // CHECK-SAME: ocannl.kernel_kind = "contraction", ocannl.kernel_madds = 32 : i64, ocannl.kernel_work = 4 : i64
+// CHECK: func.func private @[[MARKED]](
+// CHECK-SAME: ocannl.kernel_kind = "contraction", ocannl.kernel_madds = 1000 : i64
+// CHECK-NOT: ocannl.kernel_work
+// CHECK-SAME: {
 // CHECK: func.func private @[[RED]](
 // CHECK-SAME: ocannl.kernel_kind = "contraction", ocannl.kernel_work = 32 : i64
