@@ -460,9 +460,14 @@ pub fn tile_rows(m: u64, max: u64) -> u64 {
 }
 
 /// The loop that runs in parallel: none up to [`PARALLEL_WORK`]
-/// multiply-adds; else the outermost loop around the tiles (after the
+/// multiply-adds; else, among the loops each of whose parallel regions
+/// (one per iteration of the loops around it: the outer loops, and the
+/// blocks and chunks of a packed `b`) still does more than
+/// [`PARALLEL_WORK`], the outermost loop around the tiles (after the
 /// packing) of at least four iterations, or the row tiles if they are
-/// that many, else whichever has the most iterations.
+/// that many, else whichever has the most iterations. (Attention scores,
+/// 128 heads of 23 x 23 x 16, split per head's 3 row tiles, paid 128
+/// thread wake-ups a call: 8x slower than on one core.)
 fn choose_parallel(p: &Contraction) -> Parallel {
     let work = p
         .space
@@ -472,10 +477,28 @@ fn choose_parallel(p: &Contraction) -> Parallel {
     if work <= PARALLEL_WORK {
         return Parallel::Sequential;
     }
+    let blocks = p.pack.map_or(1, |k| {
+        p.space[p.k[0]]
+            .div_ceil(k.block.max(1))
+            .saturating_mul(p.column_chunks())
+    });
+    // Regions of the loop inside `q` outer loops (and the packing when
+    // past the loops b depends on).
+    let regions = |q: usize| -> u64 {
+        let around: u64 = p.outer[..q].iter().map(|&d| p.space[d]).product();
+        if q >= p.outer_b {
+            around.saturating_mul(blocks)
+        } else {
+            around
+        }
+    };
     let mut candidates: Vec<(Parallel, u64)> = (p.outer_b..p.outer.len())
+        .filter(|&q| work / regions(q).max(1) > PARALLEL_WORK)
         .map(|q| (Parallel::Outer(q), p.space[p.outer[q]]))
         .collect();
-    candidates.push((Parallel::Rows, p.row_tiles().0));
+    if work / regions(p.outer.len()).max(1) > PARALLEL_WORK {
+        candidates.push((Parallel::Rows, p.row_tiles().0));
+    }
     candidates.retain(|&(_, c)| c >= 2);
     candidates
         .iter()
@@ -595,6 +618,33 @@ mod tests {
         .unwrap();
         assert_eq!(roles(&c), (vec![2], 1, vec![3], 1));
         assert_eq!(c.outer, vec![0]);
+    }
+
+    #[test]
+    fn parallel_regions_worth_their_threads() {
+        // Attention scores, y[b, s, h, t] += q[b, s, h, e] * k[b, t, h, e]:
+        // 1.1 million multiply-adds, but b is packed per (b, h), so any
+        // split inside pays 128 thread wake-ups for 8.5 thousand each.
+        let c = plan(
+            &[32, 23, 4, 23, 16],
+            &[
+                vec![Dim(0), Dim(1), Dim(2), Dim(3)],
+                vec![Dim(0), Dim(1), Dim(2), Dim(4)],
+                vec![Dim(0), Dim(3), Dim(2), Dim(4)],
+            ],
+            &[
+                vec![32, 23, 4, 23],
+                vec![32, 23, 4, 16],
+                vec![32, 23, 4, 16],
+            ],
+        )
+        .unwrap();
+        assert_eq!(c.outer, vec![0, 2]);
+        assert_eq!(c.outer_b, 2);
+        assert_eq!(c.parallel, Parallel::Sequential);
+        // A 1024³ matmul: 4 blocks of 268 million each, row tiles split.
+        let (s, maps, dims) = matmul(1024, 1024, 1024);
+        assert_eq!(plan(&s, &maps, &dims).unwrap().parallel, Parallel::Rows);
     }
 
     #[test]
