@@ -873,35 +873,50 @@ pub(crate) fn emit<'c, 'a>(
         fresh,
     };
     k.packed_around(at, 0, &mut vec![])?;
-    mark_madds(at, a)?;
+    mark_madds(at, a, p)?;
     for buf in [packed, a_copy, b_copy].into_iter().flatten() {
         e.op0(at, "memref.dealloc", &[buf]);
     }
     Ok(())
 }
 
-/// Marks the kernel's loop nest (the last loop before `at`) with the
-/// assignment's multiply-adds (`NEST_MADDS`), which its loops' trip counts
-/// do not give when they are dynamic (blocks, chunks).
-fn mark_madds<'c, 'a>(at: At<'c, 'a>, a: &Assignment<'_, 'c, 'a>) -> Result<(), String> {
+/// Marks the loop nest of a kernel that packs `b` (one loop, the last op
+/// before `at`: over the first loop `b` depends on, or over the blocks)
+/// with the assignment's multiply-adds (`NEST_MADDS`), which its loops'
+/// trip counts do not give: the steps of a block and the chunks' bounds
+/// are dynamic. Without packing every bound is a constant and the
+/// outliner counts the trips itself.
+fn mark_madds<'c, 'a>(
+    at: At<'c, 'a>,
+    a: &Assignment<'_, 'c, 'a>,
+    p: &Contraction,
+) -> Result<(), String> {
     use melior::ir::{block::BlockLike, operation::OperationLike};
     use ocannl_passes::transforms::outline_kernels::NEST_MADDS;
-    let mut nest = None;
-    let mut op = at.block.first_operation();
-    while let Some(o) = op {
-        if Some(o) == at.before {
-            break;
-        }
-        if matches!(
-            ocannl_mlir::ir::name(&o).as_str(),
-            "scf.for" | "scf.parallel"
-        ) {
-            nest = Some(o);
-        }
-        op = o.next_in_block();
+    if p.pack.is_none() {
+        return Ok(());
     }
-    let Some(nest) = nest else {
-        return Err("internal error: the contraction kernel made no loop".into());
+    let nest = match at.before {
+        Some(anchor) => {
+            // SAFETY: a live op of `at.block`, read only; a non-null result
+            // is the op before it in the same block, alive with the block.
+            let raw = unsafe { ocannl_passes::ffi::ocannl_op_previous_in_block(anchor.to_raw()) };
+            (!raw.ptr.is_null())
+                // SAFETY: see above.
+                .then(|| unsafe { melior::ir::OperationRef::from_raw(raw) })
+        }
+        None => {
+            let mut last = None;
+            let mut op = at.block.first_operation();
+            while let Some(o) = op {
+                last = Some(o);
+                op = o.next_in_block();
+            }
+            last
+        }
+    };
+    let Some(nest) = nest.filter(|o| ocannl_mlir::ir::name(o) == "scf.for") else {
+        return Err("internal error: the packed contraction kernel is not one loop".into());
     };
     let madds = a
         .space

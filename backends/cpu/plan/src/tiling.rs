@@ -485,7 +485,9 @@ fn choose_parallel(p: &Contraction) -> Parallel {
     // Regions of the loop inside `q` outer loops (and the packing when
     // past the loops b depends on).
     let regions = |q: usize| -> u64 {
-        let around: u64 = p.outer[..q].iter().map(|&d| p.space[d]).product();
+        let around = p.outer[..q]
+            .iter()
+            .fold(1u64, |r, &d| r.saturating_mul(p.space[d]));
         if q >= p.outer_b {
             around.saturating_mul(blocks)
         } else {
