@@ -196,6 +196,9 @@ def main():
             step = jax.jit(lambda ws, x: jax.tree_util.tree_map(
                 lambda w, g: w - 1e-4 * g, ws, jax.grad(loss)(ws, x)))
             theirs = time_jax(step, ((w1, w2), x), repeat)
+            # XLA's worker threads keep spinning for a while after a run
+            # and take a core from the next process: let them settle.
+            time.sleep(1.0)
             for batch_row in (True, False):
                 ours = run_ocannl(pair_module(batch_row, padded, stride), "f_train_step", 3, repeat,
                                   train=True)

@@ -882,7 +882,8 @@ pub(crate) fn emit<'c, 'a>(
 
 /// Marks the loop nest of a kernel that packs `b` (one loop, the last op
 /// before `at`: over the first loop `b` depends on, or over the blocks)
-/// with the assignment's multiply-adds (`NEST_MADDS`), which its loops'
+/// with the multiply-adds of the assignment it computes (`NEST_MADDS`,
+/// `Contraction::work`: all of them, or one phase's), which its loops'
 /// trip counts do not give: the steps of a block and the chunks' bounds
 /// are dynamic. Without packing every bound is a constant and the
 /// outliner counts the trips itself.
@@ -918,11 +919,7 @@ fn mark_madds<'c, 'a>(
     let Some(nest) = nest.filter(|o| ocannl_mlir::ir::name(o) == "scf.for") else {
         return Err("internal error: the packed contraction kernel is not one loop".into());
     };
-    let madds = a
-        .space
-        .iter()
-        .try_fold(1i64, |w, &d| w.checked_mul(d))
-        .unwrap_or(i64::MAX);
+    let madds = i64::try_from(p.work).unwrap_or(i64::MAX);
     let attr =
         a.e.attr(&format!("{madds} : i64"))
             .map_err(|e| e.to_string())?;

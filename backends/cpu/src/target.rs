@@ -58,29 +58,34 @@ impl LoopTarget for Cpu {
     /// A contraction whose kernel starts every result cell at 0 itself
     /// (see `Contraction::starts_result`) needs no fill before it.
     fn initializes(&self, a: &Assignment<'_, '_, '_>) -> bool {
-        a.initialize_neutral && contraction(a, self.target()).is_some_and(|p| p.starts_result())
+        a.initialize_neutral
+            && contraction(a, self.target())
+                .is_some_and(|plans| plans.iter().all(Contraction::starts_result))
     }
 
     /// Contractions in the kernel, whole (tails and gather forms
-    /// included); the rest in scalar loops.
+    /// included: one kernel per phase of a strided one); the rest in
+    /// scalar loops.
     fn lower_accumulation<'c, 'a>(
         &self,
         a: &Assignment<'_, 'c, 'a>,
         at: At<'c, 'a>,
     ) -> Result<bool, ocannl_mlir::Error> {
-        let Some(plan) = contraction(a, self.target()) else {
+        let Some(plans) = contraction(a, self.target()) else {
             return Ok(false);
         };
-        let fresh = a.initialize_neutral && plan.starts_result();
-        crate::kernel::emit(a, at, &plan, fresh).map_err(ocannl_mlir::Error::unsupported)?;
+        for plan in &plans {
+            let fresh = a.initialize_neutral && plan.starts_result();
+            crate::kernel::emit(a, at, plan, fresh).map_err(ocannl_mlir::Error::unsupported)?;
+        }
         Ok(true)
     }
 }
 
-/// The contraction plan of an assignment, if the kernel applies (not
+/// The contraction plans of an assignment, if the kernel applies (not
 /// when the result is also an operand: the kernel reads operands while
 /// it holds result cells in registers).
-fn contraction(a: &Assignment, target: &Target) -> Option<Contraction> {
+fn contraction(a: &Assignment, target: &Target) -> Option<Vec<Contraction>> {
     if a.tensors[1..].contains(&a.tensors[0]) {
         return None;
     }

@@ -392,7 +392,7 @@ fn multi_contraction(seed: u64) -> (String, usize) {
 
 /// A random 2-D convolution of channels-last images, `nn::conv2d`'s spec
 /// `...|s*oh+d*kh, s*ow+d*kw, ic; kh, kw, ic -> oc => ...|oh, ow, oc`
-/// with stride `s` and dilation `d` of 1 or 2, valid (`<+`) or padded
+/// with stride `s` of 1 to 3 and dilation `d` of 1 or 2, valid (`<+`) or padded
 /// (`=+`), output widths and channels around the kernel's row tiles and
 /// vector widths. With `grad`, the image and the kernel are params and the
 /// program is the loss `sum(conv(x, w) * g)`, whose `@f_grad` (`--train`)
@@ -401,7 +401,7 @@ fn multi_contraction(seed: u64) -> (String, usize) {
 /// `@f_grad`).
 fn conv2d(seed: u64, grad: bool) -> (String, usize) {
     let mut r = Rng(ocannl_ops::SplitMix64::new(seed));
-    let (stride, dilation) = (1 + r.below(2), 1 + r.below(2));
+    let (stride, dilation) = (1 + r.below(3), 1 + r.below(2));
     // Kernels of at least 2: a kernel axis of 1 written as a size
     // broadcasts, leaving the convolution's kernel unknown to inference.
     let (kh, kw) = (2 + r.below(3), 2 + r.below(3));

@@ -4,9 +4,11 @@
 //!
 //! A contraction `lhs =+ a * b` qualifies when, in its gather form (see
 //! [`crate::gather`]: a convolution's input gradient, which scatters, is
-//! turned into one that gathers), the result is indexed by plain iterators
-//! and constants and every index is a sum of iterators times constants
-//! ([`Linear`]). Its iterators play four roles:
+//! turned into one that gathers, a strided one into one per phase, each a
+//! kernel of its own), the result is indexed by iterators (each on one
+//! axis, with coefficient 1, or `S` in a phase) and constants and every
+//! index is a sum of iterators times constants ([`Linear`]). Its iterators
+//! play four roles:
 //!
 //! - the columns `j`: the iterator along the result's contiguous cells,
 //!   which `b` reads and `a` does not, merged with the next ones out while
@@ -26,14 +28,14 @@
 //! last columns masked vectors. An operand whose index may leave its axis
 //! (a padded convolution) is read from a padded copy ([`Padded`]). Matmuls
 //! in every operand layout, batched and multi-axis contractions,
-//! convolutions (strides, dilations, padding) and their kernel gradients
-//! and unstrided input gradients all fit.
+//! convolutions (strides, dilations, padding) and their kernel and input
+//! gradients all fit.
 
 use ocannl_assign::Affine;
 use ocannl_ops::{Accum, BinaryOp, NumOp};
 
 use crate::{
-    gather::gather_form,
+    gather::{gather_forms, Form},
     linear::{padding, shifted, Linear, Padded},
     target::Target,
     KERNEL_DEPTH, PARALLEL_WORK,
@@ -99,6 +101,9 @@ pub struct Contraction {
     /// The space the kernel runs over: the assignment's, or its gather
     /// form's.
     pub space: Vec<u64>,
+    /// The multiply-adds of the assignment the plan computes (see
+    /// [`Form::work`]).
+    pub work: u64,
     /// The result's cell at each point.
     pub lhs: Linear,
     /// The operand broadcast per row.
@@ -208,9 +213,11 @@ pub fn element(elt: &str) -> Option<u64> {
     }
 }
 
-/// The contraction plan of the assignment `lhs =accum= op(a, b)` over
+/// The contraction plans of the assignment `lhs =accum= op(a, b)` over
 /// `space` with index lists `maps` (the result's first) into buffers of
-/// `dims` and elements `elt`, for `target`, if the kernel applies.
+/// `dims` and elements `elt`, for `target`, if the kernel applies: one
+/// kernel, or one per phase of a strided input gradient (see
+/// [`crate::gather`]), which together compute it.
 pub fn plan_contraction(
     accum: Accum,
     op: NumOp,
@@ -219,7 +226,7 @@ pub fn plan_contraction(
     dims: &[Vec<u64>],
     elt: &str,
     target: &Target,
-) -> Option<Contraction> {
+) -> Option<Vec<Contraction>> {
     if accum != Accum::Add
         || op != NumOp::Binary(BinaryOp::Mul)
         || maps.len() != 3
@@ -235,22 +242,38 @@ pub fn plan_contraction(
     {
         return None;
     }
-    let (space, maps) = gather_form(space, maps, dims)?;
+    gather_forms(space, maps, dims)?
+        .into_iter()
+        .map(|f| plan_form(f, dims, bytes, target))
+        .collect()
+}
+
+/// The plan of one form of a contraction (see [`plan_contraction`]).
+fn plan_form(form: Form, dims: &[Vec<u64>], bytes: u64, target: &Target) -> Option<Contraction> {
+    let Form { space, maps, work } = form;
     let n = space.len();
-    // The result: plain iterators (each once) and constants.
-    let lhs_dims: Vec<usize> = maps[0]
-        .iter()
-        .filter_map(|e| match e {
-            Affine::Dim(d) => Some(*d),
-            _ => None,
-        })
-        .collect();
-    if maps[0]
-        .iter()
-        .any(|e| !matches!(e, Affine::Dim(_) | Affine::Const(_)))
-        || (1..lhs_dims.len()).any(|q| lhs_dims[..q].contains(&lhs_dims[q]))
-    {
-        return None;
+    // The result: constants, and iterators (each once) with coefficient 1,
+    // or, in a strided phase, 2 or more.
+    // Every point's cell inside the result.
+    let mut lhs_dims: Vec<usize> = vec![];
+    for (e, &cells) in maps[0].iter().zip(&dims[0]) {
+        let lin = Linear::of_expr(e, n)?;
+        let used: Vec<usize> = (0..n).filter(|&d| lin.uses(d)).collect();
+        let last = |d: usize| {
+            let steps = i64::try_from(space[d]).ok()?.checked_sub(1)?;
+            lin.coef[d].checked_mul(steps)?.checked_add(lin.offset)
+        };
+        match used[..] {
+            [] => {}
+            [d] if lin.coef[d] >= 1
+                && lin.offset >= 0
+                && last(d).is_some_and(|x| x < cells as i64)
+                && !lhs_dims.contains(&d) =>
+            {
+                lhs_dims.push(d)
+            }
+            _ => return None,
+        }
     }
     let lhs = Linear::row_major(&maps[0], &dims[0], n)?;
     let covers_result = maps[0].iter().zip(&dims[0]).all(|(e, &d)| match e {
@@ -361,6 +384,7 @@ pub fn plan_contraction(
     };
     let mut plan = Contraction {
         space,
+        work,
         lhs,
         a,
         b,
@@ -522,7 +546,19 @@ mod tests {
     }
 
     fn plan(space: &[u64], maps: &[Vec<Affine>], dims: &[Vec<u64>]) -> Option<Contraction> {
-        plan_contraction(Accum::Add, MUL, space, maps, dims, "f32", &Target::avx512())
+        plan_on(&Target::avx512(), space, maps, dims)
+    }
+
+    /// The one kernel of a contraction on `target`.
+    fn plan_on(
+        target: &Target,
+        space: &[u64],
+        maps: &[Vec<Affine>],
+        dims: &[Vec<u64>],
+    ) -> Option<Contraction> {
+        let mut plans = plan_contraction(Accum::Add, MUL, space, maps, dims, "f32", target)?;
+        assert_eq!(plans.len(), 1, "one kernel");
+        plans.pop()
     }
 
     /// (j, i, k, a's buffer) of a plan.
@@ -601,10 +637,10 @@ mod tests {
             ..Target::avx512()
         };
         let (s, maps, dims) = matmul(2048, 2048, 2048);
-        let c = plan_contraction(Accum::Add, MUL, &s, &maps, &dims, "f32", &big).unwrap();
+        let c = plan_on(&big, &s, &maps, &dims).unwrap();
         assert_eq!(c.column_chunks(), 2);
         let (s, maps, dims) = matmul(2048, 1024, 2048);
-        let c = plan_contraction(Accum::Add, MUL, &s, &maps, &dims, "f32", &big).unwrap();
+        let c = plan_on(&big, &s, &maps, &dims).unwrap();
         assert_eq!(c.column_chunks(), 1);
         assert_eq!(c.parallel, Parallel::Rows);
         // Batched: the batch is an outer loop b depends on.
@@ -879,7 +915,7 @@ mod tests {
         assert_eq!(c.pack, None);
         // The input's gradient, in gather form: oh and ow run over x's
         // rows and columns, y is read padded.
-        let c = plan(&space, &[x, y, w], &[xd, yd, wd]).unwrap();
+        let c = plan(&space, &[x, y.clone(), w.clone()], &[xd, yd, wd.clone()]).unwrap();
         assert_eq!(c.space, vec![64, 14, 14, 16, 6, 5, 5]);
         assert_eq!(c.j, vec![4]);
         assert_eq!(c.a.buffer, 1);
@@ -891,6 +927,38 @@ mod tests {
             })
         );
         assert_eq!(c.tile.lanes, 8);
+        // Strided by 2 and padded by 2 ("SAME", 14 x 14 into 7 x 7): the
+        // input's gradient in four phases, each a kernel over the cells of
+        // one residue (2*q + c) with its share of the taps (3 or 2 per
+        // axis), rows ow, columns ic; every point of the original space
+        // that lands inside x once.
+        let space = [64, 7, 7, 16, 6, 5, 5];
+        let strided = |o: usize, k: usize| {
+            let two = Affine::Mul(Box::new(Dim(o)), Box::new(Const(2)));
+            add(add(two, Dim(k)), Const(-2))
+        };
+        let x = vec![Dim(0), strided(1, 5), strided(2, 6), Dim(4)];
+        let (yd, xd) = (vec![64, 7, 7, 16], vec![64, 14, 14, 6]);
+        let plans = plan_contraction(
+            Accum::Add,
+            MUL,
+            &space,
+            &[x, y, w],
+            &[xd, yd, wd],
+            "f32",
+            &Target::avx512(),
+        )
+        .unwrap();
+        let taps: Vec<_> = plans.iter().map(|c| (c.space[5], c.space[6])).collect();
+        assert_eq!(taps, vec![(3, 3), (3, 2), (2, 3), (2, 2)]);
+        for c in &plans {
+            assert_eq!((c.space[1], c.space[2]), (7, 7));
+            assert_eq!((c.lhs.coef[1], c.lhs.coef[2]), (2 * 14 * 6, 2 * 6));
+            assert_eq!((c.j.clone(), c.a.buffer), (vec![4], 1));
+            assert!(!c.covers_result && !c.starts_result());
+        }
+        let inside = 64 * 16 * 6 * (7 * 5 - 3) * (7 * 5 - 3);
+        assert_eq!(plans.iter().map(|c| c.work).sum::<u64>(), inside);
         // A padded forward convolution with one input channel (its index a
         // constant) reads x padded.
         let c = plan(
