@@ -55,7 +55,7 @@ impl LoopTarget for Gpu {
         at: At<'c, 'a>,
     ) -> Result<bool, ocannl_mlir::Error> {
         let space: Vec<u64> = a.space.iter().map(|&d| d as u64).collect();
-        let tiled = matches!(a.elt.as_str(), "f32" | "f64")
+        let tiled = (matches!(a.elt.as_str(), "f32" | "f64") && a.computes_as_stored())
             .then(|| tiling::plan_matmul(a.accum, a.op?, &space, &a.exprs))
             .flatten();
         match tiled {

@@ -27,6 +27,8 @@ impl CmpPred {
     pub const OGT: CmpPred = CmpPred(2);
     pub const OLT: CmpPred = CmpPred(4);
     pub const UNE: CmpPred = CmpPred(13);
+    /// Unordered: either operand is NaN.
+    pub const UNO: CmpPred = CmpPred(14);
 
     const NAMES: [&'static str; 16] = [
         "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult",

@@ -6,7 +6,8 @@
 //! whose operand indices are affine expressions of the iterators and of
 //! symbols (run-time indices). The interpreter computes in `f64`, directly
 //! from the definitions, as the reference the compiled code is checked
-//! against.
+//! against; a buffer of a narrower element type ([`Routine::elts`]) has its
+//! cells rounded to it after each statement that writes it.
 //!
 //! Architecture invariant: no MLIR here; the runner converts the
 //! `ocannl_assign` dialect into this model.
@@ -92,6 +93,12 @@ pub struct Routine {
     pub args: Vec<Arg>,
     pub stmts: Vec<Stmt>,
     pub results: Vec<usize>,
+    /// The element type of each buffer narrower than f64, by number
+    /// (every other buffer holds f64 values): the interpreter rounds such
+    /// a buffer's cells to it ([`Elt::round`]) after each statement that
+    /// writes it, as compiled code rounds a value once when it stores it
+    /// (a sum accumulated in the compute type, then stored).
+    pub elts: std::collections::BTreeMap<usize, Elt>,
 }
 
 /// A run-time value.
@@ -343,7 +350,11 @@ pub fn run_mut(r: &Routine, args: &mut [Value]) -> Result<Vec<Value>, RunError> 
             (Arg::Buffer { dims }, Value::Buffer { dims: d, data })
                 if dims == d && check_buffer(dims, 8).is_ok_and(|n| data.len() as u64 == n) =>
             {
-                bufs.push(Some(Buffer::new(dims.clone(), data.clone())));
+                let mut data = data.clone();
+                if let Some(elt) = r.elts.get(&bufs.len()) {
+                    data.iter_mut().for_each(|x| *x = elt.round(*x));
+                }
+                bufs.push(Some(Buffer::new(dims.clone(), data)));
                 scalars.push(0);
             }
             (Arg::Index, Value::Index(i)) => {
@@ -421,6 +432,20 @@ pub fn run_mut(r: &Routine, args: &mut [Value]) -> Result<Vec<Value>, RunError> 
                 b.data.copy_from_slice(values);
             }
             Stmt::Accum(_) => accumulate(&mut bufs, &scalars, s)?,
+        }
+        // The written buffer's cells, rounded to its element type.
+        let written = match s {
+            Stmt::Alloc { .. } => None,
+            Stmt::Fill { buf, .. }
+            | Stmt::Range { buf }
+            | Stmt::Uniform { buf, .. }
+            | Stmt::Literal { buf, .. } => Some(*buf),
+            Stmt::Accum(a) => Some(a.lhs),
+        };
+        if let Some((b, elt)) = written.and_then(|b| Some((b, *r.elts.get(&b)?))) {
+            if let Some(Some(buf)) = bufs.get_mut(b) {
+                buf.data.iter_mut().for_each(|x| *x = elt.round(*x));
+            }
         }
     }
     let results = r
@@ -539,6 +564,7 @@ mod tests {
     fn matmul_and_reduction() {
         // c[i, j] += a[i, k] * b[k, j] with c reset to 0, then s = max over c.
         let r = Routine {
+            elts: Default::default(),
             args: vec![
                 Arg::Buffer { dims: vec![2, 3] },
                 Arg::Buffer { dims: vec![3, 2] },
@@ -604,6 +630,7 @@ mod tests {
     fn slice_and_errors() {
         // y[j] = x[s0, j]
         let r = Routine {
+            elts: Default::default(),
             args: vec![Arg::Buffer { dims: vec![3, 2] }, Arg::Index],
             stmts: vec![
                 Stmt::Alloc {
@@ -695,6 +722,7 @@ mod tests {
             })
         };
         let r = Routine {
+            elts: Default::default(),
             args: vec![Arg::Buffer { dims: vec![4] }, Arg::Buffer { dims: vec![3] }],
             stmts: vec![
                 Stmt::Alloc {

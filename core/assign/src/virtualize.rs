@@ -820,6 +820,7 @@ mod tests {
     fn chain() -> Routine {
         let ij = vec![d(0), d(1)];
         Routine {
+            elts: Default::default(),
             args: vec![Arg::Buffer { dims: vec![3, 2] }],
             stmts: vec![
                 Stmt::Alloc {
@@ -934,6 +935,7 @@ mod tests {
     #[test]
     fn contraction_operands_keep_their_buffers() {
         let r = Routine {
+            elts: Default::default(),
             args: vec![Arg::Buffer { dims: vec![8, 3] }],
             stmts: vec![
                 Stmt::Alloc {

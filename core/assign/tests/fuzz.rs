@@ -241,6 +241,7 @@ fn build(choices: &[u32]) -> (Routine, Vec<Value>) {
         .collect();
     (
         Routine {
+            elts: Default::default(),
             args,
             stmts,
             results,
@@ -291,6 +292,7 @@ fn virtualized(r: &Routine, max_visits: u64) -> Routine {
         stmts[k] = s;
     }
     Routine {
+        elts: Default::default(),
         args: r.args.clone(),
         stmts: stmts.into_iter().flatten().collect(),
         results: r.results.clone(),
@@ -472,6 +474,7 @@ fn build_chain(choices: &[u32]) -> (Routine, Vec<Value>) {
     }
     (
         Routine {
+            elts: Default::default(),
             args,
             stmts,
             results,

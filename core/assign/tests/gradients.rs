@@ -113,6 +113,7 @@ fn pointwise(op: NumOp, broadcast: bool, seed: u64) {
     args.push(Arg::Buffer { dims: vec![2, 3] });
     let (t, l) = (n + 1, n + 2);
     let r = Routine {
+        elts: Default::default(),
         args,
         stmts: vec![
             Stmt::Alloc {
@@ -193,6 +194,7 @@ fn contraction_fixed_index_and_subtraction() {
     let mut rng = SplitMix64::new(7);
     let (a, b, c, e, l) = (0, 1, 2, 3, 4);
     let r = Routine {
+        elts: Default::default(),
         args: vec![
             Arg::Buffer { dims: vec![2, 4] },
             Arg::Buffer { dims: vec![4, 3] },
@@ -267,6 +269,7 @@ fn max_and_min_reductions() {
                 maps.push(vec![d(1)]);
             }
             let r = Routine {
+                elts: Default::default(),
                 args: vec![
                     Arg::Buffer { dims: vec![3, 5] },
                     Arg::Buffer { dims: vec![5] },
@@ -327,6 +330,7 @@ fn convolution() {
     let (x, w, y, sq, l) = (0, 1, 2, 3, 4);
     let conv = Affine::Add(Box::new(d(0)), Box::new(d(1)));
     let r = Routine {
+        elts: Default::default(),
         args: vec![Arg::Buffer { dims: vec![6] }, Arg::Buffer { dims: vec![3] }],
         stmts: vec![
             Stmt::Alloc {
@@ -385,6 +389,7 @@ fn convolution() {
 #[test]
 fn refusals() {
     let r = Routine {
+        elts: Default::default(),
         args: vec![Arg::Buffer { dims: vec![3] }],
         stmts: vec![
             Stmt::Alloc {

@@ -181,6 +181,7 @@ impl Stepper {
         let named: Vec<usize> = step.names.iter().map(|(b, _)| *b).collect();
         assert_eq!(allocated, named, "{opt:?}");
         let routine = Routine {
+            elts: Default::default(),
             args: args
                 .iter()
                 .map(|a| match a {

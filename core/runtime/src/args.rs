@@ -1,11 +1,14 @@
 //! What the command-line runners share (`ocannl-run`, `ocannl-gpu`): a
 //! function's arguments made from specs, and results printed as text.
 //!
-//! An argument spec is one of: a `.npy` file (read by [`crate::npy`]; its
-//! shape and element type must be the slot's), `range` (the cells 0, 1, 2,
-//! ... in row-major order), `random:SEED` (uniform in `[0, 1)` from
-//! `ocannl_ops::SplitMix64`, the same values on every machine), `fill:X`
-//! (every cell `X`), or an integer for an `index` argument.
+//! An argument spec is one of: a tensor file ([`read_tensor`]: a `.npy`
+//! file, or a `.safetensors` file of one tensor or `FILE.safetensors:NAME`;
+//! its shape and element type must be the slot's), `range` (the cells 0, 1,
+//! 2, ... in row-major order), `random:SEED` (uniform in `[0, 1)` from
+//! `ocannl_ops::SplitMix64`, the same values on every machine, rounded to
+//! the slot's element type), `fill:X` (every cell `X`), or an integer for
+//! an `index` argument. Results are written by [`write_tensor`]: `.npy`,
+//! or `.safetensors` for bf16, which numpy has no dtype for.
 
 use std::path::Path;
 
@@ -94,7 +97,8 @@ fn tensor(
         Some(b) if Path::new(spec).is_relative() => b.join(spec),
         _ => Path::new(spec).to_path_buf(),
     };
-    let arr = crate::npy::read(&path).map_err(|e| e.prefixed(format_args!("argument #{i}")))?;
+    let arr = read_tensor(&path.to_string_lossy())
+        .map_err(|e| e.prefixed(format_args!("argument #{i}")))?;
     if arr.dims != dims {
         return Err(Error::argument(format!(
             "argument #{i}: {spec} has shape {:?} but the argument's tensor needs {:?} (batch, output, input)",
@@ -103,6 +107,8 @@ fn tensor(
     }
     if arr.elt() != elt {
         let numpy = |e: Elt| match e {
+            Elt::F16 => "float16",
+            Elt::BF16 => "bfloat16",
             Elt::F32 => "float32",
             Elt::F64 => "float64",
         };
@@ -113,6 +119,56 @@ fn tensor(
         )));
     }
     Ok(arr)
+}
+
+/// The tensor of a file: `FILE.safetensors:NAME` (the tensor `NAME` of a
+/// safetensors file), `FILE.safetensors` (its one tensor), else a `.npy`
+/// file.
+pub fn read_tensor(spec: &str) -> Result<HostTensor, Error> {
+    let (file, name) = match spec.rsplit_once(".safetensors:") {
+        Some((stem, name)) => (format!("{stem}.safetensors"), Some(name)),
+        None => (spec.to_string(), None),
+    };
+    if !file.ends_with(".safetensors") {
+        return crate::npy::read(Path::new(spec));
+    }
+    let mut tensors = crate::safetensors::read(Path::new(&file))?;
+    let names = || {
+        let mut names: Vec<&str> = tensors.iter().map(|(n, _)| n.as_str()).collect();
+        names.sort_unstable();
+        names.join(", ")
+    };
+    let k = match name {
+        Some(name) => tensors.iter().position(|(n, _)| n == name).ok_or_else(|| {
+            Error::argument(format!(
+                "{file} has no tensor '{name}' (it has: {})",
+                names()
+            ))
+        })?,
+        None if tensors.len() == 1 => 0,
+        None => {
+            return Err(Error::argument(format!(
+                "{file} holds {} tensors ({}): name one as {file}:NAME",
+                tensors.len(),
+                names()
+            )))
+        }
+    };
+    Ok(tensors.swap_remove(k).1)
+}
+
+/// Writes `t` as `DIR/STEM.npy`, or as `DIR/STEM.safetensors` (one tensor
+/// named `STEM`) when it is bf16, which numpy has no dtype for; returns
+/// the file written.
+pub fn write_tensor(dir: &Path, stem: &str, t: &HostTensor) -> Result<std::path::PathBuf, Error> {
+    if t.elt() == Elt::BF16 {
+        let path = dir.join(format!("{stem}.safetensors"));
+        crate::safetensors::write(&path, &[(stem.to_string(), t.clone())])?;
+        return Ok(path);
+    }
+    let path = dir.join(format!("{stem}.npy"));
+    crate::npy::write(&path, t)?;
+    Ok(path)
 }
 
 /// A tensor as nested lists, numpy style (integers without a fraction,

@@ -171,7 +171,19 @@ mod tests {
             outputs: vec![],
         };
         assert_eq!(Signature::decode(&none.encode()), Some(none));
-        for bad in ["", "f32", "f16 -> ", "f32xa -> ", "index -> q"] {
+        let half = Signature {
+            inputs: vec![Slot::MemRef {
+                elt: Elt::BF16,
+                dims: vec![4],
+            }],
+            outputs: vec![Slot::MemRef {
+                elt: Elt::F16,
+                dims: vec![],
+            }],
+        };
+        assert_eq!(half.encode(), "bf16x4 -> f16");
+        assert_eq!(Signature::decode(&half.encode()), Some(half));
+        for bad in ["", "f32", "i8 -> ", "f32xa -> ", "index -> q"] {
             assert_eq!(Signature::decode(bad), None, "{bad}");
         }
     }

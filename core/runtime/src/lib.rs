@@ -53,6 +53,8 @@ pub use profile::{KernelProfile, Profile};
 /// variant is the element type.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Cells {
+    F16(Vec<half::f16>),
+    BF16(Vec<half::bf16>),
     F32(Vec<f32>),
     F64(Vec<f64>),
 }
@@ -63,6 +65,12 @@ pub enum Cells {
 /// The type has no padding and every bit pattern of its size is a value.
 unsafe trait Plain: Copy + Default {}
 
+// SAFETY: 2 bytes (a `u16` wrapper), no padding; every bit pattern is an
+// f16 (NaNs included).
+unsafe impl Plain for half::f16 {}
+// SAFETY: 2 bytes (a `u16` wrapper), no padding; every bit pattern is a
+// bf16 (NaNs included).
+unsafe impl Plain for half::bf16 {}
 // SAFETY: 4 bytes, no padding; every bit pattern is an f32 (NaNs included).
 unsafe impl Plain for f32 {}
 // SAFETY: 8 bytes, no padding; every bit pattern is an f64 (NaNs included).
@@ -105,6 +113,8 @@ impl Cells {
     /// The element type.
     pub fn elt(&self) -> Elt {
         match self {
+            Cells::F16(_) => Elt::F16,
+            Cells::BF16(_) => Elt::BF16,
             Cells::F32(_) => Elt::F32,
             Cells::F64(_) => Elt::F64,
         }
@@ -113,6 +123,8 @@ impl Cells {
     /// The number of cells.
     pub fn len(&self) -> usize {
         match self {
+            Cells::F16(v) => v.len(),
+            Cells::BF16(v) => v.len(),
             Cells::F32(v) => v.len(),
             Cells::F64(v) => v.len(),
         }
@@ -126,6 +138,8 @@ impl Cells {
     /// `n` zeros of `elt`.
     pub fn zeros(elt: Elt, n: usize) -> Cells {
         match elt {
+            Elt::F16 => Cells::F16(vec![half::f16::ZERO; n]),
+            Elt::BF16 => Cells::BF16(vec![half::bf16::ZERO; n]),
             Elt::F32 => Cells::F32(vec![0.0; n]),
             Elt::F64 => Cells::F64(vec![0.0; n]),
         }
@@ -135,6 +149,8 @@ impl Cells {
     /// cannot be had.
     pub fn try_zeros(elt: Elt, n: u64) -> Result<Cells, Error> {
         Ok(match elt {
+            Elt::F16 => Cells::F16(try_vec(n)?),
+            Elt::BF16 => Cells::BF16(try_vec(n)?),
             Elt::F32 => Cells::F32(try_vec(n)?),
             Elt::F64 => Cells::F64(try_vec(n)?),
         })
@@ -144,6 +160,8 @@ impl Cells {
     pub fn from_f64(elt: Elt, values: impl IntoIterator<Item = f64>) -> Cells {
         let values = values.into_iter();
         match elt {
+            Elt::F16 => Cells::F16(values.map(f16_of).collect()),
+            Elt::BF16 => Cells::BF16(values.map(bf16_of).collect()),
             Elt::F32 => Cells::F32(values.map(|x| x as f32).collect()),
             Elt::F64 => Cells::F64(values.collect()),
         }
@@ -153,6 +171,14 @@ impl Cells {
     /// cell in order.
     pub fn fill_with(&mut self, mut value: impl FnMut(usize) -> f64) {
         match self {
+            Cells::F16(v) => v
+                .iter_mut()
+                .enumerate()
+                .for_each(|(k, c)| *c = f16_of(value(k))),
+            Cells::BF16(v) => v
+                .iter_mut()
+                .enumerate()
+                .for_each(|(k, c)| *c = bf16_of(value(k))),
             Cells::F32(v) => v
                 .iter_mut()
                 .enumerate()
@@ -161,9 +187,11 @@ impl Cells {
         }
     }
 
-    /// The cells as f64 values (exact for f32 and f64).
+    /// The cells as f64 values (exact for every element type).
     pub fn to_f64(&self) -> Vec<f64> {
         match self {
+            Cells::F16(v) => v.iter().map(|x| x.to_f64()).collect(),
+            Cells::BF16(v) => v.iter().map(|x| x.to_f64()).collect(),
             Cells::F32(v) => v.iter().map(|&x| f64::from(x)).collect(),
             Cells::F64(v) => v.clone(),
         }
@@ -188,6 +216,8 @@ impl Cells {
     /// The cells' bytes in the machine's byte order (no copy).
     pub fn bytes(&self) -> &[u8] {
         match self {
+            Cells::F16(v) => plain_bytes(v),
+            Cells::BF16(v) => plain_bytes(v),
             Cells::F32(v) => plain_bytes(v),
             Cells::F64(v) => plain_bytes(v),
         }
@@ -196,6 +226,8 @@ impl Cells {
     /// The cells' bytes in the machine's byte order, to write in place.
     pub fn bytes_mut(&mut self) -> &mut [u8] {
         match self {
+            Cells::F16(v) => plain_bytes_mut(v),
+            Cells::BF16(v) => plain_bytes_mut(v),
             Cells::F32(v) => plain_bytes_mut(v),
             Cells::F64(v) => plain_bytes_mut(v),
         }
@@ -215,6 +247,28 @@ impl Cells {
         let mut cells = Cells::try_zeros(elt, bytes.len() as u64 / size)?;
         cells.bytes_mut().copy_from_slice(bytes);
         Ok(cells)
+    }
+}
+
+/// `x` as an f16, rounded as [`Elt::round`] rounds.
+fn f16_of(x: f64) -> half::f16 {
+    half::f16::from_f32(x as f32)
+}
+
+/// `x` as a bf16, rounded as [`Elt::round`] rounds.
+fn bf16_of(x: f64) -> half::bf16 {
+    half::bf16::from_f32(x as f32)
+}
+
+impl From<Vec<half::f16>> for Cells {
+    fn from(v: Vec<half::f16>) -> Cells {
+        Cells::F16(v)
+    }
+}
+
+impl From<Vec<half::bf16>> for Cells {
+    fn from(v: Vec<half::bf16>) -> Cells {
+        Cells::BF16(v)
     }
 }
 

@@ -16,7 +16,8 @@ use npyz::{DType, Order, TypeChar, WriterBuilder};
 
 use crate::{Cells, Elt, Error, HostTensor};
 
-/// Reads a `.npy` file of float32 or float64 cells as a row-major tensor.
+/// Reads a `.npy` file of float16, float32 or float64 cells as a row-major
+/// tensor. (numpy has no bfloat16: such tensors go to safetensors files.)
 pub fn read(path: &Path) -> Result<HostTensor, Error> {
     let bytes = std::fs::read(path)
         .map_err(|e| Error::io(format!("cannot read {}: {e}", path.display()), e))?;
@@ -32,11 +33,12 @@ pub fn from_bytes(bytes: &[u8], name: &str) -> Result<HostTensor, Error> {
     let descr = dtype.descr();
     let descr = descr.trim_matches('\'');
     let elt = match &dtype {
+        DType::Plain(t) if t.type_char() == TypeChar::Float && t.size_field() == 2 => Elt::F16,
         DType::Plain(t) if t.type_char() == TypeChar::Float && t.size_field() == 4 => Elt::F32,
         DType::Plain(t) if t.type_char() == TypeChar::Float && t.size_field() == 8 => Elt::F64,
         _ => {
             return Err(Error::format(format!(
-                "{name} has dtype {descr}; float32 (<f4) and float64 (<f8) are supported"
+                "{name} has dtype {descr}; float16 (<f2), float32 (<f4) and float64 (<f8) are supported"
             )))
         }
     };
@@ -54,21 +56,31 @@ pub fn from_bytes(bytes: &[u8], name: &str) -> Result<HostTensor, Error> {
     let order = header.order();
     let strides = header.strides().to_vec();
     let npy = npyz::NpyFile::with_header(header, data);
+    let bad = |e: std::io::Error| Error::format(format!("{name}: {e}"));
     let data = match elt {
+        Elt::F16 => Cells::F16(in_row_major(
+            npy.into_vec::<half::f16>().map_err(bad)?,
+            order,
+            &dims,
+            &strides,
+        )),
         Elt::F32 => Cells::F32(in_row_major(
-            npy.into_vec::<f32>()
-                .map_err(|e| Error::format(format!("{name}: {e}")))?,
+            npy.into_vec::<f32>().map_err(bad)?,
             order,
             &dims,
             &strides,
         )),
         Elt::F64 => Cells::F64(in_row_major(
-            npy.into_vec::<f64>()
-                .map_err(|e| Error::format(format!("{name}: {e}")))?,
+            npy.into_vec::<f64>().map_err(bad)?,
             order,
             &dims,
             &strides,
         )),
+        Elt::BF16 => {
+            return Err(Error::format(format!(
+                "{name}: numpy has no bfloat16 dtype"
+            )))
+        }
     };
     Ok(HostTensor { dims, data })
 }
@@ -103,16 +115,34 @@ fn row_major<T: Copy>(stored: &[T], dims: &[u64], strides: &[u64]) -> Vec<T> {
     out
 }
 
-/// Writes a tensor as a `.npy` file (C order, little-endian `<f4` or
-/// `<f8`), replacing `path` only once the whole file is written.
+/// Writes a tensor as a `.npy` file (C order, little-endian `<f2`, `<f4`
+/// or `<f8`), replacing `path` only once the whole file is written. A bf16
+/// tensor is refused: numpy has no such dtype (a safetensors file keeps
+/// it).
 pub fn write(path: &Path, t: &HostTensor) -> Result<(), Error> {
     t.check()
         .map_err(|e| e.prefixed(format_args!("cannot write {}", path.display())))?;
+    if t.elt() == Elt::BF16 {
+        return Err(Error::argument(format!(
+            "cannot write {}: a .npy file cannot hold bf16 (numpy has no bfloat16 dtype); write a safetensors file instead",
+            path.display()
+        )));
+    }
     crate::write_atomically(path, |w| write_to(w, t))
 }
 
 fn write_to(w: &mut dyn Write, t: &HostTensor) -> std::io::Result<()> {
     match &t.data {
+        Cells::F16(cells) => {
+            let mut out = npyz::WriteOptions::<half::f16>::new()
+                .default_dtype()
+                .shape(&t.dims)
+                .writer(w)
+                .begin_nd()?;
+            out.extend(cells.iter().copied())?;
+            out.finish()
+        }
+        Cells::BF16(_) => Err(std::io::Error::other("numpy has no bfloat16 dtype")),
         Cells::F32(cells) => {
             let mut out = npyz::WriteOptions::<f32>::new()
                 .default_dtype()

@@ -1,7 +1,8 @@
 //! Checkpoints of named tensors in one file, in the `safetensors` format
 //! (the ecosystem's: PyTorch, JAX and Hugging Face tools read it), through
-//! the `safetensors` crate. f32 and f64 tensors are stored as they are
-//! (their cells' bytes, little-endian); writing is atomic
+//! the `safetensors` crate. Tensors of every element type (F16, BF16, F32,
+//! F64) are stored as they are (their cells' bytes, little-endian); writing
+//! is atomic
 //! ([`crate::write_atomically`]).
 
 use std::{borrow::Cow, path::Path};
@@ -45,6 +46,8 @@ pub fn write(path: &Path, tensors: &[(String, HostTensor)]) -> Result<(), Error>
         .zip(&bytes)
         .map(|((name, t), data)| {
             let dtype = match t.elt() {
+                Elt::F16 => Dtype::F16,
+                Elt::BF16 => Dtype::BF16,
                 Elt::F32 => Dtype::F32,
                 Elt::F64 => Dtype::F64,
             };
@@ -58,8 +61,8 @@ pub fn write(path: &Path, tensors: &[(String, HostTensor)]) -> Result<(), Error>
     crate::write_atomically(path, |w| w.write_all(&out))
 }
 
-/// Reads every tensor of a `safetensors` file (f32 or f64), by name in the
-/// file's order.
+/// Reads every tensor of a `safetensors` file (F16, BF16, F32 or F64), in
+/// the order of their names.
 pub fn read(path: &Path) -> Result<Vec<(String, HostTensor)>, Error> {
     let bytes = std::fs::read(path)
         .map_err(|e| Error::io(format!("cannot read {}: {e}", path.display()), e))?;
@@ -68,13 +71,15 @@ pub fn read(path: &Path) -> Result<Vec<(String, HostTensor)>, Error> {
     let mut out = vec![];
     for (name, view) in file.iter() {
         let elt = match view.dtype() {
+            Dtype::F16 => Elt::F16,
+            Dtype::BF16 => Elt::BF16,
             Dtype::F32 => Elt::F32,
             Dtype::F64 => Elt::F64,
             other => {
                 return Err(Error::format(format!(
-                    "{}: tensor '{name}' has dtype {other:?} (F32 and F64 are supported)",
-                    path.display()
-                )))
+                "{}: tensor '{name}' has dtype {other:?} (F16, BF16, F32 and F64 are supported)",
+                path.display()
+            )))
             }
         };
         let data = Cells::from_bytes(elt, &little_endian(view.data(), elt))
@@ -82,5 +87,6 @@ pub fn read(path: &Path) -> Result<Vec<(String, HostTensor)>, Error> {
         let dims = view.shape().iter().map(|&d| d as u64).collect();
         out.push((name.to_string(), HostTensor { dims, data }));
     }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(out)
 }

@@ -142,7 +142,7 @@ fn bad_files_say_why() {
     let ints = npyz_bytes::<i32>("'<i4'", npyz::Order::C, &[2], &[1, 2]);
     assert_eq!(
         npy::from_bytes(&ints, "i.npy").unwrap_err().to_string(),
-        "i.npy has dtype <i4; float32 (<f4) and float64 (<f8) are supported"
+        "i.npy has dtype <i4; float16 (<f2), float32 (<f4) and float64 (<f8) are supported"
     );
     let mut long = npyz_bytes::<f32>("'<f4'", npyz::Order::C, &[4], &[1.0; 4]);
     long.extend([0u8; 7]);
@@ -164,6 +164,34 @@ fn bad_files_say_why() {
         missing.starts_with("cannot read /nonexistent/m.npy: "),
         "{missing}"
     );
+}
+
+/// f16 tensors are written as `<f2` and read back bit for bit; a bf16 one
+/// is refused with the reason (numpy has no bfloat16), writing nothing.
+#[test]
+fn sixteen_bit_cells() {
+    let dir = scratch("sixteen-bits");
+    let values = [0.5, -1.0, 65504.0, 5.960464477539063e-8, 0.1, f64::INFINITY];
+    let t = HostTensor::from_f64(Elt::F16, vec![2, 3], values);
+    assert_eq!(t.elt(), Elt::F16);
+    assert_eq!(t.bytes().len(), 12);
+    // Each value rounded to f16 (0.1 to its nearest, the smallest
+    // subnormal kept).
+    let back = t.to_f64();
+    assert_eq!(back[3], 2f64.powi(-24));
+    assert_eq!(back[4], Elt::F16.round(0.1));
+    let path = dir.join("h.npy");
+    npy::write(&path, &t).expect("writes");
+    let header = String::from_utf8_lossy(&std::fs::read(&path).expect("file")[..64]).into_owned();
+    assert!(header.contains("'<f2'"), "{header}");
+    assert_eq!(npy::read(&path).expect("reads"), t);
+    let b = HostTensor::from_f64(Elt::BF16, vec![2], [1.0, 3.0]);
+    let e = npy::write(&dir.join("b.npy"), &b).unwrap_err().to_string();
+    assert!(
+        e.contains("numpy has no bfloat16") && e.contains("safetensors"),
+        "{e}"
+    );
+    assert!(!dir.join("b.npy").exists());
 }
 
 /// A write that fails leaves neither a partial file nor a temporary one,

@@ -422,6 +422,7 @@ fn to_routine_with_values_text<'c, 'a>(
     let body = func.region(0).map_err(|e| e.to_string())?;
     let entry = body.first_block().ok_or("the function has no body")?;
     let mut ids: HashMap<usize, usize> = HashMap::new();
+    let mut elts = std::collections::BTreeMap::new();
     let mut args = vec![];
     let mut values = vec![];
     for i in 0..entry.argument_count() {
@@ -432,6 +433,9 @@ fn to_routine_with_values_text<'c, 'a>(
         } else {
             let t = MemRefType::try_from(ty)
                 .map_err(|_| format!("argument #{i}: unsupported type {ty}"))?;
+            if let Some(elt) = narrower_than_f64(ty) {
+                elts.insert(i, elt);
+            }
             args.push(Arg::Buffer {
                 dims: memref_dims(t),
             });
@@ -463,6 +467,9 @@ fn to_routine_with_values_text<'c, 'a>(
                 let r = o.result(0).map_err(|e| e.to_string())?;
                 let t = MemRefType::try_from(r.r#type())
                     .map_err(|_| fail("a node is a memref".into()))?;
+                if let Some(elt) = narrower_than_f64(r.r#type()) {
+                    elts.insert(next, elt);
+                }
                 stmts.push(Stmt::Alloc {
                     buf: next,
                     dims: memref_dims(t),
@@ -550,10 +557,20 @@ fn to_routine_with_values_text<'c, 'a>(
     }
     Ok((
         Routine {
+            elts,
             args,
             stmts,
             results,
         },
         values,
     ))
+}
+
+/// The element type of a memref whose elements are narrower than f64
+/// (`None` for f64 and for types the interpreter does not round).
+fn narrower_than_f64(ty: melior::ir::Type) -> Option<ocannl_assign::Elt> {
+    ocannl_mlir::types::element_name(ty)
+        .as_deref()
+        .and_then(ocannl_assign::Elt::parse)
+        .filter(|&e| e != ocannl_assign::Elt::F64)
 }

@@ -1,10 +1,104 @@
 //! The scalar computation of each numeric op, and of assignment bodies, in
-//! `arith` and `math` ops.
+//! `arith` and `math` ops, and the conversions between the types values
+//! are stored in and computed in ([`compute_type`], [`convert`]).
 
-use melior::ir::{Type, Value};
+use melior::ir::{Type, Value, ValueLike};
 use ocannl_assign::{Body, CmpPred, Instr};
-use ocannl_mlir::{At, Builder};
-use ocannl_ops::{rng, BinaryOp, NumOp, TernaryOp, UnaryOp};
+use ocannl_mlir::{types, At, Builder};
+use ocannl_ops::{rng, BinaryOp, Elt, NumOp, TernaryOp, UnaryOp};
+
+/// The type that values stored as `storage` are computed in
+/// ([`Elt::compute`]: f32 for f16 and bf16), `storage` itself for other
+/// types.
+pub fn compute_type<'c>(e: &Builder<'c>, storage: Type<'c>) -> Type<'c> {
+    match types::float_name(storage).and_then(Elt::parse) {
+        Some(elt) if elt.compute() != elt => e.ty(elt.compute().name()).unwrap_or(storage),
+        _ => storage,
+    }
+}
+
+/// `v` (a float) rounded to bf16 (`to`) to nearest, ties to even, in
+/// integer ops on its f32 bits (an f64 through f32, as [`Elt::round`]
+/// does): a CPU without bf16 conversions would otherwise call a library
+/// function (`__truncsfbf2`) that not every C runtime has. NaNs stay NaNs
+/// (quiet), overflow gives infinities.
+fn to_bf16<'c, 'a>(
+    e: &Builder<'c>,
+    at: At<'c, 'a>,
+    v: Value<'c, 'a>,
+    to: Type<'c>,
+) -> Value<'c, 'a> {
+    let (Ok(f32t), Ok(i32t), Ok(i16t)) = (e.ty("f32"), e.ty("i32"), e.ty("i16")) else {
+        return e.op1(at, "arith.truncf", &[v], to, &[]);
+    };
+    let x = match types::float_name(v.r#type()) {
+        Some("f32") => v,
+        Some("f64") => e.op1(at, "arith.truncf", &[v], f32t, &[]),
+        _ => e.op1(at, "arith.extf", &[v], f32t, &[]),
+    };
+    let c = |k: i64| e.int(at, k, i32t);
+    let bits = e.op1(at, "arith.bitcast", &[x], i32t, &[]);
+    let high = e.op1(at, "arith.shrui", &[bits, c(16)], i32t, &[]);
+    let lsb = e.op1(at, "arith.andi", &[high, c(1)], i32t, &[]);
+    let bias = e.op1(at, "arith.addi", &[lsb, c(0x7fff)], i32t, &[]);
+    let rounded = e.op1(at, "arith.addi", &[bits, bias], i32t, &[]);
+    let rounded = e.op1(at, "arith.shrui", &[rounded, c(16)], i32t, &[]);
+    let quiet = e.op1(at, "arith.ori", &[high, c(0x40)], i32t, &[]);
+    let nan = e.cmpf(at, CmpPred::UNO, x, x);
+    let chosen = e.op1(at, "arith.select", &[nan, quiet, rounded], i32t, &[]);
+    let narrow = e.op1(at, "arith.trunci", &[chosen], i16t, &[]);
+    e.op1(at, "arith.bitcast", &[narrow], to, &[])
+}
+
+/// The wider of two float types (by bytes; `a` on a tie).
+pub fn wider<'c>(a: Type<'c>, b: Type<'c>) -> Type<'c> {
+    let bytes = |t: Type| {
+        types::float_name(t)
+            .and_then(Elt::parse)
+            .map_or(0, Elt::size)
+    };
+    if bytes(b) > bytes(a) {
+        b
+    } else {
+        a
+    }
+}
+
+/// `v` as a value of the float type `to`: `arith.extf` to a wider type
+/// (exact), `arith.truncf` to a narrower one (rounded to nearest, ties to
+/// even: [`Elt::round`]), between f16 and bf16 through f32; `v` itself
+/// when it already is.
+pub fn convert<'c, 'a>(
+    e: &Builder<'c>,
+    at: At<'c, 'a>,
+    v: Value<'c, 'a>,
+    to: Type<'c>,
+) -> Value<'c, 'a> {
+    let from = v.r#type();
+    if from == to {
+        return v;
+    }
+    let bytes = |t: Type| {
+        types::float_name(t)
+            .and_then(Elt::parse)
+            .map_or(0, Elt::size)
+    };
+    if types::float_name(to) == Some("bf16") {
+        return to_bf16(e, at, v, to);
+    }
+    match bytes(to).cmp(&bytes(from)) {
+        std::cmp::Ordering::Greater => e.op1(at, "arith.extf", &[v], to, &[]),
+        std::cmp::Ordering::Less => e.op1(at, "arith.truncf", &[v], to, &[]),
+        // f16 and bf16: through f32, which holds both exactly.
+        std::cmp::Ordering::Equal => match e.ty("f32") {
+            Ok(f32t) => {
+                let wide = e.op1(at, "arith.extf", &[v], f32t, &[]);
+                e.op1(at, "arith.truncf", &[wide], to, &[])
+            }
+            Err(_) => v,
+        },
+    }
+}
 
 /// `op(a...)` on scalars of type `t`.
 pub fn numeric<'c, 'a>(

@@ -72,7 +72,25 @@ pub fn dense_f64_values(attr: Attribute) -> Option<Vec<f64>> {
         return None;
     }
     let n = element_count(attr)? as isize;
-    let f64_elts = element_type(attr).is_some_and(|t| t.is_f64());
+    let elt = element_type(attr)?;
+    // 16-bit floats: decoded from their bits (MLIR's getters read f32 and
+    // f64 only).
+    if elt.is_f16() || elt.is_bf16() {
+        let raw = dense_raw_bytes(attr)?;
+        return Some(
+            raw.chunks_exact(2)
+                .map(|c| {
+                    let bits = u16::from_ne_bytes([c[0], c[1]]);
+                    if elt.is_f16() {
+                        half::f16::from_bits(bits).to_f64()
+                    } else {
+                        half::bf16::from_bits(bits).to_f64()
+                    }
+                })
+                .collect(),
+        );
+    }
+    let f64_elts = elt.is_f64();
     // SAFETY: a dense float elements attribute of `n` elements of that type.
     Some(
         (0..n)
@@ -160,11 +178,13 @@ pub fn dense_raw_bytes(attr: Attribute) -> Option<Vec<u8>> {
         8
     } else if elt.is_f32() {
         4
+    } else if elt.is_f16() || elt.is_bf16() {
+        2
     } else {
         return None;
     };
-    // SAFETY: a dense attribute of `n` f32/f64 elements (one if splat),
-    // stored contiguously; copied out at once.
+    // SAFETY: a dense attribute of `n` float elements of `width` bytes (one
+    // if splat), stored contiguously; copied out at once.
     unsafe {
         let splat = mlir_sys::mlirDenseElementsAttrIsSplat(attr.to_raw());
         let stored = if splat { 1 } else { n as usize };

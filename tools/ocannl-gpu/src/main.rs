@@ -322,8 +322,8 @@ fn run(r: &RunArgs, ordinal: usize) -> Result<ExitCode, String> {
         .prepare(&r.entry, &values)
         .map_err(|e| e.to_string())?;
     let (results, times) = run_repeated(&mut call, r.repeat)?;
-    let write = |name: String, t: &HostTensor| match &r.out_dir {
-        Some(dir) => ocannl_runtime::npy::write(&dir.join(name), t),
+    let write = |stem: String, t: &HostTensor| match &r.out_dir {
+        Some(dir) => ocannl_runtime::args::write_tensor(dir, &stem, t).map(|_| ()),
         None => Ok(()),
     };
     if r.out_args {
@@ -331,7 +331,7 @@ fn run(r: &RunArgs, ordinal: usize) -> Result<ExitCode, String> {
             if let (Slot::MemRef { .. }, HostValue::Tensor(t)) =
                 (slot, call.get(k).map_err(|e| e.to_string())?)
             {
-                write(format!("arg{k}.npy"), &t).map_err(|e| e.to_string())?;
+                write(format!("arg{k}"), &t).map_err(|e| e.to_string())?;
             }
         }
     }
@@ -347,7 +347,7 @@ fn run(r: &RunArgs, ordinal: usize) -> Result<ExitCode, String> {
                     println!("result{k}: shape {:?} dtype {}", t.dims, t.elt().name());
                     println!("{}", args::format_tensor(t));
                 }
-                write(format!("result{k}.npy"), t).map_err(|e| e.to_string())?;
+                write(format!("result{k}"), t).map_err(|e| e.to_string())?;
             }
         }
     }

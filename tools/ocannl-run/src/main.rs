@@ -47,13 +47,15 @@ struct Cli {
     /// The function to run.
     #[arg(long, short = 'e')]
     entry: String,
-    /// One per argument, in order: a `.npy` file, `range`, `random:SEED`,
+    /// One per argument, in order: a `.npy` file, a `.safetensors` file of
+    /// one tensor (or `FILE.safetensors:NAME`), `range`, `random:SEED`,
     /// `fill:X` (every cell X), or an integer (for `index` arguments;
     /// negative ones as `--arg -1` or `--arg=-1`).
     #[arg(long = "arg")]
     args: Vec<String>,
     /// Write the results as `result0.npy`, ... in this directory (created,
-    /// with its parents, before the run).
+    /// with its parents, before the run); a bf16 result as
+    /// `result0.safetensors` (numpy has no bfloat16).
     #[arg(long)]
     out_dir: Option<PathBuf>,
     /// Do not print the results.
@@ -512,7 +514,8 @@ fn cache_word(c: CacheUse) -> &'static str {
 /// `--out-args`: writes argument `k` as it is after the runs.
 fn write_arg(cli: &Cli, k: usize, arr: &Array) -> Result<(), String> {
     match &cli.out_dir {
-        Some(dir) => ocannl_runtime::npy::write(&dir.join(format!("arg{k}.npy")), arr)
+        Some(dir) => ocannl_runtime::args::write_tensor(dir, &format!("arg{k}"), arr)
+            .map(|_| ())
             .map_err(|e| e.to_string()),
         None => Ok(()),
     }
@@ -525,7 +528,7 @@ fn emit_result(cli: &Cli, k: usize, arr: &Array) -> Result<(), String> {
         println!("{}", ocannl_runtime::args::format_tensor(arr));
     }
     if let Some(dir) = &cli.out_dir {
-        ocannl_runtime::npy::write(&dir.join(format!("result{k}.npy")), arr)
+        ocannl_runtime::args::write_tensor(dir, &format!("result{k}"), arr)
             .map_err(|e| e.to_string())?;
     }
     Ok(())
@@ -644,8 +647,14 @@ fn grad_check(
     let grad_fn = find_entry(module, &format!("{entry}_grad")).map_err(|_| {
         format!("{name}: @{entry} has no params: there is nothing to differentiate")
     })?;
-    let forward = ocannl_assign_dialect::to_routine(forward_fn).map_err(|e| e.to_string())?;
-    let backward = ocannl_assign_dialect::to_routine(grad_fn).map_err(|e| e.to_string())?;
+    // In f64 throughout: no buffer rounded to its element type, so that
+    // the finite differences see the function, not its rounding.
+    let in_f64 = |mut r: ocannl_assign::Routine| {
+        r.elts.clear();
+        r
+    };
+    let forward = in_f64(ocannl_assign_dialect::to_routine(forward_fn).map_err(|e| e.to_string())?);
+    let backward = in_f64(ocannl_assign_dialect::to_routine(grad_fn).map_err(|e| e.to_string())?);
     let init = ocannl_assign_dialect::to_routine(find_entry(module, &format!("{entry}_init"))?)
         .map_err(|e| e.to_string())?;
     let sig = ocannl_passes::backend::signature(forward_fn)?;

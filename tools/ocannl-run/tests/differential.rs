@@ -16,6 +16,7 @@
 //! (reported as ignored, never as passed); `scripts/gpu-check.sh` runs them
 //! with `--ignored`, where a missing GPU fails them.
 
+use ocannl_runtime::Elt;
 use std::{path::Path, process::Command};
 
 /// The project's one generator, with a helper to pick from a list.
@@ -215,14 +216,65 @@ fn program(seed: u64, big: bool) -> (String, usize) {
 
 /// A result's dims and cells (f64 results rounded to f32, compared as
 /// the f32 ones).
-fn read(path: &Path) -> (Vec<u64>, Vec<f32>) {
-    let t = ocannl_runtime::npy::read(path).unwrap_or_else(|e| panic!("{e}"));
+/// A result file's sizes, cells and element type.
+fn read(path: &Path) -> (Vec<u64>, Vec<f32>, Elt) {
+    let t = ocannl_runtime::args::read_tensor(&path.to_string_lossy())
+        .unwrap_or_else(|e| panic!("{e}"));
     let cells = t.to_f64().into_iter().map(|x| x as f32).collect();
-    (t.dims, cells)
+    let elt = t.elt();
+    (t.dims, cells, elt)
 }
 
-fn close(a: f32, b: f32) -> bool {
-    (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= 1e-4 * a.abs().max(b.abs()) + 1e-5
+/// The result file `resultK` in `dir` (`.npy`, or `.safetensors` for bf16).
+fn result_file(dir: &Path, k: usize) -> Option<std::path::PathBuf> {
+    ["npy", "safetensors"]
+        .iter()
+        .map(|ext| dir.join(format!("result{k}.{ext}")))
+        .find(|p| p.exists())
+}
+
+/// How many cells of two 16-bit results of `elt` are equal, and the first
+/// cell (with its distance) whose values are more than 2 units in the last
+/// place apart. Compiled code and the interpreter round at the same
+/// stores, from f32 and from f64: a value within f32's error of a rounding
+/// boundary may round to the neighbour, nothing more.
+fn ulps_apart(a: &[f32], b: &[f32], elt: Elt) -> (usize, Option<(usize, i64)>) {
+    // Ordered integers: adjacent values of the type differ by 1.
+    let key = |x: f32| {
+        let bits = match elt {
+            Elt::F16 => half::f16::from_f32(x).to_bits(),
+            _ => half::bf16::from_f32(x).to_bits(),
+        };
+        let mag = i64::from(bits & 0x7fff);
+        if bits & 0x8000 != 0 {
+            -mag
+        } else {
+            mag
+        }
+    };
+    let mut exact = 0;
+    let mut far = None;
+    for (i, (&x, &y)) in a.iter().zip(b).enumerate() {
+        if x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()) {
+            exact += 1;
+        } else if far.is_none() && (key(x) - key(y)).abs() > 2 {
+            far = Some((i, (key(x) - key(y)).abs()));
+        }
+    }
+    (exact, far)
+}
+
+/// Whether two results of `elt` agree: equal, both NaN, or within a few
+/// units in the last place of `elt` (values rounded at different stores,
+/// in f32 on one side and f64 on the other, may differ by one unit at each
+/// store a program has; f32 to 1e-4).
+fn close(a: f32, b: f32, elt: Elt) -> bool {
+    let (rel, abs) = match elt {
+        Elt::BF16 => (1.0 / 32.0, 1.0 / 64.0),
+        Elt::F16 => (1.0 / 256.0, 1.0 / 512.0),
+        Elt::F32 | Elt::F64 => (1e-4, 1e-5),
+    };
+    (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= rel * a.abs().max(b.abs()) + abs
 }
 
 /// A random contraction `lhs =+ x * y` in einsum notation: random axis
@@ -571,8 +623,7 @@ fn compare(
             String::from_utf8_lossy(&o.stderr)
         );
         let results: Vec<_> = (0..)
-            .map(|k| out.join(format!("result{k}.npy")))
-            .take_while(|p| p.exists())
+            .map_while(|k| result_file(&out, k))
             .map(|p| read(&p))
             .collect();
         assert!(!results.is_empty(), "{mode}: no result for\n{text}");
@@ -583,11 +634,24 @@ fn compare(
         outs[1].len(),
         "result counts differ on\n{text}"
     );
-    for (k, ((s1, d1), (s2, d2))) in outs[0].iter().zip(&outs[1]).enumerate() {
+    for (k, ((s1, d1, e1), (s2, d2, e2))) in outs[0].iter().zip(&outs[1]).enumerate() {
         assert_eq!(s1, s2, "result {k}: shapes differ on\n{text}");
+        assert_eq!(e1, e2, "result {k}: element types differ on\n{text}");
+        if !modes.contains(&"plain") && matches!(e1, Elt::F16 | Elt::BF16) {
+            let (exact, far) = ulps_apart(d1, d2, *e1);
+            assert!(
+                far.is_none() && exact * 10 >= d1.len() * 9,
+                "result {k}: {exact} of {} cells equal in {}, {far:?} more than 2 units apart ({} vs {}) on {}\n{text}",
+                d1.len(),
+                e1.name(),
+                modes[0],
+                modes[1],
+                file.display()
+            );
+        }
         for (i, (a, b)) in d1.iter().zip(d2).enumerate() {
             assert!(
-                close(*a, *b),
+                close(*a, *b, *e1),
                 "result {k}, cell {i}: {} {a} vs {} {b} on {}\n{text}",
                 modes[0],
                 modes[1],
@@ -627,6 +691,47 @@ fn jit_agrees_with_the_interpreter() {
         check(&dir, "p", seed, &text, nargs);
     }
     clean(&dir);
+}
+
+/// The random programs with every tensor in f16 or bf16 (one in two):
+/// stored in 16 bits, computed in f32 by the JIT and rounded at each
+/// store; the interpreter computes in f64 and rounds each statement's
+/// result the same way, so that the two agree on nearly every cell
+/// exactly ([`ulps_apart`]).
+#[test]
+fn low_precision_programs_agree_with_the_interpreter() {
+    let dir = temp_dir("low-precision");
+    for seed in 0..seeds(24) {
+        let (text, nargs) = program(1000 + seed, false);
+        let elt = if seed % 2 == 0 { "bf16" } else { "f16" };
+        let text = in_elt(&text, elt);
+        check(&dir, "h", seed, &text, nargs);
+        // Compiled and interpreted alike (both optimized: the same
+        // stores), cell for cell but for rare neighbours.
+        check_modes(&dir, "h", seed, &text, nargs, ["jit", "interp"]);
+    }
+    // Every op, literal, param initialization and einsum form, and
+    // convolutions' gradients, in both 16-bit types.
+    let mut menu = Menu { next: [0; 6] };
+    for seed in 0..seeds(24) {
+        let (text, args) = every_op(9000 + seed, &mut menu);
+        let text = in_elt(&text, if seed % 2 == 0 { "f16" } else { "bf16" });
+        check_args(&dir, "he", seed, &text, &args);
+        check_args_modes(&dir, "he", seed, &text, &args, ["jit", "interp"]);
+    }
+    for seed in 0..seeds(8) {
+        let (text, nargs) = conv2d(13000 + seed, true);
+        let text = in_elt(&text, if seed % 2 == 0 { "bf16" } else { "f16" });
+        check_grad(&dir, "hg", seed, &text, nargs);
+    }
+    clean(&dir);
+}
+
+/// A generated program with every f32 (tensor types, literals) as `elt`.
+fn in_elt(text: &str, elt: &str) -> String {
+    text.replace(", f32>", &format!(", {elt}>"))
+        .replace(" : f32", &format!(" : {elt}"))
+        .replace("xf32>", &format!("x{elt}>"))
 }
 
 #[test]
@@ -843,7 +948,7 @@ fn gpu_train_steps_agree_with_the_cpu() {
             losses[0][0]
         );
         assert!(
-            close(losses[0][0], losses[1][0]),
+            close(losses[0][0], losses[1][0], Elt::F32),
             "{optimizer}: loss after 5 steps: cpu {} vs cuda {}",
             losses[0][0],
             losses[1][0]

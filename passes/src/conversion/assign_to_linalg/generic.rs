@@ -254,17 +254,27 @@ fn generic<'c, 'a>(
         seen_out,
         &attrs,
         &mut |inner, args| {
-            let old = args[args.len() - 1];
+            // Computed in the compute type (f32 for 16-bit buffers), the
+            // result rounded to its element type when yielded.
+            let old = numeric::convert(e, inner, args[args.len() - 1], a.compute);
             let operands: Vec<Value<'c, 'a>> = arg_of
                 .iter()
-                .map(|&k| if k == usize::MAX { old } else { args[k] })
+                .map(|&k| {
+                    if k == usize::MAX {
+                        old
+                    } else {
+                        numeric::convert(e, inner, args[k], a.compute)
+                    }
+                })
                 .collect();
-            let v = numeric::body(e, inner, &a.body, &operands, eltt).map_err(|e| e.to_string())?;
-            if a.accum == Accum::Assign {
-                Ok(v)
+            let v = numeric::body(e, inner, &a.body, &operands, a.compute)
+                .map_err(|e| e.to_string())?;
+            let v = if a.accum == Accum::Assign {
+                v
             } else {
-                a.combine_text(inner, old, v)
-            }
+                a.combine_text(inner, old, v)?
+            };
+            Ok(numeric::convert(e, inner, v, eltt))
         },
     )?;
     operand::write_back(e, at, &presented_out, r)

@@ -38,9 +38,14 @@ pub struct Assignment<'e, 'c, 'a> {
     pub tensors: Vec<Value<'c, 'a>>,
     /// The index values bound to the maps' symbols.
     pub symbols: Vec<Value<'c, 'a>>,
-    /// The element type, as text and as a type.
+    /// The result's element type, as text and as a type.
     pub elt: String,
     pub eltt: Type<'c>,
+    /// The type values are computed and summed in: the widest of the
+    /// buffers' compute types (`Elt::compute`: f32 for 16-bit buffers).
+    /// Loads convert to it; the result is rounded to `eltt` once, when
+    /// stored.
+    pub compute: Type<'c>,
 }
 
 /// The static sizes and element type of a memref value.
@@ -93,6 +98,13 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
         let (tensors, symbols) = operands.split_at(n);
         let (_, elt) = memref_info(tensors[0])?;
         let eltt = e.ty(&elt).map_err(|e| e.to_string())?;
+        let compute = tensors
+            .iter()
+            .try_fold(numeric::compute_type(e, eltt), |c, &t| {
+                let (_, name) = memref_info(t)?;
+                let ty = e.ty(&name).map_err(|e| e.to_string())?;
+                Ok::<_, String>(numeric::wider(c, numeric::compute_type(e, ty)))
+            })?;
         let exprs = maps
             .iter()
             .map(|m| ocannl_mlir::affine::to_model(*m))
@@ -102,6 +114,7 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
             e,
             exprs,
             eltt,
+            compute,
             elt,
             accum,
             op: body.as_op(),
@@ -160,9 +173,27 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
         Ok(out)
     }
 
-    /// The padding value: the neutral element of the accumulation.
+    /// Whether every buffer holds the result's element type and values are
+    /// computed in it (f32 or f64 throughout): what the targets' tiled
+    /// kernels take.
+    pub fn computes_as_stored(&self) -> bool {
+        self.compute == self.eltt
+            && self
+                .tensors
+                .iter()
+                .all(|&t| memref_info(t).is_ok_and(|(_, elt)| elt == self.elt))
+    }
+
+    /// The neutral element of the accumulation in the result's element
+    /// type (what a fill stores; a kernel's padding value).
     pub fn neutral(&self, at: At<'c, 'a>) -> Value<'c, 'a> {
         self.e.float(at, self.accum.neutral(), self.eltt)
+    }
+
+    /// The neutral element in the compute type (the scalar loops' padding
+    /// value and fresh start).
+    fn neutral_computed(&self, at: At<'c, 'a>) -> Value<'c, 'a> {
+        self.e.float(at, self.accum.neutral(), self.compute)
     }
 
     /// Whether the indices `idx` of operand `i` are inside its buffer,
@@ -237,11 +268,14 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
         };
         let mut ops = vec![self.tensors[i]];
         ops.extend(idx);
-        let v = e.op1(at, "memref.load", &ops, self.eltt, &[]);
+        let (_, name) = memref_info(self.tensors[i])?;
+        let stored = e.ty(&name).map_err(|e| e.to_string())?;
+        let v = e.op1(at, "memref.load", &ops, stored, &[]);
+        let v = numeric::convert(e, at, v, self.compute);
         Ok(match inside {
             Some(ok) => {
-                let pad = self.neutral(at);
-                e.op1(at, "arith.select", &[ok, v, pad], self.eltt, &[])
+                let pad = self.neutral_computed(at);
+                e.op1(at, "arith.select", &[ok, v, pad], self.compute, &[])
             }
             None => v,
         })
@@ -256,7 +290,7 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
         let args = (1..self.tensors.len())
             .map(|i| self.load_text(at, ivs, i))
             .collect::<Result<Vec<_>, _>>()?;
-        numeric::body(self.e, at, &self.body, &args, self.eltt).map_err(|e| e.to_string())
+        numeric::body(self.e, at, &self.body, &args, self.compute).map_err(|e| e.to_string())
     }
 
     /// `old accum v`.
@@ -290,7 +324,7 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
         let name = numeric::combiner(op).map_err(|e| e.to_string())?;
         Ok(self
             .e
-            .op1(at, name, &[old, v], self.eltt, &[("fastmath", f)]))
+            .op1(at, name, &[old, v], self.compute, &[("fastmath", f)]))
     }
 
     /// The iterator indexing the last (contiguous) axis of operand `i`.
@@ -308,7 +342,10 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
 
     /// The loop order of the scalar loops: the innermost loop runs along
     /// the contiguous (last) axis of as many operands as possible (so that
-    /// LLVM vectorizes it).
+    /// LLVM vectorizes it). When the result is stored narrower than it is
+    /// computed (f16, bf16), the reduced iterators come last: each cell's
+    /// sum is accumulated in the compute type and rounded once, whatever
+    /// the loop order would otherwise have been.
     fn loop_order(&self) -> Vec<usize> {
         let space_len = self.space.len();
         let mut score = vec![0usize; space_len];
@@ -321,6 +358,11 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
         if let Some(best) = (0..space_len).rev().max_by_key(|&p| (score[p], p)) {
             order.retain(|&p| p != best);
             order.push(best);
+        }
+        if self.compute != self.eltt && self.accum != Accum::Assign {
+            let (kept, reduced): (Vec<usize>, Vec<usize>) =
+                order.into_iter().partition(|&p| self.lhs_uses(p));
+            order = kept.into_iter().chain(reduced).collect();
         }
         order
     }
@@ -426,9 +468,10 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
                 ops.extend(lhs_idx.iter().copied());
                 let start = |at: At<'c, 'a>| {
                     if fresh {
-                        self.neutral(at)
+                        self.neutral_computed(at)
                     } else {
-                        e.op1(at, "memref.load", &ops, self.eltt, &[])
+                        let old = e.op1(at, "memref.load", &ops, self.eltt, &[]);
+                        numeric::convert(e, at, old, self.compute)
                     }
                 };
                 let result = if reduced_suffix == 0 {
@@ -453,7 +496,7 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
                         },
                     )?[0]
                 };
-                let mut ops = vec![result, lhs];
+                let mut ops = vec![numeric::convert(e, inner, result, self.eltt), lhs];
                 ops.extend(lhs_idx.iter().copied());
                 e.op0(inner, "memref.store", &ops);
                 Ok(())

@@ -114,7 +114,8 @@ pub(crate) fn uniform_operands<'c, 'a>(
     let dest = op.operand(0).map_err(|e| e.to_string())?;
     let (_, elt) = memref_info(dest)?;
     let u = ocannl_assign_dialect::uniform_attrs(op).map_err(|e| e.to_string())?;
-    let o = numeric::uniform_operands(e, at, &u, e.ty(&elt).map_err(|e| e.to_string())?);
+    let stored = e.ty(&elt).map_err(|e| e.to_string())?;
+    let o = numeric::uniform_operands(e, at, &u, numeric::compute_type(e, stored));
     for v in [o.seed, o.scale, o.low] {
         if let Some(def) = ir::defining_op(v) {
             ir::set_attribute(def, KERNEL_ARGUMENT, Attribute::unit(e.ctx));
@@ -195,6 +196,8 @@ pub(crate) fn cells<'c, 'a>(
         None
     };
     let eltt = e.ty(&elt).map_err(|e| e.to_string())?;
+    // Generated values are computed in the compute type and rounded once.
+    let compute = numeric::compute_type(e, eltt);
     let ranges: Vec<(i64, i64)> = dims.iter().map(|&d| (0, d)).collect();
     target.independent_nest(e, at, &ranges, false, &mut |inner, ivs| {
         // The linear index of the cell.
@@ -220,10 +223,12 @@ pub(crate) fn cells<'c, 'a>(
                     e.ty("i64").map_err(|e| e.to_string())?,
                     &[],
                 );
-                e.op1(inner, "arith.sitofp", &[i], eltt, &[])
+                let v = e.op1(inner, "arith.sitofp", &[i], compute, &[]);
+                numeric::convert(e, inner, v, eltt)
             }
             Cells::Uniform(u) => {
-                numeric::uniform(e, inner, lin, u, eltt).map_err(|e| e.to_string())?
+                let v = numeric::uniform(e, inner, lin, u, compute).map_err(|e| e.to_string())?;
+                numeric::convert(e, inner, v, eltt)
             }
         };
         let mut ops = vec![value, dest];
