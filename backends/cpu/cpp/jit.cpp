@@ -809,6 +809,23 @@ char *ocannl_jit_compile(const uint8_t *bitcode, size_t len,
   }
 }
 
+/// `__truncsfbf2` (f32 to bf16, to nearest, ties to even; NaNs quiet), which
+/// LLVM calls where the CPU has no bf16 conversion and which the C runtime
+/// here (GCC 12's libgcc) does not have. LLVM returns a bf16 in the low 16
+/// bits of the first float register (x86-64: XMM0, AArch64: S0/H0), where
+/// an f32 returns: the bits go there as an f32's low bits.
+static float ocannl_truncsfbf2(float x) {
+  uint32_t b;
+  std::memcpy(&b, &x, sizeof b);
+  uint32_t h = (b & 0x7fffffffu) > 0x7f800000u
+                   ? ((b >> 16) | 0x40u)
+                   : ((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
+  uint32_t low = h & 0xffffu;
+  float out;
+  std::memcpy(&out, &low, sizeof out);
+  return out;
+}
+
 /// A JIT for the host linking against the process's symbols and the shared
 /// libraries `libs` (loaded permanently).
 char *ocannl_jit_create(const char *const *libs, size_t numLibs,
@@ -839,6 +856,14 @@ char *ocannl_jit_create(const char *const *libs, size_t numLibs,
     if (!process)
       return fail(errorText(process.takeError()));
     main.addGenerator(std::move(*process));
+    // The runtime functions LLVM may call that the process lacks.
+    llvm::orc::SymbolMap runtime;
+    runtime[(*jit)->mangleAndIntern("__truncsfbf2")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&ocannl_truncsfbf2),
+        llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+    if (llvm::Error err = main.define(llvm::orc::absoluteSymbols(std::move(runtime))))
+      return fail("cannot define the JIT's runtime functions: " +
+                  errorText(std::move(err)));
     auto result = std::make_unique<OcannlJit>();
     result->jit = std::move(*jit);
     *out = result.release();

@@ -15,7 +15,8 @@
 
 use std::{cell::RefCell, collections::HashMap};
 
-use melior::ir::{Type, Value};
+use melior::ir::{Type, Value, ValueLike};
+use ocannl_assign_dialect::numeric;
 use ocannl_cpu_plan::{
     linear::{Linear, Padded},
     tiling::{Contraction, Operand, Parallel},
@@ -212,8 +213,13 @@ struct Kernel<'p, 'e, 'c, 'a> {
     zero_vectors: RefCell<HashMap<u64, Value<'c, 'a>>>,
     /// Vector types by lanes (and whether of `i1`).
     types: RefCell<HashMap<(u64, bool), Type<'c>>>,
+    /// The type values are computed in (vectors, tiles, packed panels),
+    /// as text and as a type: f32 for 16-bit cells.
     elt: &'p str,
     eltt: Type<'c>,
+    /// The type of the result's and the operands' cells (`eltt`, or a
+    /// 16-bit type converted when loaded and rounded when stored).
+    stored: Type<'c>,
     lhs: Value<'c, 'a>,
     a: Value<'c, 'a>,
     b: Value<'c, 'a>,
@@ -305,8 +311,15 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         Ok(z)
     }
 
+    /// Whether `buf` holds cells of another type than values are
+    /// computed in (16-bit cells; not the packed panels).
+    fn converts(&self, buf: Value<'c, 'a>) -> bool {
+        self.stored != self.eltt
+            && ocannl_mlir::types::element_type(buf.r#type()) == Some(self.stored)
+    }
+
     /// A vector of `buf` at `i`, only the lanes of `mask` when given (the
-    /// others 0).
+    /// others 0), in the compute type.
     fn load(
         &self,
         at: At<'c, 'a>,
@@ -316,6 +329,20 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         mask: Option<Value<'c, 'a>>,
     ) -> Result<Value<'c, 'a>, String> {
         let t = self.vt(lanes)?;
+        if self.converts(buf) {
+            let name = ocannl_mlir::types::scalar_name(self.stored);
+            let st = self
+                .e
+                .ty(&format!("vector<{lanes}x{name}>"))
+                .map_err(|e| e.to_string())?;
+            return match mask {
+                None => {
+                    let v = self.e.op1(at, "vector.load", &[buf, i], st, &[]);
+                    Ok(numeric::convert(self.e, at, v, t))
+                }
+                Some(m) => self.masked_cells(at, buf, i, lanes, m),
+            };
+        }
         Ok(match mask {
             None => self.e.op1(at, "vector.load", &[buf, i], t, &[]),
             Some(m) => {
@@ -325,6 +352,8 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         })
     }
 
+    /// Stores `v` (in the compute type) into `buf` at `i`, rounded to its
+    /// cells' type.
     fn store(
         &self,
         at: At<'c, 'a>,
@@ -332,10 +361,121 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         buf: Value<'c, 'a>,
         i: Value<'c, 'a>,
         mask: Option<Value<'c, 'a>>,
-    ) {
+    ) -> Result<(), String> {
+        if !self.converts(buf) {
+            match mask {
+                None => self.e.op0(at, "vector.store", &[v, buf, i]),
+                Some(m) => self.e.op0(at, "vector.maskedstore", &[buf, i, m, v]),
+            }
+            return Ok(());
+        }
         match mask {
-            None => self.e.op0(at, "vector.store", &[v, buf, i]),
-            Some(m) => self.e.op0(at, "vector.maskedstore", &[buf, i, m, v]),
+            None => {
+                let name = ocannl_mlir::types::scalar_name(self.stored);
+                let lanes = ocannl_mlir::types::vector_dims(v.r#type())
+                    .and_then(|d| d.first().copied())
+                    .unwrap_or(1);
+                let st = self
+                    .e
+                    .ty(&format!("vector<{lanes}x{name}>"))
+                    .map_err(|e| e.to_string())?;
+                let v = numeric::convert(self.e, at, v, st);
+                self.e.op0(at, "vector.store", &[v, buf, i]);
+                Ok(())
+            }
+            // 16-bit lanes one by one: LLVM legalizes a masked store (or a
+            // lane) of 16-bit floats through f32 and calls a conversion
+            // function (`__truncsfbf2`) on CPUs without 16-bit masked moves.
+            Some(m) => self.store_lanes(at, v, buf, i, m),
+        }
+    }
+
+    /// Lane `l` of the mask `m`.
+    fn lane_on(&self, at: At<'c, 'a>, m: Value<'c, 'a>, l: u64) -> Result<Value<'c, 'a>, String> {
+        let i1 = self.e.ty("i1").map_err(|e| e.to_string())?;
+        Ok(self.e.op1(
+            at,
+            "vector.extract",
+            &[m],
+            i1,
+            &[("static_position", self.e.i64_array_attr(&[l as i64]))],
+        ))
+    }
+
+    /// The lanes of `mask` of 16-bit `buf` from `i`, the others 0, in the
+    /// compute type, read cell by cell (the masked-off lanes read cell 0,
+    /// which every buffer has, and are replaced by 0): see [`Self::store`].
+    fn masked_cells(
+        &self,
+        at: At<'c, 'a>,
+        buf: Value<'c, 'a>,
+        i: Value<'c, 'a>,
+        lanes: u64,
+        mask: Value<'c, 'a>,
+    ) -> Result<Value<'c, 'a>, String> {
+        let (e, ix) = (self.e, &self.ix);
+        let t = self.vt(lanes)?;
+        let zero = e.float(at, 0.0, self.eltt);
+        let first = ix.c(0)?;
+        let mut v = self.zeros(lanes)?;
+        for l in 0..lanes {
+            let on = self.lane_on(at, mask, l)?;
+            let cell = ix.add_c(at, i, l as i64)?;
+            let safe = e.op1(at, "arith.select", &[on, cell, first], ix.idx, &[]);
+            let x = self.load_cell(at, buf, safe);
+            let x = e.op1(at, "arith.select", &[on, x, zero], self.eltt, &[]);
+            v = e.op1(
+                at,
+                "vector.insert",
+                &[x, v],
+                t,
+                &[("static_position", e.i64_array_attr(&[l as i64]))],
+            );
+        }
+        Ok(v)
+    }
+
+    /// Stores the lanes of `mask` of `v` (in the compute type) into 16-bit
+    /// `buf` from `i`, cell by cell, each rounded to the cell type.
+    fn store_lanes(
+        &self,
+        at: At<'c, 'a>,
+        v: Value<'c, 'a>,
+        buf: Value<'c, 'a>,
+        i: Value<'c, 'a>,
+        mask: Value<'c, 'a>,
+    ) -> Result<(), String> {
+        let (e, ix) = (self.e, &self.ix);
+        let lanes = ocannl_mlir::types::vector_dims(v.r#type())
+            .and_then(|d| d.first().copied())
+            .unwrap_or(1);
+        for l in 0..lanes {
+            let on = self.lane_on(at, mask, l)?;
+            let cell = ix.add_c(at, i, l as i64)?;
+            let x = e.op1(
+                at,
+                "vector.extract",
+                &[v],
+                self.eltt,
+                &[("static_position", e.i64_array_attr(&[l as i64]))],
+            );
+            let x = numeric::convert(e, at, x, self.stored);
+            e.if_then(at, on, &mut |inner| {
+                e.op0(inner, "memref.store", &[x, buf, cell]);
+                Ok(())
+            })
+            .map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+
+    /// The cell of `buf` at `i`, in the compute type.
+    fn load_cell(&self, at: At<'c, 'a>, buf: Value<'c, 'a>, i: Value<'c, 'a>) -> Value<'c, 'a> {
+        if self.converts(buf) {
+            let v = self.e.op1(at, "memref.load", &[buf, i], self.stored, &[]);
+            numeric::convert(self.e, at, v, self.eltt)
+        } else {
+            self.e.op1(at, "memref.load", &[buf, i], self.eltt, &[])
         }
     }
 
@@ -506,7 +646,7 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
                         let mask = on.map(|on| self.mask(lanes, on)).transpose()?;
                         self.load(at1, self.b, si, lanes, mask)?
                     };
-                    self.store(at1, val, packed, di, None);
+                    self.store(at1, val, packed, di, None)?;
                 }
                 Ok(vec![])
             })?;
@@ -525,7 +665,7 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
                 let s = self.step_in_block(at2, k, k0)?;
                 let dst = ix.mul_c(at2, s, w)?;
                 let dst = ix.add(at2, dst1, dst);
-                let v = e.op1(at2, "memref.load", &[self.b, src], self.eltt, &[]);
+                let v = self.load_cell(at2, self.b, src);
                 e.op0(at2, "memref.store", &[v, packed, dst]);
                 Ok(vec![])
             })?;
@@ -629,7 +769,7 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
             let mut next = Vec::with_capacity(acc.len());
             for r in 0..rows as i64 {
                 let i = ix.add_c(at1, ak, r * ai)?;
-                let av = e.op1(at1, "memref.load", &[self.a, i], self.eltt, &[]);
+                let av = self.load_cell(at1, self.a, i);
                 let av = e.op1(at1, "vector.broadcast", &[av], vt, &[]);
                 for (v, &bvv) in bv.iter().enumerate() {
                     let c = acc[r as usize * vectors as usize + v];
@@ -639,7 +779,7 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
             Ok(next)
         })?;
         for (value, (i, m)) in done.into_iter().zip(cells) {
-            self.store(at, value, self.lhs, i, m);
+            self.store(at, value, self.lhs, i, m)?;
         }
         Ok(())
     }
@@ -842,13 +982,16 @@ pub(crate) fn emit<'c, 'a>(
     let lhs = flat(e, at, a.tensors[0], &a.elt)?;
     let (av, a_copy) = source(a, &ix, at, &p.a, pad)?;
     let (bv, b_copy) = source(a, &ix, at, &p.b, pad)?;
+    // Values are computed (and packed) in the compute type: f32 for
+    // 16-bit cells.
+    let compute = ocannl_mlir::types::scalar_name(a.compute);
     let packed = match p.pack {
         Some(_) => {
             let cells = (p.column_panels() * p.block_steps() * p.tile_columns()) as i64;
             let buf = e
                 .alloc(
                     at,
-                    e.ty(&format!("memref<{cells}x{}>", a.elt))
+                    e.ty(&format!("memref<{cells}x{compute}>"))
                         .map_err(|e| e.to_string())?,
                     Some(64),
                 )
@@ -864,8 +1007,9 @@ pub(crate) fn emit<'c, 'a>(
         masks: RefCell::new(HashMap::new()),
         zero_vectors: RefCell::new(HashMap::new()),
         types: RefCell::new(HashMap::new()),
-        elt: &a.elt,
-        eltt: a.eltt,
+        elt: &compute,
+        eltt: a.compute,
+        stored: a.eltt,
         lhs,
         a: av,
         b: bv,

@@ -84,10 +84,10 @@ impl LoopTarget for Cpu {
 
 /// The contraction plans of an assignment, if the kernel applies (not
 /// when the result is also an operand: the kernel reads operands while
-/// it holds result cells in registers; not yet for 16-bit or mixed
-/// element types, which the scalar loops compute in f32).
+/// it holds result cells in registers; not for buffers of mixed element
+/// types). 16-bit cells are computed in f32.
 fn contraction(a: &Assignment, target: &Target) -> Option<Vec<Contraction>> {
-    if a.tensors[1..].contains(&a.tensors[0]) || !a.computes_as_stored() {
+    if a.tensors[1..].contains(&a.tensors[0]) || !a.one_elt() {
         return None;
     }
     let space: Vec<u64> = a.space.iter().map(|&d| d as u64).collect();

@@ -2,7 +2,7 @@
 //! `arith` and `math` ops, and the conversions between the types values
 //! are stored in and computed in ([`compute_type`], [`convert`]).
 
-use melior::ir::{Type, Value, ValueLike};
+use melior::ir::{r#type::TypeLike, Type, Value, ValueLike};
 use ocannl_assign::{Body, CmpPred, Instr};
 use ocannl_mlir::{types, At, Builder};
 use ocannl_ops::{rng, BinaryOp, Elt, NumOp, TernaryOp, UnaryOp};
@@ -15,39 +15,6 @@ pub fn compute_type<'c>(e: &Builder<'c>, storage: Type<'c>) -> Type<'c> {
         Some(elt) if elt.compute() != elt => e.ty(elt.compute().name()).unwrap_or(storage),
         _ => storage,
     }
-}
-
-/// `v` (a float) rounded to bf16 (`to`) to nearest, ties to even, in
-/// integer ops on its f32 bits (an f64 through f32, as [`Elt::round`]
-/// does): a CPU without bf16 conversions would otherwise call a library
-/// function (`__truncsfbf2`) that not every C runtime has. NaNs stay NaNs
-/// (quiet), overflow gives infinities.
-fn to_bf16<'c, 'a>(
-    e: &Builder<'c>,
-    at: At<'c, 'a>,
-    v: Value<'c, 'a>,
-    to: Type<'c>,
-) -> Value<'c, 'a> {
-    let (Ok(f32t), Ok(i32t), Ok(i16t)) = (e.ty("f32"), e.ty("i32"), e.ty("i16")) else {
-        return e.op1(at, "arith.truncf", &[v], to, &[]);
-    };
-    let x = match types::float_name(v.r#type()) {
-        Some("f32") => v,
-        Some("f64") => e.op1(at, "arith.truncf", &[v], f32t, &[]),
-        _ => e.op1(at, "arith.extf", &[v], f32t, &[]),
-    };
-    let c = |k: i64| e.int(at, k, i32t);
-    let bits = e.op1(at, "arith.bitcast", &[x], i32t, &[]);
-    let high = e.op1(at, "arith.shrui", &[bits, c(16)], i32t, &[]);
-    let lsb = e.op1(at, "arith.andi", &[high, c(1)], i32t, &[]);
-    let bias = e.op1(at, "arith.addi", &[lsb, c(0x7fff)], i32t, &[]);
-    let rounded = e.op1(at, "arith.addi", &[bits, bias], i32t, &[]);
-    let rounded = e.op1(at, "arith.shrui", &[rounded, c(16)], i32t, &[]);
-    let quiet = e.op1(at, "arith.ori", &[high, c(0x40)], i32t, &[]);
-    let nan = e.cmpf(at, CmpPred::UNO, x, x);
-    let chosen = e.op1(at, "arith.select", &[nan, quiet, rounded], i32t, &[]);
-    let narrow = e.op1(at, "arith.trunci", &[chosen], i16t, &[]);
-    e.op1(at, "arith.bitcast", &[narrow], to, &[])
 }
 
 /// The wider of two float types (by bytes; `a` on a tie).
@@ -64,10 +31,10 @@ pub fn wider<'c>(a: Type<'c>, b: Type<'c>) -> Type<'c> {
     }
 }
 
-/// `v` as a value of the float type `to`: `arith.extf` to a wider type
-/// (exact), `arith.truncf` to a narrower one (rounded to nearest, ties to
-/// even: [`Elt::round`]), between f16 and bf16 through f32; `v` itself
-/// when it already is.
+/// `v` as a value of the float type `to` (scalars, or vectors of one
+/// shape): `arith.extf` to a wider type (exact), `arith.truncf` to a
+/// narrower one (rounded to nearest, ties to even: [`Elt::round`]),
+/// between f16 and bf16 through f32; `v` itself when it already is.
 pub fn convert<'c, 'a>(
     e: &Builder<'c>,
     at: At<'c, 'a>,
@@ -79,25 +46,96 @@ pub fn convert<'c, 'a>(
         return v;
     }
     let bytes = |t: Type| {
-        types::float_name(t)
+        scalar_of(t)
+            .and_then(types::float_name)
             .and_then(Elt::parse)
             .map_or(0, Elt::size)
     };
-    if types::float_name(to) == Some("bf16") {
+    if scalar_of(to).and_then(types::float_name) == Some("bf16") {
         return to_bf16(e, at, v, to);
     }
     match bytes(to).cmp(&bytes(from)) {
         std::cmp::Ordering::Greater => e.op1(at, "arith.extf", &[v], to, &[]),
         std::cmp::Ordering::Less => e.op1(at, "arith.truncf", &[v], to, &[]),
-        // f16 and bf16: through f32, which holds both exactly.
-        std::cmp::Ordering::Equal => match e.ty("f32") {
-            Ok(f32t) => {
+        // bf16 to f16: through f32, which holds both exactly.
+        std::cmp::Ordering::Equal => match shaped_like(e, from, "f32") {
+            Some(f32t) => {
                 let wide = e.op1(at, "arith.extf", &[v], f32t, &[]);
                 e.op1(at, "arith.truncf", &[wide], to, &[])
             }
-            Err(_) => v,
+            None => v,
         },
     }
+}
+
+/// The element type of a vector, a scalar type itself.
+fn scalar_of(t: Type) -> Option<Type> {
+    if t.is_vector() {
+        types::element_type(t)
+    } else {
+        Some(t)
+    }
+}
+
+/// The type `elt` (a scalar type's name), as a vector of `like`'s shape
+/// when `like` is a vector.
+fn shaped_like<'c>(e: &Builder<'c>, like: Type<'c>, elt: &str) -> Option<Type<'c>> {
+    match types::vector_dims(like) {
+        Some(dims) => {
+            let dims: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
+            e.ty(&format!("vector<{}x{elt}>", dims.join("x"))).ok()
+        }
+        None => e.ty(elt).ok(),
+    }
+}
+
+/// `v` (floats: a scalar or a vector) rounded to bf16 (`to`) to nearest,
+/// ties to even, in integer ops on its f32 bits (f64 through f32, as
+/// [`Elt::round`] does): a CPU without bf16 conversions would otherwise
+/// call a library function (`__truncsfbf2`) that not every C runtime has.
+/// NaNs stay NaNs (quiet), overflow gives infinities.
+fn to_bf16<'c, 'a>(
+    e: &Builder<'c>,
+    at: At<'c, 'a>,
+    v: Value<'c, 'a>,
+    to: Type<'c>,
+) -> Value<'c, 'a> {
+    let from = v.r#type();
+    let (Some(f32t), Some(i32t), Some(i16t), Some(i1t)) = (
+        shaped_like(e, from, "f32"),
+        shaped_like(e, from, "i32"),
+        shaped_like(e, from, "i16"),
+        shaped_like(e, from, "i1"),
+    ) else {
+        return e.op1(at, "arith.truncf", &[v], to, &[]);
+    };
+    let x = match scalar_of(from).and_then(types::float_name) {
+        Some("f32") => v,
+        Some("f64") => e.op1(at, "arith.truncf", &[v], f32t, &[]),
+        _ => e.op1(at, "arith.extf", &[v], f32t, &[]),
+    };
+    let c = |k: i64| {
+        if from.is_vector() {
+            match e.attr(&format!("dense<{k}> : {i32t}")) {
+                Ok(a) => e.op1(at, "arith.constant", &[], i32t, &[("value", a)]),
+                Err(_) => e.int(at, k, i32t),
+            }
+        } else {
+            e.int(at, k, i32t)
+        }
+    };
+    let bits = e.op1(at, "arith.bitcast", &[x], i32t, &[]);
+    let high = e.op1(at, "arith.shrui", &[bits, c(16)], i32t, &[]);
+    let lsb = e.op1(at, "arith.andi", &[high, c(1)], i32t, &[]);
+    let bias = e.op1(at, "arith.addi", &[lsb, c(0x7fff)], i32t, &[]);
+    let rounded = e.op1(at, "arith.addi", &[bits, bias], i32t, &[]);
+    let rounded = e.op1(at, "arith.shrui", &[rounded, c(16)], i32t, &[]);
+    let quiet = e.op1(at, "arith.ori", &[high, c(0x40)], i32t, &[]);
+    let uno = e.i64_attr(i64::from(CmpPred::UNO.0));
+    let nan = e.op1(at, "arith.cmpf", &[x, x], i1t, &[("predicate", uno)]);
+    let chosen = e.op1(at, "arith.select", &[nan, quiet, rounded], i32t, &[]);
+    let narrow = e.op1(at, "arith.trunci", &[chosen], i16t, &[]);
+    e.op1(at, "arith.bitcast", &[narrow], to, &[])
 }
 
 /// `op(a...)` on scalars of type `t`.

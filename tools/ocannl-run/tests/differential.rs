@@ -719,6 +719,14 @@ fn low_precision_programs_agree_with_the_interpreter() {
         check_args(&dir, "he", seed, &text, &args);
         check_args_modes(&dir, "he", seed, &text, &args, ["jit", "interp"]);
     }
+    // Contractions in the CPU's kernel: 16-bit operands packed as f32,
+    // tiles summed in f32 and rounded when stored.
+    for seed in 0..seeds(12) {
+        let (text, nargs) = contraction(5000 + seed);
+        let text = in_elt(&text, if seed % 2 == 0 { "bf16" } else { "f16" });
+        check_targets(&dir, "hc", seed, &text, nargs);
+        check_modes(&dir, "hc", seed, &text, nargs, ["jit", "interp"]);
+    }
     for seed in 0..seeds(8) {
         let (text, nargs) = conv2d(13000 + seed, true);
         let text = in_elt(&text, if seed % 2 == 0 { "bf16" } else { "f16" });

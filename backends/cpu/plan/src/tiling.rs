@@ -204,9 +204,11 @@ impl Contraction {
     }
 }
 
-/// Bytes of an element type; `None` where the kernel does not apply.
+/// Bytes of an element type's stored cells; `None` where the kernel does
+/// not apply. 16-bit cells are computed in f32 (`Elt::compute`).
 pub fn element(elt: &str) -> Option<u64> {
     match elt {
+        "f16" | "bf16" => Some(2),
         "f32" => Some(4),
         "f64" => Some(8),
         _ => None,
@@ -234,7 +236,9 @@ pub fn plan_contraction(
     {
         return None;
     }
-    let bytes = element(elt)?;
+    // Tiles and panels hold values as computed: f32 for 16-bit cells.
+    let stored = element(elt)?;
+    let bytes = stored.max(4);
     if space
         .iter()
         .try_fold(1u64, |w, &d| w.checked_mul(d))
@@ -244,12 +248,17 @@ pub fn plan_contraction(
     }
     gather_forms(space, maps, dims)?
         .into_iter()
-        .map(|f| plan_form(f, dims, bytes, target))
+        .map(|f| plan_form(f, dims, (stored, bytes), target))
         .collect()
 }
 
 /// The plan of one form of a contraction (see [`plan_contraction`]).
-fn plan_form(form: Form, dims: &[Vec<u64>], bytes: u64, target: &Target) -> Option<Contraction> {
+fn plan_form(
+    form: Form,
+    dims: &[Vec<u64>],
+    (stored, bytes): (u64, u64),
+    target: &Target,
+) -> Option<Contraction> {
     let Form { space, maps, work } = form;
     let n = space.len();
     // The result: constants, and iterators (each once) with coefficient 1,
@@ -365,13 +374,23 @@ fn plan_form(form: Form, dims: &[Vec<u64>], bytes: u64, target: &Target) -> Opti
         .map(|&d| space[d])
         .product();
     let b_bytes = k_steps.saturating_mul(cols).saturating_mul(bytes);
+    // 16-bit cells are packed (as f32) whenever b's panels are read
+    // more than once: converted once, not once per row tile.
+    let reused = m_tiles.saturating_mul(others_b) >= PACK_REUSE;
     let pack = (b.at.coef[*j.last()?] != 1
-        || (b_bytes > PACK_BYTES && m_tiles.saturating_mul(others_b) >= PACK_REUSE))
+        || (b_bytes > PACK_BYTES && reused)
+        || (stored < bytes && reused))
         .then(|| {
             let inner: u64 = k[1..].iter().map(|&d| space[d]).product();
             let panel_row = tile.vectors * tile.lanes * bytes;
             let depth = pack_depth(target, panel_row);
-            let block = (depth / inner.max(1)).clamp(1, space[k[0]]);
+            // A result stored narrower than it is computed sums all its
+            // steps in one block: each cell rounded once, when stored.
+            let block = if stored < bytes {
+                space[k[0]]
+            } else {
+                (depth / inner.max(1)).clamp(1, space[k[0]])
+            };
             Pack {
                 block,
                 panels: chunk_panels(target, block * inner.max(1) * panel_row),
@@ -1002,8 +1021,29 @@ mod tests {
         )
         .is_none());
         assert!(
-            plan_contraction(Accum::Add, MUL, &s, &maps, &dims, "f16", &Target::avx512()).is_none()
+            plan_contraction(Accum::Add, MUL, &s, &maps, &dims, "i32", &Target::avx512()).is_none()
         );
+        // 16-bit cells: computed in f32 (16 lanes of 4 bytes on AVX-512),
+        // b packed as f32 even where f32 cells would be read straight.
+        for elt in ["f16", "bf16"] {
+            let p = plan_contraction(Accum::Add, MUL, &s, &maps, &dims, elt, &Target::avx512())
+                .unwrap()
+                .remove(0);
+            assert_eq!(p.tile.lanes, 16);
+            assert!(p.pack.is_some(), "{elt}");
+        }
+        // ... and sum every step of a cell in one block, so that each cell
+        // is rounded once (f32 cells: blocks of 256 steps).
+        let (ls, lmaps, ldims) = matmul(100, 64, 1000);
+        for (elt, block) in [("bf16", 1000), ("f32", KERNEL_DEPTH)] {
+            let target = Target::avx512();
+            let p = plan_contraction(Accum::Add, MUL, &ls, &lmaps, &ldims, elt, &target)
+                .unwrap()
+                .remove(0);
+            assert_eq!(p.pack.map(|p| p.block), Some(block), "{elt}");
+        }
+        let f32_plan = plan(&s, &maps, &dims).unwrap();
+        assert!(f32_plan.pack.is_none());
         // No reduction: an outer product.
         assert!(plan(
             &[64, 64],

@@ -173,15 +173,17 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
         Ok(out)
     }
 
+    /// Whether every buffer holds the result's element type.
+    pub fn one_elt(&self) -> bool {
+        self.tensors
+            .iter()
+            .all(|&t| memref_info(t).is_ok_and(|(_, elt)| elt == self.elt))
+    }
+
     /// Whether every buffer holds the result's element type and values are
-    /// computed in it (f32 or f64 throughout): what the targets' tiled
-    /// kernels take.
+    /// computed in it (f32 or f64 throughout).
     pub fn computes_as_stored(&self) -> bool {
-        self.compute == self.eltt
-            && self
-                .tensors
-                .iter()
-                .all(|&t| memref_info(t).is_ok_and(|(_, elt)| elt == self.elt))
+        self.compute == self.eltt && self.one_elt()
     }
 
     /// The neutral element of the accumulation in the result's element
