@@ -202,6 +202,73 @@ fn source<'c, 'a>(
     Ok((buf, Some(buf)))
 }
 
+/// An f32 (compute type) copy of the flat 16-bit buffer `src`
+/// (allocated here; to be freed).
+fn widen_copy<'c, 'a>(
+    a: &Assignment<'_, 'c, 'a>,
+    at: At<'c, 'a>,
+    src: Value<'c, 'a>,
+) -> Result<Value<'c, 'a>, String> {
+    let e = a.e;
+    let (dims, _) = memref_info(src)?;
+    let cells: i64 = dims.iter().product();
+    let compute = ocannl_mlir::types::scalar_name(a.compute);
+    let buf = e
+        .alloc(
+            at,
+            e.ty(&format!("memref<{cells}x{compute}>"))
+                .map_err(|e| e.to_string())?,
+            Some(64),
+        )
+        .map_err(|e| e.to_string())?;
+    copy_cells(a, at, src, buf, a.compute)?;
+    Ok(buf)
+}
+
+/// Copies every cell of the flat buffer `src` into `dst` (of as many
+/// cells), converted to `to` (`dst`'s cell type): in vectors of 16 cells,
+/// the last ones one by one.
+fn copy_cells<'c, 'a>(
+    a: &Assignment<'_, 'c, 'a>,
+    at: At<'c, 'a>,
+    src: Value<'c, 'a>,
+    dst: Value<'c, 'a>,
+    to: Type<'c>,
+) -> Result<(), String> {
+    const LANES: i64 = 16;
+    let e = a.e;
+    let (dims, from) = memref_info(src)?;
+    let cells: i64 = dims.iter().product();
+    let to_name = ocannl_mlir::types::scalar_name(to);
+    let from_t = e.ty(&from).map_err(|e| e.to_string())?;
+    let (vf, vt) = (
+        e.ty(&format!("vector<{LANES}x{from}>"))
+            .map_err(|e| e.to_string())?,
+        e.ty(&format!("vector<{LANES}x{to_name}>"))
+            .map_err(|e| e.to_string())?,
+    );
+    let whole = cells / LANES * LANES;
+    if whole > 0 {
+        let b = e.bounds(at, 0, whole, LANES).map_err(|e| e.to_string())?;
+        e.for_loop(at, b, &[], &mut |inner, c, _| {
+            let v = e.op1(inner, "vector.load", &[src, c], vf, &[]);
+            let v = numeric::convert(e, inner, v, vt);
+            e.op0(inner, "vector.store", &[v, dst, c]);
+            Ok(vec![])
+        })?;
+    }
+    if whole < cells {
+        let b = e.bounds(at, whole, cells, 1).map_err(|e| e.to_string())?;
+        e.for_loop(at, b, &[], &mut |inner, c, _| {
+            let v = e.op1(inner, "memref.load", &[src, c], from_t, &[]);
+            let v = numeric::convert(e, inner, v, to);
+            e.op0(inner, "memref.store", &[v, dst, c]);
+            Ok(vec![])
+        })?;
+    }
+    Ok(())
+}
+
 /// The values the tiles share.
 struct Kernel<'p, 'e, 'c, 'a> {
     p: &'p Contraction,
@@ -979,7 +1046,18 @@ pub(crate) fn emit<'c, 'a>(
     let e = a.e;
     let ix = Ix::new(e, at)?;
     let pad = a.neutral(at);
-    let lhs = flat(e, at, a.tensors[0], &a.elt)?;
+    let result = flat(e, at, a.tensors[0], &a.elt)?;
+    // A result stored narrower than values are computed (16-bit cells)
+    // whose reduction runs in several blocks is summed in an f32 copy,
+    // rounded into the result once at the end: each block's partial sums
+    // would otherwise be rounded when stored.
+    let blocks = p.pack.is_some_and(|pk| pk.block < p.space[p.k[0]]);
+    let scratch = if a.compute != a.eltt && blocks {
+        Some(widen_copy(a, at, result)?)
+    } else {
+        None
+    };
+    let lhs = scratch.unwrap_or(result);
     let (av, a_copy) = source(a, &ix, at, &p.a, pad)?;
     let (bv, b_copy) = source(a, &ix, at, &p.b, pad)?;
     // Values are computed (and packed) in the compute type: f32 for
@@ -1018,7 +1096,10 @@ pub(crate) fn emit<'c, 'a>(
     };
     k.packed_around(at, 0, &mut vec![])?;
     mark_madds(at, a, p)?;
-    for buf in [packed, a_copy, b_copy].into_iter().flatten() {
+    if let Some(s) = scratch {
+        copy_cells(a, at, s, result, a.eltt)?;
+    }
+    for buf in [packed, a_copy, b_copy, scratch].into_iter().flatten() {
         e.op0(at, "memref.dealloc", &[buf]);
     }
     Ok(())

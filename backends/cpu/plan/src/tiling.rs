@@ -384,13 +384,7 @@ fn plan_form(
             let inner: u64 = k[1..].iter().map(|&d| space[d]).product();
             let panel_row = tile.vectors * tile.lanes * bytes;
             let depth = pack_depth(target, panel_row);
-            // A result stored narrower than it is computed sums all its
-            // steps in one block: each cell rounded once, when stored.
-            let block = if stored < bytes {
-                space[k[0]]
-            } else {
-                (depth / inner.max(1)).clamp(1, space[k[0]])
-            };
+            let block = (depth / inner.max(1)).clamp(1, space[k[0]]);
             Pack {
                 block,
                 panels: chunk_panels(target, block * inner.max(1) * panel_row),
@@ -1032,10 +1026,10 @@ mod tests {
             assert_eq!(p.tile.lanes, 16);
             assert!(p.pack.is_some(), "{elt}");
         }
-        // ... and sum every step of a cell in one block, so that each cell
-        // is rounded once (f32 cells: blocks of 256 steps).
+        // ... in blocks as f32 cells are (the kernel sums them in an f32
+        // copy of the result, rounded once at the end).
         let (ls, lmaps, ldims) = matmul(100, 64, 1000);
-        for (elt, block) in [("bf16", 1000), ("f32", KERNEL_DEPTH)] {
+        for (elt, block) in [("bf16", KERNEL_DEPTH), ("f32", KERNEL_DEPTH)] {
             let target = Target::avx512();
             let p = plan_contraction(Accum::Add, MUL, &ls, &lmaps, &ldims, elt, &target)
                 .unwrap()
