@@ -139,6 +139,23 @@ fn flat<'c, 'a>(
     ))
 }
 
+/// A flat buffer of `cells` cells of `elt`, aligned for vectors (to be
+/// freed by the caller).
+fn alloc_flat<'c, 'a>(
+    e: &Builder<'c>,
+    at: At<'c, 'a>,
+    cells: i64,
+    elt: &str,
+) -> Result<Value<'c, 'a>, String> {
+    e.alloc(
+        at,
+        e.ty(&format!("memref<{cells}x{elt}>"))
+            .map_err(|e| e.to_string())?,
+        Some(64),
+    )
+    .map_err(|e| e.to_string())
+}
+
 /// Fills `n` cells of a flat buffer with `value`.
 fn fill_flat<'c, 'a>(
     e: &Builder<'c>,
@@ -171,14 +188,7 @@ fn source<'c, 'a>(
     };
     let cells: u64 = pdims.iter().product();
     let cells = i64::try_from(cells).map_err(|_| "a padded copy too large".to_string())?;
-    let buf = e
-        .alloc(
-            at,
-            e.ty(&format!("memref<{cells}x{}>", a.elt))
-                .map_err(|e| e.to_string())?,
-            Some(64),
-        )
-        .map_err(|e| e.to_string())?;
+    let buf = alloc_flat(e, at, cells, &a.elt)?;
     fill_flat(e, at, buf, cells, pad)?;
     let (dims, _) = memref_info(src)?;
     let ranges: Vec<(i64, i64)> = dims.iter().map(|&d| (0, d)).collect();
@@ -213,14 +223,7 @@ fn widen_copy<'c, 'a>(
     let (dims, _) = memref_info(src)?;
     let cells: i64 = dims.iter().product();
     let compute = ocannl_mlir::types::scalar_name(a.compute);
-    let buf = e
-        .alloc(
-            at,
-            e.ty(&format!("memref<{cells}x{compute}>"))
-                .map_err(|e| e.to_string())?,
-            Some(64),
-        )
-        .map_err(|e| e.to_string())?;
+    let buf = alloc_flat(e, at, cells, &compute)?;
     copy_cells(a, at, src, buf, a.compute)?;
     Ok(buf)
 }
@@ -1066,15 +1069,7 @@ pub(crate) fn emit<'c, 'a>(
     let packed = match p.pack {
         Some(_) => {
             let cells = (p.column_panels() * p.block_steps() * p.tile_columns()) as i64;
-            let buf = e
-                .alloc(
-                    at,
-                    e.ty(&format!("memref<{cells}x{compute}>"))
-                        .map_err(|e| e.to_string())?,
-                    Some(64),
-                )
-                .map_err(|e| e.to_string())?;
-            Some(buf)
+            Some(alloc_flat(e, at, cells, &compute)?)
         }
         None => None,
     };

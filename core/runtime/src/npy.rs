@@ -57,25 +57,19 @@ pub fn from_bytes(bytes: &[u8], name: &str) -> Result<HostTensor, Error> {
     let strides = header.strides().to_vec();
     let npy = npyz::NpyFile::with_header(header, data);
     let bad = |e: std::io::Error| Error::format(format!("{name}: {e}"));
+    // The cells in row-major order, as `T`.
+    fn cells<T: npyz::Deserialize + Copy>(
+        npy: npyz::NpyFile<&[u8]>,
+        order: Order,
+        dims: &[u64],
+        strides: &[u64],
+    ) -> std::io::Result<Vec<T>> {
+        Ok(in_row_major(npy.into_vec::<T>()?, order, dims, strides))
+    }
     let data = match elt {
-        Elt::F16 => Cells::F16(in_row_major(
-            npy.into_vec::<half::f16>().map_err(bad)?,
-            order,
-            &dims,
-            &strides,
-        )),
-        Elt::F32 => Cells::F32(in_row_major(
-            npy.into_vec::<f32>().map_err(bad)?,
-            order,
-            &dims,
-            &strides,
-        )),
-        Elt::F64 => Cells::F64(in_row_major(
-            npy.into_vec::<f64>().map_err(bad)?,
-            order,
-            &dims,
-            &strides,
-        )),
+        Elt::F16 => Cells::F16(cells(npy, order, &dims, &strides).map_err(bad)?),
+        Elt::F32 => Cells::F32(cells(npy, order, &dims, &strides).map_err(bad)?),
+        Elt::F64 => Cells::F64(cells(npy, order, &dims, &strides).map_err(bad)?),
         Elt::BF16 => {
             return Err(Error::format(format!(
                 "{name}: numpy has no bfloat16 dtype"
@@ -132,35 +126,25 @@ pub fn write(path: &Path, t: &HostTensor) -> Result<(), Error> {
 }
 
 fn write_to(w: &mut dyn Write, t: &HostTensor) -> std::io::Result<()> {
+    /// The `.npy` file of `cells` of `dims`, in C order.
+    fn cells<T: npyz::AutoSerialize + Copy>(
+        w: &mut dyn Write,
+        dims: &[u64],
+        cells: &[T],
+    ) -> std::io::Result<()> {
+        let mut out = npyz::WriteOptions::<T>::new()
+            .default_dtype()
+            .shape(dims)
+            .writer(w)
+            .begin_nd()?;
+        out.extend(cells.iter().copied())?;
+        out.finish()
+    }
     match &t.data {
-        Cells::F16(cells) => {
-            let mut out = npyz::WriteOptions::<half::f16>::new()
-                .default_dtype()
-                .shape(&t.dims)
-                .writer(w)
-                .begin_nd()?;
-            out.extend(cells.iter().copied())?;
-            out.finish()
-        }
+        Cells::F16(c) => cells(w, &t.dims, c),
         Cells::BF16(_) => Err(std::io::Error::other("numpy has no bfloat16 dtype")),
-        Cells::F32(cells) => {
-            let mut out = npyz::WriteOptions::<f32>::new()
-                .default_dtype()
-                .shape(&t.dims)
-                .writer(w)
-                .begin_nd()?;
-            out.extend(cells.iter().copied())?;
-            out.finish()
-        }
-        Cells::F64(cells) => {
-            let mut out = npyz::WriteOptions::<f64>::new()
-                .default_dtype()
-                .shape(&t.dims)
-                .writer(w)
-                .begin_nd()?;
-            out.extend(cells.iter().copied())?;
-            out.finish()
-        }
+        Cells::F32(c) => cells(w, &t.dims, c),
+        Cells::F64(c) => cells(w, &t.dims, c),
     }
 }
 
