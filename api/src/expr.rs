@@ -333,6 +333,11 @@ pub fn exp(x: &Tensor) -> Tensor {
     unary(UnaryOp::Exp, x)
 }
 
+/// The error function, cell by cell.
+pub fn erf(x: &Tensor) -> Tensor {
+    unary(UnaryOp::Erf, x)
+}
+
 pub fn log(x: &Tensor) -> Tensor {
     unary(UnaryOp::Log, x)
 }

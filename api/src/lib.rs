@@ -44,7 +44,7 @@ mod writer;
 use std::fmt;
 
 pub use expr::{
-    binary, constant, data, einsum, einsum_with, eq, exp, full, index, iota, log, lt, maximum,
+    binary, constant, data, einsum, einsum_with, eq, erf, exp, full, index, iota, log, lt, maximum,
     minimum, ne, number, one_hot, param, pointdiv, pointmul, relu, sqrt, sum, tanh, ternary,
     transpose, unary, where_, Index, Param, Tensor,
 };

@@ -10,8 +10,8 @@ use ocannl_ops::{Accum, BinaryOp, UnaryOp};
 
 use crate::{
     expr::{
-        binary, einsum, einsum_with, exp, full, log, number, one_hot, param, pointdiv, pointmul,
-        relu, sqrt, sum,
+        binary, einsum, einsum_with, erf, exp, full, log, number, one_hot, param, pointdiv,
+        pointmul, relu, sqrt, sum, tanh,
     },
     ParamInit, Tensor,
 };
@@ -133,6 +133,20 @@ pub fn layer_norm(name: &str, x: &Tensor, eps: f64) -> Tensor {
     let gain = param(&format!("{name}.gain")).init(ParamInit::Zeros);
     let bias = param(&format!("{name}.bias")).init(ParamInit::Zeros);
     pointmul(&(1.0 + &gain), &y) + &bias
+}
+
+/// GELU, exact: `x·Φ(x) = x/2 · (1 + erf(x/√2))` (PyTorch's `gelu`,
+/// nanoGPT's MLP).
+pub fn gelu(x: &Tensor) -> Tensor {
+    pointmul(x, &(1.0 + &erf(&(x * std::f64::consts::FRAC_1_SQRT_2)))) * 0.5
+}
+
+/// GELU, the tanh approximation: `x/2 · (1 + tanh(√(2/π)·(x + 0.044715·x³)))`
+/// (PyTorch's `gelu(approximate="tanh")`, GPT-2's).
+pub fn gelu_tanh(x: &Tensor) -> Tensor {
+    let cube = pointmul(x, &pointmul(x, x));
+    let inner = (x + &(cube * 0.044715)) * (2.0 / std::f64::consts::PI).sqrt();
+    pointmul(x, &(1.0 + &tanh(&inner))) * 0.5
 }
 
 /// Dropout of `x` with the keep mask `keep` (a data input of `x`'s shape,

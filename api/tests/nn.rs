@@ -386,3 +386,31 @@ fn dropout_scales_what_it_keeps() {
         .collect();
     close(&out[0].to_f64(), &want, 1e-6);
 }
+
+/// GELU, exact and tanh-approximated, against the closed forms in f64
+/// (`libm`'s `erf`): PyTorch's `gelu` and `gelu(approximate="tanh")`.
+#[test]
+fn gelu_is_x_times_the_normal_cdf() {
+    let xs = [-4.0, -1.0, -0.25, 0.0, 0.5, 1.0, 3.0, 10.0];
+    let x = data("x", "8");
+    let out = eval(&[&nn::gelu(&x), &nn::gelu_tanh(&x)], &[tensor(&[8], &xs)]);
+    let exact: Vec<f64> = xs
+        .iter()
+        .map(|&v| 0.5 * v * (1.0 + libm::erf(v / std::f64::consts::SQRT_2)))
+        .collect();
+    let approx: Vec<f64> = xs
+        .iter()
+        .map(|&v| {
+            let k = (2.0 / std::f64::consts::PI).sqrt();
+            0.5 * v * (1.0 + (k * (v + 0.044715 * v * v * v)).tanh())
+        })
+        .collect();
+    // Published values: gelu(1) = 0.8413447460685429, gelu(-1) =
+    // -0.15865525393145707.
+    assert!((exact[5] - 0.841_344_746_068_542_9).abs() < 1e-15);
+    assert!((exact[1] + 0.158_655_253_931_457_07).abs() < 1e-15);
+    close(&out[0].to_f64(), &exact, 1e-6);
+    close(&out[1].to_f64(), &approx, 1e-6);
+    // The two differ by at most about 5e-4 on these points.
+    assert!(exact.iter().zip(&approx).all(|(a, b)| (a - b).abs() < 1e-3));
+}

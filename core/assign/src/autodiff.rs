@@ -424,6 +424,15 @@ impl Builder {
                         let t = self.temp(f, bin(BinaryOp::Sub), vec![one, t]);
                         self.add_to(f, sign, &gx, Times(t))
                     }
+                    UnaryOp::Erf => {
+                        // 2/√π e^(-x²)
+                        let t = self.temp(f, bin(BinaryOp::Mul), vec![x.clone(), x]);
+                        let t = self.temp(f, un(UnaryOp::Neg), vec![t]);
+                        let t = self.temp(f, un(UnaryOp::Exp), vec![t]);
+                        let c = self.konst(std::f64::consts::FRAC_2_SQRT_PI);
+                        let t = self.temp(f, bin(BinaryOp::Mul), vec![t, c]);
+                        self.add_to(f, sign, &gx, Times(t))
+                    }
                     // Piecewise constant: no gradient.
                     UnaryOp::Not => {}
                 }

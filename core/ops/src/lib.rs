@@ -19,8 +19,8 @@
 //!   depends on the other.
 //!
 //! Architecture invariant: no MLIR, and no dependency but `half` (the
-//! 16-bit floats' rounding); this crate knows nothing of shapes, routines
-//! or buffers' contents.
+//! 16-bit floats' rounding) and `libm` (`erf` in f64); this crate knows
+//! nothing of shapes, routines or buffers' contents.
 
 pub mod affine;
 pub mod ops;

@@ -63,6 +63,8 @@ op_enum!(
         RecipSqrt = "recip_sqrt",
         Neg = "neg",
         Tanh = "tanh",
+        /// The error function, `2/√π ∫₀ˣ e^(-t²) dt` (GELU's exact form).
+        Erf = "erf",
         /// 1 where the operand is 0, else 0.
         Not = "not",
     }
@@ -160,6 +162,7 @@ impl UnaryOp {
             UnaryOp::RecipSqrt => 1.0 / x.sqrt(),
             UnaryOp::Neg => -x,
             UnaryOp::Tanh => x.tanh(),
+            UnaryOp::Erf => libm::erf(x),
             UnaryOp::Not => truth(x == 0.0),
         }
     }

@@ -18,7 +18,7 @@ pub fn node_cost(node: &Scalar) -> f64 {
         Scalar::Div(_) | Scalar::Recip(_) | Scalar::Mod(_) => 5.0,
         Scalar::Sqrt(_) | Scalar::RecipSqrt(_) => 6.0,
         Scalar::Exp(_) | Scalar::Exp2(_) | Scalar::Log(_) | Scalar::Log2(_) => 20.0,
-        Scalar::Sin(_) | Scalar::Cos(_) | Scalar::Tanh(_) => 25.0,
+        Scalar::Sin(_) | Scalar::Cos(_) | Scalar::Tanh(_) | Scalar::Erf(_) => 25.0,
         Scalar::Pow(_) => 40.0,
     }
 }

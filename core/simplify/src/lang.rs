@@ -54,6 +54,7 @@ define_language! {
         "recip_sqrt" = RecipSqrt([Id; 1]),
         "neg" = Neg([Id; 1]),
         "tanh" = Tanh([Id; 1]),
+        "erf" = Erf([Id; 1]),
         "not" = Not([Id; 1]),
         "add" = Add([Id; 2]),
         "sub" = Sub([Id; 2]),

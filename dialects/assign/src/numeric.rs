@@ -192,6 +192,7 @@ fn numeric_text<'c, 'a>(
             UnaryOp::Sqrt => un("math.sqrt"),
             UnaryOp::RecipSqrt => un("math.rsqrt"),
             UnaryOp::Tanh => un("math.tanh"),
+            UnaryOp::Erf => un("math.erf"),
             UnaryOp::Neg => un("arith.negf"),
             UnaryOp::Recip => e.op1(at, "arith.divf", &[one(), a[0]], t, &[]),
             UnaryOp::Not => bool_to_float(cmp(CmpPred::OEQ, a[0], zero())),
@@ -309,7 +310,7 @@ fn body_text<'c, 'a>(
 /// The `arith`/`math` ops that compute one op of the vocabulary on floats,
 /// each with that op: the one table for reading such ops (assignment
 /// bodies, `ocannl-simplify`) and for writing them back (`ocannl-simplify`).
-pub const SCALAR_OPS: [(&str, NumOp); 19] = {
+pub const SCALAR_OPS: [(&str, NumOp); 20] = {
     use BinaryOp as B;
     use UnaryOp as U;
     [
@@ -330,6 +331,7 @@ pub const SCALAR_OPS: [(&str, NumOp); 19] = {
         ("math.sqrt", NumOp::Unary(U::Sqrt)),
         ("math.rsqrt", NumOp::Unary(U::RecipSqrt)),
         ("math.tanh", NumOp::Unary(U::Tanh)),
+        ("math.erf", NumOp::Unary(U::Erf)),
         ("math.powf", NumOp::Binary(B::Pow)),
         ("math.fma", NumOp::Ternary(TernaryOp::Fma)),
     ]

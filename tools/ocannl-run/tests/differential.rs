@@ -999,6 +999,7 @@ const UNARY: &[&str] = &[
     "recip_sqrt",
     "neg",
     "tanh",
+    "erf",
     "not",
 ];
 const BINARY: &[&str] = &[
@@ -1308,6 +1309,17 @@ fn every_op_agrees_with_the_interpreter() {
         texts += &text;
     }
     // Every op, accumulation and einsum form ran.
+    // The menus are the whole vocabulary: a new op is generated.
+    let names = |all: &[&'static str]| all.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+    let vocabulary: Vec<String> = (ocannl_ops::UnaryOp::ALL.iter().map(|o| o.name()))
+        .chain(ocannl_ops::BinaryOp::ALL.iter().map(|o| o.name()))
+        .chain(ocannl_ops::TernaryOp::ALL.iter().map(|o| o.name()))
+        .map(String::from)
+        .collect();
+    let menus = [names(UNARY), names(BINARY), names(TERNARY)].concat();
+    for op in &vocabulary {
+        assert!(menus.contains(op), "the generator does not draw {op}");
+    }
     for op in UNARY.iter().chain(BINARY).chain(TERNARY) {
         assert!(
             texts.contains(&format!("op = \"{op}\"")),

@@ -104,6 +104,24 @@ fn max_mean_and_layer_norm() {
 }
 
 #[test]
+fn gelu_exact_and_tanh() {
+    let x = data("x", "4|3");
+    let w = data("w", "4|5");
+    // Pre-activations around 0 and beyond ±2, where erf bends.
+    let h = nn::linear("l", &x, &[5]) * 3.0;
+    grad_check(
+        "gelu",
+        &sum(&pointmul(&nn::gelu(&h), &w)),
+        &["random:21".into(), "random:22".into()],
+    );
+    grad_check(
+        "gelu_tanh",
+        &sum(&pointmul(&nn::gelu_tanh(&h), &w)),
+        &["random:23".into(), "random:24".into()],
+    );
+}
+
+#[test]
 fn an_mlp() {
     let x = data("x", "4|3");
     let ids = data("ids", "4|1");
