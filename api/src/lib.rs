@@ -61,7 +61,7 @@ pub use ocannl_ops::{Accum, BinaryOp, TernaryOp, UnaryOp};
 pub use ocannl_runtime::{npy, safetensors, Elt, HostTensor, HostValue};
 pub use ocannl_shape_dialect::ParamInit;
 pub use schedule::Schedule;
-pub use train::{Adam, CacheUse, Device, Optimizer, Sgd, State, Trainer};
+pub use train::{Adam, CacheUse, DecayOn, Device, Optimizer, Sgd, State, Trainer};
 
 /// A diagnostic of the model: where (a param's or data's name as it was
 /// given, or `LINE:COL` in the printed module), its severity, the message

@@ -22,6 +22,15 @@ pub enum Schedule {
         steps: usize,
         end: f64,
     },
+    /// nanoGPT's `get_lr`: step `it` of the warmup gets
+    /// `peak * (it + 1) / (warmup + 1)` (never 0), then the cosine decay of
+    /// [`Schedule::WarmupCosine`] to `end` at step `steps`.
+    NanoGpt {
+        peak: f64,
+        warmup: usize,
+        steps: usize,
+        end: f64,
+    },
     /// Linear warmup to `peak` over `warmup` steps, then linear decay to
     /// `end` at step `steps`.
     WarmupLinear {
@@ -52,16 +61,31 @@ impl Schedule {
                 warmup,
                 steps,
                 end,
-            } => match warm(peak, warmup, step) {
-                Some(lr) => lr,
-                None if step >= steps => end,
-                None => {
-                    let progress = (step - warmup) as f64 / (steps - warmup) as f64;
-                    end + (peak - end) * 0.5 * (1.0 + (PI * progress).cos())
+            } => warm(peak, warmup, step).unwrap_or_else(|| cosine(peak, end, step, warmup, steps)),
+            Schedule::NanoGpt {
+                peak,
+                warmup,
+                steps,
+                end,
+            } => {
+                if step < warmup {
+                    peak * (step + 1) as f64 / (warmup + 1) as f64
+                } else {
+                    cosine(peak, end, step, warmup, steps)
                 }
-            },
+            }
         }
     }
+}
+
+/// Cosine decay from `peak` at step `from` to `end` at step `to` (`end`
+/// from then on).
+fn cosine(peak: f64, end: f64, step: usize, from: usize, to: usize) -> f64 {
+    if step >= to {
+        return end;
+    }
+    let progress = (step - from) as f64 / (to - from) as f64;
+    end + (peak - end) * 0.5 * (1.0 + (PI * progress).cos())
 }
 
 /// The warmup's learning rate, while it lasts.
@@ -107,6 +131,40 @@ mod tests {
             steps: 10,
         };
         assert!(close(s.lr(0), 1.0) && close(s.lr(5), 0.75) && close(s.lr(10), 0.5));
+    }
+
+    /// nanoGPT's `train_shakespeare_char` schedule (lr 1e-3, 100 warmup
+    /// steps, cosine to 1e-4 at 5000), as its Python `get_lr` computes it.
+    #[test]
+    fn nanogpt_schedule_is_its_get_lr() {
+        let s = Schedule::NanoGpt {
+            peak: 1e-3,
+            warmup: 100,
+            steps: 5000,
+            end: 1e-4,
+        };
+        let get_lr = |it: usize| -> f64 {
+            let (lr, warmup, decay, min) = (1e-3, 100.0, 5000.0, 1e-4);
+            let it = it as f64;
+            if it < warmup {
+                return lr * (it + 1.0) / (warmup + 1.0);
+            }
+            if it > decay {
+                return min;
+            }
+            let ratio = (it - warmup) / (decay - warmup);
+            min + 0.5 * (1.0 + (PI * ratio).cos()) * (lr - min)
+        };
+        for it in [0, 1, 50, 99, 100, 101, 2000, 4999, 5000, 5001, 9000] {
+            assert!(
+                close(s.lr(it), get_lr(it)),
+                "step {it}: {} vs {}",
+                s.lr(it),
+                get_lr(it)
+            );
+        }
+        // Never 0 during the warmup, the peak at its end.
+        assert!(close(s.lr(0), 1e-3 / 101.0) && close(s.lr(100), 1e-3));
     }
 
     #[test]

@@ -102,7 +102,7 @@ fn find_backend(device: &Device) -> Result<&'static dyn Backend, Error> {
 /// The optimizers (SGD with OCANNL's options, Adam, AdamW, each with
 /// optional global-norm clipping) and the kinds of their state: the
 /// assignment model's own.
-pub use ocannl_assign::optim::{Adam, Optimizer, Sgd, State};
+pub use ocannl_assign::optim::{Adam, DecayOn, Optimizer, Sgd, State};
 use ocannl_dialect_spec::abi::PARAM;
 
 /// How long building the routines took.

@@ -81,6 +81,7 @@ fn optimizers() -> Vec<Optimizer> {
         Optimizer::Sgd(Sgd {
             momentum: 0.9,
             weight_decay: 0.01,
+            decay_on: DecayOn::Matrices,
             nesterov: true,
             clip_norm: Some(0.5),
         }),

@@ -22,6 +22,11 @@
 //!     p *= 1 - lr * weight_decay
 //! ```
 //!
+//! The weight decay applies to every param, or to the matrices only
+//! ([`DecayOn`]: the params of two axes or more, as nanoGPT's and most
+//! PyTorch recipes' param groups do; biases and norm gains are not
+//! decayed).
+//!
 //! Adam's update is `p -= lr * mhat / (sqrt(vhat) + eps)` with
 //! `mhat = m / (1 - beta1^t)`, `vhat = v / (1 - beta2^t)`, computed as
 //! PyTorch computes it (the bias corrections once per step, as 0-d buffers).
@@ -39,11 +44,52 @@ use ocannl_ops::{Accum, BinaryOp, NumOp, TernaryOp, UnaryOp};
 
 use crate::{Affine, Assignment, Body, Instr, Stmt};
 
+/// Which params the weight decay applies to (a param group's predicate).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DecayOn {
+    /// Every param.
+    #[default]
+    All,
+    /// The params of two axes or more (weight matrices, embeddings,
+    /// convolution kernels); not biases, gains or scalars.
+    Matrices,
+}
+
+impl DecayOn {
+    /// The names of the choices, as options spell them.
+    pub const NAMES: [&'static str; 2] = ["all", "matrices"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            DecayOn::All => "all",
+            DecayOn::Matrices => "matrices",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<DecayOn> {
+        match name {
+            "all" => Some(DecayOn::All),
+            "matrices" => Some(DecayOn::Matrices),
+            _ => None,
+        }
+    }
+
+    /// Whether a param of sizes `dims` is decayed.
+    pub fn decays(self, dims: &[u64]) -> bool {
+        match self {
+            DecayOn::All => true,
+            DecayOn::Matrices => dims.len() >= 2,
+        }
+    }
+}
+
 /// SGD's options (OCANNL's `sgd_update`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sgd {
     pub momentum: f64,
     pub weight_decay: f64,
+    /// The params the weight decay applies to.
+    pub decay_on: DecayOn,
     pub nesterov: bool,
     /// Global-norm gradient clipping: the gradients scaled so that their
     /// norm is at most this.
@@ -55,6 +101,7 @@ impl Default for Sgd {
         Sgd {
             momentum: 0.0,
             weight_decay: 0.0,
+            decay_on: DecayOn::All,
             nesterov: false,
             clip_norm: None,
         }
@@ -70,6 +117,8 @@ pub struct Adam {
     pub eps: f64,
     /// Adam: an L2 term added to the gradient; AdamW: the decoupled decay.
     pub weight_decay: f64,
+    /// The params the weight decay applies to.
+    pub decay_on: DecayOn,
     /// Global-norm gradient clipping, as [`Sgd::clip_norm`].
     pub clip_norm: Option<f64>,
 }
@@ -81,6 +130,7 @@ impl Default for Adam {
             beta2: 0.999,
             eps: 1e-8,
             weight_decay: 0.0,
+            decay_on: DecayOn::All,
             clip_norm: None,
         }
     }
@@ -185,6 +235,14 @@ impl Optimizer {
         match self {
             Optimizer::Sgd(o) => o.clip_norm,
             Optimizer::Adam(o) | Optimizer::AdamW(o) => o.clip_norm,
+        }
+    }
+
+    /// The params the weight decay applies to.
+    pub fn decay_on(&self) -> DecayOn {
+        match self {
+            Optimizer::Sgd(o) => o.decay_on,
+            Optimizer::Adam(o) | Optimizer::AdamW(o) => o.decay_on,
         }
     }
 
@@ -469,7 +527,7 @@ fn sgd(out: &mut Out, opts: &Sgd, params: &[ParamUpdate], lr: usize) {
         let space = &p.dims;
         let (g, w) = (Opd::Cell(p.grad), Opd::Cell(p.param));
         // delta = g + wd * p, in the gradient's buffer.
-        if let Some(wd) = wd {
+        if let Some(wd) = wd.filter(|_| opts.decay_on.decays(&p.dims)) {
             out.assign(
                 space,
                 g,
@@ -560,7 +618,8 @@ fn adam(out: &mut Out, o: &Adam, decoupled: bool, params: &[ParamUpdate], t: usi
         let space = &p.dims;
         let (g, w) = (Opd::Cell(p.grad), Opd::Cell(p.param));
         let (m, v) = (Opd::Cell(p.state[0]), Opd::Cell(p.state[1]));
-        if let Some(decay) = decay {
+        let decayed = o.decay_on.decays(&p.dims);
+        if let Some(decay) = decay.filter(|_| decayed) {
             // p *= 1 - lr * wd
             out.assign(
                 space,
@@ -569,7 +628,7 @@ fn adam(out: &mut Out, o: &Adam, decoupled: bool, params: &[ParamUpdate], t: usi
                 NumOp::Unary(UnaryOp::Identity).into(),
                 &[Opd::Scalar(decay)],
             );
-        } else if !decoupled && o.weight_decay != 0.0 {
+        } else if !decoupled && o.weight_decay != 0.0 && decayed {
             // g += wd * p
             out.assign(
                 space,

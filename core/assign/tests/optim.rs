@@ -6,7 +6,7 @@
 //! that changes.
 
 use ocannl_assign::{
-    optim::{self, Adam, Optimizer, ParamUpdate, Sgd, State, CLIP_TINY},
+    optim::{self, Adam, DecayOn, Optimizer, ParamUpdate, Sgd, State, CLIP_TINY},
     run_mut, Arg, Routine, Value,
 };
 
@@ -70,9 +70,10 @@ impl Reference {
         match opt {
             Optimizer::Sgd(o) => {
                 for (k, gk) in g.iter().enumerate() {
+                    let wd = group_decay(o.weight_decay, o.decay_on, k);
                     for (j, gj) in gk.iter().enumerate() {
                         let (p, m) = (&mut self.p[k][j], &mut self.m[k][j]);
-                        let mut delta = gj + o.weight_decay * *p;
+                        let mut delta = gj + wd * *p;
                         if o.momentum > 0.0 {
                             *m = o.momentum * *m + delta;
                             delta = if o.nesterov {
@@ -89,13 +90,14 @@ impl Reference {
                 let decoupled = matches!(opt, Optimizer::AdamW(_));
                 self.t += 1.0;
                 for (k, gk) in g.iter().enumerate() {
+                    let wd = group_decay(o.weight_decay, o.decay_on, k);
                     for (j, &gj) in gk.iter().enumerate() {
                         let p = &mut self.p[k][j];
                         let mut gj = gj;
                         if decoupled {
-                            *p -= lr * o.weight_decay * *p;
+                            *p -= lr * wd * *p;
                         } else {
-                            gj += o.weight_decay * *p;
+                            gj += wd * *p;
                         }
                         let (m, v) = (&mut self.m[k][j], &mut self.v[k][j]);
                         *m = o.beta1 * *m + (1.0 - o.beta1) * gj;
@@ -276,11 +278,22 @@ fn with_clip(opt: Optimizer, clip: Option<f64>) -> Optimizer {
     }
 }
 
+/// The weight decay of param `k` in PyTorch's param groups: the matrices'
+/// group (`p.dim() >= 2`, nanoGPT's) decayed, the others not.
+fn group_decay(weight_decay: f64, on: DecayOn, k: usize) -> f64 {
+    match on {
+        DecayOn::All => weight_decay,
+        DecayOn::Matrices if DIMS[k].len() >= 2 => weight_decay,
+        DecayOn::Matrices => 0.0,
+    }
+}
+
 fn optimizers() -> Vec<Optimizer> {
     let sgd = |momentum, weight_decay, nesterov| {
         Optimizer::Sgd(Sgd {
             momentum,
             weight_decay,
+            decay_on: DecayOn::All,
             nesterov,
             clip_norm: None,
         })
@@ -296,7 +309,25 @@ fn optimizers() -> Vec<Optimizer> {
             beta2: 0.95,
             eps: 1e-3,
             weight_decay: 0.1,
+            decay_on: DecayOn::All,
             clip_norm: None,
+        }),
+        // Param groups: only the 2x3 matrix decays, not the 1-cell param.
+        Optimizer::Sgd(Sgd {
+            momentum: 0.9,
+            weight_decay: 0.1,
+            decay_on: DecayOn::Matrices,
+            ..Sgd::default()
+        }),
+        Optimizer::Adam(Adam {
+            weight_decay: 0.1,
+            decay_on: DecayOn::Matrices,
+            ..Adam::default()
+        }),
+        Optimizer::AdamW(Adam {
+            weight_decay: 0.3,
+            decay_on: DecayOn::Matrices,
+            ..Adam::default()
         }),
         Optimizer::adamw(),
         Optimizer::AdamW(Adam {

@@ -40,7 +40,7 @@ use melior::ir::{
     r#type::FunctionType,
     Attribute, Block, Identifier, OperationRef, Region, RegionLike, Type, Value, ValueLike,
 };
-use ocannl_assign::optim::{self, Adam, Optimizer, ParamUpdate, Sgd, State};
+use ocannl_assign::optim::{self, Adam, DecayOn, Optimizer, ParamUpdate, Sgd, State};
 use ocannl_assign_dialect::emit::{Emitter, NodeInfo};
 use ocannl_mlir::{
     ir::{self, Graveyard},
@@ -63,6 +63,7 @@ crate::define_pass!(
         ("momentum", NUMBER, "0", "SGD momentum (0: none)"),
         ("nesterov", BOOL, "false", "Nesterov momentum (SGD)"),
         ("weight-decay", NUMBER, "", "Weight decay: sgd and adam add it times the param to the gradient, adamw decays the param by the learning rate times it (default: 0 for sgd and adam, 0.01 for adamw)"),
+        ("weight-decay-on", CHOICE(&DecayOn::NAMES), "all", "The params the weight decay applies to: all, or matrices (params of two axes or more: not biases or gains, as nanoGPT's param groups)"),
         ("beta1", NUMBER, "0.9", "Adam's decay of the first moment (adam, adamw)"),
         ("beta2", NUMBER, "0.999", "Adam's decay of the second moment (adam, adamw)"),
         ("eps", NUMBER, "1e-8", "Adam's term added to the root of the second moment (adam, adamw)"),
@@ -107,6 +108,7 @@ fn optimizer_text(options: &Options) -> Result<Optimizer, String> {
     let beta2 = options.number("beta2").unwrap_or(adam.beta2);
     let eps = options.number("eps").unwrap_or(adam.eps);
     let clip_norm = options.number("clip-norm").filter(|&c| c > 0.0);
+    let decay_on = DecayOn::parse(options.choice("weight-decay-on")).unwrap_or_default();
     let not_for = |what: &str, option: &str| {
         Err(format!(
             "option '{option}' is {what}'s, not {name}'s (set optimizer={})",
@@ -130,6 +132,7 @@ fn optimizer_text(options: &Options) -> Result<Optimizer, String> {
         Optimizer::Sgd(Sgd {
             momentum,
             weight_decay: options.number("weight-decay").unwrap_or(sgd.weight_decay),
+            decay_on,
             nesterov,
             clip_norm,
         })
@@ -152,6 +155,7 @@ fn optimizer_text(options: &Options) -> Result<Optimizer, String> {
             weight_decay: options
                 .number("weight-decay")
                 .unwrap_or(defaults.weight_decay),
+            decay_on,
             clip_norm,
         };
         if name == "adam" {
@@ -188,6 +192,7 @@ pub fn optimizer_options(opt: &Optimizer) -> Vec<(&'static str, String)> {
         }
     }
     out.push(("weight-decay", opt.weight_decay().to_string()));
+    out.push(("weight-decay-on", opt.decay_on().name().to_string()));
     out.push(("clip-norm", opt.clip_norm().unwrap_or(0.0).to_string()));
     out
 }
@@ -490,6 +495,7 @@ mod tests {
             Optimizer::Sgd(Sgd {
                 momentum: 0.9,
                 weight_decay: 1e-4,
+                decay_on: DecayOn::Matrices,
                 nesterov: true,
                 clip_norm: Some(2.5),
             }),
@@ -500,7 +506,13 @@ mod tests {
                 beta2: 0.95,
                 eps: 1e-6,
                 weight_decay: 0.0,
+                decay_on: DecayOn::All,
                 clip_norm: Some(1.0),
+            }),
+            Optimizer::AdamW(Adam {
+                weight_decay: 0.1,
+                decay_on: DecayOn::Matrices,
+                ..Adam::adamw_default()
             }),
         ];
         for o in opts {
