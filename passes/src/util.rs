@@ -8,6 +8,33 @@ use melior::ir::{
 use ocannl_mlir::{ir, At, Builder};
 use ocannl_shape::{parse_shape, Shape, VarScope};
 
+/// The op before `op` in its block (`None` for the first; melior's
+/// `previous_in_block` is not implemented, MLIR's C API lacking it).
+pub fn previous_in_block<'c, 'a>(op: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    // SAFETY: a live op, read only; a non-null result is the op before it
+    // in the same block, alive while the block is.
+    let raw = unsafe { crate::ffi::ocannl_op_previous_in_block(op.to_raw()) };
+    // SAFETY: as above.
+    (!raw.ptr.is_null()).then(|| unsafe { OperationRef::from_raw(raw) })
+}
+
+/// The op just before the insertion point `at` (`None` when `at` is the
+/// start of its block).
+pub fn op_before<'c, 'a>(at: At<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    match at.before {
+        Some(anchor) => previous_in_block(anchor),
+        None => {
+            let mut last = None;
+            let mut op = at.block.first_operation();
+            while let Some(o) = op {
+                last = Some(o);
+                op = o.next_in_block();
+            }
+            last
+        }
+    }
+}
+
 /// The type a boolean (`i1`) crosses a call as, between the functions the
 /// passes make (a routine and its kernels, the run-time checks' record):
 /// LLVM's fast instruction selector, which compiles the host code at -O0,

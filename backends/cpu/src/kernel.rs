@@ -251,25 +251,35 @@ fn copy_cells<'c, 'a>(
             .map_err(|e| e.to_string())?,
     );
     let whole = cells / LANES * LANES;
-    if whole > 0 {
-        let b = e.bounds(at, 0, whole, LANES).map_err(|e| e.to_string())?;
+    for (lo, hi, step, (load, store), (from, to)) in [
+        (0, whole, LANES, ("vector.load", "vector.store"), (vf, vt)),
+        (
+            whole,
+            cells,
+            1,
+            ("memref.load", "memref.store"),
+            (from_t, to),
+        ),
+    ] {
+        if lo == hi {
+            continue;
+        }
+        let b = e.bounds(at, lo, hi, step).map_err(|e| e.to_string())?;
         e.for_loop(at, b, &[], &mut |inner, c, _| {
-            let v = e.op1(inner, "vector.load", &[src, c], vf, &[]);
-            let v = numeric::convert(e, inner, v, vt);
-            e.op0(inner, "vector.store", &[v, dst, c]);
-            Ok(vec![])
-        })?;
-    }
-    if whole < cells {
-        let b = e.bounds(at, whole, cells, 1).map_err(|e| e.to_string())?;
-        e.for_loop(at, b, &[], &mut |inner, c, _| {
-            let v = e.op1(inner, "memref.load", &[src, c], from_t, &[]);
+            let v = e.op1(inner, load, &[src, c], from, &[]);
             let v = numeric::convert(e, inner, v, to);
-            e.op0(inner, "memref.store", &[v, dst, c]);
+            e.op0(inner, store, &[v, dst, c]);
             Ok(vec![])
         })?;
     }
     Ok(())
+}
+
+/// The lanes of a 1-D vector value (1 for a scalar).
+fn lanes_of(v: Value) -> u64 {
+    ocannl_mlir::types::vector_dims(v.r#type())
+        .and_then(|d| d.first().copied())
+        .unwrap_or(1)
 }
 
 /// The values the tiles share.
@@ -381,6 +391,14 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         Ok(z)
     }
 
+    /// `vector<lanes x stored>`: a vector of 16-bit cells as loaded.
+    fn stored_vt(&self, lanes: u64) -> Result<Type<'c>, String> {
+        let name = ocannl_mlir::types::scalar_name(self.stored);
+        self.e
+            .ty(&format!("vector<{lanes}x{name}>"))
+            .map_err(|e| e.to_string())
+    }
+
     /// Whether `buf` holds cells of another type than values are
     /// computed in (16-bit cells; not the packed panels).
     fn converts(&self, buf: Value<'c, 'a>) -> bool {
@@ -400,13 +418,9 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
     ) -> Result<Value<'c, 'a>, String> {
         let t = self.vt(lanes)?;
         if self.converts(buf) {
-            let name = ocannl_mlir::types::scalar_name(self.stored);
-            let st = self
-                .e
-                .ty(&format!("vector<{lanes}x{name}>"))
-                .map_err(|e| e.to_string())?;
             return match mask {
                 None => {
+                    let st = self.stored_vt(lanes)?;
                     let v = self.e.op1(at, "vector.load", &[buf, i], st, &[]);
                     Ok(numeric::convert(self.e, at, v, t))
                 }
@@ -441,14 +455,7 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         }
         match mask {
             None => {
-                let name = ocannl_mlir::types::scalar_name(self.stored);
-                let lanes = ocannl_mlir::types::vector_dims(v.r#type())
-                    .and_then(|d| d.first().copied())
-                    .unwrap_or(1);
-                let st = self
-                    .e
-                    .ty(&format!("vector<{lanes}x{name}>"))
-                    .map_err(|e| e.to_string())?;
+                let st = self.stored_vt(lanes_of(v))?;
                 let v = numeric::convert(self.e, at, v, st);
                 self.e.op0(at, "vector.store", &[v, buf, i]);
                 Ok(())
@@ -516,10 +523,7 @@ impl<'c, 'a> Kernel<'_, '_, 'c, 'a> {
         mask: Value<'c, 'a>,
     ) -> Result<(), String> {
         let (e, ix) = (self.e, &self.ix);
-        let lanes = ocannl_mlir::types::vector_dims(v.r#type())
-            .and_then(|d| d.first().copied())
-            .unwrap_or(1);
-        for l in 0..lanes {
+        for l in 0..lanes_of(v) {
             let on = self.lane_on(at, mask, l)?;
             let cell = ix.add_c(at, i, l as i64)?;
             let x = e.op1(
@@ -1112,30 +1116,11 @@ fn mark_madds<'c, 'a>(
     a: &Assignment<'_, 'c, 'a>,
     p: &Contraction,
 ) -> Result<(), String> {
-    use melior::ir::{block::BlockLike, operation::OperationLike};
     use ocannl_passes::transforms::outline_kernels::NEST_MADDS;
     if p.pack.is_none() {
         return Ok(());
     }
-    let nest = match at.before {
-        Some(anchor) => {
-            // SAFETY: a live op of `at.block`, read only; a non-null result
-            // is the op before it in the same block, alive with the block.
-            let raw = unsafe { ocannl_passes::ffi::ocannl_op_previous_in_block(anchor.to_raw()) };
-            (!raw.ptr.is_null())
-                // SAFETY: see above.
-                .then(|| unsafe { melior::ir::OperationRef::from_raw(raw) })
-        }
-        None => {
-            let mut last = None;
-            let mut op = at.block.first_operation();
-            while let Some(o) = op {
-                last = Some(o);
-                op = o.next_in_block();
-            }
-            last
-        }
-    };
+    let nest = ocannl_passes::util::op_before(at);
     let Some(nest) = nest.filter(|o| ocannl_mlir::ir::name(o) == "scf.for") else {
         return Err("internal error: the packed contraction kernel is not one loop".into());
     };

@@ -17,14 +17,18 @@ pub fn compute_type<'c>(e: &Builder<'c>, storage: Type<'c>) -> Type<'c> {
     }
 }
 
+/// The bytes of a float type's cells, or of a vector's (0 for other
+/// types).
+fn float_bytes(t: Type) -> u64 {
+    scalar_of(t)
+        .and_then(types::float_name)
+        .and_then(Elt::parse)
+        .map_or(0, Elt::size)
+}
+
 /// The wider of two float types (by bytes; `a` on a tie).
 pub fn wider<'c>(a: Type<'c>, b: Type<'c>) -> Type<'c> {
-    let bytes = |t: Type| {
-        types::float_name(t)
-            .and_then(Elt::parse)
-            .map_or(0, Elt::size)
-    };
-    if bytes(b) > bytes(a) {
+    if float_bytes(b) > float_bytes(a) {
         b
     } else {
         a
@@ -45,16 +49,10 @@ pub fn convert<'c, 'a>(
     if from == to {
         return v;
     }
-    let bytes = |t: Type| {
-        scalar_of(t)
-            .and_then(types::float_name)
-            .and_then(Elt::parse)
-            .map_or(0, Elt::size)
-    };
     if scalar_of(to).and_then(types::float_name) == Some("bf16") {
         return to_bf16(e, at, v, to);
     }
-    match bytes(to).cmp(&bytes(from)) {
+    match float_bytes(to).cmp(&float_bytes(from)) {
         std::cmp::Ordering::Greater => e.op1(at, "arith.extf", &[v], to, &[]),
         std::cmp::Ordering::Less => e.op1(at, "arith.truncf", &[v], to, &[]),
         // bf16 to f16: through f32, which holds both exactly.

@@ -41,6 +41,8 @@ pub struct Assignment<'e, 'c, 'a> {
     /// The result's element type, as text and as a type.
     pub elt: String,
     pub eltt: Type<'c>,
+    /// Each buffer's element type, the result's first.
+    pub stored: Vec<Type<'c>>,
     /// The type values are computed and summed in: the widest of the
     /// buffers' compute types (`Elt::compute`: f32 for 16-bit buffers).
     /// Loads convert to it; the result is rounded to `eltt` once, when
@@ -98,13 +100,16 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
         let (tensors, symbols) = operands.split_at(n);
         let (_, elt) = memref_info(tensors[0])?;
         let eltt = e.ty(&elt).map_err(|e| e.to_string())?;
-        let compute = tensors
+        let stored = tensors
             .iter()
-            .try_fold(numeric::compute_type(e, eltt), |c, &t| {
+            .map(|&t| {
                 let (_, name) = memref_info(t)?;
-                let ty = e.ty(&name).map_err(|e| e.to_string())?;
-                Ok::<_, String>(numeric::wider(c, numeric::compute_type(e, ty)))
-            })?;
+                e.ty(&name).map_err(|e| e.to_string())
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let compute = stored.iter().fold(numeric::compute_type(e, eltt), |c, &t| {
+            numeric::wider(c, numeric::compute_type(e, t))
+        });
         let exprs = maps
             .iter()
             .map(|m| ocannl_mlir::affine::to_model(*m))
@@ -114,6 +119,7 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
             e,
             exprs,
             eltt,
+            stored,
             compute,
             elt,
             accum,
@@ -175,9 +181,7 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
 
     /// Whether every buffer holds the result's element type.
     pub fn one_elt(&self) -> bool {
-        self.tensors
-            .iter()
-            .all(|&t| memref_info(t).is_ok_and(|(_, elt)| elt == self.elt))
+        self.stored.iter().all(|&t| t == self.eltt)
     }
 
     /// Whether every buffer holds the result's element type and values are
@@ -270,9 +274,7 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
         };
         let mut ops = vec![self.tensors[i]];
         ops.extend(idx);
-        let (_, name) = memref_info(self.tensors[i])?;
-        let stored = e.ty(&name).map_err(|e| e.to_string())?;
-        let v = e.op1(at, "memref.load", &ops, stored, &[]);
+        let v = e.op1(at, "memref.load", &ops, self.stored[i], &[]);
         let v = numeric::convert(e, at, v, self.compute);
         Ok(match inside {
             Some(ok) => {

@@ -87,15 +87,7 @@ impl<'c, 'a> Repeats<'c, 'a> {
             self.reused += 1;
             return Ok(());
         }
-        // SAFETY: a live op, read only.
-        let raw = unsafe { ffi::ocannl_op_previous_in_block(anchor.to_raw()) };
-        let before = if raw.ptr.is_null() {
-            None
-        } else {
-            // SAFETY: a non-null result is an op of the same block, alive
-            // while the block is.
-            Some(unsafe { OperationRef::from_raw(raw) })
-        };
+        let before = crate::util::previous_in_block(anchor);
         work(at)?;
         self.lowered += 1;
         let made = |before: Option<OperationRef<'c, 'a>>| {
