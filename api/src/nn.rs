@@ -13,7 +13,7 @@ use crate::{
         binary, einsum, einsum_with, erf, exp, full, log, number, one_hot, param, pointdiv,
         pointmul, relu, sqrt, sum, tanh,
     },
-    ParamInit, Tensor,
+    Param, ParamInit, Tensor,
 };
 
 /// The einsum spec that reduces the last output axis to one cell.
@@ -127,12 +127,19 @@ pub fn masked_cross_entropy(
 /// (both zero-initialized, so the layer starts as the plain normalization).
 /// OCANNL's `layer_norm` sums without dividing; this one normalizes.
 pub fn layer_norm(name: &str, x: &Tensor, eps: f64) -> Tensor {
+    let scaled = layer_norm_without_bias(name, x, eps);
+    scaled + &param(&format!("{name}.bias")).init(ParamInit::Zeros)
+}
+
+/// [`layer_norm`] without the shift: `(1 + NAME.gain) * y` (PyTorch's
+/// `LayerNorm(bias=False)`, nanoGPT's and GPT-2-style models' without
+/// biases; `NAME.gain` is the weight less 1).
+pub fn layer_norm_without_bias(name: &str, x: &Tensor, eps: f64) -> Tensor {
     let d = x - &mean_last(x);
     let var = mean_last(&pointmul(&d, &d));
     let y = pointdiv(&d, &sqrt(&(var + eps)));
     let gain = param(&format!("{name}.gain")).init(ParamInit::Zeros);
-    let bias = param(&format!("{name}.bias")).init(ParamInit::Zeros);
-    pointmul(&(1.0 + &gain), &y) + &bias
+    pointmul(&(1.0 + &gain), &y)
 }
 
 /// GELU, exact: `x·Φ(x) = x/2 · (1 + erf(x/√2))` (PyTorch's `gelu`,
@@ -308,7 +315,9 @@ pub fn causal_mask(len: u64) -> Tensor {
 /// ...,t|h,e => ...,s|t->h"` scaled by `1/sqrt(head_dim)`, positions the
 /// `mask` (`"s|t->1"`, e.g. [`causal_mask`]) zeroes set to `-1e9` before
 /// the softmax over `t`, the values' weighted sum, and the output `NAME.o`
-/// (`heads, head_dim -> d`).
+/// (`heads, head_dim -> d`), every projection Glorot-initialized and
+/// without bias ([`multi_head_attention_with`] chooses the
+/// initializations).
 pub fn multi_head_attention(
     name: &str,
     x: &Tensor,
@@ -316,12 +325,31 @@ pub fn multi_head_attention(
     heads: u64,
     mask: Option<&Tensor>,
 ) -> Tensor {
+    let glorot = |p: Param| p.init(ParamInit::Glorot);
+    multi_head_attention_with(name, x, dim, heads, mask, &glorot, &glorot)
+}
+
+/// [`multi_head_attention`] with each param (named and shaped) given to
+/// `init` (the queries', keys' and values' projections) or `out_init`
+/// (the output's) to set its initialization and seed: GPT-2's are
+/// normal(0, 0.02), and 0.02/sqrt(2 * layers) for the output, a residual
+/// projection.
+pub fn multi_head_attention_with(
+    name: &str,
+    x: &Tensor,
+    dim: u64,
+    heads: u64,
+    mask: Option<&Tensor>,
+    init: &dyn Fn(Param) -> Param,
+    out_init: &dyn Fn(Param) -> Param,
+) -> Tensor {
     let head_dim = dim / heads;
     let project = |p: &str| {
-        let w = param(&format!("{name}.{p}"))
-            .input(&[dim])
-            .output(&[heads, head_dim])
-            .init(ParamInit::Glorot);
+        let w = init(
+            param(&format!("{name}.{p}"))
+                .input(&[dim])
+                .output(&[heads, head_dim]),
+        );
         &w * x
     };
     let (q, k, v) = (project("q"), project("k"), project("v"));
@@ -333,10 +361,11 @@ pub fn multi_head_attention(
     };
     let attn = softmax_over(&scores, "...|t->h => ...|0->h");
     let mixed = einsum("...,s|t->h; ...,t|h,e => ...,s|h,e", &[&attn, &v]);
-    let o = param(&format!("{name}.o"))
-        .input(&[heads, head_dim])
-        .output(&[dim])
-        .init(ParamInit::Glorot);
+    let o = out_init(
+        param(&format!("{name}.o"))
+            .input(&[heads, head_dim])
+            .output(&[dim]),
+    );
     &o * &mixed
 }
 

@@ -14,7 +14,7 @@ use ocannl_ops::NumOp;
 
 use crate::{
     expr::{Cells, Node, ParamDecl, Tensor},
-    Error,
+    Error, ParamInit,
 };
 
 /// Two declarations of one param as one: each part given by either, and
@@ -105,6 +105,8 @@ enum Attr {
     Str(String),
     /// A float written as `f32`.
     F32(f64),
+    /// A float written as `f64` (finite).
+    F64(f64),
     /// f32 cells in memory order: a dense literal of one axis.
     Dense(Vec<f64>),
     I64(i64),
@@ -125,6 +127,7 @@ impl fmt::Display for Attr {
         match self {
             Attr::Str(s) => f.write_str(&string_literal(s)),
             Attr::F32(x) => write!(f, "{} : f32", f32_literal(*x)),
+            Attr::F64(x) => write!(f, "{x:.17e} : f64"),
             Attr::Dense(v) => write!(
                 f,
                 "dense<[{}]> : tensor<{}xf32>",
@@ -291,6 +294,15 @@ impl Writer {
                 op.set("name", Attr::Str(decl.name.clone()));
                 if let Some(init) = decl.init {
                     op.set("init", Attr::Str(init.name().into()));
+                    if let ParamInit::Normal { std } = init {
+                        if !(std.is_finite() && std >= 0.0) {
+                            return Err(Error::Invalid(format!(
+                                "param '{}': the standard deviation of a normal initialization must be a number at least 0, not {std}",
+                                decl.name
+                            )));
+                        }
+                        op.set("std", Attr::F64(std));
+                    }
                 }
                 if let Some(seed) = decl.seed {
                     op.set("seed", Attr::I64(seed));

@@ -414,3 +414,43 @@ fn gelu_is_x_times_the_normal_cdf() {
     // The two differ by at most about 5e-4 on these points.
     assert!(exact.iter().zip(&approx).all(|(a, b)| (a - b).abs() < 1e-3));
 }
+
+#[test]
+fn normal_params_are_drawn_from_the_counter_based_generator() {
+    // A 64 x 96 param initialized normal(0, 0.02) in compiled code: each
+    // cell is Box-Muller of the generator at the counters 2k and 2k + 1
+    // (the interpreter's `normal01`), up to f32 rounding, and the sample's
+    // moments are a normal's.
+    let w = param("w")
+        .input(&[96])
+        .output(&[64])
+        .init(ParamInit::normal(0.02))
+        .seed(11);
+    let x = data("x", "96");
+    let out = eval(&[&(&w * &x)], &[tensor(&[96], &[1.0; 96])])[0].to_f64();
+    // Row sums of w; the same sums from the closed form.
+    let want: Vec<f64> = (0..64u64)
+        .map(|r| {
+            (0..96u64)
+                .map(|c| 0.02 * ocannl_ops::normal01(11, r * 96 + c))
+                .sum()
+        })
+        .collect();
+    close(&out, &want, 1e-5);
+    let cells: Vec<f64> = (0..64 * 96)
+        .map(|k| 0.02 * ocannl_ops::normal01(11, k))
+        .collect();
+    let n = cells.len() as f64;
+    let mean = cells.iter().sum::<f64>() / n;
+    let std = (cells.iter().map(|c| (c - mean).powi(2)).sum::<f64>() / n).sqrt();
+    assert!(mean.abs() < 0.001, "mean {mean}");
+    assert!((std - 0.02).abs() < 0.0008, "std {std}");
+}
+
+#[test]
+fn a_negative_standard_deviation_is_refused_where_it_is_written() {
+    let w = param("w").output(&[2]).init(ParamInit::normal(-1.0));
+    let e = Tensor::module("f", &[&(&w * &data("x", "2"))]).unwrap_err();
+    assert!(e.to_string().contains("param 'w'"), "{e}");
+    assert!(e.to_string().contains("at least 0"), "{e}");
+}

@@ -177,4 +177,13 @@ irdl.dialect @ocannl_assign {
     %dest = irdl.base "!builtin.memref"
     irdl.operands(dest: %dest)
   }
+
+  // Pseudo-random cells, normal of mean `mean` and standard deviation `std`.
+  // Optional attributes: mean (default 0.0), std (default 1.0).
+  irdl.operation @normal {
+    %seed = irdl.base "#builtin.integer"
+    irdl.attributes {"seed" = %seed}
+    %dest = irdl.base "!builtin.memref"
+    irdl.operands(dest: %dest)
+  }
 }

@@ -24,7 +24,7 @@ pub use coverage::{check_writes_each_cell_once, writes_each_cell_once, NotOnce};
 
 use std::fmt;
 
-pub use ocannl_ops::{uniform01, Accum, NumOp};
+pub use ocannl_ops::{uniform01, Accum, Dist, NumOp};
 
 // The leaf types, defined below both shape inference and this crate.
 pub use ocannl_ops::{
@@ -45,11 +45,12 @@ pub enum Stmt {
     Range {
         buf: usize,
     },
-    Uniform {
+    /// Counter-based pseudo-random cells (`uniform`, `normal`): cell `k`
+    /// is `dist.value(seed, k)`.
+    Random {
         buf: usize,
         seed: u64,
-        low: f64,
-        high: f64,
+        dist: Dist,
     },
     Literal {
         buf: usize,
@@ -402,12 +403,7 @@ pub fn run_mut(r: &Routine, args: &mut [Value]) -> Result<Vec<Value>, RunError> 
                     *x = k as f64;
                 }
             }
-            Stmt::Uniform {
-                buf,
-                seed,
-                low,
-                high,
-            } => {
+            Stmt::Random { buf, seed, dist } => {
                 let i = live(&bufs, *buf)?;
                 for (k, x) in bufs[i]
                     .as_mut()
@@ -416,7 +412,7 @@ pub fn run_mut(r: &Routine, args: &mut [Value]) -> Result<Vec<Value>, RunError> 
                     .iter_mut()
                     .enumerate()
                 {
-                    *x = low + (high - low) * uniform01(*seed, k as u64);
+                    *x = dist.value(*seed, k as u64);
                 }
             }
             Stmt::Literal { buf, values } => {
@@ -438,7 +434,7 @@ pub fn run_mut(r: &Routine, args: &mut [Value]) -> Result<Vec<Value>, RunError> 
             Stmt::Alloc { .. } => None,
             Stmt::Fill { buf, .. }
             | Stmt::Range { buf }
-            | Stmt::Uniform { buf, .. }
+            | Stmt::Random { buf, .. }
             | Stmt::Literal { buf, .. } => Some(*buf),
             Stmt::Accum(a) => Some(a.lhs),
         };

@@ -276,7 +276,7 @@ impl Index {
         let bufs: Vec<usize> = match s {
             Stmt::Fill { buf, .. }
             | Stmt::Range { buf }
-            | Stmt::Uniform { buf, .. }
+            | Stmt::Random { buf, .. }
             | Stmt::Literal { buf, .. } => vec![*buf],
             Stmt::Accum(Assignment { lhs, rhs, .. }) => {
                 std::iter::once(*lhs).chain(rhs.iter().copied()).collect()
@@ -386,7 +386,7 @@ fn writes(s: &Stmt, v: usize) -> bool {
     match s {
         Stmt::Fill { buf, .. }
         | Stmt::Range { buf }
-        | Stmt::Uniform { buf, .. }
+        | Stmt::Random { buf, .. }
         | Stmt::Literal { buf, .. } => *buf == v,
         Stmt::Accum(Assignment { lhs, .. }) => *lhs == v,
         Stmt::Alloc { .. } => false,
@@ -501,7 +501,7 @@ fn definition(
             if many.iter().any(|&w| {
                 matches!(
                     get(w),
-                    Stmt::Range { .. } | Stmt::Uniform { .. } | Stmt::Literal { .. }
+                    Stmt::Range { .. } | Stmt::Random { .. } | Stmt::Literal { .. }
                 )
             }) {
                 return Err(Refusal::FromData);

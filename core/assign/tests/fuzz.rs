@@ -13,7 +13,7 @@
 //! PROPTEST_CASES=200000 PROPTEST_RNG_SEED=$RANDOM cargo test -p ocannl-assign --test fuzz
 //! ```
 
-use ocannl_assign::{run, Accum, Affine, Arg, Assignment, NumOp, Routine, Stmt, Value};
+use ocannl_assign::{run, Accum, Affine, Arg, Assignment, Dist, NumOp, Routine, Stmt, Value};
 use ocannl_ops::{BinaryOp, TernaryOp, UnaryOp};
 use proptest::{
     prelude::*,
@@ -162,11 +162,20 @@ fn build(choices: &[u32]) -> (Routine, Vec<Value>) {
                     value: c.below(5) as f64 - 2.0,
                 },
                 1 => Stmt::Range { buf: target },
-                2 => Stmt::Uniform {
+                2 => Stmt::Random {
                     buf: target,
                     seed: c.below(1000) as u64,
-                    low: -1.0,
-                    high: 1.0,
+                    dist: if c.one_in(2) {
+                        Dist::Uniform {
+                            low: -1.0,
+                            high: 1.0,
+                        }
+                    } else {
+                        Dist::Normal {
+                            mean: 0.5,
+                            std: 2.0,
+                        }
+                    },
                 },
                 _ => {
                     let n = size(target).iter().product::<u64>() as usize;

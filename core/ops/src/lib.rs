@@ -9,8 +9,9 @@
 //!
 //! - [`ops`]: [`UnaryOp`], [`BinaryOp`], [`TernaryOp`], [`NumOp`] (any of the
 //!   three) and [`Accum`], each with its names, arity and f64 semantics.
-//! - [`rng`]: SplitMix64, the generator behind `uniform` initialization (in
-//!   compiled code and in the interpreter) and generated test data.
+//! - [`rng`]: SplitMix64, the generator behind `uniform` and `normal`
+//!   initialization (in compiled code and in the interpreter) and generated
+//!   test data.
 //! - The leaf types of the later stages: [`Affine`] index expressions
 //!   ([`affine`]), the element type [`Elt`] (with its compute type and
 //!   rounding), and buffer sizes
@@ -29,7 +30,7 @@ pub mod size;
 
 pub use affine::Affine;
 pub use ops::{Accum, BinaryOp, NumOp, TernaryOp, UnaryOp};
-pub use rng::{uniform01, SplitMix64};
+pub use rng::{normal01, uniform01, Dist, SplitMix64};
 pub use size::{check_buffer, element_bytes, SizeError, MAX_BUFFER_BYTES};
 
 /// The element type of a buffer that runtimes exchange with the host.

@@ -13,7 +13,7 @@ use melior::ir::{
 };
 use ocannl_assign::{Assignment, Body};
 use ocannl_mlir::attr;
-use ocannl_ops::{Accum, NumOp};
+use ocannl_ops::{Accum, Dist, NumOp};
 
 /// The IRDL definition of the dialect.
 pub const IRDL: &str = include_str!("../ocannl_assign.irdl.mlir");
@@ -39,47 +39,51 @@ fn string_attr_text(op: &OperationRef, name: &str) -> Result<String, String> {
         .ok_or_else(|| format!("attribute '{name}' is required"))
 }
 
-/// The attributes of a `uniform` initialization.
+/// The attributes of a counter-based initialization (`uniform`, `normal`):
+/// its seed and its distribution.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Uniform {
+pub struct Random {
     pub seed: i64,
-    pub low: f64,
-    pub high: f64,
-}
-
-impl Default for Uniform {
-    fn default() -> Self {
-        Uniform {
-            seed: 0,
-            low: 0.0,
-            high: 1.0,
-        }
-    }
+    pub dist: Dist,
 }
 
 /// Reads the attributes of a `uniform` op (`low` and `high` default to 0
-/// and 1).
-pub fn uniform_attrs(op: &OperationRef) -> Result<Uniform, ocannl_mlir::Error> {
-    uniform_attrs_text(op).map_err(ocannl_mlir::Error::invalid)
+/// and 1) or a `normal` op (`mean` and `std` default to 0 and 1).
+pub fn random_attrs(op: &OperationRef) -> Result<Random, ocannl_mlir::Error> {
+    random_attrs_text(op).map_err(ocannl_mlir::Error::invalid)
 }
 
-/// [`uniform_attrs`], the reason as text.
-fn uniform_attrs_text(op: &OperationRef) -> Result<Uniform, String> {
+/// [`random_attrs`], the reason as text.
+fn random_attrs_text(op: &OperationRef) -> Result<Random, String> {
     let seed = op
         .attribute("seed")
         .map_err(|_| "attribute 'seed' is required")?;
     let seed = attr::int_value(seed).ok_or("attribute 'seed' must be an integer")?;
-    let f = |n: &str, d: f64| {
-        op.attribute(n)
-            .ok()
-            .and_then(attr::number_value)
-            .unwrap_or(d)
+    let f = |n: &str, d: f64| -> Result<f64, String> {
+        match op.attribute(n) {
+            Err(_) => Ok(d),
+            Ok(a) => attr::number_value(a)
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| format!("attribute '{n}' must be a finite number, found {a}")),
+        }
     };
-    Ok(Uniform {
-        seed,
-        low: f("low", 0.0),
-        high: f("high", 1.0),
-    })
+    let dist = match op.name().as_string_ref().as_str() {
+        Ok("ocannl_assign.normal") => {
+            let std = f("std", 1.0)?;
+            if std < 0.0 {
+                return Err(format!("attribute 'std' must not be negative, found {std}"));
+            }
+            Dist::Normal {
+                mean: f("mean", 0.0)?,
+                std,
+            }
+        }
+        _ => Dist::Uniform {
+            low: f("low", 0.0)?,
+            high: f("high", 1.0)?,
+        },
+    };
+    Ok(Random { seed, dist })
 }
 
 /// The attributes of an accumulating assignment (`accum_unop|binop|ternop`
@@ -313,6 +317,7 @@ fn verify_op_text(op: &OperationRef) -> Result<(), String> {
             }
             Ok(())
         }
+        "uniform" | "normal" => random_attrs_text(op).map(|_| ()),
         _ => Ok(()),
     }
 }
@@ -492,14 +497,13 @@ fn to_routine_with_values_text<'c, 'a>(
             "ocannl_assign.range" => stmts.push(Stmt::Range {
                 buf: id(&ids, o.operand(0).map_err(|e| e.to_string())?)?,
             }),
-            "ocannl_assign.uniform" => {
-                let u = uniform_attrs(&o).map_err(failed)?;
+            "ocannl_assign.uniform" | "ocannl_assign.normal" => {
+                let r = random_attrs(&o).map_err(failed)?;
                 let buf = id(&ids, o.operand(0).map_err(|e| e.to_string())?)?;
-                stmts.push(Stmt::Uniform {
+                stmts.push(Stmt::Random {
                     buf,
-                    seed: u.seed as u64,
-                    low: u.low,
-                    high: u.high,
+                    seed: r.seed as u64,
+                    dist: r.dist,
                 });
             }
             "ocannl_assign.literal" => {

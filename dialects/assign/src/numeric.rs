@@ -5,7 +5,7 @@
 use melior::ir::{r#type::TypeLike, Type, Value, ValueLike};
 use ocannl_assign::{Body, CmpPred, Instr};
 use ocannl_mlir::{types, At, Builder};
-use ocannl_ops::{rng, BinaryOp, Elt, NumOp, TernaryOp, UnaryOp};
+use ocannl_ops::{rng, BinaryOp, Dist, Elt, NumOp, TernaryOp, UnaryOp};
 
 /// The type that values stored as `storage` are computed in
 /// ([`Elt::compute`]: f32 for f16 and bf16), `storage` itself for other
@@ -350,81 +350,136 @@ pub fn name_of_op(op: NumOp) -> Option<&'static str> {
     SCALAR_OPS.iter().find(|(_, o)| *o == op).map(|(n, _)| *n)
 }
 
-/// What a `uniform` initialization's cells depend on besides their index:
-/// the seed, and the scale and offset taking `[0, 1)` to `[low, high)`.
-pub struct UniformOperands<'c, 'a> {
+/// What a counter-based initialization's cells depend on besides their
+/// index: the seed, and two numbers of the compute type: for `uniform`, the
+/// scale and offset taking the generator's integers to `[low, high)`; for
+/// `normal`, the standard deviation and the mean.
+pub struct RandomOperands<'c, 'a> {
     pub seed: Value<'c, 'a>,
     pub scale: Value<'c, 'a>,
-    pub low: Value<'c, 'a>,
+    pub offset: Value<'c, 'a>,
+    /// Box–Muller's (`normal`) or not (`uniform`).
+    pub normal: bool,
 }
 
-/// The [`UniformOperands`] of `u`, as constants at `at` (an `i64` seed,
-/// the scale and `low` of the element type `eltt`).
-pub fn uniform_operands<'c, 'a>(
-    e: &Builder<'c>,
-    at: At<'c, 'a>,
-    u: &crate::Uniform,
-    eltt: Type<'c>,
-) -> UniformOperands<'c, 'a> {
-    UniformOperands {
-        seed: e.i64(at, u.seed),
-        scale: e.float(
-            at,
-            (u.high - u.low) / (1u64 << rng::FLOAT_BITS) as f64,
-            eltt,
-        ),
-        low: e.float(at, u.low, eltt),
+impl<'c, 'a> RandomOperands<'c, 'a> {
+    /// The values a kernel takes as arguments.
+    pub fn values(&self) -> [Value<'c, 'a>; 3] {
+        [self.seed, self.scale, self.offset]
     }
 }
 
-/// The value of a `uniform` initialization (its operands `u`, from
-/// [`uniform_operands`]) at the cell of linear index `lin` (an `index`):
-/// [`rng::uniform01`] of the seed and the index, scaled to `[low, high)`,
-/// the same arithmetic as the interpreter's.
-pub fn uniform<'c, 'a>(
+/// The [`RandomOperands`] of `r`, as constants at `at` (an `i64` seed and
+/// two numbers of the element type `eltt`).
+pub fn random_operands<'c, 'a>(
     e: &Builder<'c>,
     at: At<'c, 'a>,
-    lin: Value<'c, 'a>,
-    u: &UniformOperands<'c, 'a>,
+    r: &crate::Random,
     eltt: Type<'c>,
-) -> Result<Value<'c, 'a>, ocannl_mlir::Error> {
-    uniform_text(e, at, lin, u, eltt).map_err(ocannl_mlir::Error::unsupported)
+) -> RandomOperands<'c, 'a> {
+    let (scale, offset, normal) = match r.dist {
+        Dist::Uniform { low, high } => {
+            ((high - low) / (1u64 << rng::FLOAT_BITS) as f64, low, false)
+        }
+        Dist::Normal { mean, std } => (std, mean, true),
+    };
+    RandomOperands {
+        seed: e.i64(at, r.seed),
+        scale: e.float(at, scale, eltt),
+        offset: e.float(at, offset, eltt),
+        normal,
+    }
 }
 
-/// [`uniform`], the reason as text.
-fn uniform_text<'c, 'a>(
+/// The value of a counter-based initialization (its operands `r`, from
+/// [`random_operands`]) at the cell of linear index `lin` (an `index`):
+/// [`Dist::value`]'s arithmetic, as the interpreter's ([`rng::uniform01`]
+/// of the seed and the index scaled to `[low, high)`, or
+/// [`rng::normal01`] of the indices `2 lin` and `2 lin + 1` scaled by the
+/// standard deviation and shifted by the mean).
+pub fn random<'c, 'a>(
     e: &Builder<'c>,
     at: At<'c, 'a>,
     lin: Value<'c, 'a>,
-    u: &UniformOperands<'c, 'a>,
+    r: &RandomOperands<'c, 'a>,
+    eltt: Type<'c>,
+) -> Result<Value<'c, 'a>, ocannl_mlir::Error> {
+    random_text(e, at, lin, r, eltt).map_err(ocannl_mlir::Error::unsupported)
+}
+
+/// [`random`], the reason as text.
+fn random_text<'c, 'a>(
+    e: &Builder<'c>,
+    at: At<'c, 'a>,
+    lin: Value<'c, 'a>,
+    r: &RandomOperands<'c, 'a>,
+    eltt: Type<'c>,
+) -> Result<Value<'c, 'a>, String> {
+    let i64t = e.ty("i64").map_err(|e| e.to_string())?;
+    let idx = e.op1(at, "arith.index_cast", &[lin], i64t, &[]);
+    if !r.normal {
+        let f = generator_bits(e, at, idx, r.seed, eltt)?;
+        let f = e.op1(at, "arith.mulf", &[f, r.scale], eltt, &[]);
+        return Ok(e.op1(at, "arith.addf", &[f, r.offset], eltt, &[]));
+    }
+    // Box–Muller of the counters 2 lin and 2 lin + 1.
+    let two = e.i64(at, 2);
+    let first = e.op1(at, "arith.muli", &[idx, two], i64t, &[]);
+    let one = e.i64(at, 1);
+    let second = e.op1(at, "arith.addi", &[first, one], i64t, &[]);
+    let unit = e.float(at, 1.0 / (1u64 << rng::FLOAT_BITS) as f64, eltt);
+    let u = |counter| -> Result<Value<'c, 'a>, String> {
+        let f = generator_bits(e, at, counter, r.seed, eltt)?;
+        Ok(e.op1(at, "arith.mulf", &[f, unit], eltt, &[]))
+    };
+    let (u1, u2) = (u(first)?, u(second)?);
+    let fone = e.float(at, 1.0, eltt);
+    let q = e.op1(at, "arith.subf", &[fone, u1], eltt, &[]);
+    let ln = e.op1(at, "math.log", &[q], eltt, &[]);
+    let m2 = e.float(at, -2.0, eltt);
+    let t = e.op1(at, "arith.mulf", &[ln, m2], eltt, &[]);
+    let radius = e.op1(at, "math.sqrt", &[t], eltt, &[]);
+    let tau = e.float(at, std::f64::consts::TAU, eltt);
+    let angle = e.op1(at, "arith.mulf", &[u2, tau], eltt, &[]);
+    let c = e.op1(at, "math.cos", &[angle], eltt, &[]);
+    let z = e.op1(at, "arith.mulf", &[radius, c], eltt, &[]);
+    let z = e.op1(at, "arith.mulf", &[z, r.scale], eltt, &[]);
+    Ok(e.op1(at, "arith.addf", &[z, r.offset], eltt, &[]))
+}
+
+/// The generator's output for the counter `counter` (an `i64`) and `seed`:
+/// the [`rng::FLOAT_BITS`] top bits of [`rng::uniform01`]'s SplitMix64, as
+/// a float of `eltt` (an integer below `2^FLOAT_BITS`, exact).
+fn generator_bits<'c, 'a>(
+    e: &Builder<'c>,
+    at: At<'c, 'a>,
+    counter: Value<'c, 'a>,
+    seed: Value<'c, 'a>,
     eltt: Type<'c>,
 ) -> Result<Value<'c, 'a>, String> {
     let i64t = e.ty("i64").map_err(|e| e.to_string())?;
     let c = |v: u64| e.i64(at, v as i64);
-    let idx = e.op1(at, "arith.index_cast", &[lin], i64t, &[]);
     let golden = c(rng::GOLDEN);
-    let x = e.op1(at, "arith.muli", &[idx, golden], i64t, &[]);
-    let x = e.op1(at, "arith.addi", &[x, u.seed], i64t, &[]);
+    let x = e.op1(at, "arith.muli", &[counter, golden], i64t, &[]);
+    let x = e.op1(at, "arith.addi", &[x, seed], i64t, &[]);
     let x = e.op1(at, "arith.addi", &[x, golden], i64t, &[]);
-    let mix = |x: Value<'c, 'a>, shift: u32, mul: Option<u64>| -> Result<Value<'c, 'a>, String> {
+    let mix = |x: Value<'c, 'a>, shift: u32, mul: Option<u64>| -> Value<'c, 'a> {
         let sh = c(shift as u64);
         let t = e.op1(at, "arith.shrui", &[x, sh], i64t, &[]);
         let x = e.op1(at, "arith.xori", &[x, t], i64t, &[]);
-        Ok(match mul {
+        match mul {
             Some(m) => {
                 let m = c(m);
                 e.op1(at, "arith.muli", &[x, m], i64t, &[])
             }
             None => x,
-        })
+        }
     };
-    let x = mix(x, rng::SHIFTS[0], Some(rng::MIX1))?;
-    let x = mix(x, rng::SHIFTS[1], Some(rng::MIX2))?;
-    let x = mix(x, rng::SHIFTS[2], None)?;
-    // The top bits, as a float in [0, 1).
+    let x = mix(x, rng::SHIFTS[0], Some(rng::MIX1));
+    let x = mix(x, rng::SHIFTS[1], Some(rng::MIX2));
+    let x = mix(x, rng::SHIFTS[2], None);
+    // The top bits.
     let sh = c((64 - rng::FLOAT_BITS) as u64);
     let top = e.op1(at, "arith.shrui", &[x, sh], i64t, &[]);
-    let f = e.op1(at, "arith.uitofp", &[top], eltt, &[]);
-    let f = e.op1(at, "arith.mulf", &[f, u.scale], eltt, &[]);
-    Ok(e.op1(at, "arith.addf", &[f, u.low], eltt, &[]))
+    Ok(e.op1(at, "arith.uitofp", &[top], eltt, &[]))
 }

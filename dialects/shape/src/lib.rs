@@ -267,7 +267,7 @@ pub fn param_init(op: &OperationRef) -> Result<(ParamInit, Option<i64>), ocannl_
 
 /// [`param_init`], the reason as text.
 fn param_init_text(op: &OperationRef) -> Result<(ParamInit, Option<i64>), String> {
-    let init = match string_attr(op, "init").map_err(|e| e.to_string())? {
+    let mut init = match string_attr(op, "init").map_err(|e| e.to_string())? {
         None => ParamInit::Uniform,
         Some(s) => ParamInit::parse(&s).ok_or_else(|| {
             format!(
@@ -276,6 +276,11 @@ fn param_init_text(op: &OperationRef) -> Result<(ParamInit, Option<i64>), String
             )
         })?,
     };
+    if let (ParamInit::Normal { std }, Ok(a)) = (&mut init, op.attribute("std")) {
+        *std = ocannl_mlir::attr::number_value(a)
+            .filter(|v| v.is_finite() && *v >= 0.0)
+            .ok_or_else(|| format!("attribute 'std' must be a number at least 0, found {a}"))?;
+    }
     let seed = match op.attribute("seed") {
         Err(_) => None,
         Ok(a) => Some(

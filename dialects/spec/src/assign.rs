@@ -475,6 +475,46 @@ the reference interpreter.",
   return
 }"#,
         },
+        OpDef {
+            regions: &[],
+            name: "normal",
+            summary: "pseudo-random cells, normal of mean `mean` and standard deviation `std`",
+            description: "\
+The same counter-based generator as `uniform`: cell `i` is Box-Muller's
+`sqrt(-2 ln(1 - u1)) * cos(2 pi u2)` of the generator's values at the indices
+`2i` and `2i + 1`, scaled by `std` and shifted by `mean`, the same on every
+backend and in the reference interpreter.",
+            operands: DEST,
+            results: &[],
+            attrs: &[
+                AttrDef {
+                    name: "seed",
+                    kind: AttrKind::Integer,
+                    presence: Required,
+                    doc: "the generator's key",
+                },
+                AttrDef {
+                    name: "mean",
+                    kind: AttrKind::Float,
+                    presence: Default("0.0"),
+                    doc: "the mean",
+                },
+                AttrDef {
+                    name: "std",
+                    kind: AttrKind::Float,
+                    presence: Default("1.0"),
+                    doc: "the standard deviation",
+                },
+            ],
+            rules: &[Rule {
+                requires: "`mean` and `std` are finite and `std` is not negative",
+                error: "attribute 'std' must not be negative",
+            }],
+            example: r#"func.func @init(%w: memref<4x4xf32>) {
+  "ocannl_assign.normal"(%w) {seed = 42 : i64, std = 0.02 : f64} : (memref<4x4xf32>) -> ()
+  return
+}"#,
+        },
     ],
     irdl_path: "dialects/assign/ocannl_assign.irdl.mlir",
     source_path: "dialects/spec/src/assign.rs",

@@ -18,6 +18,9 @@ pub enum ParamInit {
     Glorot,
     /// He (Kaiming) uniform: ±sqrt(6 / fan_in).
     He,
+    /// Normal of mean 0 and standard deviation `std` (the `std` attribute;
+    /// PyTorch's `normal_(0, std)`, GPT-2's and nanoGPT's 0.02).
+    Normal { std: f64 },
     /// Zeros.
     Zeros,
 }
@@ -28,12 +31,19 @@ impl ParamInit {
     /// Xavier (Glorot) uniform, OCANNL's `xavier`: [`ParamInit::Glorot`].
     pub const XAVIER: ParamInit = ParamInit::Glorot;
 
-    pub const ALL: [ParamInit; 4] = [
+    /// Every kind (`Normal` with the `std` attribute's default, 1).
+    pub const ALL: [ParamInit; 5] = [
         ParamInit::Uniform,
         ParamInit::Glorot,
         ParamInit::He,
+        ParamInit::Normal { std: 1.0 },
         ParamInit::Zeros,
     ];
+
+    /// Normal of mean 0 and standard deviation `std`.
+    pub fn normal(std: f64) -> ParamInit {
+        ParamInit::Normal { std }
+    }
 
     /// The name of the `init` attribute.
     pub fn name(self) -> &'static str {
@@ -41,6 +51,7 @@ impl ParamInit {
             ParamInit::Uniform => "uniform",
             ParamInit::Glorot => "glorot",
             ParamInit::He => "he",
+            ParamInit::Normal { .. } => "normal",
             ParamInit::Zeros => "zeros",
         }
     }
@@ -50,20 +61,28 @@ impl ParamInit {
         Self::ALL.map(ParamInit::name).join(", ")
     }
 
+    /// The kind named `s` (`normal` with a standard deviation of 1: the
+    /// `std` attribute sets it).
     pub fn parse(s: &str) -> Option<ParamInit> {
         Self::ALL.into_iter().find(|i| i.name() == s)
     }
 
-    /// The bounds of the uniform distribution for a param whose input rows
-    /// hold `fan_in` cells and output rows `fan_out` (`None`: zeros).
-    pub fn bounds(self, fan_in: u64, fan_out: u64) -> Option<(f64, f64)> {
+    /// The distribution of the cells of a param whose input rows hold
+    /// `fan_in` cells and output rows `fan_out` (`None`: zeros).
+    pub fn dist(self, fan_in: u64, fan_out: u64) -> Option<ocannl_ops::rng::Dist> {
         let limit = match self {
             ParamInit::Uniform => 0.25,
             ParamInit::Glorot => (6.0 / (fan_in + fan_out).max(1) as f64).sqrt(),
             ParamInit::He => (6.0 / fan_in.max(1) as f64).sqrt(),
+            ParamInit::Normal { std } => {
+                return Some(ocannl_ops::rng::Dist::Normal { mean: 0.0, std })
+            }
             ParamInit::Zeros => return None,
         };
-        Some((-limit, limit))
+        Some(ocannl_ops::rng::Dist::Uniform {
+            low: -limit,
+            high: limit,
+        })
     }
 }
 
@@ -151,7 +170,8 @@ out batch axes first, then output axes, then input axes.",
 A parameter of the model. Its shape may be left partly unknown and is then
 inferred from its uses; what nothing determines is an error (\"You forgot to
 specify the hidden dimension(s)\"). After lowering, a param is initialized by
-`ocannl_assign.uniform` (or `fill`, for `init = \"zeros\"`).",
+`ocannl_assign.uniform` (`normal` for `init = \"normal\"`, `fill` for
+`init = \"zeros\"`).",
             operands: &[],
             results: RESULT,
             attrs: &[
@@ -168,7 +188,13 @@ specify the hidden dimension(s)\"). After lowering, a param is initialized by
                         values: param_inits,
                     },
                     presence: Default("\"uniform\""),
-                    doc: "uniform in [-0.25, 0.25) (OCANNL's), Glorot or He uniform from the param's fans, or zeros",
+                    doc: "uniform in [-0.25, 0.25) (OCANNL's), Glorot or He uniform from the param's fans, normal of mean 0 and standard deviation `std`, or zeros",
+                },
+                AttrDef {
+                    name: "std",
+                    kind: AttrKind::Float,
+                    presence: Default("1.0"),
+                    doc: "the standard deviation of `init = \"normal\"` (positive; ignored by the other initializations)",
                 },
                 AttrDef {
                     name: "seed",
@@ -185,6 +211,10 @@ specify the hidden dimension(s)\"). After lowering, a param is initialized by
                 Rule {
                     requires: "the result's shape has no batch axes",
                     error: "a param never has batch axes",
+                },
+                Rule {
+                    requires: "`std` is a finite number at least 0",
+                    error: "attribute 'std' must be a number at least 0",
                 },
             ],
             example: r#"func.func @params() -> !ocannl_shape.tensor<"?", f32> {

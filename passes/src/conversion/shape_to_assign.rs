@@ -8,8 +8,9 @@
 //! - a node's memory mode is `materialized` for params and returned values,
 //!   the mode pinned by the op's `{ocannl.memory = MODE}`, else `undecided`
 //!   (for `ocannl-virtualize`);
-//! - params become `materialized` nodes initialized by `uniform` (seeded by
-//!   the param's name, in [-0.25, 0.25) as OCANNL's default init);
+//! - params become `materialized` nodes initialized by `uniform` or
+//!   `normal` (seeded by the param's name; by default in [-0.25, 0.25) as
+//!   OCANNL's default init);
 //! - constants become nodes set by `fill` or `literal`;
 //! - pointwise ops, transposes and slices become plain assignments
 //!   (`accum = "assign"`); compose and einsum reset their result to the
@@ -30,7 +31,7 @@ use ocannl_mlir::{
     cache::TextCache,
     ir::{self, key, Graveyard},
 };
-use ocannl_ops::Accum;
+use ocannl_ops::{Accum, Dist};
 use ocannl_shape::{
     projections::{derive, Projections},
     Shape,
@@ -50,7 +51,7 @@ crate::define_pass!(
     "OcannlLowerToAssign",
     "Lower shape-inferred ocannl_shape tensor expressions to ocannl_assign routines: tensor nodes as buffers, accumulating assignments with projections",
     [("params-as-arguments", BOOL, "false", "Make the params of each function its trailing arguments (buffers the caller keeps across calls, marked {ocannl.param = NAME}) and add a function @<f>_init that initializes them")],
-    r#"lowers shape-inferred tensor expressions to `ocannl_assign` routines: tensor nodes as memref buffers (batch, output, input), params initialized by `uniform`, constants by `fill`/`literal`, every op an accumulating assignment whose projections (iteration space + one affine map per operand) are derived from the solved shapes; with `params-as-arguments=true`, params are trailing arguments the caller keeps (`{ocannl.param = NAME}`) and `@<f>_init` initializes them"#
+    r#"lowers shape-inferred tensor expressions to `ocannl_assign` routines: tensor nodes as memref buffers (batch, output, input), params initialized by `uniform` or `normal` (or `fill` for zeros), constants by `fill`/`literal`, every op an accumulating assignment whose projections (iteration space + one affine map per operand) are derived from the solved shapes; with `params-as-arguments=true`, params are trailing arguments the caller keeps (`{ocannl.param = NAME}`) and `@<f>_init` initializes them"#
 );
 
 fn run<'c>(module: OperationRef<'c, '_>, options: &Options) -> PassResult<'c> {
@@ -295,7 +296,7 @@ fn params_to_arguments<'c, 'a>(
             .filter(|o| {
                 matches!(
                     o.name().as_string_ref().as_str(),
-                    Ok("ocannl_assign.uniform" | "ocannl_assign.fill")
+                    Ok("ocannl_assign.uniform" | "ocannl_assign.normal" | "ocannl_assign.fill")
                 )
             })
             .ok_or_else(|| format!("internal error: param '{pname}' has no initialization"))?;
@@ -573,8 +574,8 @@ fn memory_mode(op: &OperationRef, kind: OpKind, returned: bool) -> Result<String
 }
 
 /// The initialization of a param's node `dest`: `uniform` within the
-/// bounds of its `init` (seeded by its name unless given), or `fill` with
-/// 0.
+/// bounds of its `init` or `normal` (seeded by its name unless given), or
+/// `fill` with 0.
 fn init_param<'c>(
     ctx: &'c melior::Context,
     op: &OperationRef<'c, '_>,
@@ -604,17 +605,27 @@ fn init_param<'c>(
         )
     };
     let loc = op.location();
-    Ok(match init.bounds(fans.0, fans.1) {
-        Some((low, high)) => OperationBuilder::new("ocannl_assign.uniform", loc)
+    let seed = (
+        Identifier::new(ctx, "seed"),
+        IntegerAttribute::new(IntegerType::new(ctx, 64).into(), seed).into(),
+    );
+    Ok(match init.dist(fans.0, fans.1) {
+        Some(Dist::Uniform { low, high }) => OperationBuilder::new("ocannl_assign.uniform", loc)
             .add_operands(&[dest])
-            .add_attributes(&[
+            .add_attributes(&[seed, float("low", low), float("high", high)]),
+        Some(Dist::Normal { mean, std }) => {
+            // In f64: a 16-bit attribute would round the deviation.
+            let f64t = melior::ir::r#type::Type::float64(ctx);
+            let f = |name: &str, v: f64| {
                 (
-                    Identifier::new(ctx, "seed"),
-                    IntegerAttribute::new(IntegerType::new(ctx, 64).into(), seed).into(),
-                ),
-                float("low", low),
-                float("high", high),
-            ]),
+                    Identifier::new(ctx, name),
+                    FloatAttribute::new(ctx, f64t, v).into(),
+                )
+            };
+            OperationBuilder::new("ocannl_assign.normal", loc)
+                .add_operands(&[dest])
+                .add_attributes(&[seed, f("mean", mean), f("std", std)])
+        }
         None => OperationBuilder::new("ocannl_assign.fill", loc)
             .add_operands(&[dest])
             .add_attributes(&[float("value", 0.0)]),

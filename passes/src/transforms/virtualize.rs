@@ -87,7 +87,10 @@ fn param_names(func: OperationRef, ops: &[OperationRef]) -> Vec<String> {
         }
     }
     for op in ops {
-        if ir::name(op) == "ocannl_assign.uniform" {
+        if matches!(
+            ir::name(op).as_str(),
+            "ocannl_assign.uniform" | "ocannl_assign.normal"
+        ) {
             if let Some(n) = op
                 .operand(0)
                 .ok()

@@ -48,6 +48,22 @@ func.func @uniform(%p: memref<8xf32>) {
 
 // -----
 
+// `normal`: Box-Muller of the generator's values at two counters per cell,
+// computed in f32 and rounded once to the 16-bit element type (f16: `truncf`).
+// CHECK-LABEL: func.func @normal
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel"]
+// CHECK-COUNT-2: arith.uitofp %{{.*}} : i64 to f32
+// CHECK: math.log %{{.*}} : f32
+// CHECK: math.cos %{{.*}} : f32
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: linalg.yield
+func.func @normal(%p: memref<8xf16>) {
+  "ocannl_assign.normal"(%p) {seed = 7 : i64, std = 0.02 : f64} : (memref<8xf16>) -> ()
+  return
+}
+
+// -----
+
 // A virtual node nothing uses has no value.
 // CHECK-LABEL: func.func @virtual
 // CHECK-NOT: tensor.empty

@@ -278,3 +278,19 @@ func.func @accum_uses_outer_value(%x: memref<4xf32>, %y: memref<4xf32>, %f: f32)
   }) {accum = "assign", space = array<i64: 4>, indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>]} : (memref<4xf32>, memref<4xf32>) -> ()
   return
 }
+
+// -----
+
+func.func @normal_negative_std(%a: memref<3xf32>) {
+  // expected-error@+1 {{'ocannl_assign.normal' op attribute 'std' must not be negative, found -1}}
+  "ocannl_assign.normal"(%a) {seed = 1 : i64, std = -1.0 : f64} : (memref<3xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @normal_infinite_mean(%a: memref<3xf32>) {
+  // expected-error@+1 {{'ocannl_assign.normal' op attribute 'mean' must be a finite number, found 0x7FF0000000000000 : f64}}
+  "ocannl_assign.normal"(%a) {seed = 1 : i64, mean = 0x7FF0000000000000 : f64} : (memref<3xf32>) -> ()
+  return
+}

@@ -175,6 +175,14 @@ func.func @param_empty_name() {
 
 // -----
 
+func.func @param_negative_std() {
+  // expected-error@+1 {{'ocannl_shape.param' op attribute 'std' must be a number at least 0, found -2.000000e-02 : f64}}
+  %w = "ocannl_shape.param"() {name = "w", init = "normal", std = -0.02 : f64} : () -> !ocannl_shape.tensor<"4", f32>
+  return
+}
+
+// -----
+
 func.func @param_name_not_string() {
   // STOCK: invalid.mlir:[[@LINE+2]]:{{[0-9]+}}: error: expected base attribute 'builtin.string' but got 'builtin.integer'
   // expected-error@+1 {{'ocannl_shape.param' op attribute 'name' must be a string, but got 3 : i64}}

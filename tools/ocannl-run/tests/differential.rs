@@ -984,6 +984,15 @@ struct Menu {
     next: [usize; 6],
 }
 
+/// Every param initialization (the `init` and `std` attributes).
+const INITS: &[&str] = &[
+    "init = \"uniform\"",
+    "init = \"glorot\"",
+    "init = \"he\"",
+    "init = \"normal\", std = 0.5 : f64",
+    "init = \"zeros\"",
+];
+
 const UNARY: &[&str] = &[
     "identity",
     "relu",
@@ -1248,8 +1257,9 @@ fn every_op(seed: u64, menu: &mut Menu) -> (String, Vec<String>) {
                         input: vec![],
                         output: cur.output.clone(),
                     };
+                    let init = INITS[r.below(INITS.len() as u64) as usize];
                     body += &format!(
-                        "  %p{n} = \"ocannl_shape.param\"() {{name = \"p{n}\"}} : () -> {}\n",
+                        "  %p{n} = \"ocannl_shape.param\"() {{name = \"p{n}\", {init}}} : () -> {}\n",
                         ty(&p)
                     );
                     (format!("{name} = \"ocannl_shape.pointwise_binary\"(%p{n}, {}) {{op = \"add\"}} : ({}, {}) -> {}", cur.name, ty(&p), ty(&cur), ty(&same)), same)
@@ -1337,6 +1347,9 @@ fn every_op_agrees_with_the_interpreter() {
             texts.contains(&format!("spec = \"{spec}\"")),
             "no einsum {spec}"
         );
+    }
+    for init in INITS {
+        assert!(texts.contains(init), "no param with {init}");
     }
     for what in [
         "batch_slice",

@@ -73,15 +73,15 @@ pub(crate) fn literal<'c, 'a>(
     values.set(buf, c)
 }
 
-/// What a cell of `range` or `uniform` is.
+/// What a cell of `range`, `uniform` or `normal` is.
 pub enum Cells {
     /// The cell's linear index.
     Range,
-    /// `uniform`: SplitMix64 of the seed and the linear index.
-    Uniform,
+    /// `uniform`, `normal`: SplitMix64 of the seed and the linear index.
+    Random,
 }
 
-/// `range`, `uniform`: a `linalg.generic` over the cells computing each
+/// `range`, `uniform`, `normal`: a `linalg.generic` over the cells computing each
 /// from its linear index.
 pub(crate) fn cells<'c, 'a>(
     e: &Builder<'c>,
@@ -93,12 +93,12 @@ pub(crate) fn cells<'c, 'a>(
     let (buf, cur) = dest(op, values)?;
     let dims = values.dims(buf)?;
     let u = match what {
-        Cells::Uniform => {
-            Some(ocannl_assign_dialect::uniform_attrs(op).map_err(|e| e.to_string())?)
-        }
+        Cells::Random => Some(ocannl_assign_dialect::random_attrs(op).map_err(|e| e.to_string())?),
         Cells::Range => None,
     };
     let strides = ocannl_assign::row_major_strides(&dims);
+    // Computed in the compute type and rounded once, as the loops do.
+    let compute = numeric::compute_type(e, cur.elt);
     let rank = dims.len();
     let identity: Vec<ocannl_assign::Affine> = (0..rank).map(ocannl_assign::Affine::Dim).collect();
     let maps = melior::ir::attribute::ArrayAttribute::new(
@@ -138,8 +138,10 @@ pub(crate) fn cells<'c, 'a>(
             }
             match &u {
                 Some(u) => {
-                    let u = numeric::uniform_operands(e, inner, u, cur.elt);
-                    numeric::uniform(e, inner, lin, &u, cur.elt).map_err(|e| e.to_string())
+                    let r = numeric::random_operands(e, inner, u, compute);
+                    let v =
+                        numeric::random(e, inner, lin, &r, compute).map_err(|e| e.to_string())?;
+                    Ok(numeric::convert(e, inner, v, cur.elt))
                 }
                 None => {
                     let i = e.op1(
@@ -149,7 +151,8 @@ pub(crate) fn cells<'c, 'a>(
                         e.ty("i64").map_err(|e| e.to_string())?,
                         &[],
                     );
-                    Ok(e.op1(inner, "arith.sitofp", &[i], cur.elt, &[]))
+                    let v = e.op1(inner, "arith.sitofp", &[i], compute, &[]);
+                    Ok(numeric::convert(e, inner, v, cur.elt))
                 }
             }
         },

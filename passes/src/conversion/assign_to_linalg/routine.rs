@@ -164,7 +164,7 @@ pub fn lower<'c, 'a>(
                 "fill" => init::fill_op(&e, at, &op, &mut values),
                 "literal" => init::literal(&e, at, &op, &mut values),
                 "range" => init::cells(&e, at, &op, init::Cells::Range, &mut values),
-                "uniform" => init::cells(&e, at, &op, init::Cells::Uniform, &mut values),
+                "uniform" | "normal" => init::cells(&e, at, &op, init::Cells::Random, &mut values),
                 "accum_unop" | "accum_binop" | "accum_ternop" | "accum" => {
                     generic::lower(&e, at, &op, &mut values, named_ops)
                 }

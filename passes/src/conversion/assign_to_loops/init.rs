@@ -97,26 +97,27 @@ pub enum Cells<'u, 'c, 'a> {
     Range,
     /// A dense literal's value at the linear index.
     Literal,
-    /// `uniform`: SplitMix64 of the seed and the linear index, scaled (the
-    /// operands from [`uniform_operands`]).
-    Uniform(&'u numeric::UniformOperands<'c, 'a>),
+    /// `uniform`, `normal`: SplitMix64 of the seed and the linear index,
+    /// scaled (the operands from [`random_operands`]).
+    Random(&'u numeric::RandomOperands<'c, 'a>),
 }
 
-/// The seed, scale and offset of the `uniform` op `op`, as constants at
+/// The seed, scale and offset of the `uniform` or `normal` op `op`, as
+/// constants at
 /// `at` (before the op's guard), each marked as a kernel's argument
 /// ([`KERNEL_ARGUMENT`]): the initializations of params of one shape share
 /// a kernel.
-pub(crate) fn uniform_operands<'c, 'a>(
+pub(crate) fn random_operands<'c, 'a>(
     e: &Builder<'c>,
     at: At<'c, 'a>,
     op: &OperationRef<'c, 'a>,
-) -> Result<numeric::UniformOperands<'c, 'a>, String> {
+) -> Result<numeric::RandomOperands<'c, 'a>, String> {
     let dest = op.operand(0).map_err(|e| e.to_string())?;
     let (_, elt) = memref_info(dest)?;
-    let u = ocannl_assign_dialect::uniform_attrs(op).map_err(|e| e.to_string())?;
+    let r = ocannl_assign_dialect::random_attrs(op).map_err(|e| e.to_string())?;
     let stored = e.ty(&elt).map_err(|e| e.to_string())?;
-    let o = numeric::uniform_operands(e, at, &u, numeric::compute_type(e, stored));
-    for v in [o.seed, o.scale, o.low] {
+    let o = numeric::random_operands(e, at, &r, numeric::compute_type(e, stored));
+    for v in o.values() {
         if let Some(def) = ir::defining_op(v) {
             ir::set_attribute(def, KERNEL_ARGUMENT, Attribute::unit(e.ctx));
         }
@@ -124,7 +125,7 @@ pub(crate) fn uniform_operands<'c, 'a>(
     Ok(o)
 }
 
-/// `range`, `literal`, `uniform`: a loop nest over the cells computing
+/// `range`, `literal`, `uniform`, `normal`: a loop nest over the cells computing
 /// each from its linear index. `globals` counts the literals made global.
 pub(crate) fn cells<'c, 'a>(
     e: &Builder<'c>,
@@ -226,8 +227,8 @@ pub(crate) fn cells<'c, 'a>(
                 let v = e.op1(inner, "arith.sitofp", &[i], compute, &[]);
                 numeric::convert(e, inner, v, eltt)
             }
-            Cells::Uniform(u) => {
-                let v = numeric::uniform(e, inner, lin, u, compute).map_err(|e| e.to_string())?;
+            Cells::Random(r) => {
+                let v = numeric::random(e, inner, lin, r, compute).map_err(|e| e.to_string())?;
                 numeric::convert(e, inner, v, eltt)
             }
         };

@@ -5,8 +5,9 @@
 //! indices come from the projections through `affine.apply`, and numeric ops
 //! become `arith` / `math` ops. Initialization ops become loops over the
 //! cells (in memory order): `fill`, `range`, `literal` (from a
-//! `memref.global`), and `uniform` (a counter-based generator: SplitMix64 of
-//! the seed and the cell's index, so the values depend on nothing else).
+//! `memref.global`), and `uniform` and `normal` (a counter-based generator:
+//! SplitMix64 of the seed and the cell's index, so the values depend on
+//! nothing else).
 //! Nodes that are not returned are freed after their last use.
 //!
 //! What can only fail at run time is checked by the compiled code
@@ -90,7 +91,7 @@ crate::define_pass!(
             "Outline each assignment's loops into a kernel as it is lowered (what ocannl-outline-kernels does), so that an assignment repeated on other buffers is only a call (targets whose compiled code holds the run-time checks: not the GPU, whose launches upstream passes outline)"
         )
     ],
-    r#"lowers `ocannl_assign` routines to plain upstream MLIR for a loop target (`cpu`, the default in the tools; `gpu`; `sequential`): `memref.alloc` buffers, `scf.for` nests with `affine.apply` indices, `arith`/`math` numeric ops (reductions carry `fastmath<reassoc,contract>`), neutral-element initialization, literals as `memref.global`s, a counter-based `uniform`; contractions (`compose`, matmul-like einsums, convolutions and their kernel gradients, input gradients in gather form, a strided one in a phase per residue) as a register-blocked `vector` kernel with masked tails; large loops as `scf.parallel` (OpenMP after the upstream lowering); intermediate nodes freed after their last use; an allocation's run-time check is one call of the private `@__ocannl_check_allocation` (address, check number, bytes). An assignment equal to one lowered before up to its buffers (same op, attributes, body and operand types, the same operands shared: a transformer's blocks, a gradient's repeated contributions) gets a clone of that one's code on its own buffers rather than being lowered again. With `kernels=true` (the CPU backend's pipelines) each assignment's guarded loops become a kernel as they are lowered, exactly as `ocannl-outline-kernels` would outline them next (same kernels, same names), so a repeated assignment is only another call of its kernel: a deep model's routine is never materialized as thousands of loop nests"#
+    r#"lowers `ocannl_assign` routines to plain upstream MLIR for a loop target (`cpu`, the default in the tools; `gpu`; `sequential`): `memref.alloc` buffers, `scf.for` nests with `affine.apply` indices, `arith`/`math` numeric ops (reductions carry `fastmath<reassoc,contract>`), neutral-element initialization, literals as `memref.global`s, a counter-based `uniform` and `normal` (Box-Muller); contractions (`compose`, matmul-like einsums, convolutions and their kernel gradients, input gradients in gather form, a strided one in a phase per residue) as a register-blocked `vector` kernel with masked tails; large loops as `scf.parallel` (OpenMP after the upstream lowering); intermediate nodes freed after their last use; an allocation's run-time check is one call of the private `@__ocannl_check_allocation` (address, check number, bytes). An assignment equal to one lowered before up to its buffers (same op, attributes, body and operand types, the same operands shared: a transformer's blocks, a gradient's repeated contributions) gets a clone of that one's code on its own buffers rather than being lowered again. With `kernels=true` (the CPU backend's pipelines) each assignment's guarded loops become a kernel as they are lowered, exactly as `ocannl-outline-kernels` would outline them next (same kernels, same names), so a repeated assignment is only another call of its kernel: a deep model's routine is never materialized as thousands of loop nests"#
 );
 
 fn run<'c, 'a>(module: OperationRef<'c, 'a>, options: &Options) -> PassResult<'c> {
@@ -184,12 +185,12 @@ fn lower<'c, 'a>(
             }
             checks.allocation(&e, at, op, buf)
         }
-        "fill" | "range" | "literal" | "uniform" | "accum_unop" | "accum_binop"
+        "fill" | "range" | "literal" | "uniform" | "normal" | "accum_unop" | "accum_binop"
         | "accum_ternop" | "accum" => {
-            // (A uniform initialization's operands outside its guard, so
+            // (A random initialization's operands outside its guard, so
             // that they can be its kernel's arguments.)
-            let uniform = match name {
-                "uniform" => Some(init::uniform_operands(&e, at, op)?),
+            let random = match name {
+                "uniform" | "normal" => Some(init::random_operands(&e, at, op)?),
                 _ => None,
             };
             let mut work = |inner: At<'c, 'a>| match name {
@@ -198,17 +199,17 @@ fn lower<'c, 'a>(
                 "literal" => {
                     init::cells(&e, target, module, inner, op, init::Cells::Literal, globals)
                 }
-                "uniform" => {
-                    let u = uniform
+                "uniform" | "normal" => {
+                    let r = random
                         .as_ref()
-                        .ok_or("internal error: no uniform operands")?;
+                        .ok_or("internal error: no random operands")?;
                     init::cells(
                         &e,
                         target,
                         module,
                         inner,
                         op,
-                        init::Cells::Uniform(u),
+                        init::Cells::Random(r),
                         globals,
                     )
                 }
