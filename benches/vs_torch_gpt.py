@@ -26,9 +26,15 @@ Modes (one invocation runs every side on the same threads):
   trains the first seed's first `--compiled-steps` steps (default 200) for
   its step time and compile time.
 - `--quick`: 200 steps, one seed (a smoke run).
+- `--gpt2`: a GPT-2-small-shaped train step (12 layers, 12 heads,
+  embedding 768, vocab 50257, context 256, batch 4, AdamW, random ids: the
+  example's `--random-ids`), `--steps` steps (default 4) on each side: the
+  compile time, the time per step after the first and the peak resident
+  memory of the process (each torch side in a process of its own).
 
 Usage: python3 benches/vs_torch_gpt.py --text PATH [--parity] [--quick]
            [--steps N] [--seeds 1337,1338,1339] [--isa avx2]
+       python3 benches/vs_torch_gpt.py --gpt2 [--steps N] [--isa avx2]
 """
 import json
 import math
@@ -71,6 +77,19 @@ class SplitMix64:
 
     def below(self, n):
         return self.next_u64() % n
+
+
+GPT2 = dict(CONFIG, block=256, batch=4, layers=12, heads=12, dim=768, eval_every=0)
+GPT2_VOCAB = 50257
+
+
+def random_ids(vocab, c, seed):
+    """The example's `--random-ids` splits (Corpus::random)."""
+    rng = SplitMix64(seed ^ 0x1D5)
+    n = 64 * c["block"] * c["batch"] + c["block"] + 1
+    train = [rng.below(vocab) for _ in range(n)]
+    val = [rng.below(vocab) for _ in range(n)]
+    return [None] * vocab, train, val
 
 
 def load_text(path):
@@ -232,7 +251,8 @@ def train_torch(torch, text, c, steps, seed, compiled, log_losses=0, init_path=N
 
 
 def run_ours(text_path, c, steps, seed, extra):
-    args = [os.path.join(EXAMPLES, "gpt"), "--text", text_path, "--steps", str(steps),
+    source = ["--text", text_path] if text_path else []
+    args = [os.path.join(EXAMPLES, "gpt")] + source + ["--steps", str(steps),
             "--seed", str(seed), "--batch", str(c["batch"]), "--block", str(c["block"]),
             "--layers", str(c["layers"]), "--heads", str(c["heads"]), "--dim", str(c["dim"]),
             "--eval-every", str(c["eval_every"]), "--eval-batches", str(c["eval_batches"])] + extra
@@ -246,18 +266,67 @@ def run_ours(text_path, c, steps, seed, extra):
     evals = [(int(a), float(b), float(v)) for a, b, v in
              re.findall(r"step (\d+): train loss ([0-9.]+), val loss ([0-9.]+)", s)]
     losses = [float(x) for x in re.findall(r"iter \d+: loss ([0-9.]+)", s)]
-    return dict(compile_s=compile_s, step_ms=ms, evals=evals, losses=losses)
+    times = [float(x) for x in re.findall(r"iter \d+: loss [0-9.]+, time ([0-9.]+)ms", s)]
+    if len(times) > 1 and len(times) == steps:
+        # Every step logged: the mean after the first, as the twin's.
+        ms = sum(times[1:]) / (len(times) - 1)
+    peak = re.search(r"peak memory ([0-9.]+) MiB", s)
+    return dict(compile_s=compile_s, step_ms=ms, evals=evals, losses=losses,
+                peak_mib=float(peak.group(1)) if peak else float("nan"))
+
+
+def peak_kib():
+    """This process's peak resident memory (KiB)."""
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def gpt2_child(mode, steps):
+    """One torch side of `--gpt2` in a process of its own; prints JSON."""
+    import torch
+    torch.set_num_threads(os.cpu_count())
+    text = random_ids(GPT2_VOCAB, GPT2, 1337)
+    _, _, ms, first, n = train_torch(torch, text, GPT2, steps, 1337, mode == "compiled")
+    print(json.dumps(dict(ms=ms, first=first, steps=n, peak_kib=peak_kib())))
+
+
+def gpt2(steps):
+    ours = run_ours(None, GPT2, steps, 1337,
+                    ["--random-ids", str(GPT2_VOCAB), "--log-every", "1"])
+    sides = {}
+    for mode in ("eager", "compiled"):
+        out = subprocess.run([sys.executable, os.path.abspath(__file__), "--gpt2-child", mode,
+                              "--steps", str(steps)], capture_output=True, text=True)
+        if out.returncode != 0:
+            sides[mode] = f"failed: {out.stderr.strip().splitlines()[-1][:100]}"
+        else:
+            sides[mode] = json.loads(out.stdout.strip().splitlines()[-1])
+    print(f"\nGPT-2-small-shaped train step (12 layers, 12 heads, 768, vocab {GPT2_VOCAB}, "
+          f"context 256, batch 4, AdamW), {steps} steps")
+    print(f"  {'':14} {'compile s':>10} {'s/step':>8} {'peak MiB':>9}")
+    print(f"  {'ocannl':14} {ours['compile_s']:10.2f} {ours['step_ms'] / 1e3:8.2f} {ours['peak_mib']:9.0f}")
+    eager = sides["eager"]
+    for mode, who in (("eager", "torch eager"), ("compiled", "torch.compile")):
+        r = sides[mode]
+        if isinstance(r, str):
+            print(f"  {who:14} {r}")
+            continue
+        comp = 0.0 if mode == "eager" or isinstance(eager, str) else max(0.0, r["first"] - eager["first"])
+        print(f"  {who:14} {comp:10.2f} {r['ms'] / 1e3:8.2f} {r['peak_kib'] / 1024:9.0f}")
 
 
 def main():
+    if "--gpt2-child" in sys.argv:
+        steps = int(sys.argv[sys.argv.index("--steps") + 1])
+        return gpt2_child(sys.argv[sys.argv.index("--gpt2-child") + 1], steps)
     benchvenv.restrict_isa()
     os.environ.setdefault("TORCHINDUCTOR_FX_GRAPH_CACHE", "0")
     os.environ.setdefault("TORCHINDUCTOR_AUTOGRAD_CACHE", "0")
     benchvenv.ensure("torch", ["torch", "numpy"])
     import torch
-    if "--text" not in sys.argv:
-        sys.exit("usage: vs_torch_gpt.py --text PATH [--parity] [--quick] [--steps N] [--seeds A,B,C]")
-    text_path = os.path.abspath(sys.argv[sys.argv.index("--text") + 1])
+    if "--text" not in sys.argv and "--gpt2" not in sys.argv:
+        sys.exit("usage: vs_torch_gpt.py --text PATH [--parity] [--quick] [--steps N] [--seeds A,B,C]"
+                 " | --gpt2 [--steps N]")
     if not TOOL_DIR:
         subprocess.check_call(["cargo", "build", "--quiet", "--release", "-p", "ocannl",
                                "--example", "gpt"], cwd=ROOT)
@@ -266,6 +335,9 @@ def main():
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, "
           f"ATen CPU capability {torch.backends.cpu.get_cpu_capability()}, "
           f"load average {os.getloadavg()[0]:.2f}")
+    if "--gpt2" in sys.argv:
+        return gpt2(int(sys.argv[sys.argv.index("--steps") + 1]) if "--steps" in sys.argv else 4)
+    text_path = os.path.abspath(sys.argv[sys.argv.index("--text") + 1])
     text = load_text(text_path)
     c = dict(CONFIG)
     quick = "--quick" in sys.argv

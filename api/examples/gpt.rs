@@ -18,8 +18,8 @@
 //! it (`step 2000: train loss 1.7648, val loss 1.8857` in nanoGPT's
 //! published run).
 //!
-//! `cargo run --release -p ocannl --example gpt -- --text input.txt
-//! [--steps N] [--batch B] [--block T] [--layers L] [--heads H] [--dim D]
+//! `cargo run --release -p ocannl --example gpt -- (--text input.txt |
+//! --random-ids VOCAB) [--steps N] [--batch B] [--block T] [--layers L] [--heads H] [--dim D]
 //! [--lr LR] [--min-lr LR] [--warmup N] [--seed S] [--checkpoint F]
 //! [--init F] [--sample N] [--prompt TEXT]`.
 //!
@@ -51,8 +51,16 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[command(about = "Trains a character-level GPT on a text, as nanoGPT's shakespeare_char")]
 struct Cli {
     /// The text to train on (UTF-8).
+    #[arg(
+        long,
+        required_unless_present = "random_ids",
+        conflicts_with = "random_ids"
+    )]
+    text: Option<PathBuf>,
+    /// No text: train on uniformly random ids of this vocabulary (a
+    /// model-shape benchmark, e.g. GPT-2's 50257).
     #[arg(long)]
-    text: PathBuf,
+    random_ids: Option<u64>,
     /// Train steps (nanoGPT's max_iters).
     #[arg(long, default_value_t = 2000)]
     steps: usize,
@@ -135,12 +143,32 @@ fn main() {
 
 /// The text as ids of its sorted distinct characters, split 90/10.
 struct Corpus {
+    /// The characters of the ids (empty for random ids).
     chars: Vec<char>,
+    vocab: u64,
     train: Vec<u32>,
     val: Vec<u32>,
 }
 
 impl Corpus {
+    /// `--random-ids`: splits of ids drawn uniformly from `0..vocab`, long
+    /// enough for distinct windows.
+    fn random(vocab: u64, block: u64, batch: u64, seed: u64) -> Result<Corpus, Error> {
+        if vocab == 0 || vocab > 1 << 24 {
+            return Err(format!("--random-ids {vocab}: the vocabulary has 1 to 2^24 ids").into());
+        }
+        let mut rng = SplitMix64::new(seed ^ 0x1d5);
+        let mut draw = |n: u64| -> Vec<u32> { (0..n).map(|_| rng.below(vocab) as u32).collect() };
+        let n = 64 * block * batch + block + 1;
+        let (train, val) = (draw(n), draw(n));
+        Ok(Corpus {
+            chars: vec![],
+            vocab,
+            train,
+            val,
+        })
+    }
+
     fn load(path: &std::path::Path, block: u64) -> Result<Corpus, Error> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read the text {}: {e}", path.display()))?;
@@ -161,7 +189,12 @@ impl Corpus {
                 .into());
             }
         }
-        Ok(Corpus { chars, train, val })
+        Ok(Corpus {
+            vocab: chars.len() as u64,
+            chars,
+            train,
+            val,
+        })
     }
 }
 
@@ -257,9 +290,16 @@ impl Config {
 }
 
 fn run(cli: Cli) -> Result<(), Error> {
-    let corpus = Corpus::load(&cli.text, cli.block)?;
+    let corpus = match (&cli.text, cli.random_ids) {
+        (Some(path), _) => Corpus::load(path, cli.block)?,
+        (None, Some(v)) => Corpus::random(v, cli.block, cli.batch, cli.seed)?,
+        (None, None) => return Err("give --text PATH or --random-ids VOCAB".into()),
+    };
+    if cli.sample > 0 && corpus.chars.is_empty() {
+        return Err("--sample needs a --text".into());
+    }
     let c = Config {
-        vocab: corpus.chars.len() as u64,
+        vocab: corpus.vocab,
         block: cli.block,
         dim: cli.dim,
         heads: cli.heads,
@@ -369,6 +409,9 @@ fn run(cli: Cli) -> Result<(), Error> {
             print!("{}", profile.report(10));
         }
     }
+    if let Some(kib) = peak_memory_kib() {
+        println!("peak memory {:.0} MiB", kib as f64 / 1024.0);
+    }
     if cli.sample > 0 {
         let start = Instant::now();
         let text = generate(&trainer, &corpus, &cli, &c)?;
@@ -402,7 +445,7 @@ fn evaluate(trainer: &Trainer, corpus: &Corpus, cli: &Cli, step: usize) -> Resul
         for _ in 0..cli.eval_batches {
             let [x, y] = batch(split, cli.batch, cli.block, &mut rng);
             let logits = trainer.forward(&[x])?.to_f64();
-            total += cross_entropy(&logits, &y.to_f64(), corpus.chars.len());
+            total += cross_entropy(&logits, &y.to_f64(), corpus.vocab as usize);
         }
         out[k] = total / cli.eval_batches.max(1) as f64;
     }
@@ -459,6 +502,13 @@ fn generate(trainer: &Trainer, corpus: &Corpus, cli: &Cli, c: &Config) -> Result
         out.push(corpus.chars[next]);
     }
     Ok(out)
+}
+
+/// The process's peak resident memory (Linux's `VmHWM`), if known.
+fn peak_memory_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// A draw from the softmax of `row / temperature` (the largest at 0).

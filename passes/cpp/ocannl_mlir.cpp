@@ -15,6 +15,8 @@
 //    dialects as registered dialects: a context loads one from its
 //    definition (in memory) the first time it needs it, like any dialect.
 //  - `ocannl_emit_diagnostic`: an error, warning or remark with notes.
+//  - `ocannl_approximate_math`: upstream's polynomial approximations of
+//    math functions (C++ patterns without a registered pass) on chosen ops.
 //  - `ocannl_opt_main`: `mlir-opt`'s own driver (MlirOptMain) with every
 //    upstream dialect and pass and the project's dialects and passes.
 //
@@ -32,6 +34,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -55,6 +58,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -490,6 +494,24 @@ uint64_t ocannl_op_structural_hash(MlirOperation root) {
 
 /// Whether two ops are equivalent with everything inside them (MLIR's
 /// `OperationEquivalence`, locations ignored).
+/// Rewrites, under `op`, the `math` ops named in `names` (`n` of them, such
+/// as "math.erf") that upstream approximates by polynomials (those of f32
+/// and vectors of f32; others are left) into `arith` and `math.fma`, which
+/// vectorize. False when the rewrite fails.
+bool ocannl_approximate_math(MlirOperation op, const MlirStringRef *names,
+                             size_t n) {
+  return guarded("approximating math functions", false, [&] {
+    Operation *o = unwrap(op);
+    llvm::DenseSet<StringRef> chosen;
+    for (size_t i = 0; i < n; ++i)
+      chosen.insert(unwrap(names[i]));
+    RewritePatternSet patterns(o->getContext());
+    populateMathPolynomialApproximationPatterns(
+        patterns, [&](StringRef name) { return chosen.contains(name); });
+    return succeeded(applyPatternsGreedily(o, std::move(patterns)));
+  });
+}
+
 bool ocannl_ops_equivalent(MlirOperation a, MlirOperation b) {
   return guarded("comparing ops", false, [&] {
     return OperationEquivalence::isEquivalentTo(

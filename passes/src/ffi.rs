@@ -121,6 +121,11 @@ unsafe extern "C" {
         m: usize,
     ) -> bool;
     pub fn ocannl_op_previous_in_block(op: MlirOperation) -> MlirOperation;
+    pub fn ocannl_approximate_math(
+        op: MlirOperation,
+        names: *const MlirStringRef,
+        n: usize,
+    ) -> bool;
     pub fn ocannl_clone_ops(
         ops: *const MlirOperation,
         n: usize,

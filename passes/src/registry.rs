@@ -19,7 +19,7 @@ use std::{
 use crate::ffi;
 
 /// Every pass of the project, in pipeline order.
-pub fn all_passes() -> [&'static crate::framework::Pass; 11] {
+pub fn all_passes() -> [&'static crate::framework::Pass; 12] {
     [
         &crate::transforms::verify::DEF,
         &crate::transforms::infer_shapes::DEF,
@@ -30,6 +30,7 @@ pub fn all_passes() -> [&'static crate::framework::Pass; 11] {
         &crate::conversion::assign_to_loops::DEF,
         &crate::conversion::assign_to_linalg::DEF,
         &crate::transforms::outline_kernels::DEF,
+        &crate::transforms::approximate_math::DEF,
         &crate::transforms::simplify::DEF,
         &crate::transforms::check_lowered::DEF,
     ]

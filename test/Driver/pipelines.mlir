@@ -1,7 +1,7 @@
 // The named pipelines expand to the project's pipelines (built once, in
 // ocannl_passes::registry) followed by each backend's own passes: the CPU
-// outlines its loop nests as kernels, then cleans up (canonicalize, cse) once
-// per distinct kernel and passes kernels bare pointers, the GPU's are gpu.launch ops (outlined
+// outlines its loop nests as kernels, approximates f32 math functions by
+// polynomials, then cleans up (canonicalize, cse) once per distinct kernel and passes kernels bare pointers, the GPU's are gpu.launch ops (outlined
 // by upstream gpu-kernel-outlining).
 // RUN: ocannl-opt %s --pass-pipeline='builtin.module(ocannl-to-llvm)' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=LLVM
 // RUN: ocannl-opt %s --pass-pipeline='builtin.module(ocannl-to-nvvm{chip=sm_80 ptx=78 opt-level=2})' --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NVVM
@@ -13,6 +13,7 @@
 // LLVM-NEXT: ocannl-simplify{
 // LLVM-NEXT: ocannl-lower-to-loops{cpu= explain=false kernels=true target=}
 // LLVM-NEXT: ocannl-outline-kernels{dedup=true explain=false}
+// LLVM-NEXT: ocannl-approximate-math{ops=exp,tanh,erf}
 // LLVM-NEXT: func.func(
 // LLVM-NEXT: canonicalize{
 // LLVM-NEXT: cse

@@ -35,7 +35,8 @@ pub const LINALG_TO_LLVM_NAME: &str = "ocannl-linalg-to-llvm";
 
 /// What the CPU does to a module at the loops stage before
 /// [`LOOPS_TO_LLVM`]: every loop nest a kernel of its own, identical ones
-/// shared (`ocannl-outline-kernels`), then `canonicalize` and `cse`
+/// shared (`ocannl-outline-kernels`), f32 math functions as polynomials
+/// that vectorize (`ocannl-approximate-math`), then `canonicalize` and `cse`
 /// ([`ocannl_passes::pipelines::tidy`]), which so run once on each
 /// distinct kernel rather than on every loop nest of the lowering (the
 /// CPU's modules come from `ocannl-lower-to-loops{kernels=true}` with no
@@ -45,7 +46,9 @@ pub const LINALG_TO_LLVM_NAME: &str = "ocannl-linalg-to-llvm";
 /// buffer rather than a descriptor. With `profile`, every kernel call is
 /// timed first (`ocannl-profile-kernels`).
 pub fn outline(profile: bool) -> ocannl_passes::Pipeline {
-    let p = ocannl_passes::pipelines::outline_kernels().then(ocannl_passes::pipelines::tidy());
+    let p = ocannl_passes::pipelines::outline_kernels()
+        .pass("ocannl-approximate-math")
+        .then(ocannl_passes::pipelines::tidy());
     let p = if profile {
         p.pass("ocannl-profile-kernels")
     } else {

@@ -1,9 +1,11 @@
 //! Passes within a dialect: `ocannl-verify` and `ocannl-infer-shapes` on
 //! `ocannl_shape`, `ocannl-autodiff`, `ocannl-train-step` and `ocannl-virtualize` on
 //! `ocannl_assign`; `ocannl-simplify` on upstream `arith`/`math` in any block;
-//! `ocannl-outline-kernels` and `ocannl-check-lowered` on the loops stage
+//! `ocannl-outline-kernels`, `ocannl-approximate-math` and
+//! `ocannl-check-lowered` on the loops stage
 //! (the CPU's own `ocannl-kernel-bare-ptrs` is in `backends/cpu`).
 
+pub mod approximate_math;
 pub mod autodiff;
 pub mod check_lowered;
 pub mod infer_shapes;
