@@ -207,10 +207,10 @@ def train_torch(torch, text, c, steps, seed, compiled, log_losses=0, init_path=N
     model = make_model(torch, len(chars), c, seed)
     if init_path:
         write_safetensors(init_path, ours_names(model, c))
-    decay = [p for p in model.parameters() if p.dim() >= 2]
-    no_decay = [p for p in model.parameters() if p.dim() < 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": c["weight_decay"]},
-                             {"params": no_decay, "weight_decay": 0.0}],
+    matrices = [p for p in model.parameters() if p.dim() >= 2]
+    others = [p for p in model.parameters() if p.dim() < 2]
+    opt = torch.optim.AdamW([{"params": matrices, "weight_decay": c["weight_decay"]},
+                             {"params": others, "weight_decay": 0.0}],
                             lr=c["lr"], betas=(c["beta1"], c["beta2"]), eps=1e-8)
     fn = torch.compile(model) if compiled else model
     rng = SplitMix64(seed)
