@@ -23,6 +23,7 @@ pub(crate) struct ParamDecl {
     pub output: Option<Vec<u64>>,
     pub init: Option<ParamInit>,
     pub seed: Option<i64>,
+    pub generator: Option<ocannl_ops::Generator>,
 }
 
 #[derive(Debug)]
@@ -212,6 +213,12 @@ impl Param {
     pub fn seed(self, seed: i64) -> Param {
         self.with(|d| d.seed = Some(seed))
     }
+
+    /// The counter-based generator of the initialization (by default
+    /// SplitMix64; `Generator::Threefry`: Threefry-4x32-20).
+    pub fn generator(self, generator: ocannl_ops::Generator) -> Param {
+        self.with(|d| d.generator = Some(generator))
+    }
 }
 
 impl Deref for Param {
@@ -261,6 +268,7 @@ pub fn param(name: &str) -> Param {
         output: None,
         init: None,
         seed: None,
+        generator: None,
     })
 }
 

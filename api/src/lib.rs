@@ -57,7 +57,7 @@ pub use ocannl_collective as collective;
 pub use ocannl_collective_mpi as collective_mpi;
 /// Datasets and minibatches (`ocannl-data`): Fashion-MNIST, words, batches.
 pub use ocannl_data as data;
-pub use ocannl_ops::{Accum, BinaryOp, TernaryOp, UnaryOp};
+pub use ocannl_ops::{Accum, BinaryOp, Generator, TernaryOp, UnaryOp};
 pub use ocannl_runtime::{npy, safetensors, Elt, HostTensor, HostValue};
 pub use ocannl_shape_dialect::ParamInit;
 pub use schedule::Schedule;

@@ -39,6 +39,7 @@ fn merge(a: &ParamDecl, b: &ParamDecl) -> Result<ParamDecl, Error> {
         output: part(&a.name, "output dims", &a.output, &b.output)?,
         init: part(&a.name, "initializations", &a.init, &b.init)?,
         seed: part(&a.name, "seeds", &a.seed, &b.seed)?,
+        generator: part(&a.name, "generators", &a.generator, &b.generator)?,
     })
 }
 
@@ -306,6 +307,9 @@ impl Writer {
                 }
                 if let Some(seed) = decl.seed {
                     op.set("seed", Attr::I64(seed));
+                }
+                if let Some(g) = decl.generator {
+                    op.set("generator", Attr::Str(g.name().into()));
                 }
                 op.shape = match (&decl.input, &decl.output) {
                     (None, None) => "?".to_string(),

@@ -504,3 +504,39 @@ fn vectorized_exp_erf_and_tanh_are_within_5_ulp() {
         }
     }
 }
+
+#[test]
+fn threefry_params_are_the_generators_words() {
+    // Compiled Threefry-4x32-20 initializations: cell k of a uniform param
+    // is `threefry01(seed, k)` scaled to ±0.25 (OCANNL's default range),
+    // and a normal one Box-Muller of Threefry's values at 2k and 2k + 1.
+    let x = data("x", "96");
+    let ones = tensor(&[96], &[1.0; 96]);
+    let row_sums = |f: &dyn Fn(u64) -> f64| -> Vec<f64> {
+        (0..64u64)
+            .map(|r| (0..96u64).map(|c| f(r * 96 + c)).sum())
+            .collect()
+    };
+    let uniform = param("u")
+        .input(&[96])
+        .output(&[64])
+        .seed(11)
+        .generator(Generator::Threefry);
+    let normal = param("n")
+        .input(&[96])
+        .output(&[64])
+        .init(ParamInit::normal(0.5))
+        .seed(12)
+        .generator(Generator::Threefry);
+    let out = eval(&[&(&uniform * &x), &(&normal * &x)], &[ones]);
+    let rng = ocannl_ops::rng::threefry01;
+    close(
+        &out[0].to_f64(),
+        &row_sums(&|k| -0.25 + 0.5 * rng(11, k)),
+        1e-5,
+    );
+    let n = |k| 0.5 * ocannl_ops::rng::normal_of(Generator::Threefry, 12, k);
+    close(&out[1].to_f64(), &row_sums(&n), 1e-4);
+    // Not SplitMix64's values.
+    assert!((rng(11, 0) - ocannl_ops::uniform01(11, 0)).abs() > 1e-9);
+}

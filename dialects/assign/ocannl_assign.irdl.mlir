@@ -170,7 +170,7 @@ irdl.dialect @ocannl_assign {
   }
 
   // Pseudo-random cells, uniform in `[low, high)`.
-  // Optional attributes: low (default 0.0), high (default 1.0).
+  // Optional attributes: low (default 0.0), high (default 1.0), generator (default "splitmix64").
   irdl.operation @uniform {
     %seed = irdl.base "#builtin.integer"
     irdl.attributes {"seed" = %seed}
@@ -179,7 +179,7 @@ irdl.dialect @ocannl_assign {
   }
 
   // Pseudo-random cells, normal of mean `mean` and standard deviation `std`.
-  // Optional attributes: mean (default 0.0), std (default 1.0).
+  // Optional attributes: mean (default 0.0), std (default 1.0), generator (default "splitmix64").
   irdl.operation @normal {
     %seed = irdl.base "#builtin.integer"
     irdl.attributes {"seed" = %seed}

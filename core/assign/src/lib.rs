@@ -24,7 +24,7 @@ pub use coverage::{check_writes_each_cell_once, writes_each_cell_once, NotOnce};
 
 use std::fmt;
 
-pub use ocannl_ops::{uniform01, Accum, Dist, NumOp};
+pub use ocannl_ops::{uniform01, Accum, Dist, Generator, NumOp};
 
 // The leaf types, defined below both shape inference and this crate.
 pub use ocannl_ops::{
@@ -46,11 +46,12 @@ pub enum Stmt {
         buf: usize,
     },
     /// Counter-based pseudo-random cells (`uniform`, `normal`): cell `k`
-    /// is `dist.value(seed, k)`.
+    /// is `dist.value_of(generator, seed, k)`.
     Random {
         buf: usize,
         seed: u64,
         dist: Dist,
+        generator: Generator,
     },
     Literal {
         buf: usize,
@@ -403,7 +404,12 @@ pub fn run_mut(r: &Routine, args: &mut [Value]) -> Result<Vec<Value>, RunError> 
                     *x = k as f64;
                 }
             }
-            Stmt::Random { buf, seed, dist } => {
+            Stmt::Random {
+                buf,
+                seed,
+                dist,
+                generator,
+            } => {
                 let i = live(&bufs, *buf)?;
                 for (k, x) in bufs[i]
                     .as_mut()
@@ -412,7 +418,7 @@ pub fn run_mut(r: &Routine, args: &mut [Value]) -> Result<Vec<Value>, RunError> 
                     .iter_mut()
                     .enumerate()
                 {
-                    *x = dist.value(*seed, k as u64);
+                    *x = dist.value_of(*generator, *seed, k as u64);
                 }
             }
             Stmt::Literal { buf, values } => {

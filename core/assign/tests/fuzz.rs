@@ -13,7 +13,9 @@
 //! PROPTEST_CASES=200000 PROPTEST_RNG_SEED=$RANDOM cargo test -p ocannl-assign --test fuzz
 //! ```
 
-use ocannl_assign::{run, Accum, Affine, Arg, Assignment, Dist, NumOp, Routine, Stmt, Value};
+use ocannl_assign::{
+    run, Accum, Affine, Arg, Assignment, Dist, Generator, NumOp, Routine, Stmt, Value,
+};
 use ocannl_ops::{BinaryOp, TernaryOp, UnaryOp};
 use proptest::{
     prelude::*,
@@ -165,6 +167,11 @@ fn build(choices: &[u32]) -> (Routine, Vec<Value>) {
                 2 => Stmt::Random {
                     buf: target,
                     seed: c.below(1000) as u64,
+                    generator: if c.one_in(2) {
+                        Generator::Threefry
+                    } else {
+                        Generator::SplitMix64
+                    },
                     dist: if c.one_in(2) {
                         Dist::Uniform {
                             low: -1.0,

@@ -30,7 +30,7 @@ pub mod size;
 
 pub use affine::Affine;
 pub use ops::{Accum, BinaryOp, NumOp, TernaryOp, UnaryOp};
-pub use rng::{normal01, uniform01, Dist, SplitMix64};
+pub use rng::{normal01, threefry4x32, uniform01, Dist, Generator, SplitMix64};
 pub use size::{check_buffer, element_bytes, SizeError, MAX_BUFFER_BYTES};
 
 /// The element type of a buffer that runtimes exchange with the host.

@@ -13,7 +13,7 @@ use melior::ir::{
 };
 use ocannl_assign::{Assignment, Body};
 use ocannl_mlir::attr;
-use ocannl_ops::{Accum, Dist, NumOp};
+use ocannl_ops::{Accum, Dist, Generator, NumOp};
 
 /// The IRDL definition of the dialect.
 pub const IRDL: &str = include_str!("../ocannl_assign.irdl.mlir");
@@ -45,6 +45,7 @@ fn string_attr_text(op: &OperationRef, name: &str) -> Result<String, String> {
 pub struct Random {
     pub seed: i64,
     pub dist: Dist,
+    pub generator: Generator,
 }
 
 /// Reads the attributes of a `uniform` op (`low` and `high` default to 0
@@ -83,7 +84,19 @@ fn random_attrs_text(op: &OperationRef) -> Result<Random, String> {
             high: f("high", 1.0)?,
         },
     };
-    Ok(Random { seed, dist })
+    let generator = match op.attribute("generator") {
+        Err(_) => Generator::SplitMix64,
+        Ok(a) => attr::string_value(a)
+            .and_then(|g| Generator::parse(&g))
+            .ok_or_else(|| {
+                format!("attribute 'generator' must be \"splitmix64\" or \"threefry\", found {a}")
+            })?,
+    };
+    Ok(Random {
+        seed,
+        dist,
+        generator,
+    })
 }
 
 /// The attributes of an accumulating assignment (`accum_unop|binop|ternop`
@@ -504,6 +517,7 @@ fn to_routine_with_values_text<'c, 'a>(
                     buf,
                     seed: r.seed as u64,
                     dist: r.dist,
+                    generator: r.generator,
                 });
             }
             "ocannl_assign.literal" => {

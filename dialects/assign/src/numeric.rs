@@ -5,7 +5,7 @@
 use melior::ir::{r#type::TypeLike, Type, Value, ValueLike};
 use ocannl_assign::{Body, CmpPred, Instr};
 use ocannl_mlir::{types, At, Builder};
-use ocannl_ops::{rng, BinaryOp, Dist, Elt, NumOp, TernaryOp, UnaryOp};
+use ocannl_ops::{rng, BinaryOp, Dist, Elt, Generator, NumOp, TernaryOp, UnaryOp};
 
 /// The type that values stored as `storage` are computed in
 /// ([`Elt::compute`]: f32 for f16 and bf16), `storage` itself for other
@@ -360,6 +360,8 @@ pub struct RandomOperands<'c, 'a> {
     pub offset: Value<'c, 'a>,
     /// Box–Muller's (`normal`) or not (`uniform`).
     pub normal: bool,
+    /// The counter-based generator.
+    pub generator: Generator,
 }
 
 impl<'c, 'a> RandomOperands<'c, 'a> {
@@ -388,15 +390,16 @@ pub fn random_operands<'c, 'a>(
         scale: e.float(at, scale, eltt),
         offset: e.float(at, offset, eltt),
         normal,
+        generator: r.generator,
     }
 }
 
 /// The value of a counter-based initialization (its operands `r`, from
 /// [`random_operands`]) at the cell of linear index `lin` (an `index`):
-/// [`Dist::value`]'s arithmetic, as the interpreter's ([`rng::uniform01`]
-/// of the seed and the index scaled to `[low, high)`, or
-/// [`rng::normal01`] of the indices `2 lin` and `2 lin + 1` scaled by the
-/// standard deviation and shifted by the mean).
+/// [`Dist::value_of`]'s arithmetic, as the interpreter's (the generator's
+/// value of the seed and the index scaled to `[low, high)`, or Box–Muller
+/// of its values at `2 lin` and `2 lin + 1` scaled by the standard
+/// deviation and shifted by the mean).
 pub fn random<'c, 'a>(
     e: &Builder<'c>,
     at: At<'c, 'a>,
@@ -417,8 +420,12 @@ fn random_text<'c, 'a>(
 ) -> Result<Value<'c, 'a>, String> {
     let i64t = e.ty("i64").map_err(|e| e.to_string())?;
     let idx = e.op1(at, "arith.index_cast", &[lin], i64t, &[]);
+    let bits = |counter| match r.generator {
+        Generator::SplitMix64 => generator_bits(e, at, counter, r.seed, eltt),
+        Generator::Threefry => threefry_bits(e, at, counter, r.seed, eltt),
+    };
     if !r.normal {
-        let f = generator_bits(e, at, idx, r.seed, eltt)?;
+        let f = bits(idx)?;
         let f = e.op1(at, "arith.mulf", &[f, r.scale], eltt, &[]);
         return Ok(e.op1(at, "arith.addf", &[f, r.offset], eltt, &[]));
     }
@@ -429,7 +436,7 @@ fn random_text<'c, 'a>(
     let second = e.op1(at, "arith.addi", &[first, one], i64t, &[]);
     let unit = e.float(at, 1.0 / (1u64 << rng::FLOAT_BITS) as f64, eltt);
     let u = |counter| -> Result<Value<'c, 'a>, String> {
-        let f = generator_bits(e, at, counter, r.seed, eltt)?;
+        let f = bits(counter)?;
         Ok(e.op1(at, "arith.mulf", &[f, unit], eltt, &[]))
     };
     let (u1, u2) = (u(first)?, u(second)?);
@@ -445,6 +452,72 @@ fn random_text<'c, 'a>(
     let z = e.op1(at, "arith.mulf", &[radius, c], eltt, &[]);
     let z = e.op1(at, "arith.mulf", &[z, r.scale], eltt, &[]);
     Ok(e.op1(at, "arith.addf", &[z, r.offset], eltt, &[]))
+}
+
+/// Threefry's value for the counter `counter` (an `i64`) and `seed` (an
+/// `i64`), as [`rng::threefry01`]: block `counter / 4` encrypted under the
+/// key (seed low, seed high, 0, 0), word `counter % 4`, its top
+/// [`rng::FLOAT_BITS`] bits as a float of `eltt` (exact).
+fn threefry_bits<'c, 'a>(
+    e: &Builder<'c>,
+    at: At<'c, 'a>,
+    counter: Value<'c, 'a>,
+    seed: Value<'c, 'a>,
+    eltt: Type<'c>,
+) -> Result<Value<'c, 'a>, String> {
+    let i64t = e.ty("i64").map_err(|e| e.to_string())?;
+    let i32t = e.ty("i32").map_err(|e| e.to_string())?;
+    let c64 = |v: u64| e.i64(at, v as i64);
+    let c32 = |v: u32| e.int(at, v as i32 as i64, i32t);
+    let low = |v: Value<'c, 'a>| e.op1(at, "arith.trunci", &[v], i32t, &[]);
+    let high = |v: Value<'c, 'a>| {
+        let s = c64(32);
+        let h = e.op1(at, "arith.shrui", &[v, s], i64t, &[]);
+        low(h)
+    };
+    let add = |a, b| e.op1(at, "arith.addi", &[a, b], i32t, &[]);
+    let xor = |a, b| e.op1(at, "arith.xori", &[a, b], i32t, &[]);
+    let rotl = |x: Value<'c, 'a>, r: u32| {
+        let (l, rr) = (c32(r), c32(32 - r));
+        let a = e.op1(at, "arith.shli", &[x, l], i32t, &[]);
+        let b = e.op1(at, "arith.shrui", &[x, rr], i32t, &[]);
+        e.op1(at, "arith.ori", &[a, b], i32t, &[])
+    };
+    let two = c64(2);
+    let block = e.op1(at, "arith.shrui", &[counter, two], i64t, &[]);
+    let three = c64(3);
+    let lane = e.op1(at, "arith.andi", &[counter, three], i64t, &[]);
+    let zero = c32(0);
+    let key = [low(seed), high(seed), zero, zero];
+    let parity = c32(rng::THREEFRY_PARITY);
+    let k01 = xor(key[0], key[1]);
+    let ks = [key[0], key[1], zero, zero, xor(parity, k01)];
+    let mut x = [add(low(block), ks[0]), add(high(block), ks[1]), zero, zero];
+    for r in 0..rng::THREEFRY_ROUNDS {
+        let [ra, rb] = rng::THREEFRY_ROTATIONS[(r % 8) as usize];
+        let (a, b) = if r % 2 == 0 { (1, 3) } else { (3, 1) };
+        x[0] = add(x[0], x[a]);
+        x[a] = xor(rotl(x[a], ra), x[0]);
+        x[2] = add(x[2], x[b]);
+        x[b] = xor(rotl(x[b], rb), x[2]);
+        if r % 4 == 3 {
+            let s = (r / 4 + 1) as usize;
+            for (i, w) in x.iter_mut().enumerate() {
+                *w = add(*w, ks[(s + i) % 5]);
+            }
+            x[3] = add(x[3], c32(s as u32));
+        }
+    }
+    // Word `lane` of the block.
+    let mut word = x[3];
+    for l in (0..3).rev() {
+        let k = c64(l as u64);
+        let is = e.cmpi(at, ocannl_mlir::builder::CmpI::Eq, lane, k);
+        word = e.op1(at, "arith.select", &[is, x[l], word], i32t, &[]);
+    }
+    let sh = c32(32 - rng::FLOAT_BITS);
+    let top = e.op1(at, "arith.shrui", &[word, sh], i32t, &[]);
+    Ok(e.op1(at, "arith.uitofp", &[top], eltt, &[]))
 }
 
 /// The generator's output for the counter `counter` (an `i64`) and `seed`:

@@ -260,13 +260,21 @@ fn pointwise_op_text(op: &OperationRef, kind: OpKind) -> Result<NumOp, String> {
 
 pub use ocannl_dialect_spec::shape::ParamInit;
 
-/// The initialization of a param op, and its seed if one is given.
-pub fn param_init(op: &OperationRef) -> Result<(ParamInit, Option<i64>), ocannl_mlir::Error> {
+/// How a param op is initialized: its `init`, its `seed` if one is given,
+/// and its `generator`.
+pub struct ParamInitAttrs {
+    pub init: ParamInit,
+    pub seed: Option<i64>,
+    pub generator: ocannl_ops::Generator,
+}
+
+/// The initialization of a param op.
+pub fn param_init(op: &OperationRef) -> Result<ParamInitAttrs, ocannl_mlir::Error> {
     param_init_text(op).map_err(ocannl_mlir::Error::invalid)
 }
 
 /// [`param_init`], the reason as text.
-fn param_init_text(op: &OperationRef) -> Result<(ParamInit, Option<i64>), String> {
+fn param_init_text(op: &OperationRef) -> Result<ParamInitAttrs, String> {
     let mut init = match string_attr(op, "init").map_err(|e| e.to_string())? {
         None => ParamInit::Uniform,
         Some(s) => ParamInit::parse(&s).ok_or_else(|| {
@@ -288,7 +296,17 @@ fn param_init_text(op: &OperationRef) -> Result<(ParamInit, Option<i64>), String
                 .ok_or_else(|| format!("attribute 'seed' must be an integer, found {a}"))?,
         ),
     };
-    Ok((init, seed))
+    let generator = match string_attr(op, "generator").map_err(|e| e.to_string())? {
+        None => ocannl_ops::Generator::SplitMix64,
+        Some(g) => ocannl_ops::Generator::parse(&g).ok_or_else(|| {
+            format!("attribute 'generator' must be \"splitmix64\" or \"threefry\", found \"{g}\"")
+        })?,
+    };
+    Ok(ParamInitAttrs {
+        init,
+        seed,
+        generator,
+    })
 }
 
 /// Parsed einsum specs by their text.

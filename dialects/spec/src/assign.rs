@@ -23,6 +23,22 @@ crate::name_set!(accums, Accum::ALL, Accum::name);
 crate::name_set!(unary, UnaryOp::ALL, UnaryOp::name);
 crate::name_set!(binary, BinaryOp::ALL, BinaryOp::assign_name);
 crate::name_set!(ternary, TernaryOp::ALL, TernaryOp::name);
+crate::name_set!(
+    generators,
+    &ocannl_ops::Generator::ALL,
+    |g: ocannl_ops::Generator| g.name()
+);
+
+/// The `generator` attribute of `uniform` and `normal`.
+pub const GENERATOR: AttrDef = AttrDef {
+    name: "generator",
+    kind: AttrKind::OneOf {
+        what: "generator",
+        values: generators,
+    },
+    presence: Default("\"splitmix64\""),
+    doc: "the counter-based generator: SplitMix64 of the seed and the index, or Threefry-4x32-20 (Random123's) of the block `index / 4` under the key (seed low, seed high, 0, 0), word `index % 4`",
+};
 
 const ACCUM: AttrDef = AttrDef {
     name: "accum",
@@ -445,8 +461,9 @@ its inputs all have one type; with the plugin (see docs/mlir-tools.md), stock
             summary: "pseudo-random cells, uniform in `[low, high)`",
             description: "\
 A counter-based generator (SplitMix64 of the seed and the cell's index in
-memory order): the same seed gives the same values on every backend and in
-the reference interpreter.",
+memory order, or Threefry-4x32-20 with `generator = \"threefry\"`): the
+same seed gives the same values on every backend and in the reference
+interpreter.",
             operands: DEST,
             results: &[],
             attrs: &[
@@ -468,6 +485,7 @@ the reference interpreter.",
                     presence: Default("1.0"),
                     doc: "the bound of the values",
                 },
+                GENERATOR,
             ],
             rules: &[],
             example: r#"func.func @init(%w: memref<4x4xf32>) {
@@ -505,6 +523,7 @@ backend and in the reference interpreter.",
                     presence: Default("1.0"),
                     doc: "the standard deviation",
                 },
+                GENERATOR,
             ],
             rules: &[Rule {
                 requires: "`mean` and `std` are finite and `std` is not negative",

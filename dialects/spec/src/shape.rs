@@ -202,6 +202,7 @@ specify the hidden dimension(s)\"). After lowering, a param is initialized by
                     presence: Default("a hash of `name`"),
                     doc: "the seed of the initialization",
                 },
+                crate::assign::GENERATOR,
             ],
             rules: &[
                 Rule {

@@ -584,7 +584,11 @@ fn init_param<'c>(
     dest: Value<'c, '_>,
     cache: &mut Cache<'c>,
 ) -> Result<OperationBuilder<'c>, String> {
-    let (init, seed) = ocannl_shape_dialect::param_init(op).map_err(|e| e.to_string())?;
+    let ocannl_shape_dialect::ParamInitAttrs {
+        init,
+        seed,
+        generator,
+    } = ocannl_shape_dialect::param_init(op).map_err(|e| e.to_string())?;
     // A seed per param (from its name unless given).
     let seed = seed.unwrap_or_else(|| {
         (name.bytes().fold(0xcbf29ce484222325u64, |h, b| {
@@ -609,10 +613,21 @@ fn init_param<'c>(
         Identifier::new(ctx, "seed"),
         IntegerAttribute::new(IntegerType::new(ctx, 64).into(), seed).into(),
     );
+    // The generator, when not the default.
+    let generator: Vec<(Identifier, melior::ir::Attribute)> =
+        if generator == ocannl_ops::Generator::default() {
+            vec![]
+        } else {
+            vec![(
+                Identifier::new(ctx, "generator"),
+                StringAttribute::new(ctx, generator.name()).into(),
+            )]
+        };
     Ok(match init.dist(fans.0, fans.1) {
         Some(Dist::Uniform { low, high }) => OperationBuilder::new("ocannl_assign.uniform", loc)
             .add_operands(&[dest])
-            .add_attributes(&[seed, float("low", low), float("high", high)]),
+            .add_attributes(&[seed, float("low", low), float("high", high)])
+            .add_attributes(&generator),
         Some(Dist::Normal { mean, std }) => {
             // In f64: a 16-bit attribute would round the deviation.
             let f64t = melior::ir::r#type::Type::float64(ctx);
@@ -625,6 +640,7 @@ fn init_param<'c>(
             OperationBuilder::new("ocannl_assign.normal", loc)
                 .add_operands(&[dest])
                 .add_attributes(&[seed, f("mean", mean), f("std", std)])
+                .add_attributes(&generator)
         }
         None => OperationBuilder::new("ocannl_assign.fill", loc)
             .add_operands(&[dest])

@@ -294,3 +294,11 @@ func.func @normal_infinite_mean(%a: memref<3xf32>) {
   "ocannl_assign.normal"(%a) {seed = 1 : i64, mean = 0x7FF0000000000000 : f64} : (memref<3xf32>) -> ()
   return
 }
+
+// -----
+
+func.func @unknown_generator(%a: memref<3xf32>) {
+  // expected-error@+1 {{'ocannl_assign.uniform' op attribute 'generator' must be one of the generators splitmix64, threefry, but got "philox"}}
+  "ocannl_assign.uniform"(%a) {seed = 1 : i64, generator = "philox"} : (memref<3xf32>) -> ()
+  return
+}

@@ -712,7 +712,7 @@ fn low_precision_programs_agree_with_the_interpreter() {
     }
     // Every op, literal, param initialization and einsum form, and
     // convolutions' gradients, in both 16-bit types.
-    let mut menu = Menu { next: [0; 6] };
+    let mut menu = Menu { next: [0; 7] };
     for seed in 0..seeds(24) {
         let (text, args) = every_op(9000 + seed, &mut menu);
         let text = in_elt(&text, if seed % 2 == 0 { "f16" } else { "bf16" });
@@ -981,7 +981,7 @@ const TRAIN_MODEL: &str = r#"func.func @loss(%x: !ocannl_shape.tensor<"64|40", f
 /// Every op and option, by name, for [`every_op`]: the generator cycles
 /// through each list so that a few programs cover them all.
 struct Menu {
-    next: [usize; 6],
+    next: [usize; 7],
 }
 
 /// Every param initialization (the `init` and `std` attributes).
@@ -991,6 +991,8 @@ const INITS: &[&str] = &[
     "init = \"he\"",
     "init = \"normal\", std = 0.5 : f64",
     "init = \"zeros\"",
+    "init = \"he\", generator = \"threefry\"",
+    "init = \"normal\", std = 2.0 : f64, generator = \"threefry\"",
 ];
 
 const UNARY: &[&str] = &[
@@ -1257,7 +1259,8 @@ fn every_op(seed: u64, menu: &mut Menu) -> (String, Vec<String>) {
                         input: vec![],
                         output: cur.output.clone(),
                     };
-                    let init = INITS[r.below(INITS.len() as u64) as usize];
+                    let init = INITS[menu.next[6] % INITS.len()];
+                    menu.next[6] += 1;
                     body += &format!(
                         "  %p{n} = \"ocannl_shape.param\"() {{name = \"p{n}\", {init}}} : () -> {}\n",
                         ty(&p)
@@ -1311,7 +1314,7 @@ fn parse_t(name: &str, s: &str) -> T {
 #[test]
 fn every_op_agrees_with_the_interpreter() {
     let dir = temp_dir("every-op");
-    let mut menu = Menu { next: [0; 6] };
+    let mut menu = Menu { next: [0; 7] };
     let mut texts = String::new();
     for seed in 0..seeds(24) {
         let (text, args) = every_op(9000 + seed, &mut menu);
@@ -1455,7 +1458,7 @@ fn iree_agrees_with_the_jit() {
         let (text, nargs) = conv2d(11000 + seed, false);
         check_iree(&py, &dir, "c2", seed, &text, &random(seed, nargs), &f);
     }
-    let mut menu = Menu { next: [0; 6] };
+    let mut menu = Menu { next: [0; 7] };
     for seed in 0..n * 2 {
         let (text, args) = every_op(9000 + seed, &mut menu);
         check_iree(&py, &dir, "e", seed, &text, &args, &f);
