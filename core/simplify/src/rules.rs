@@ -119,11 +119,9 @@ pub const RULES: &[Rule] = &[
         "(div (mul ?a ?c) ?b)",
         Reassociation,
     ),
-    // Powers: `x^0`, `x^1` and `1^x` are exact (IEEE `pow`: `pow(1, y)`
-    // is 1 for every `y`, NaN included; OCANNL's `ones_like` is `1^x`),
-    // small integer powers become products.
+    // Powers: `x^0` and `x^1` are exact (IEEE `pow`), small integer powers
+    // become products.
     rule("pow-0", "(pow ?x 0)", "1", Exact),
-    rule("pow-one-base", "(pow 1 ?x)", "1", Exact),
     rule("pow-1", "(pow ?x 1)", "?x", Exact),
     rule("pow-2", "(pow ?x 2)", "(mul ?x ?x)", ApproxFunctions),
     rule(
