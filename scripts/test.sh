@@ -41,6 +41,13 @@ scripts/gpu-selfcheck-bundle.sh target/gpu-selfcheck
 # The character transformer, short: one layer, 300 AdamW steps.
 cargo build --release -p ocannl --example names
 target/release/examples/names --layers 1 --steps 300 --every 300 --samples 3 --max-test-loss 2.6
+# The GPT example, short, on Debian's word list: one layer, 400 steps, its
+# checkpoint written; then greedy generation with key/value caches checked
+# equal to recomputing the context.
+cargo build --release -p ocannl --example gpt
+target/release/examples/gpt --text /usr/share/dict/words --layers 1 --dim 64 --block 32 --batch 8 \
+  --steps 400 --eval-every 400 --eval-batches 4 --warmup 20 --log-every 0 --max-val-loss 2.9 \
+  --checkpoint target/gpt-short.safetensors --sample 31 --prompt a --compare-recompute
 # IREE 3.13 from PyPI into target/iree-venv (a 600 MB download the first
 # time; OCANNL_IREE=0 skips it): the differential programs through linalg
 # and IREE against the JIT, and the lit tests that need IREE (which report

@@ -126,6 +126,11 @@ struct Cli {
     /// Sampling temperature (0: the most likely character each time).
     #[arg(long, default_value_t = 0.8)]
     temperature: f64,
+    /// Also generate `--sample` characters by recomputing the whole
+    /// context for each (a forward routine of one window), both greedy:
+    /// fail unless the two texts are equal; print both speeds.
+    #[arg(long)]
+    compare_recompute: bool,
     /// Fail when the last validation loss is above this.
     #[arg(long)]
     max_val_loss: Option<f64>,
@@ -279,6 +284,67 @@ impl Config {
         &wte * &h
     }
 
+    /// One decoding step with key/value caches: the id `token` (`"1"`) at
+    /// the position whose one-hot row is `position` (`"block"`), attending
+    /// to the positions `visible` marks (`"block,1"`: 1 up to the
+    /// position); each layer's cached keys and values (`"block,heads,e"`)
+    /// get this position's row. Returns the next character's logits
+    /// (`"vocab"`) and the updated caches, layer by layer (keys, values).
+    /// The params are the training model's, declared the same way.
+    fn decode(
+        &self,
+        token: &Tensor,
+        position: &Tensor,
+        visible: &Tensor,
+        caches: &[(Tensor, Tensor)],
+    ) -> (Tensor, Vec<(Tensor, Tensor)>) {
+        let c = *self;
+        let (heads, e) = (c.heads, c.dim / c.heads);
+        let residual_std = 0.02 / ((2 * c.layers) as f64).sqrt();
+        let wte = c.param("wte", &[c.dim], &[c.vocab], 0.02);
+        let wpe = c.param("wpe", &[c.dim], &[c.block], 0.02);
+        let mut h = einsum("v; d->v => d", &[&one_hot(token, c.vocab), &wte])
+            + einsum("t; d->t => d", &[position, &wpe]);
+        let rest = 1.0 - position;
+        let mut updated = vec![];
+        for (l, (keys, values)) in caches.iter().enumerate() {
+            let name = |p: &str| format!("h.{l}.{p}");
+            let x = nn::layer_norm_without_bias(&name("ln_1"), &h, 1e-5);
+            let project = |p: &str| {
+                let w = c.init(
+                    param(&name(&format!("attn.{p}")))
+                        .input(&[c.dim])
+                        .output(&[heads, e]),
+                    0.02,
+                );
+                &w * &x
+            };
+            // The cache with this position's row replaced.
+            let write = |cache: &Tensor, row: &Tensor| {
+                einsum("t,h,e; t => t,h,e", &[cache, &rest])
+                    + einsum("t; h,e => t,h,e", &[position, row])
+            };
+            let (keys, values) = (write(keys, &project("k")), write(values, &project("v")));
+            let scores =
+                einsum("h,e; t,h,e => t,h", &[&project("q"), &keys]) * (1.0 / (e as f64).sqrt());
+            let scores = where_(visible, &scores, &number(-1e9));
+            let attn = nn::softmax_over(&scores, "t,h => 0,h");
+            let mixed = einsum("t,h; t,h,e => h,e", &[&attn, &values]);
+            let o = c.init(
+                param(&name("attn.o")).input(&[heads, e]).output(&[c.dim]),
+                residual_std,
+            );
+            h = &h + &(&o * &mixed);
+            let x = nn::layer_norm_without_bias(&name("ln_2"), &h, 1e-5);
+            let fc = c.param(&name("mlp.fc"), &[c.dim], &[4 * c.dim], 0.02);
+            let proj = c.param(&name("mlp.proj"), &[4 * c.dim], &[c.dim], residual_std);
+            h = &h + &(&proj * &nn::gelu(&(&fc * &x)));
+            updated.push((keys, values));
+        }
+        let h = nn::layer_norm_without_bias("ln_f", &h, 1e-5);
+        (&wte * &h, updated)
+    }
+
     /// The params' cells: all, and without the position embedding
     /// (nanoGPT's count).
     fn params(&self) -> (u64, u64) {
@@ -318,8 +384,27 @@ fn run(cli: Cli) -> Result<(), Error> {
     let targets = data("targets", &format!("{b},{t}|1"));
     let loss = nn::cross_entropy(&c.logits(&ids), &targets, c.vocab);
     let forward = c.logits(&data("ids", &format!("{b},{t}|1")));
+    // Generation: one window's logits (the whole context recomputed), and
+    // one decoding step with key/value caches.
+    let context = c.logits(&data("ids", &format!("1,{t}|1")));
+    let (heads, e) = (c.heads, c.dim / c.heads);
+    let token = data("token", "1");
+    let position = data("position", &t.to_string());
+    let visible = data("visible", &format!("{t},1"));
+    let caches: Vec<(Tensor, Tensor)> = (0..c.layers)
+        .map(|l| {
+            let cache = |kind: &str| data(&format!("{kind}{l}"), &format!("{t},{heads},{e}"));
+            (cache("keys"), cache("values"))
+        })
+        .collect();
+    let (next, updated) = c.decode(&token, &position, &visible, &caches);
+    let mut decode: Vec<&Tensor> = vec![&next];
+    for (k, v) in &updated {
+        decode.extend([k, v]);
+    }
+    let routines: [(&str, &[&Tensor]); 2] = [("context", &[&context]), ("decode", &decode)];
     if cli.print_module {
-        print!("{}", Trainer::module(&loss, &forward)?);
+        print!("{}", Trainer::module_with(&loss, &forward, &routines)?);
         return Ok(());
     }
     let (all, counted) = c.params();
@@ -339,7 +424,7 @@ fn run(cli: Cli) -> Result<(), Error> {
         clip_norm: (cli.clip > 0.0).then_some(cli.clip),
     });
     let t0 = Instant::now();
-    let mut trainer = Trainer::new(&loss, &forward, optimizer)?;
+    let mut trainer = Trainer::with_routines(Device::CPU, &loss, &forward, &routines, optimizer)?;
     let times = trainer.times();
     println!(
         "compiled the train step in {:.2} s (passes {:.2} s, backend {:.2} s; cache: {:?}); params initialized in {:.1} ms",
@@ -413,15 +498,49 @@ fn run(cli: Cli) -> Result<(), Error> {
         println!("peak memory {:.0} MiB", kib as f64 / 1024.0);
     }
     if cli.sample > 0 {
+        let prompt = encode(&corpus, &cli.prompt)?;
+        let greedy = if cli.compare_recompute {
+            0.0
+        } else {
+            cli.temperature
+        };
+        // The two generation routines compiled first (each on its first
+        // call), so that the speeds below are of generating.
         let start = Instant::now();
-        let text = generate(&trainer, &corpus, &cli, &c)?;
-        let dt = start.elapsed().as_secs_f64();
+        generate_cached(&trainer, &c, &prompt[..1], 1, 0.0, cli.seed)?;
+        generate_recomputed(&trainer, &c, &prompt[..1], 1)?;
+        println!(
+            "compiled the decoding and context routines in {:.2} s",
+            start.elapsed().as_secs_f64()
+        );
+        let start = Instant::now();
+        let ids = generate_cached(&trainer, &c, &prompt, cli.sample, greedy, cli.seed)?;
+        let cached = start.elapsed().as_secs_f64();
+        let text: String = ids.iter().map(|&i| corpus.chars[i as usize]).collect();
         println!("{}{text}", cli.prompt);
         println!(
-            "generated {} characters in {dt:.2} s ({:.0} per second, the whole context recomputed for each)",
+            "generated {} characters in {cached:.3} s ({:.0} per second, with key/value caches)",
             cli.sample,
-            cli.sample as f64 / dt
+            cli.sample as f64 / cached
         );
+        if cli.compare_recompute {
+            let start = Instant::now();
+            let again = generate_recomputed(&trainer, &c, &prompt, cli.sample)?;
+            let whole = start.elapsed().as_secs_f64();
+            println!(
+                "recomputing the context: {:.0} characters per second; the caches are {:.1}x faster",
+                cli.sample as f64 / whole,
+                whole / cached
+            );
+            if again != ids {
+                let other: String = again.iter().map(|&i| corpus.chars[i as usize]).collect();
+                return Err(format!(
+                    "greedy generation with caches differs from recomputing the context:\n{text:?}\n{other:?}"
+                )
+                .into());
+            }
+            println!("the same {} characters both ways (greedy)", cli.sample);
+        }
     }
     match (cli.max_val_loss, last_val) {
         (Some(max), Some(v)) if v > max => {
@@ -465,41 +584,106 @@ fn cross_entropy(logits: &[f64], targets: &[f64], v: usize) -> f64 {
         / n
 }
 
-/// `--sample` characters after `--prompt`, each from the forward routine
-/// over the last `block` characters (row 0 of its batch), the next
-/// character drawn at `--temperature` (the most likely one at 0).
-fn generate(trainer: &Trainer, corpus: &Corpus, cli: &Cli, c: &Config) -> Result<String, Error> {
-    let mut context: Vec<u32> = cli
-        .prompt
-        .chars()
+/// The ids of `text`'s characters (each must be in the corpus).
+fn encode(corpus: &Corpus, text: &str) -> Result<Vec<u32>, Error> {
+    if text.is_empty() {
+        return Err("--prompt is empty".into());
+    }
+    text.chars()
         .map(|ch| {
             corpus
                 .chars
                 .binary_search(&ch)
                 .map(|i| i as u32)
-                .map_err(|_| format!("the prompt's character {ch:?} is not in the text"))
+                .map_err(|_| format!("the prompt's character {ch:?} is not in the text").into())
         })
-        .collect::<Result<_, _>>()?;
-    if context.is_empty() {
-        return Err("--prompt is empty".into());
+        .collect()
+}
+
+/// `n` ids after `prompt`, each from the decoding routine (`decode`): one
+/// position per call, its keys and values appended to caches that the
+/// next call reads, so that within the block the context is never
+/// recomputed. Beyond the block the context is cropped to its last `block`
+/// ids, as nanoGPT does: every position then moves, and with it every key
+/// and value (the positions are learned embeddings), so each id beyond
+/// the block comes from the whole window recomputed (`context`). Drawn at
+/// `temperature` (the most likely id at 0).
+fn generate_cached(
+    trainer: &Trainer,
+    c: &Config,
+    prompt: &[u32],
+    n: usize,
+    temperature: f64,
+    seed: u64,
+) -> Result<Vec<u32>, Error> {
+    let t = c.block as usize;
+    let cells = t * c.dim as usize;
+    let dims = vec![c.block, c.heads, c.dim / c.heads];
+    let mut caches = vec![HostTensor::f32(dims, vec![0.0; cells]); 2 * c.layers as usize];
+    let mut rng = SplitMix64::new(seed ^ 0x5a5a_5a5a);
+    let mut context = prompt.to_vec();
+    // How many ids of the context are in the caches.
+    let mut filled = 0;
+    let mut out = vec![];
+    for _ in 0..n {
+        if context.len() > t {
+            let window = &context[context.len() - t..];
+            let ids: Vec<f32> = window.iter().map(|&id| id as f32).collect();
+            let logits = trainer.call("context", &[HostTensor::f32(vec![1, c.block, 1], ids)])?;
+            let logits = logits.first().ok_or("no logits")?.to_f64();
+            let v = c.vocab as usize;
+            let next = pick(&logits[(t - 1) * v..t * v], temperature, &mut rng) as u32;
+            context.push(next);
+            out.push(next);
+            continue;
+        }
+        let mut logits = vec![];
+        while filled < context.len() {
+            let p = filled;
+            let one_hot: Vec<f32> = (0..t).map(|k| if k == p { 1.0 } else { 0.0 }).collect();
+            let visible: Vec<f32> = (0..t).map(|k| if k <= p { 1.0 } else { 0.0 }).collect();
+            let mut inputs = vec![
+                HostTensor::f32(vec![1], vec![context[p] as f32]),
+                HostTensor::f32(vec![c.block], one_hot),
+                HostTensor::f32(vec![c.block, 1], visible),
+            ];
+            inputs.append(&mut caches);
+            let mut results = trainer.call("decode", &inputs)?.into_iter();
+            logits = results.next().ok_or("no logits")?.to_f64();
+            caches = results.collect();
+            filled += 1;
+        }
+        let next = pick(&logits, temperature, &mut rng) as u32;
+        context.push(next);
+        out.push(next);
     }
-    let (b, t, v) = (cli.batch as usize, c.block as usize, c.vocab as usize);
-    let mut rng = SplitMix64::new(cli.seed ^ 0x5a5a_5a5a);
-    let mut out = String::new();
-    for _ in 0..cli.sample {
+    Ok(out)
+}
+
+/// `n` ids after `prompt`, greedy, each from the logits of the whole
+/// context (its last `block` ids) recomputed by the `context` routine.
+fn generate_recomputed(
+    trainer: &Trainer,
+    c: &Config,
+    prompt: &[u32],
+    n: usize,
+) -> Result<Vec<u32>, Error> {
+    let (t, v) = (c.block as usize, c.vocab as usize);
+    let mut context = prompt.to_vec();
+    let mut rng = SplitMix64::new(0);
+    let mut out = vec![];
+    for _ in 0..n {
         let window = &context[context.len().saturating_sub(t)..];
-        let mut ids = vec![0f32; b * t];
+        let mut ids = vec![0f32; t];
         for (k, &id) in window.iter().enumerate() {
             ids[k] = id as f32;
         }
-        let logits = trainer
-            .forward(&[HostTensor::f32(vec![b as u64, t as u64, 1], ids)])?
-            .to_f64();
+        let logits = trainer.call("context", &[HostTensor::f32(vec![1, c.block, 1], ids)])?;
+        let logits = logits.first().ok_or("no logits")?.to_f64();
         let p = window.len() - 1;
-        let row = &logits[p * v..(p + 1) * v];
-        let next = pick(row, cli.temperature, &mut rng);
-        context.push(next as u32);
-        out.push(corpus.chars[next]);
+        let next = pick(&logits[p * v..(p + 1) * v], 0.0, &mut rng) as u32;
+        context.push(next);
+        out.push(next);
     }
     Ok(out)
 }

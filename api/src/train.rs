@@ -286,10 +286,13 @@ pub struct Trainer {
     /// The executable of the train step (its profile).
     program: Box<dyn Executable>,
     device: Device,
-    /// The forward routine's module at the loops stage, compiled on first
-    /// use.
+    /// The inference routines' module (the forward function and the
+    /// routines given to [`Trainer::with_routines`]), each compiled on
+    /// first use.
     forward_text: String,
-    forward_program: RefCell<Option<Forward>>,
+    forward_program: RefCell<HashMap<String, Forward>>,
+    /// The inference routines' names (`forward` first).
+    routines: Vec<String>,
     /// Bumped whenever the params may change (a step, a param set).
     params_generation: u64,
     layout: Layout,
@@ -482,7 +485,7 @@ fn shape_stage() -> &'static str {
 /// compile lowers none of it): a copy of the module without the training
 /// routines (the bulk of it, which the forward routine does not call),
 /// then only what the forward routine uses.
-fn split_forward(module: &Module) -> Result<String, Error> {
+fn split_forward(module: &Module, routines: &[String]) -> Result<String, Error> {
     use melior::ir::{block::BlockLike, RegionLike};
     let mut forward = Module::new(module.as_operation().location());
     for (name, value) in module.as_operation().attributes() {
@@ -518,8 +521,8 @@ fn split_forward(module: &Module) -> Result<String, Error> {
         }
         forward.body().append_operation(ocannl_mlir::ir::clone(op));
     }
-    ocannl_passes::keep_only(&mut forward, &["forward"])
-        .map_err(|e| Error::Internal(e.to_string()))?;
+    let keep: Vec<&str> = routines.iter().map(String::as_str).collect();
+    ocannl_passes::keep_only(&mut forward, &keep).map_err(|e| Error::Internal(e.to_string()))?;
     Ok(forward.as_operation().to_string())
 }
 
@@ -670,11 +673,59 @@ impl Trainer {
     /// The `ocannl_shape` module a trainer compiles for `loss` and
     /// `forward`: the functions `@loss` and `@forward`.
     pub fn module(loss: &Tensor, forward: &Tensor) -> Result<String, Error> {
-        Ok(format!(
+        Trainer::module_with(loss, forward, &[])
+    }
+
+    /// [`Trainer::module`] with the functions of `routines` (each a name and
+    /// its results) after `@forward`.
+    pub fn module_with(
+        loss: &Tensor,
+        forward: &Tensor,
+        routines: &[(&str, &[&Tensor])],
+    ) -> Result<String, Error> {
+        let mut text = format!(
             "{}{}",
             Tensor::module("loss", &[loss])?,
             Tensor::module("forward", &[forward])?
-        ))
+        );
+        for (name, outputs) in routines {
+            let ok = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && *name != "forward"
+                && !name.starts_with("loss");
+            if !ok {
+                return Err(Error::Invalid(format!(
+                    "'{name}' cannot name a routine: a letter then letters, digits or '_', not 'forward' nor starting with 'loss'"
+                )));
+            }
+            if routines.iter().filter(|(n, _)| n == name).count() > 1 {
+                return Err(Error::Invalid(format!("two routines are named '{name}'")));
+            }
+            text += &Tensor::module(name, outputs)?;
+        }
+        Ok(text)
+    }
+
+    /// [`Trainer::new_on`] with more inference routines than the forward
+    /// function: each a name and its results, reading the trainer's params
+    /// (in place on the CPU) and the data it creates, compiled on its first
+    /// [`Trainer::call`] (e.g. a decoding step with its caches as inputs
+    /// and results).
+    pub fn with_routines(
+        device: impl Into<Device>,
+        loss: &Tensor,
+        forward: &Tensor,
+        routines: &[(&str, &[&Tensor])],
+        optimizer: impl Into<Optimizer>,
+    ) -> Result<Trainer, Error> {
+        Trainer::build_with(
+            device.into(),
+            loss,
+            forward,
+            routines,
+            optimizer.into(),
+            None,
+        )
     }
 
     /// [`Trainer::new`] on a device ([`Device::CPU`], [`Device::CUDA`], or
@@ -722,6 +773,17 @@ impl Trainer {
         loss: &Tensor,
         forward: &Tensor,
         optimizer: Optimizer,
+        collective: Option<Box<dyn Collective>>,
+    ) -> Result<Trainer, Error> {
+        Trainer::build_with(device, loss, forward, &[], optimizer, collective)
+    }
+
+    fn build_with(
+        device: Device,
+        loss: &Tensor,
+        forward: &Tensor,
+        routines: &[(&str, &[&Tensor])],
+        optimizer: Optimizer,
         mut collective: Option<Box<dyn Collective>>,
     ) -> Result<Trainer, Error> {
         let split = collective.is_some();
@@ -729,7 +791,9 @@ impl Trainer {
             .check()
             .map_err(|e| Error::Invalid(e.to_string()))?;
         let backend = find_backend(&device)?;
-        let text = Trainer::module(loss, forward)?;
+        let text = Trainer::module_with(loss, forward, routines)?;
+        let mut inspected = vec!["forward".to_string()];
+        inspected.extend(routines.iter().map(|(n, _)| n.to_string()));
         let mut compiler = Compiler::new(backend, backend.default_options());
         let diagnostics = Diagnostics::attach(&mut compiler);
         let keep: &[&str] = if split {
@@ -742,7 +806,7 @@ impl Trainer {
             source: &text,
             stages: training_pipeline(&optimizer, split),
             keep: keep.iter().map(|k| k.to_string()).collect(),
-            inspected: vec!["forward".to_string()],
+            inspected: inspected.clone(),
             tag: TRAINER_TAG,
             calls: 1,
             loop_stats: false,
@@ -766,7 +830,7 @@ impl Trainer {
                 )?;
                 // The train step (with the init routine) is compiled now;
                 // the forward routine, from its own module, on first use.
-                let forward_text = split_forward(module)?;
+                let forward_text = split_forward(module, &inspected)?;
                 options.run_once = ["loss_init".to_string()].into();
                 Ok::<_, BuildError>(forward_text.into_bytes())
             })
@@ -786,7 +850,8 @@ impl Trainer {
             step,
             device,
             forward_text,
-            forward_program: RefCell::new(None),
+            forward_program: RefCell::new(HashMap::new()),
+            routines: inspected,
             params_generation: 0,
             layout,
             module: text,
@@ -967,14 +1032,39 @@ impl Trainer {
     /// [`Trainer::forward`] on inputs that may be indices (for the
     /// forward function's [`index`](crate::index()) inputs).
     pub fn forward_values(&self, inputs: &[HostValue]) -> Result<HostTensor, Error> {
-        let mut forward = self.forward_program.borrow_mut();
-        let forward = match &mut *forward {
-            Some(f) => f,
-            None => forward.insert(self.compile_forward()?),
-        };
+        self.call_values("forward", inputs)?
+            .into_iter()
+            .next()
+            .ok_or_else(|| Error::Internal("the forward routine returned no tensor".into()))
+    }
+
+    /// The routine `name` (given to [`Trainer::with_routines`], or
+    /// `"forward"`) on inputs (one tensor per data input of its function,
+    /// in order), with the current params: its results.
+    pub fn call(&self, name: &str, inputs: &[HostTensor]) -> Result<Vec<HostTensor>, Error> {
+        let inputs: Vec<HostValue> = inputs.iter().cloned().map(HostValue::Tensor).collect();
+        self.call_values(name, &inputs)
+    }
+
+    /// [`Trainer::call`] on inputs that may be indices.
+    pub fn call_values(&self, name: &str, inputs: &[HostValue]) -> Result<Vec<HostTensor>, Error> {
+        if !self.routines.iter().any(|r| r == name) {
+            return Err(Error::Invalid(format!(
+                "no routine '{name}': the trainer has {}",
+                self.routines.join(", ")
+            )));
+        }
+        let mut routines = self.forward_program.borrow_mut();
+        if !routines.contains_key(name) {
+            let compiled = self.compile_forward(name)?;
+            routines.insert(name.to_string(), compiled);
+        }
+        let forward = routines
+            .get_mut(name)
+            .ok_or_else(|| Error::Internal("a routine compiled and lost".into()))?;
         if inputs.len() != forward.n_data {
             return Err(Error::Invalid(format!(
-                "the forward function takes {} data tensor(s), {} given",
+                "the {name} function takes {} data tensor(s), {} given",
                 forward.n_data,
                 inputs.len()
             )));
@@ -983,8 +1073,8 @@ impl Trainer {
             forward.session.set(i, x).map_err(Error::from)?;
         }
         if !forward.shared && forward.synced != self.params_generation {
-            for (k, name) in forward.params.iter().enumerate() {
-                let p = self.param(name)?;
+            for (k, pname) in forward.params.iter().enumerate() {
+                let p = self.param(pname)?;
                 forward
                     .session
                     .set(forward.n_data + k, &HostValue::Tensor(p))
@@ -992,30 +1082,30 @@ impl Trainer {
             }
             forward.synced = self.params_generation;
         }
-        match forward
+        forward
             .session
             .invoke()
             .map_err(Error::from)?
             .into_iter()
-            .next()
-        {
-            Some(HostValue::Tensor(t)) => Ok(t),
-            _ => Err(Error::Internal(
-                "the forward routine returned no tensor".into(),
-            )),
-        }
+            .map(|v| match v {
+                HostValue::Tensor(t) => Ok(t),
+                HostValue::Index(_) => Err(Error::Internal(format!(
+                    "the {name} routine returned an index"
+                ))),
+            })
+            .collect()
     }
 
-    /// The forward routine compiled (or loaded from the cache) and
-    /// prepared on zeros, its params not yet copied in.
-    fn compile_forward(&self) -> Result<Forward, Error> {
+    /// The inference routine `name` compiled (or loaded from the cache)
+    /// and prepared on zeros, its params not yet copied in.
+    fn compile_forward(&self, name: &str) -> Result<Forward, Error> {
         let t = Instant::now();
         self.diagnostics.clear();
         let job = Job {
             name: "",
             source: &self.forward_text,
             stages: vec![],
-            keep: vec!["forward".to_string()],
+            keep: vec![name.to_string()],
             inspected: vec![],
             tag: TRAINER_TAG,
             calls: 1,
@@ -1027,18 +1117,18 @@ impl Trainer {
             .map_err(|e| self.diagnostics.of(e))?;
         let program = compiled.executable;
         let args = program
-            .arg_info("forward")
+            .arg_info(name)
             .map_err(|e| Error::Internal(e.to_string()))?;
         let n_data = args.iter().take_while(|a| a.role == Role::Data).count();
         let params = params_of(args);
         let zeros: Vec<HostValue> = program
-            .signature("forward")
+            .signature(name)
             .map_err(|e| Error::Internal(e.to_string()))?
             .inputs
             .iter()
             .map(Slot::zeros)
             .collect();
-        let mut session = program.prepare("forward", &zeros).map_err(Error::from)?;
+        let mut session = program.prepare(name, &zeros).map_err(Error::from)?;
         // The params in place: the forward routine reads the train step's
         // buffers where the backend shares them (the CPU), so a call copies
         // nothing; else they are copied in when they changed.
