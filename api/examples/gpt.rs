@@ -361,9 +361,6 @@ fn run(cli: Cli) -> Result<(), Error> {
         (None, Some(v)) => Corpus::random(v, cli.block, cli.batch, cli.seed)?,
         (None, None) => return Err("give --text PATH or --random-ids VOCAB".into()),
     };
-    if cli.sample > 0 && corpus.chars.is_empty() {
-        return Err("--sample needs a --text".into());
-    }
     let c = Config {
         vocab: corpus.vocab,
         block: cli.block,
@@ -498,7 +495,12 @@ fn run(cli: Cli) -> Result<(), Error> {
         println!("peak memory {:.0} MiB", kib as f64 / 1024.0);
     }
     if cli.sample > 0 {
-        let prompt = encode(&corpus, &cli.prompt)?;
+        // (Random ids: the prompt is id 0, and the ids are not printed.)
+        let prompt = if corpus.chars.is_empty() {
+            vec![0]
+        } else {
+            encode(&corpus, &cli.prompt)?
+        };
         let greedy = if cli.compare_recompute {
             0.0
         } else {
@@ -516,10 +518,15 @@ fn run(cli: Cli) -> Result<(), Error> {
         let start = Instant::now();
         let ids = generate_cached(&trainer, &c, &prompt, cli.sample, greedy, cli.seed)?;
         let cached = start.elapsed().as_secs_f64();
-        let text: String = ids.iter().map(|&i| corpus.chars[i as usize]).collect();
-        println!("{}{text}", cli.prompt);
+        let text: String = ids
+            .iter()
+            .filter_map(|&i| corpus.chars.get(i as usize))
+            .collect();
+        if !corpus.chars.is_empty() {
+            println!("{}{text}", cli.prompt);
+        }
         println!(
-            "generated {} characters in {cached:.3} s ({:.0} per second, with key/value caches)",
+            "generated {} ids in {cached:.3} s ({:.0} per second, with key/value caches)",
             cli.sample,
             cli.sample as f64 / cached
         );
@@ -528,18 +535,17 @@ fn run(cli: Cli) -> Result<(), Error> {
             let again = generate_recomputed(&trainer, &c, &prompt, cli.sample)?;
             let whole = start.elapsed().as_secs_f64();
             println!(
-                "recomputing the context: {:.0} characters per second; the caches are {:.1}x faster",
+                "recomputing the context: {:.0} ids per second; the caches are {:.1}x faster",
                 cli.sample as f64 / whole,
                 whole / cached
             );
             if again != ids {
-                let other: String = again.iter().map(|&i| corpus.chars[i as usize]).collect();
                 return Err(format!(
-                    "greedy generation with caches differs from recomputing the context:\n{text:?}\n{other:?}"
+                    "greedy generation with caches differs from recomputing the context:\n{ids:?}\n{again:?}"
                 )
                 .into());
             }
-            println!("the same {} characters both ways (greedy)", cli.sample);
+            println!("the same {} ids both ways (greedy)", cli.sample);
         }
     }
     match (cli.max_val_loss, last_val) {
