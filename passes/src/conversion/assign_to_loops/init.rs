@@ -200,41 +200,50 @@ pub(crate) fn cells<'c, 'a>(
     // Generated values are computed in the compute type and rounded once.
     let compute = numeric::compute_type(e, eltt);
     let ranges: Vec<(i64, i64)> = dims.iter().map(|&d| (0, d)).collect();
-    target.independent_nest(e, at, &ranges, false, &mut |inner, ivs| {
-        // The linear index of the cell.
-        let mut lin = e.index(inner, 0).map_err(|e| e.to_string())?;
-        for (iv, s) in ivs.iter().zip(&st) {
-            let sc = e.index(inner, *s).map_err(|e| e.to_string())?;
-            let t = e.op1(inner, "arith.muli", &[*iv, sc], Type::index(ctx), &[]);
-            lin = e.op1(inner, "arith.addi", &[lin, t], Type::index(ctx), &[]);
-        }
-        let value = match what {
-            Cells::Literal => e.op1(
-                inner,
-                "memref.load",
-                &[source.ok_or("internal error: no global")?, lin],
-                eltt,
-                &[],
-            ),
-            Cells::Range => {
-                let i = e.op1(
+    // Each cell from its own index: the cells of a large buffer on every
+    // core (a GPT-2's 124M normal params take seconds on one).
+    target.independent_nest(
+        e,
+        at,
+        &ranges,
+        target.parallel(&ranges),
+        &mut |inner, ivs| {
+            // The linear index of the cell.
+            let mut lin = e.index(inner, 0).map_err(|e| e.to_string())?;
+            for (iv, s) in ivs.iter().zip(&st) {
+                let sc = e.index(inner, *s).map_err(|e| e.to_string())?;
+                let t = e.op1(inner, "arith.muli", &[*iv, sc], Type::index(ctx), &[]);
+                lin = e.op1(inner, "arith.addi", &[lin, t], Type::index(ctx), &[]);
+            }
+            let value = match what {
+                Cells::Literal => e.op1(
                     inner,
-                    "arith.index_cast",
-                    &[lin],
-                    e.ty("i64").map_err(|e| e.to_string())?,
+                    "memref.load",
+                    &[source.ok_or("internal error: no global")?, lin],
+                    eltt,
                     &[],
-                );
-                let v = e.op1(inner, "arith.sitofp", &[i], compute, &[]);
-                numeric::convert(e, inner, v, eltt)
-            }
-            Cells::Random(r) => {
-                let v = numeric::random(e, inner, lin, r, compute).map_err(|e| e.to_string())?;
-                numeric::convert(e, inner, v, eltt)
-            }
-        };
-        let mut ops = vec![value, dest];
-        ops.extend_from_slice(ivs);
-        e.op0(inner, "memref.store", &ops);
-        Ok(())
-    })
+                ),
+                Cells::Range => {
+                    let i = e.op1(
+                        inner,
+                        "arith.index_cast",
+                        &[lin],
+                        e.ty("i64").map_err(|e| e.to_string())?,
+                        &[],
+                    );
+                    let v = e.op1(inner, "arith.sitofp", &[i], compute, &[]);
+                    numeric::convert(e, inner, v, eltt)
+                }
+                Cells::Random(r) => {
+                    let v =
+                        numeric::random(e, inner, lin, r, compute).map_err(|e| e.to_string())?;
+                    numeric::convert(e, inner, v, eltt)
+                }
+            };
+            let mut ops = vec![value, dest];
+            ops.extend_from_slice(ivs);
+            e.op0(inner, "memref.store", &ops);
+            Ok(())
+        },
+    )
 }
