@@ -23,6 +23,11 @@
 //! [--lr LR] [--min-lr LR] [--warmup N] [--seed S] [--checkpoint F]
 //! [--init F] [--sample N] [--prompt TEXT]`.
 //!
+//! `--sample N` generates with a compiled decoding routine: one position
+//! per call, each layer's keys and values kept in caches the routine
+//! returns and the next call reads (`--compare-recompute` checks it,
+//! greedy, against recomputing the whole context).
+//!
 //! Batches are drawn by SplitMix64 (`ocannl_ops::SplitMix64`): the training
 //! offsets from `--seed`, each evaluation's from `seed * 1000003 + step + 1`
 //! (train batches, then validation batches), each offset `below(len -
