@@ -350,6 +350,22 @@ pub fn name_of_op(op: NumOp) -> Option<&'static str> {
     SCALAR_OPS.iter().find(|(_, o)| *o == op).map(|(n, _)| *n)
 }
 
+/// The value of a `range` cell of linear index `lin` (an `index`): the
+/// index as a float of the compute type `compute`, rounded once to
+/// `stored`.
+pub fn range_value<'c, 'a>(
+    e: &Builder<'c>,
+    at: At<'c, 'a>,
+    lin: Value<'c, 'a>,
+    compute: Type<'c>,
+    stored: Type<'c>,
+) -> Result<Value<'c, 'a>, ocannl_mlir::Error> {
+    let i64t = e.ty("i64")?;
+    let i = e.op1(at, "arith.index_cast", &[lin], i64t, &[]);
+    let v = e.op1(at, "arith.sitofp", &[i], compute, &[]);
+    Ok(convert(e, at, v, stored))
+}
+
 /// What a counter-based initialization's cells depend on besides their
 /// index: the seed, and two numbers of the compute type: for `uniform`, the
 /// scale and offset taking the generator's integers to `[low, high)`; for

@@ -144,15 +144,7 @@ pub(crate) fn cells<'c, 'a>(
                     Ok(numeric::convert(e, inner, v, cur.elt))
                 }
                 None => {
-                    let i = e.op1(
-                        inner,
-                        "arith.index_cast",
-                        &[lin],
-                        e.ty("i64").map_err(|e| e.to_string())?,
-                        &[],
-                    );
-                    let v = e.op1(inner, "arith.sitofp", &[i], compute, &[]);
-                    Ok(numeric::convert(e, inner, v, cur.elt))
+                    numeric::range_value(e, inner, lin, compute, cur.elt).map_err(|e| e.to_string())
                 }
             }
         },

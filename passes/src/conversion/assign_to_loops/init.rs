@@ -224,15 +224,7 @@ pub(crate) fn cells<'c, 'a>(
                     &[],
                 ),
                 Cells::Range => {
-                    let i = e.op1(
-                        inner,
-                        "arith.index_cast",
-                        &[lin],
-                        e.ty("i64").map_err(|e| e.to_string())?,
-                        &[],
-                    );
-                    let v = e.op1(inner, "arith.sitofp", &[i], compute, &[]);
-                    numeric::convert(e, inner, v, eltt)
+                    numeric::range_value(e, inner, lin, compute, eltt).map_err(|e| e.to_string())?
                 }
                 Cells::Random(r) => {
                     let v =
