@@ -689,13 +689,18 @@ impl Trainer {
             Tensor::module("forward", &[forward])?
         );
         for (name, outputs) in routines {
+            // (The lowering names a function's companions `F_init`,
+            // `F_train_step`, `F_grad` and `F_update`.)
+            let generated = ["_init", "_train_step", "_grad", "_update"];
             let ok = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
                 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
                 && *name != "forward"
-                && !name.starts_with("loss");
+                && !name.starts_with("loss")
+                && !generated.iter().any(|g| name.ends_with(g));
             if !ok {
                 return Err(Error::Invalid(format!(
-                    "'{name}' cannot name a routine: a letter then letters, digits or '_', not 'forward' nor starting with 'loss'"
+                    "'{name}' cannot name a routine: a letter then letters, digits or '_', not 'forward', not starting with 'loss', not ending with {}",
+                    generated.join(", ")
                 )));
             }
             if routines.iter().filter(|(n, _)| n == name).count() > 1 {

@@ -78,7 +78,15 @@ fn more_routines_read_the_same_params_and_return_every_result() {
 fn routine_names_are_checked() {
     let x = data("x", "2");
     let y = param("w").output(&[1]) * &x;
-    for bad in ["forward", "loss_extra", "2nd", "a-b", ""] {
+    for bad in [
+        "forward",
+        "loss_extra",
+        "2nd",
+        "a-b",
+        "",
+        "decode_init",
+        "f_update",
+    ] {
         let e = Trainer::with_routines(Device::CPU, &sum(&y), &y, &[(bad, &[&y])], Sgd::default())
             .err()
             .expect("refused")
