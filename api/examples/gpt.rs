@@ -250,15 +250,45 @@ impl Config {
         self.init(param(name).input(input).output(output), std)
     }
 
+    /// The standard deviation of the residual projections (GPT-2's
+    /// 0.02/sqrt(2 layers)).
+    fn residual_std(&self) -> f64 {
+        0.02 / ((2 * self.layers) as f64).sqrt()
+    }
+
+    /// The token embedding (`vocab x dim` in memory, as PyTorch's; also
+    /// the head) and the learned positions (`block x dim`).
+    fn embeddings(&self) -> (Param, Param) {
+        let wte = self.param("wte", &[self.dim], &[self.vocab], 0.02);
+        let wpe = self.param("wpe", &[self.dim], &[self.block], 0.02);
+        (wte, wpe)
+    }
+
+    /// Layer `l`'s second half: `h + mlp(layer_norm(h))`, a GELU MLP of 4x.
+    fn mlp(&self, l: u64, h: &Tensor) -> Tensor {
+        let x = nn::layer_norm_without_bias(&format!("h.{l}.ln_2"), h, 1e-5);
+        let fc = self.param(&format!("h.{l}.mlp.fc"), &[self.dim], &[4 * self.dim], 0.02);
+        let proj = self.param(
+            &format!("h.{l}.mlp.proj"),
+            &[4 * self.dim],
+            &[self.dim],
+            self.residual_std(),
+        );
+        h + &(&proj * &nn::gelu(&(&fc * &x)))
+    }
+
+    /// The logits of `h` after the last layer: the final layer norm, then
+    /// the embedding's param as the head (weight tying).
+    fn head(&self, wte: &Param, h: &Tensor) -> Tensor {
+        wte * &nn::layer_norm_without_bias("ln_f", h, 1e-5)
+    }
+
     /// The logits (`"...,t|vocab"`) of the next character at each position
     /// of `ids` (`"...,t|1"`).
     fn logits(&self, ids: &Tensor) -> Tensor {
         let c = *self;
-        let residual_std = 0.02 / ((2 * c.layers) as f64).sqrt();
-        // The token embedding, `vocab x dim` in memory as PyTorch's.
-        let wte = c.param("wte", &[c.dim], &[c.vocab], 0.02);
+        let (wte, wpe) = c.embeddings();
         let tokens = einsum("...|v; d->v => ...|d", &[&one_hot(ids, c.vocab), &wte]);
-        let wpe = c.param("wpe", &[c.dim], &[c.block], 0.02);
         let mut h = einsum_with(
             "...,t|d; d->t => ...,t|d",
             Accum::Add,
@@ -276,17 +306,11 @@ impl Config {
                 c.heads,
                 Some(&mask),
                 &|p| c.init(p, 0.02),
-                &|p| c.init(p, residual_std),
+                &|p| c.init(p, c.residual_std()),
             );
-            h = &h + &a;
-            let x = nn::layer_norm_without_bias(&name("ln_2"), &h, 1e-5);
-            let fc = c.param(&name("mlp.fc"), &[c.dim], &[4 * c.dim], 0.02);
-            let proj = c.param(&name("mlp.proj"), &[4 * c.dim], &[c.dim], residual_std);
-            h = &h + &(&proj * &nn::gelu(&(&fc * &x)));
+            h = c.mlp(l, &(&h + &a));
         }
-        let h = nn::layer_norm_without_bias("ln_f", &h, 1e-5);
-        // The head is the embedding's param (weight tying).
-        &wte * &h
+        c.head(&wte, &h)
     }
 
     /// One decoding step with key/value caches: the id `token` (`"1"`) at
@@ -305,9 +329,7 @@ impl Config {
     ) -> (Tensor, Vec<(Tensor, Tensor)>) {
         let c = *self;
         let (heads, e) = (c.heads, c.dim / c.heads);
-        let residual_std = 0.02 / ((2 * c.layers) as f64).sqrt();
-        let wte = c.param("wte", &[c.dim], &[c.vocab], 0.02);
-        let wpe = c.param("wpe", &[c.dim], &[c.block], 0.02);
+        let (wte, wpe) = c.embeddings();
         let mut h = einsum("v; d->v => d", &[&one_hot(token, c.vocab), &wte])
             + einsum("t; d->t => d", &[position, &wpe]);
         let rest = 1.0 - position;
@@ -337,17 +359,12 @@ impl Config {
             let mixed = einsum("t,h; t,h,e => h,e", &[&attn, &values]);
             let o = c.init(
                 param(&name("attn.o")).input(&[heads, e]).output(&[c.dim]),
-                residual_std,
+                c.residual_std(),
             );
-            h = &h + &(&o * &mixed);
-            let x = nn::layer_norm_without_bias(&name("ln_2"), &h, 1e-5);
-            let fc = c.param(&name("mlp.fc"), &[c.dim], &[4 * c.dim], 0.02);
-            let proj = c.param(&name("mlp.proj"), &[4 * c.dim], &[c.dim], residual_std);
-            h = &h + &(&proj * &nn::gelu(&(&fc * &x)));
+            h = c.mlp(l as u64, &(&h + &(&o * &mixed)));
             updated.push((keys, values));
         }
-        let h = nn::layer_norm_without_bias("ln_f", &h, 1e-5);
-        (&wte * &h, updated)
+        (c.head(&wte, &h), updated)
     }
 
     /// The params' cells: all, and without the position embedding

@@ -212,9 +212,10 @@ fn params_of(args: &[ArgInfo]) -> Vec<String> {
         .collect()
 }
 
-/// The forward routine, compiled on first use, with its arguments in the
-/// backend's memory: the params are copied in only when they changed since
-/// the last call (a train step, a param set or loaded).
+/// An inference routine (the forward function, or one given to
+/// [`Trainer::with_routines`]), compiled on first use, with its arguments
+/// in the backend's memory: the params are copied in only when they
+/// changed since the last call (a train step, a param set or loaded).
 struct Forward {
     session: Box<dyn Session>,
     /// The compiled code the session runs (dropped after it).
@@ -1149,9 +1150,11 @@ impl Trainer {
                         .is_ok()
                 })
         });
-        let mut times = self.times.borrow_mut();
-        times.forward = Some(t.elapsed());
-        times.forward_cache = Some(compiled.cache);
+        if name == "forward" {
+            let mut times = self.times.borrow_mut();
+            times.forward = Some(t.elapsed());
+            times.forward_cache = Some(compiled.cache);
+        }
         Ok(Forward {
             session,
             _program: program,

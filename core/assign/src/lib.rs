@@ -46,7 +46,7 @@ pub enum Stmt {
         buf: usize,
     },
     /// Counter-based pseudo-random cells (`uniform`, `normal`): cell `k`
-    /// is `dist.value_of(generator, seed, k)`.
+    /// is `dist.value(generator, seed, k)`.
     Random {
         buf: usize,
         seed: u64,
@@ -418,7 +418,7 @@ pub fn run_mut(r: &Routine, args: &mut [Value]) -> Result<Vec<Value>, RunError> 
                     .iter_mut()
                     .enumerate()
                 {
-                    *x = dist.value_of(*generator, *seed, k as u64);
+                    *x = dist.value(*generator, *seed, k as u64);
                 }
             }
             Stmt::Literal { buf, values } => {

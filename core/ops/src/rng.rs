@@ -1,11 +1,11 @@
 //! SplitMix64 (Steele, Lea and Flood), the project's one random generator.
 //!
 //! `uniform` and `normal` initializations are counter-based: the value of
-//! cell `i` is [`Dist::value`]`(seed, i)` ([`uniform01`] of the cell's index,
-//! or Box–Muller of the indices `2i` and `2i + 1`), so it depends on nothing
-//! else (not on the order the cells are computed in, nor on the target).
-//! The loop lowering emits the same arithmetic with the constants below;
-//! the interpreter calls [`Dist::value`]. [`SplitMix64`] is the sequential
+//! cell `i` is [`Dist::value`]`(generator, seed, i)` (the generator's value
+//! at the cell's index, or Box–Muller of its values at `2i` and `2i + 1`),
+//! so it depends on nothing else (not on the order the cells are computed
+//! in, nor on the target). The loop lowering emits the same arithmetic with
+//! the constants below; the interpreter calls [`Dist::value`]. [`SplitMix64`] is the sequential
 //! form, for generated data.
 
 /// The increment of the state (the golden ratio in 64 bits).
@@ -176,13 +176,8 @@ pub enum Dist {
 }
 
 impl Dist {
-    /// The value of cell `index` drawn with `seed` by SplitMix64.
-    pub fn value(self, seed: u64, index: u64) -> f64 {
-        self.value_of(Generator::SplitMix64, seed, index)
-    }
-
     /// The value of cell `index` drawn with `seed` by `generator`.
-    pub fn value_of(self, generator: Generator, seed: u64, index: u64) -> f64 {
+    pub fn value(self, generator: Generator, seed: u64, index: u64) -> f64 {
         match self {
             Dist::Uniform { low, high } => low + (high - low) * generator.unit(seed, index),
             Dist::Normal { mean, std } => mean + std * normal_of(generator, seed, index),
@@ -248,7 +243,10 @@ mod tests {
             mean: 1.0,
             std: 0.02,
         };
-        assert_eq!(d.value(7, 5), 1.0 + 0.02 * normal01(7, 5));
+        assert_eq!(
+            d.value(Generator::SplitMix64, 7, 5),
+            1.0 + 0.02 * normal01(7, 5)
+        );
     }
 
     /// Four 32-bit words: a counter, a key or a result.

@@ -84,14 +84,7 @@ fn random_attrs_text(op: &OperationRef) -> Result<Random, String> {
             high: f("high", 1.0)?,
         },
     };
-    let generator = match op.attribute("generator") {
-        Err(_) => Generator::SplitMix64,
-        Ok(a) => attr::string_value(a)
-            .and_then(|g| Generator::parse(&g))
-            .ok_or_else(|| {
-                format!("attribute 'generator' must be \"splitmix64\" or \"threefry\", found {a}")
-            })?,
-    };
+    let generator = ocannl_shape_dialect::generator_attr(op).map_err(|e| e.to_string())?;
     Ok(Random {
         seed,
         dist,

@@ -412,7 +412,7 @@ pub fn random_operands<'c, 'a>(
 
 /// The value of a counter-based initialization (its operands `r`, from
 /// [`random_operands`]) at the cell of linear index `lin` (an `index`):
-/// [`Dist::value_of`]'s arithmetic, as the interpreter's (the generator's
+/// [`Dist::value`]'s arithmetic, as the interpreter's (the generator's
 /// value of the seed and the index scaled to `[low, high)`, or Box–Muller
 /// of its values at `2 lin` and `2 lin + 1` scaled by the standard
 /// deviation and shifted by the mean).
@@ -437,7 +437,7 @@ fn random_text<'c, 'a>(
     let i64t = e.ty("i64").map_err(|e| e.to_string())?;
     let idx = e.op1(at, "arith.index_cast", &[lin], i64t, &[]);
     let bits = |counter| match r.generator {
-        Generator::SplitMix64 => generator_bits(e, at, counter, r.seed, eltt),
+        Generator::SplitMix64 => splitmix_bits(e, at, counter, r.seed, eltt),
         Generator::Threefry => threefry_bits(e, at, counter, r.seed, eltt),
     };
     if !r.normal {
@@ -536,10 +536,10 @@ fn threefry_bits<'c, 'a>(
     Ok(e.op1(at, "arith.uitofp", &[top], eltt, &[]))
 }
 
-/// The generator's output for the counter `counter` (an `i64`) and `seed`:
-/// the [`rng::FLOAT_BITS`] top bits of [`rng::uniform01`]'s SplitMix64, as
-/// a float of `eltt` (an integer below `2^FLOAT_BITS`, exact).
-fn generator_bits<'c, 'a>(
+/// SplitMix64's value for the counter `counter` (an `i64`) and `seed`: the
+/// [`rng::FLOAT_BITS`] top bits of [`rng::uniform01`]'s output, as a float
+/// of `eltt` (an integer below `2^FLOAT_BITS`, exact).
+fn splitmix_bits<'c, 'a>(
     e: &Builder<'c>,
     at: At<'c, 'a>,
     counter: Value<'c, 'a>,

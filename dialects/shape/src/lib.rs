@@ -260,6 +260,29 @@ fn pointwise_op_text(op: &OperationRef, kind: OpKind) -> Result<NumOp, String> {
 
 pub use ocannl_dialect_spec::shape::ParamInit;
 
+/// The `generator` attribute of an op (`param`, and `ocannl_assign`'s
+/// `uniform` and `normal`): SplitMix64 when absent.
+pub fn generator_attr(op: &OperationRef) -> Result<ocannl_ops::Generator, ocannl_mlir::Error> {
+    generator_attr_text(op).map_err(ocannl_mlir::Error::invalid)
+}
+
+/// [`generator_attr`], the reason as text.
+fn generator_attr_text(op: &OperationRef) -> Result<ocannl_ops::Generator, String> {
+    match string_attr(op, "generator").map_err(|e| e.to_string())? {
+        None => Ok(ocannl_ops::Generator::default()),
+        Some(g) => ocannl_ops::Generator::parse(&g).ok_or_else(|| {
+            let names: Vec<&str> = ocannl_ops::Generator::ALL
+                .iter()
+                .map(|g| g.name())
+                .collect();
+            format!(
+                "attribute 'generator' must be one of {}, found \"{g}\"",
+                names.join(", ")
+            )
+        }),
+    }
+}
+
 /// How a param op is initialized: its `init`, its `seed` if one is given,
 /// and its `generator`.
 pub struct ParamInitAttrs {
@@ -296,12 +319,7 @@ fn param_init_text(op: &OperationRef) -> Result<ParamInitAttrs, String> {
                 .ok_or_else(|| format!("attribute 'seed' must be an integer, found {a}"))?,
         ),
     };
-    let generator = match string_attr(op, "generator").map_err(|e| e.to_string())? {
-        None => ocannl_ops::Generator::SplitMix64,
-        Some(g) => ocannl_ops::Generator::parse(&g).ok_or_else(|| {
-            format!("attribute 'generator' must be \"splitmix64\" or \"threefry\", found \"{g}\"")
-        })?,
-    };
+    let generator = generator_attr_text(op)?;
     Ok(ParamInitAttrs {
         init,
         seed,

@@ -602,10 +602,14 @@ fn init_param<'c>(
     let elt = cache
         .ty(ctx, &info.elt)
         .ok_or("internal error: element type")?;
-    let float = |name: &str, v: f64| {
+    // A uniform's bounds and a fill's value are of the element type; a
+    // normal's mean and deviation f64 (a 16-bit attribute would round the
+    // deviation).
+    let f64t = melior::ir::r#type::Type::float64(ctx);
+    let float = |name: &str, v: f64, ty| {
         (
             Identifier::new(ctx, name),
-            FloatAttribute::new(ctx, elt, v).into(),
+            FloatAttribute::new(ctx, ty, v).into(),
         )
     };
     let loc = op.location();
@@ -626,25 +630,15 @@ fn init_param<'c>(
     Ok(match init.dist(fans.0, fans.1) {
         Some(Dist::Uniform { low, high }) => OperationBuilder::new("ocannl_assign.uniform", loc)
             .add_operands(&[dest])
-            .add_attributes(&[seed, float("low", low), float("high", high)])
+            .add_attributes(&[seed, float("low", low, elt), float("high", high, elt)])
             .add_attributes(&generator),
-        Some(Dist::Normal { mean, std }) => {
-            // In f64: a 16-bit attribute would round the deviation.
-            let f64t = melior::ir::r#type::Type::float64(ctx);
-            let f = |name: &str, v: f64| {
-                (
-                    Identifier::new(ctx, name),
-                    FloatAttribute::new(ctx, f64t, v).into(),
-                )
-            };
-            OperationBuilder::new("ocannl_assign.normal", loc)
-                .add_operands(&[dest])
-                .add_attributes(&[seed, f("mean", mean), f("std", std)])
-                .add_attributes(&generator)
-        }
+        Some(Dist::Normal { mean, std }) => OperationBuilder::new("ocannl_assign.normal", loc)
+            .add_operands(&[dest])
+            .add_attributes(&[seed, float("mean", mean, f64t), float("std", std, f64t)])
+            .add_attributes(&generator),
         None => OperationBuilder::new("ocannl_assign.fill", loc)
             .add_operands(&[dest])
-            .add_attributes(&[float("value", 0.0)]),
+            .add_attributes(&[float("value", 0.0, elt)]),
     })
 }
 
