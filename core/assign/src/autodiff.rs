@@ -156,6 +156,7 @@ pub fn backprop(r: &Routine, loss: usize, params: &[usize]) -> Result<Backprop, 
             space,
             maps,
             symbols,
+            dynamic,
             ..
         }) = s
         else {
@@ -164,6 +165,12 @@ pub fn backprop(r: &Routine, loss: usize, params: &[usize]) -> Result<Backprop, 
         let Some(g) = b.grad[*lhs] else { continue };
         if !rhs.iter().any(|&x| needs[x]) {
             continue;
+        }
+        if !dynamic.is_empty() {
+            return Err(AutodiffError {
+                stmt: Some(k),
+                message: "cannot differentiate a gather or a scatter (a dynamic index): backprop runs before `ocannl-one-hot-gather`, on the one-hot contractions it rewrites".into(),
+            });
         }
         let sign = match accum {
             Accum::Assign | Accum::Add | Accum::Max | Accum::Min => 1.0,
@@ -293,6 +300,7 @@ impl Builder {
             space: f.space.to_vec(),
             maps,
             symbols: f.symbols.to_vec(),
+            dynamic: vec![],
         }));
     }
 

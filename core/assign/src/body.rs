@@ -157,6 +157,11 @@ impl Body {
         (in_order && self.operand_count() == n).then_some(*op)
     }
 
+    /// Whether it reads the `k`-th buffer operand.
+    pub fn reads(&self, k: usize) -> bool {
+        self.instrs.contains(&Instr::Arg(k))
+    }
+
     /// The number of buffer operands it reads (one more than the largest
     /// `Arg`).
     pub fn operand_count(&self) -> usize {

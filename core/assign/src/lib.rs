@@ -17,6 +17,7 @@ pub mod body;
 pub mod coverage;
 pub mod optim;
 pub mod structured;
+pub mod gather;
 pub mod virtualize;
 
 pub use body::{Body, CmpPred, Instr};
@@ -79,6 +80,28 @@ pub struct Assignment {
     pub maps: Vec<Vec<Affine>>,
     /// The routine arguments bound to the maps' symbols.
     pub symbols: Vec<usize>,
+    /// The dynamic indices (a gather's reads, a scatter's writes): the
+    /// `k`-th is bound to the maps' symbol `symbols.len() + k`.
+    pub dynamic: Vec<Dynamic>,
+}
+
+/// An index read from a buffer at each point: the element of operand
+/// `rhs[source]` (at its map, which names no dynamic index), an integer in
+/// `0..bound`. A point where it is not such an integer is skipped: it reads
+/// nothing and writes nothing, as a one-hot row with no 1 in it selects
+/// nothing. The body does not read the source (it holds an index, not a
+/// value).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dynamic {
+    pub source: usize,
+    pub bound: u64,
+}
+
+impl Dynamic {
+    /// The index that value `v` denotes, if any.
+    pub fn index_of(self, v: f64) -> Option<i64> {
+        (v.fract() == 0.0 && v >= 0.0 && v < self.bound as f64).then_some(v as i64)
+    }
 }
 
 /// An argument of a routine.
@@ -227,6 +250,7 @@ impl Assignment {
         let mentions = |m: &[Affine], d: usize| m.iter().any(|e| e.mentions(d));
         let dims = 0..self.space.len();
         self.accum == Accum::Add
+            && self.dynamic.is_empty()
             && self.op.as_op() == Some(NumOp::Binary(ocannl_ops::BinaryOp::Mul))
             && self.rhs.len() == 2
             && self.maps.len() == 3
@@ -253,6 +277,7 @@ impl Assignment {
             space,
             maps,
             symbols,
+            dynamic,
             ..
         } = self;
         if let Err(m) = op.check() {
@@ -277,13 +302,41 @@ impl Assignment {
         }
         let bad = |e: &Affine| match e {
             Affine::Dim(d) => *d >= space.len(),
-            Affine::Sym(k) => *k >= symbols.len(),
+            Affine::Sym(k) => *k >= symbols.len() + dynamic.len(),
             _ => false,
         };
         for (m, b) in maps.iter().zip(std::iter::once(lhs).chain(rhs)) {
             if m.iter().any(|e| e.any_leaf(&bad)) {
                 return Err(format!(
                     "an index map of buffer {b} names an iterator or a symbol that does not exist"
+                ));
+            }
+        }
+        let is_dynamic = |e: &Affine| matches!(e, Affine::Sym(k) if *k >= symbols.len());
+        for (k, d) in dynamic.iter().enumerate() {
+            if d.source >= rhs.len() {
+                return Err(format!(
+                    "dynamic index {k} is read from operand {}, of {} operand(s)",
+                    d.source,
+                    rhs.len()
+                ));
+            }
+            if maps[d.source + 1].iter().any(|e| e.any_leaf(&is_dynamic)) {
+                return Err(format!(
+                    "dynamic index {k} is read from operand {} at a dynamic index",
+                    d.source
+                ));
+            }
+            if d.bound == 0 || i64::try_from(d.bound).is_err() {
+                return Err(format!(
+                    "dynamic index {k} has the bound {}: it must be at least 1 and fit an index",
+                    d.bound
+                ));
+            }
+            if op.reads(d.source) {
+                return Err(format!(
+                    "the body reads operand {}, the source of dynamic index {k}",
+                    d.source
                 ));
             }
         }
@@ -499,12 +552,13 @@ fn accumulate(bufs: &mut [Option<Buffer>], scalars: &[i64], s: &Stmt) -> Result<
         space,
         maps,
         symbols,
+        dynamic,
     }) = s
     else {
         return Ok(());
     };
     let l = live(bufs, *lhs)?;
-    let syms: Vec<i64> = symbols
+    let mut syms: Vec<i64> = symbols
         .iter()
         .map(|&k| scalars.get(k).copied().unwrap_or(0))
         .collect();
@@ -522,7 +576,26 @@ fn accumulate(bufs: &mut [Option<Buffer>], scalars: &[i64], s: &Stmt) -> Result<
     let mut vals = vec![0.0; rs.len()];
     let mut scratch = vec![];
     let mut idx = vec![];
+    let fixed = syms.len();
+    syms.resize(fixed + dynamic.len(), 0);
     for_each(space, |it| {
+        // The dynamic indices first: a point without one is skipped.
+        for (k, d) in dynamic.iter().enumerate() {
+            idx.clear();
+            for e in &maps[d.source + 1] {
+                idx.push(e.eval(it, &syms).ok_or_else(bad_index)?);
+            }
+            let b = bufs[rs[d.source]].as_ref().expect("checked");
+            let v = if in_padding(&maps[d.source + 1], &idx, &b.dims) {
+                accum.neutral()
+            } else {
+                b.data[b.offset(&idx)?]
+            };
+            match d.index_of(v) {
+                Some(i) => syms[fixed + k] = i,
+                None => return Ok(()),
+            }
+        }
         for (k, &rb) in rs.iter().enumerate() {
             idx.clear();
             for e in &maps[k + 1] {
@@ -585,6 +658,7 @@ mod tests {
                     space: vec![2, 2, 3],
                     maps: vec![vec![d(0), d(1)], vec![d(0), d(2)], vec![d(2), d(1)]],
                     symbols: vec![],
+                    dynamic: vec![],
                 }),
                 Stmt::Alloc {
                     buf: 3,
@@ -599,6 +673,7 @@ mod tests {
                     space: vec![2, 2],
                     maps: vec![vec![Affine::Const(0)], vec![d(0), d(1)]],
                     symbols: vec![],
+                    dynamic: vec![],
                 }),
             ],
             results: vec![2, 3],
@@ -648,6 +723,7 @@ mod tests {
                     space: vec![2],
                     maps: vec![vec![d(0)], vec![Affine::Sym(0), d(0)]],
                     symbols: vec![1],
+                    dynamic: vec![],
                 }),
             ],
             results: vec![2],
@@ -721,6 +797,7 @@ mod tests {
                 space: vec![4, 3],
                 maps,
                 symbols: vec![],
+                dynamic: vec![],
             })
         };
         let r = Routine {

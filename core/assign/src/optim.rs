@@ -425,6 +425,7 @@ impl Out<'_> {
             space: space.to_vec(),
             maps: std::iter::once(&lhs).chain(rhs).map(map).collect(),
             symbols: vec![],
+            dynamic: vec![],
         }));
     }
 }

@@ -126,6 +126,9 @@ pub enum Refusal {
     /// the kernels compute from buffers: inlined, it would become a
     /// general accumulation in scalar loops over the whole space.
     ContractionOperand,
+    /// A statement reading or writing it has a dynamic index (a gather or
+    /// a scatter): which cells it touches is known only at run time.
+    Dynamic,
 }
 
 impl fmt::Display for Refusal {
@@ -167,6 +170,10 @@ impl fmt::Display for Refusal {
                 "each cell would be computed {visits} times (budget: {budget})"
             ),
             Refusal::Malformed => write!(f, "an assignment reading or writing it is malformed"),
+            Refusal::Dynamic => write!(
+                f,
+                "a gather or a scatter (a dynamic index) reads or writes it"
+            ),
             Refusal::ContractionOperand => write!(
                 f,
                 "an operand of a contraction, which its kernel reads from a buffer"
@@ -434,6 +441,11 @@ fn decide(
     }
     if writers.is_empty() {
         return Err(Refusal::NeverWritten);
+    }
+    if writers.iter().chain(&readers).any(|&k| {
+        matches!(stmts[k].as_ref(), Some(Stmt::Accum(a)) if !a.dynamic.is_empty())
+    }) {
+        return Err(Refusal::Dynamic);
     }
     let last_writer = *writers.last().expect("writers");
     if readers.iter().any(|&c| c <= last_writer) {
@@ -720,10 +732,14 @@ fn inline_once(c: &Stmt, v: usize, p: &Producer) -> Option<Stmt> {
         space,
         maps,
         symbols,
+        dynamic,
     }) = c
     else {
         return None;
     };
+    if !dynamic.is_empty() {
+        return None;
+    }
     let k = rhs.iter().position(|&b| b == v)?;
     let read = &maps[k + 1];
     let mut new_rhs: Vec<usize> = rhs.clone();
@@ -782,6 +798,7 @@ fn inline_once(c: &Stmt, v: usize, p: &Producer) -> Option<Stmt> {
         space: space.clone(),
         maps: new_maps,
         symbols: new_symbols,
+        dynamic: vec![],
     }))
 }
 
@@ -812,6 +829,7 @@ mod tests {
             space,
             maps,
             symbols: vec![],
+            dynamic: vec![],
         })
     }
 

@@ -241,6 +241,7 @@ fn build(choices: &[u32]) -> (Routine, Vec<Value>) {
                     space,
                     maps,
                     symbols,
+                    dynamic: vec![],
                 }));
             }
         }
@@ -481,6 +482,7 @@ fn build_chain(choices: &[u32]) -> (Routine, Vec<Value>) {
             space,
             maps,
             symbols,
+            dynamic: vec![],
         }));
     }
     let nodes: Vec<usize> = (3..bufs.len()).filter(|&b| bufs[b].is_some()).collect();

@@ -131,6 +131,7 @@ fn pointwise(op: NumOp, broadcast: bool, seed: u64) {
                     .chain((0..n).map(map))
                     .collect(),
                 symbols: vec![],
+                dynamic: vec![],
             }),
             Stmt::Alloc {
                 buf: l,
@@ -145,6 +146,7 @@ fn pointwise(op: NumOp, broadcast: bool, seed: u64) {
                 space: vec![2, 3],
                 maps: vec![vec![], vec![d(0), d(1)], vec![d(0), d(1)]],
                 symbols: vec![],
+                dynamic: vec![],
             }),
         ],
         results: vec![l],
@@ -213,6 +215,7 @@ fn contraction_fixed_index_and_subtraction() {
                 space: vec![2, 3, 4],
                 maps: vec![vec![d(0), d(1)], vec![d(0), d(2)], vec![d(2), d(1)]],
                 symbols: vec![],
+                dynamic: vec![],
             }),
             Stmt::Alloc {
                 buf: e,
@@ -227,6 +230,7 @@ fn contraction_fixed_index_and_subtraction() {
                 space: vec![2],
                 maps: vec![vec![d(0)], vec![d(0), Affine::Const(1)]],
                 symbols: vec![],
+                dynamic: vec![],
             }),
             Stmt::Alloc {
                 buf: l,
@@ -241,6 +245,7 @@ fn contraction_fixed_index_and_subtraction() {
                 space: vec![2],
                 maps: vec![vec![], vec![d(0)]],
                 symbols: vec![],
+                dynamic: vec![],
             }),
         ],
         results: vec![l],
@@ -288,6 +293,7 @@ fn max_and_min_reductions() {
                         space: vec![3, 5],
                         maps,
                         symbols: vec![],
+                        dynamic: vec![],
                     }),
                     Stmt::Alloc {
                         buf: l,
@@ -303,6 +309,7 @@ fn max_and_min_reductions() {
                         space: vec![3],
                         maps: vec![vec![], vec![d(0)], vec![d(0)]],
                         symbols: vec![],
+                        dynamic: vec![],
                     }),
                 ],
                 results: vec![l],
@@ -346,6 +353,7 @@ fn convolution() {
                 space: vec![4, 3],
                 maps: vec![vec![d(0)], vec![conv], vec![d(1)]],
                 symbols: vec![],
+                dynamic: vec![],
             }),
             Stmt::Alloc {
                 buf: sq,
@@ -360,6 +368,7 @@ fn convolution() {
                 space: vec![4],
                 maps: vec![vec![d(0)], vec![d(0)], vec![d(0)]],
                 symbols: vec![],
+                dynamic: vec![],
             }),
             Stmt::Alloc {
                 buf: l,
@@ -374,6 +383,7 @@ fn convolution() {
                 space: vec![4],
                 maps: vec![vec![], vec![d(0)]],
                 symbols: vec![],
+                dynamic: vec![],
             }),
         ],
         results: vec![l],
@@ -405,6 +415,7 @@ fn refusals() {
                 space: vec![3],
                 maps: vec![vec![], vec![d(0)]],
                 symbols: vec![],
+                dynamic: vec![],
             }),
         ],
         results: vec![1],

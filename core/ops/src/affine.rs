@@ -107,6 +107,20 @@ impl Affine {
         }
     }
 
+    /// The expression with each leaf (iterator, symbol or constant)
+    /// replaced by `f` of it.
+    pub fn map_leaves(&self, f: &dyn Fn(&Affine) -> Affine) -> Affine {
+        let b = |e: &Affine| Box::new(e.map_leaves(f));
+        match self {
+            Affine::Const(_) | Affine::Dim(_) | Affine::Sym(_) => f(self),
+            Affine::Add(x, y) => Affine::Add(b(x), b(y)),
+            Affine::Mul(x, y) => Affine::Mul(b(x), b(y)),
+            Affine::Mod(x, y) => Affine::Mod(b(x), b(y)),
+            Affine::FloorDiv(x, y) => Affine::FloorDiv(b(x), b(y)),
+            Affine::CeilDiv(x, y) => Affine::CeilDiv(b(x), b(y)),
+        }
+    }
+
     /// Whether the expression depends on iterator `d`.
     pub fn mentions(&self, d: usize) -> bool {
         self.any_leaf(&|e| *e == Affine::Dim(d))

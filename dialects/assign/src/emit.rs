@@ -124,6 +124,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
                 space,
                 maps,
                 symbols,
+                dynamic,
             }) => {
                 let mut operands = vec![self.value(*lhs)?];
                 for &r in rhs {
@@ -138,7 +139,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
                         attr::affine_map_attr(affine::map_from_model(
                             ctx,
                             space.len(),
-                            symbols.len(),
+                            symbols.len() + dynamic.len(),
                             m,
                         ))
                     })
@@ -157,7 +158,15 @@ impl<'c, 'a> Emitter<'c, 'a> {
                 if *initialize_neutral {
                     attrs.push(("initialize_neutral", self.b.bool_attr(true)));
                 }
-                match op.as_op() {
+                if !dynamic.is_empty() {
+                    let pairs: Vec<i64> = dynamic
+                        .iter()
+                        .flat_map(|d| [d.source as i64 + 1, d.bound as i64])
+                        .collect();
+                    attrs.push(("dynamic_indices", self.b.i64_array_attr(&pairs)));
+                }
+                // The one-op forms read exactly their op's operands.
+                match op.as_op().filter(|o| o.arity() == rhs.len() && dynamic.is_empty()) {
                     Some(num_op) => {
                         let name = match num_op {
                             NumOp::Unary(_) => "ocannl_assign.accum_unop",

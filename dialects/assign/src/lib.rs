@@ -103,6 +103,9 @@ pub struct AccumAttrs<'c> {
     pub space: Vec<i64>,
     /// One affine map per memref operand, the result first.
     pub maps: Vec<AffineMap<'c>>,
+    /// The dynamic indices (`dynamic_indices`; `source` counts the buffers
+    /// read, from 0).
+    pub dynamic: Vec<ocannl_assign::Dynamic>,
 }
 
 /// The number of operands of the numeric op of an assignment op
@@ -188,6 +191,38 @@ fn accum_attrs_text<'c>(op: &OperationRef<'c, '_>) -> Result<AccumAttrs<'c>, Str
         }
         None => return Err("internal error: not an accumulating assignment".into()),
     };
+    let dynamic = match op.attribute("dynamic_indices") {
+        Err(_) => vec![],
+        Ok(a) => {
+            let a = DenseI64ArrayAttribute::try_from(a)
+                .map_err(|_| "attribute 'dynamic_indices' must be an array<i64: ...>")?;
+            let v: Vec<i64> = (0..a.len())
+                .map(|i| a.element(i).map_err(|e| e.to_string()))
+                .collect::<Result<_, _>>()?;
+            if v.len() % 2 != 0 {
+                return Err(format!(
+                    "attribute 'dynamic_indices' holds (operand, bound) pairs; found {} values",
+                    v.len()
+                ));
+            }
+            v.chunks(2)
+                .enumerate()
+                .map(|(k, p)| {
+                    let (Ok(source @ 1..), Ok(bound @ 1..)) = (usize::try_from(p[0]), u64::try_from(p[1]))
+                    else {
+                        return Err(format!(
+                            "dynamic index {k} is ({}, {}): the operand must be a buffer read (1 or more) and the bound at least 1",
+                            p[0], p[1]
+                        ));
+                    };
+                    Ok(ocannl_assign::Dynamic {
+                        source: source - 1,
+                        bound,
+                    })
+                })
+                .collect::<Result<_, String>>()?
+        }
+    };
     let accum_name = string_attr(op, "accum").map_err(|e| e.to_string())?;
     let accum = Accum::parse(&accum_name).ok_or_else(|| {
         format!(
@@ -201,6 +236,7 @@ fn accum_attrs_text<'c>(op: &OperationRef<'c, '_>) -> Result<AccumAttrs<'c>, Str
         initialize_neutral,
         space,
         maps,
+        dynamic,
     })
 }
 
@@ -334,9 +370,11 @@ fn verify_projections(op: &OperationRef, attrs: &AccumAttrs) -> Result<(), Strin
     if space.iter().any(|&d| d < 1) {
         return Err("every size in 'space' must be positive".into());
     }
-    // Memref operands come first, then the index operands bound to symbols.
+    // Memref operands come first, then the index operands bound to
+    // symbols; the dynamic indices are the maps' last symbols.
     let n = buffer_count(op);
-    let symbols = op.operand_count() - n;
+    let index_operands = op.operand_count() - n;
+    let symbols = index_operands + attrs.dynamic.len();
     if maps.len() != n {
         return Err(format!(
             "expected {n} indexing maps (one per buffer operand), found {}",
@@ -347,7 +385,8 @@ fn verify_projections(op: &OperationRef, attrs: &AccumAttrs) -> Result<(), Strin
         let (dims, results, syms) = (map.dim_count(), map.result_count(), map.symbol_count());
         if syms != symbols {
             return Err(format!(
-                "indexing map #{i} has {syms} symbols but the op has {symbols} index operand(s)"
+                "indexing map #{i} has {syms} symbols but the op has {index_operands} index operand(s) and {} dynamic index(es)",
+                attrs.dynamic.len()
             ));
         }
         if dims != space.len() {
@@ -365,7 +404,31 @@ fn verify_projections(op: &OperationRef, attrs: &AccumAttrs) -> Result<(), Strin
                 "indexing map #{i} has {results} results but operand #{i} has rank {rank}"
             ));
         }
-        check_ranges(i, *map, &memref_dims(t), space)?;
+        check_ranges(i, *map, &memref_dims(t), space, index_operands, &attrs.dynamic)?;
+    }
+    for (k, d) in attrs.dynamic.iter().enumerate() {
+        if d.source + 1 >= n {
+            return Err(format!(
+                "dynamic index {k} names operand #{}, which is not a buffer read",
+                d.source + 1
+            ));
+        }
+        if attrs.body.reads(d.source) {
+            return Err(format!(
+                "dynamic index {k} names operand #{}, which the body reads: a dynamic index's operand holds indices, not values",
+                d.source + 1
+            ));
+        }
+        let exprs = ocannl_mlir::affine::to_model(maps[d.source + 1]).map_err(|e| e.to_string())?;
+        let is_dynamic = |e: &ocannl_assign::Affine| {
+            matches!(e, ocannl_assign::Affine::Sym(s) if *s >= index_operands)
+        };
+        if exprs.iter().any(|e| e.any_leaf(&is_dynamic)) {
+            return Err(format!(
+                "dynamic index {k} is read from operand #{} at a dynamic index",
+                d.source + 1
+            ));
+        }
     }
     Ok(())
 }
@@ -375,11 +438,43 @@ fn verify_projections(op: &OperationRef, attrs: &AccumAttrs) -> Result<(), Strin
 /// value outside the axis, and the gradient of such a read writes only the
 /// cells inside it. Indices that depend on index operands are checked when
 /// the code runs.
-fn check_ranges(i: usize, map: AffineMap, dims: &[u64], space: &[i64]) -> Result<(), String> {
+///
+/// A dynamic index counts as an iterator over `0..bound`: its reads and
+/// writes stay inside their axes.
+fn check_ranges(
+    i: usize,
+    map: AffineMap,
+    dims: &[u64],
+    space: &[i64],
+    index_operands: usize,
+    dynamic: &[ocannl_assign::Dynamic],
+) -> Result<(), String> {
+    use ocannl_assign::Affine;
     let exprs = ocannl_mlir::affine::to_model(map).map_err(|e| e.to_string())?;
-    let space: Vec<u64> = space.iter().map(|&d| d as u64).collect();
+    let n = space.len();
+    let space: Vec<u64> = space
+        .iter()
+        .map(|&d| d as u64)
+        .chain(dynamic.iter().map(|d| d.bound))
+        .collect();
     for (r, (e, &d)) in exprs.iter().zip(dims).enumerate() {
-        if e.has_sym() || e.is_padded() {
+        let is_dynamic = |x: &Affine| matches!(x, Affine::Sym(s) if *s >= index_operands);
+        let dynamic_axis = e.any_leaf(&is_dynamic);
+        let e = &if dynamic_axis {
+            if e.any_leaf(&|x| matches!(x, Affine::Sym(s) if *s < index_operands)) {
+                return Err(format!(
+                    "indexing map #{i} combines a dynamic index with index operands on axis {r}"
+                ));
+            }
+            e.map_leaves(&|x| match x {
+                Affine::Sym(s) => Affine::Dim(n + s - index_operands),
+                x => x.clone(),
+            })
+        } else {
+            e.clone()
+        };
+        // A dynamic index never pads: its every value must be inside.
+        if e.has_sym() || (e.is_padded() && !dynamic_axis) {
             continue;
         }
         let what = if i == 0 { "writes" } else { "reads" };
@@ -555,6 +650,7 @@ fn to_routine_with_values_text<'c, 'a>(
                     space,
                     maps,
                     symbols,
+                    dynamic: attrs.dynamic,
                 }));
             }
             "func.return" => {

@@ -71,6 +71,13 @@ const INIT: AttrDef = AttrDef {
     doc: "first set every cell of the result to the neutral element of `accum`",
 };
 
+const DYNAMIC: AttrDef = AttrDef {
+    name: "dynamic_indices",
+    kind: AttrKind::I64Array,
+    presence: Default("array<i64>"),
+    doc: "pairs (operand, bound), one per dynamic index (a gather's read, a scatter's write): the maps' symbols after those of the index operands are, in order, the value of buffer operand `operand` (1 for the first buffer read; its map names no such symbol; the body does not read it) at the point, an integer in `0..bound`; a point where it is not one is skipped",
+};
+
 const LHS: ValueDef = ValueDef {
     name: "lhs",
     kind: FloatMemref,
@@ -363,11 +370,15 @@ its inputs all have one type; with the plugin (see docs/mlir-tools.md), stock
                 },
             ],
             results: &[],
-            attrs: &[ACCUM, SPACE, MAPS, INIT],
+            attrs: &[ACCUM, SPACE, MAPS, INIT, DYNAMIC],
             rules: &[
                 Rule {
                     requires: "one indexing map per buffer operand",
                     error: "indexing maps (one per buffer operand)",
+                },
+                Rule {
+                    requires: "each dynamic index names a buffer read that the body does not read, and a bound of at least 1",
+                    error: "dynamic index",
                 },
                 Rule {
                     requires: "the buffers come before the index operands",

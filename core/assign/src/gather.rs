@@ -1,0 +1,467 @@
+//! One-hot contractions as gathers and scatters (OCANNL's
+//! `rewrite_one_hot_reductions`, gh-343).
+//!
+//! A one-hot node is computed as `h[.., k, ..] = (x[..] == r[k])`, where
+//! `r` is a range (`r[k] = k`) and `x` holds class ids: cell `k` of a row
+//! is 1 where the row's id is `k`, else 0. A sum of products with such an
+//! operand, `y[..] += h[.., v, ..] * e(..)`, gets nothing from the points
+//! where `h` is 0. So it is computed over the points where `v` is the id
+//! only: the iterator `v` leaves the iteration space and each index it
+//! gave becomes a dynamic index ([`crate::Dynamic`]) read from `x`. An
+//! embedding `tokens[b, d] += h[b, v] * table[v, d]` becomes the gather
+//! `tokens[b, d] += table[x[b], d]` (O(dim) per token instead of
+//! O(vocab × dim)); its gradient `dtable[v, d] += h[b, v] * dtokens[b, d]`
+//! becomes the scatter-add `dtable[x[b], d] += dtokens[b, d]`; a
+//! cross-entropy's `sum_v h[b, v] * logp[b, v]` reads one cell per row.
+//!
+//! The sums are the same up to IEEE special values: a product `0 * inf`
+//! (or `0 * NaN`) of a row not selected is NaN in the contraction and
+//! absent from the gather, as in OCANNL and as an embedding lookup in any
+//! framework. An id that is not an integer in range selects nothing in
+//! both.
+
+use crate::{writes_each_cell_once, Affine, Arg, Assignment, Body, CmpPred, Dynamic, Instr, Routine, Stmt};
+use ocannl_ops::{Accum, BinaryOp, NumOp};
+
+/// An assignment rewritten: statement `stmt` becomes `new`, which reads
+/// the ids of the one-hot node `one_hot` instead of it.
+#[derive(Clone, Debug)]
+pub struct Gather {
+    pub stmt: usize,
+    pub one_hot: usize,
+    pub new: Assignment,
+    /// The points of the iteration space before and after.
+    pub points: (u64, u64),
+}
+
+/// A one-hot node's definition: `h[map] = (x[x_map] == r[k])` over
+/// `space`, with `class` the axis of `h` that iterator `k` indexes.
+struct OneHot<'a> {
+    writer: usize,
+    def: &'a Assignment,
+    ids: usize,
+    ids_map: &'a [Affine],
+    class: usize,
+}
+
+/// Every assignment of `r` that reads a one-hot node as a factor of a sum
+/// of products, rewritten as a gather or scatter (in statement order).
+pub fn one_hot_gathers(r: &Routine) -> Vec<Gather> {
+    let dims = buffer_dims(r);
+    let mut out = vec![];
+    for (c, s) in r.stmts.iter().enumerate() {
+        let Stmt::Accum(a) = s else { continue };
+        if !a.dynamic.is_empty() || !matches!(a.accum, Accum::Add | Accum::Sub) {
+            continue;
+        }
+        for (kh, &h) in a.rhs.iter().enumerate() {
+            let Some(def) = one_hot(r, &dims, h, c) else {
+                continue;
+            };
+            if let Some(new) = rewrite(r, a, kh, &def, c) {
+                let points = |s: &[u64]| s.iter().product::<u64>();
+                out.push(Gather {
+                    stmt: c,
+                    one_hot: h,
+                    points: (points(&a.space), points(&new.space)),
+                    new,
+                });
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// The sizes of every buffer: arguments and allocations.
+fn buffer_dims(r: &Routine) -> Vec<Option<Vec<u64>>> {
+    let mut dims: Vec<Option<Vec<u64>>> = r
+        .args
+        .iter()
+        .map(|a| match a {
+            Arg::Buffer { dims } => Some(dims.clone()),
+            Arg::Index => None,
+        })
+        .collect();
+    for s in &r.stmts {
+        if let Stmt::Alloc { buf, dims: d } = s {
+            if dims.len() <= *buf {
+                dims.resize(buf + 1, None);
+            }
+            dims[*buf] = Some(d.clone());
+        }
+    }
+    dims
+}
+
+/// The statements that write buffer `b`.
+fn writers(r: &Routine, b: usize) -> Vec<usize> {
+    (0..r.stmts.len())
+        .filter(|&k| writes_buffer(&r.stmts[k], b))
+        .collect()
+}
+
+/// The two operands a body compares for equality, when its value is
+/// `x == y` (as the `eq` op, or `select(x oeq y, 1, 0)`).
+fn equality(body: &Body) -> Option<(usize, usize)> {
+    let arg = |i: usize| match body.instrs.get(i) {
+        Some(Instr::Arg(k)) => Some(*k),
+        _ => None,
+    };
+    let konst = |i: usize, c: f64| body.instrs.get(i) == Some(&Instr::Const(c));
+    match body.instrs.get(body.result)? {
+        Instr::Op(NumOp::Binary(BinaryOp::Eq), a) => Some((arg(a[0])?, arg(a[1])?)),
+        Instr::Select(c, t, f) if konst(*t, 1.0) && konst(*f, 0.0) => match body.instrs.get(*c)? {
+            Instr::Cmp(CmpPred::OEQ, x, y) => Some((arg(*x)?, arg(*y)?)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Buffer `h`'s definition when it is a one-hot node written once, before
+/// statement `reader`, by an assignment comparing ids with a range.
+fn one_hot<'a>(
+    r: &'a Routine,
+    dims: &[Option<Vec<u64>>],
+    h: usize,
+    reader: usize,
+) -> Option<OneHot<'a>> {
+    if h < r.args.len() {
+        return None;
+    }
+    let [writer] = writers(r, h)[..] else {
+        return None;
+    };
+    let Stmt::Accum(def) = &r.stmts[writer] else {
+        return None;
+    };
+    let overwrites = def.accum == Accum::Assign || (def.accum == Accum::Add && def.initialize_neutral);
+    if writer >= reader
+        || !overwrites
+        || !def.dynamic.is_empty()
+        || !def.symbols.is_empty()
+        || !writes_each_cell_once(&def.maps[0], &def.space, dims.get(h)?.as_ref()?)
+    {
+        return None;
+    }
+    let (p, q) = equality(&def.op)?;
+    // Which side is the range: a 1-d buffer written only by `range`, read
+    // at a plain iterator that indexes an axis of `h`.
+    let is_range = |k: usize| -> Option<usize> {
+        let b = def.rhs[k];
+        let [w] = writers(r, b)[..] else { return None };
+        let Stmt::Range { .. } = r.stmts[w] else {
+            return None;
+        };
+        if w >= writer || dims.get(b)?.as_ref()?.len() != 1 {
+            return None;
+        }
+        match def.maps[k + 1][..] {
+            [Affine::Dim(j)] => def.maps[0].iter().position(|e| *e == Affine::Dim(j)),
+            _ => None,
+        }
+    };
+    let (x, class) = match (is_range(p), is_range(q)) {
+        (None, Some(class)) => (p, class),
+        (Some(class), None) => (q, class),
+        _ => return None,
+    };
+    let Affine::Dim(j) = def.maps[0][class] else {
+        return None;
+    };
+    let ids_map = &def.maps[x + 1];
+    if ids_map.iter().any(|e| e.mentions(j)) {
+        return None;
+    }
+    Some(OneHot {
+        writer,
+        def,
+        ids: def.rhs[x],
+        ids_map,
+        class,
+    })
+}
+
+/// Assignment `a` (statement `c`), whose operand `kh` is the one-hot node
+/// `h`, as a gather or scatter of `h`'s ids; `None` when `h` is not a
+/// factor of its value or its class axis is not read at a plain iterator
+/// used only as whole indices.
+fn rewrite(r: &Routine, a: &Assignment, kh: usize, h: &OneHot, c: usize) -> Option<Assignment> {
+    // The value is `h * f` (or `f * h`), and `f` does not read `h`.
+    let body = &a.op;
+    let Instr::Op(NumOp::Binary(BinaryOp::Mul), f) = body.instrs.get(body.result)? else {
+        return None;
+    };
+    let is_h = |i: usize| body.instrs.get(i) == Some(&Instr::Arg(kh));
+    let rest = match (is_h(f[0]), is_h(f[1])) {
+        (true, false) => f[1],
+        (false, true) => f[0],
+        _ => return None,
+    };
+    let reads_h = body
+        .instrs
+        .iter()
+        .filter(|i| **i == Instr::Arg(kh))
+        .count();
+    let used = body
+        .instrs
+        .iter()
+        .enumerate()
+        .filter(|&(k, _)| k != body.result)
+        .any(|(_, i)| i.operands().iter().any(|&o| is_h(o)));
+    if reads_h != 1 || used {
+        return None;
+    }
+    // The class axis is read at a plain iterator `v`, used nowhere else
+    // but as a whole index.
+    let hmap = &a.maps[kh + 1];
+    let Affine::Dim(v) = hmap[h.class] else {
+        return None;
+    };
+    // Padded reads of `h` would read ids outside their buffer.
+    if !hmap.iter().all(|e| matches!(e, Affine::Dim(_) | Affine::Const(_))) {
+        return None;
+    }
+    if hmap
+        .iter()
+        .enumerate()
+        .any(|(axis, e)| axis != h.class && e.mentions(v))
+    {
+        return None;
+    }
+    let whole_only = a
+        .maps
+        .iter()
+        .flatten()
+        .all(|e| *e == Affine::Dim(v) || !e.mentions(v));
+    // The ids must hold the same values where the reader reads them.
+    let ids_kept = !r.stmts[h.writer + 1..c].iter().any(|s| writes_buffer(s, h.ids))
+        && a.lhs != h.ids;
+    if !whole_only || !ids_kept {
+        return None;
+    }
+    // The ids' index in the reader's iterators: the definition's iterator
+    // of each axis of `h` is the reader's index of that axis.
+    let bind = |e: &Affine| match e {
+        Affine::Dim(_) => h.def.maps[0]
+            .iter()
+            .position(|m| m == e)
+            .map(|axis| hmap[axis].clone())
+            .unwrap_or(Affine::Const(0)),
+        other => other.clone(),
+    };
+    let ids_map: Vec<Affine> = h.ids_map.iter().map(|e| e.map_leaves(&bind)).collect();
+    // `v` leaves the space: later iterators shift down, and its indices
+    // become the new dynamic index, the maps' last symbol.
+    let sym = a.symbols.len() + a.dynamic.len();
+    let renumber = |e: &Affine| match e {
+        Affine::Dim(u) if *u == v => Affine::Sym(sym),
+        Affine::Dim(u) if *u > v => Affine::Dim(u - 1),
+        other => other.clone(),
+    };
+    let mut maps: Vec<Vec<Affine>> = a
+        .maps
+        .iter()
+        .map(|m| m.iter().map(|e| e.map_leaves(&renumber)).collect())
+        .collect();
+    maps[kh + 1] = ids_map.iter().map(|e| e.map_leaves(&renumber)).collect();
+    let mut rhs = a.rhs.clone();
+    rhs[kh] = h.ids;
+    let mut space = a.space.clone();
+    let bound = space.remove(v);
+    let mut dynamic = a.dynamic.clone();
+    dynamic.push(Dynamic { source: kh, bound });
+    let new = Assignment {
+        lhs: a.lhs,
+        rhs,
+        accum: a.accum,
+        op: Body {
+            instrs: body.instrs.clone(),
+            result: rest,
+        }
+        .cleaned(),
+        initialize_neutral: a.initialize_neutral,
+        space,
+        maps,
+        symbols: a.symbols.clone(),
+        dynamic,
+    };
+    new.check().ok()?;
+    Some(new)
+}
+
+/// Whether statement `s` writes buffer `b`.
+fn writes_buffer(s: &Stmt, b: usize) -> bool {
+    match s {
+        Stmt::Alloc { .. } => false,
+        Stmt::Fill { buf, .. }
+        | Stmt::Range { buf }
+        | Stmt::Random { buf, .. }
+        | Stmt::Literal { buf, .. } => *buf == b,
+        Stmt::Accum(a) => a.lhs == b,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{run, Value};
+    use Affine::{Const, Dim};
+
+    fn accum(lhs: usize, rhs: Vec<usize>, op: NumOp, space: Vec<u64>, maps: Vec<Vec<Affine>>) -> Stmt {
+        Stmt::Accum(Assignment {
+            lhs,
+            rhs,
+            accum: Accum::Add,
+            op: op.into(),
+            initialize_neutral: true,
+            space,
+            maps,
+            symbols: vec![],
+            dynamic: vec![],
+        })
+    }
+
+    /// ids `x[4, 1]`, table `t[5, 3]`, gradient `g[4, 3]`: the one-hot
+    /// `h[b, v] = x[b, 0] == r[v]`, the embedding `y[b, d] = sum_v h t`,
+    /// the table's gradient `dt[v, d] = sum_b h g`, and a selection
+    /// `s[b] = sum_v h[b, v] * y2[b, v]` (a cross-entropy's pick).
+    fn embedding() -> Routine {
+        let mul = NumOp::Binary(BinaryOp::Mul);
+        Routine {
+            elts: Default::default(),
+            args: vec![
+                Arg::Buffer { dims: vec![4, 1] },
+                Arg::Buffer { dims: vec![5, 3] },
+                Arg::Buffer { dims: vec![4, 3] },
+                Arg::Buffer { dims: vec![4, 5] },
+            ],
+            stmts: vec![
+                Stmt::Alloc { buf: 4, dims: vec![5] },
+                Stmt::Range { buf: 4 },
+                Stmt::Alloc { buf: 5, dims: vec![4, 5] },
+                Stmt::Accum(Assignment {
+                    lhs: 5,
+                    rhs: vec![0, 4],
+                    accum: Accum::Assign,
+                    op: NumOp::Binary(BinaryOp::Eq).into(),
+                    initialize_neutral: false,
+                    space: vec![4, 5],
+                    maps: vec![vec![Dim(0), Dim(1)], vec![Dim(0), Const(0)], vec![Dim(1)]],
+                    symbols: vec![],
+                    dynamic: vec![],
+                }),
+                Stmt::Alloc { buf: 6, dims: vec![4, 3] },
+                accum(
+                    6,
+                    vec![5, 1],
+                    mul,
+                    vec![4, 5, 3],
+                    vec![vec![Dim(0), Dim(2)], vec![Dim(0), Dim(1)], vec![Dim(1), Dim(2)]],
+                ),
+                Stmt::Alloc { buf: 7, dims: vec![5, 3] },
+                accum(
+                    7,
+                    vec![2, 5],
+                    mul,
+                    vec![4, 3, 5],
+                    vec![vec![Dim(2), Dim(1)], vec![Dim(0), Dim(1)], vec![Dim(0), Dim(2)]],
+                ),
+                Stmt::Alloc { buf: 8, dims: vec![4] },
+                accum(
+                    8,
+                    vec![5, 3],
+                    mul,
+                    vec![4, 5],
+                    vec![vec![Dim(0)], vec![Dim(0), Dim(1)], vec![Dim(0), Dim(1)]],
+                ),
+            ],
+            results: vec![6, 7, 8],
+        }
+    }
+
+    fn rewritten(r: &Routine) -> (Routine, Vec<Gather>) {
+        let gathers = one_hot_gathers(r);
+        let mut out = r.clone();
+        for g in &gathers {
+            out.stmts[g.stmt] = Stmt::Accum(g.new.clone());
+        }
+        (out, gathers)
+    }
+
+    fn args(ids: [f64; 4]) -> Vec<Value> {
+        let buf = |dims: Vec<u64>, f: &dyn Fn(usize) -> f64| {
+            let n = dims.iter().product::<u64>() as usize;
+            Value::Buffer {
+                dims,
+                data: (0..n).map(f).collect(),
+            }
+        };
+        vec![
+            buf(vec![4, 1], &|i| ids[i]),
+            buf(vec![5, 3], &|i| 0.5 + i as f64),
+            buf(vec![4, 3], &|i| 1.0 - 0.25 * i as f64),
+            buf(vec![4, 5], &|i| (i * i) as f64 / 7.0),
+        ]
+    }
+
+    #[test]
+    fn embedding_gradient_and_selection_become_gathers_with_the_same_values() {
+        let r = embedding();
+        let (g, gathers) = rewritten(&r);
+        let stmts: Vec<usize> = gathers.iter().map(|g| g.stmt).collect();
+        assert_eq!(stmts, vec![5, 7, 9]);
+        // The one-hot's class iterator is gone from every space.
+        let points: Vec<(u64, u64)> = gathers.iter().map(|g| g.points).collect();
+        assert_eq!(points, vec![(60, 12), (60, 12), (20, 4)]);
+        let Stmt::Accum(scatter) = &g.stmts[7] else { unreachable!() };
+        assert_eq!(scatter.rhs, vec![2, 0]);
+        assert_eq!(scatter.maps[0], vec![Affine::Sym(0), Dim(1)]);
+        assert_eq!(scatter.dynamic, vec![Dynamic { source: 1, bound: 5 }]);
+        // Ids in range, repeated (the scatter adds both rows), and ids
+        // that select nothing: out of range, negative, fractional.
+        for ids in [[1.0, 4.0, 1.0, 0.0], [7.0, -1.0, 2.5, 3.0]] {
+            let want = run(&r, &args(ids)).unwrap();
+            let got = run(&g, &args(ids)).unwrap();
+            assert_eq!(got, want, "ids {ids:?}");
+        }
+    }
+
+    #[test]
+    fn what_is_not_a_one_hot_factor_stays() {
+        // The ids written after the one-hot, before the reader: the
+        // reader would see other ids.
+        let mut r = embedding();
+        r.stmts.insert(
+            4,
+            Stmt::Fill {
+                buf: 0,
+                value: 2.0,
+            },
+        );
+        assert!(one_hot_gathers(&r).is_empty());
+        // A sum of the one-hot with another operand is not a product.
+        let mut r = embedding();
+        if let Stmt::Accum(a) = &mut r.stmts[5] {
+            a.op = NumOp::Binary(BinaryOp::Add).into();
+        }
+        assert_eq!(one_hot_gathers(&r).len(), 2);
+        // A max over the row is not a sum.
+        let mut r = embedding();
+        if let Stmt::Accum(a) = &mut r.stmts[9] {
+            a.accum = Accum::Max;
+        }
+        assert_eq!(one_hot_gathers(&r).len(), 2);
+        // Compared with a node that is not a range.
+        let mut r = embedding();
+        r.stmts[1] = Stmt::Fill { buf: 4, value: 1.0 };
+        assert!(one_hot_gathers(&r).is_empty());
+        // The class iterator inside a compound index of another operand.
+        let mut r = embedding();
+        if let Stmt::Accum(a) = &mut r.stmts[9] {
+            a.maps[2] = vec![Dim(0), Affine::Mod(Box::new(Dim(1)), Box::new(Const(5)))];
+        }
+        assert!(one_hot_gathers(&r).iter().all(|g| g.stmt != 9));
+    }
+}
