@@ -19,7 +19,7 @@ use std::{
 use crate::ffi;
 
 /// Every pass of the project, in pipeline order.
-pub fn all_passes() -> [&'static crate::framework::Pass; 12] {
+pub fn all_passes() -> [&'static crate::framework::Pass; 13] {
     [
         &crate::transforms::verify::DEF,
         &crate::transforms::infer_shapes::DEF,
@@ -27,6 +27,7 @@ pub fn all_passes() -> [&'static crate::framework::Pass; 12] {
         &crate::transforms::autodiff::DEF,
         &crate::transforms::train_step::DEF,
         &crate::transforms::virtualize::DEF,
+        &crate::transforms::one_hot_to_gather::DEF,
         &crate::conversion::assign_to_loops::DEF,
         &crate::conversion::assign_to_linalg::DEF,
         &crate::transforms::outline_kernels::DEF,
@@ -232,12 +233,18 @@ pub mod pipelines {
     }
 
     /// `ocannl-lower-to-loops` for the loop target named `target` (the
-    /// process's default when `None`), alone.
+    /// process's default when `None`), after [`gathers`].
     pub fn lower_to_loops_only(target: Option<&str>) -> Pipeline {
-        match target {
+        gathers().then(match target {
             Some(t) => Pipeline::new().pass_with("ocannl-lower-to-loops", [("target", t)]),
             None => Pipeline::new().pass("ocannl-lower-to-loops"),
-        }
+        })
+    }
+
+    /// `ocannl-one-hot-to-gather`: what the loop targets compute as gathers
+    /// and scatters (linalg has no form of them), first in their lowering.
+    pub fn gathers() -> Pipeline {
+        Pipeline::new().pass("ocannl-one-hot-to-gather")
     }
 
     /// `ocannl-lower-to-loops{kernels=true}` for the loop target named
@@ -250,7 +257,7 @@ pub mod pipelines {
         let mut options = vec![("kernels", "true")];
         options.extend(target.map(|t| ("target", t)));
         options.extend(cpu.map(|c| ("cpu", c)));
-        Pipeline::new().pass_with("ocannl-lower-to-loops", options)
+        gathers().then(Pipeline::new().pass_with("ocannl-lower-to-loops", options))
     }
 
     /// `canonicalize` and `cse` on each function.

@@ -11,6 +11,7 @@
 // LLVM-NEXT: ocannl-lower-to-assign{params-as-arguments=false}
 // LLVM-NEXT: ocannl-virtualize{
 // LLVM-NEXT: ocannl-simplify{
+// LLVM-NEXT: ocannl-one-hot-to-gather{explain=false}
 // LLVM-NEXT: ocannl-lower-to-loops{cpu= explain=false kernels=true target=}
 // LLVM-NEXT: ocannl-outline-kernels{dedup=true explain=false}
 // LLVM-NEXT: ocannl-approximate-math{ops=exp,tanh,erf}
@@ -27,6 +28,7 @@
 // NVVM-NEXT: ocannl-lower-to-assign{params-as-arguments=false}
 // NVVM-NEXT: ocannl-virtualize{
 // NVVM-NEXT: ocannl-simplify{
+// NVVM-NEXT: ocannl-one-hot-to-gather{explain=false}
 // NVVM-NEXT: ocannl-lower-to-loops{cpu= explain=false kernels=false target=gpu}
 // NVVM-NEXT: func.func(
 // NVVM-NEXT: canonicalize{

@@ -406,8 +406,13 @@ impl Compiler {
                 return Err(Error::NoFunction(missing.to_string()).into());
             }
             ocannl_passes::keep_only(&mut module, &keep).map_err(Error::Prune)?;
-            self.lower(&mut module, &loops)?;
-            timed(loops.name(), t);
+            // Each stage timed apart (the first with the pruning).
+            let mut t = t;
+            for stage in loops.clone().split() {
+                self.lower(&mut module, &stage)?;
+                timed(stage.name(), t);
+                t = Instant::now();
+            }
             let mut bundle = Bundle::default();
             bundle.push("extra", extra);
             if let Some(w) = options.work {

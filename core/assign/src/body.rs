@@ -25,6 +25,7 @@ pub struct CmpPred(pub u8);
 impl CmpPred {
     pub const OEQ: CmpPred = CmpPred(1);
     pub const OGT: CmpPred = CmpPred(2);
+    pub const OGE: CmpPred = CmpPred(3);
     pub const OLT: CmpPred = CmpPred(4);
     pub const UNE: CmpPred = CmpPred(13);
     /// Unordered: either operand is NaN.
@@ -157,9 +158,12 @@ impl Body {
         (in_order && self.operand_count() == n).then_some(*op)
     }
 
-    /// Whether it reads the `k`-th buffer operand.
+    /// Whether its value depends on the `k`-th buffer operand.
     pub fn reads(&self, k: usize) -> bool {
-        self.instrs.contains(&Instr::Arg(k))
+        self.instrs
+            .iter()
+            .zip(self.live())
+            .any(|(i, live)| live && *i == Instr::Arg(k))
     }
 
     /// The number of buffer operands it reads (one more than the largest

@@ -2,7 +2,8 @@
 //! `rewrite_one_hot_reductions`, gh-343).
 //!
 //! A one-hot node is computed as `h[.., k, ..] = (x[..] == r[k])`, where
-//! `r` is a range (`r[k] = k`) and `x` holds class ids: cell `k` of a row
+//! `r` counts (`r[k] = k`: a `range`, or a literal `0, 1, ..`) and `x`
+//! holds class ids: cell `k` of a row
 //! is 1 where the row's id is `k`, else 0. A sum of products with such an
 //! operand, `y[..] += h[.., v, ..] * e(..)`, gets nothing from the points
 //! where `h` is 0. So it is computed over the points where `v` is the id
@@ -146,14 +147,20 @@ fn one_hot<'a>(
         return None;
     }
     let (p, q) = equality(&def.op)?;
-    // Which side is the range: a 1-d buffer written only by `range`, read
-    // at a plain iterator that indexes an axis of `h`.
+    // Which side is the range: a 1-d buffer written only by `range` or a
+    // literal `0, 1, ..`, read at a plain iterator that indexes an axis of
+    // `h`.
     let is_range = |k: usize| -> Option<usize> {
         let b = def.rhs[k];
         let [w] = writers(r, b)[..] else { return None };
-        let Stmt::Range { .. } = r.stmts[w] else {
-            return None;
+        let counts = match &r.stmts[w] {
+            Stmt::Range { .. } => true,
+            Stmt::Literal { values, .. } => values.iter().enumerate().all(|(k, &v)| v == k as f64),
+            _ => false,
         };
+        if !counts {
+            return None;
+        }
         if w >= writer || dims.get(b)?.as_ref()?.len() != 1 {
             return None;
         }
@@ -453,6 +460,12 @@ mod tests {
             a.accum = Accum::Max;
         }
         assert_eq!(one_hot_gathers(&r).len(), 2);
+        // A literal that counts is a range too; one that does not is not.
+        let mut r = embedding();
+        r.stmts[1] = Stmt::Literal { buf: 4, values: vec![0.0, 1.0, 2.0, 3.0, 4.0] };
+        assert_eq!(one_hot_gathers(&r).len(), 3);
+        r.stmts[1] = Stmt::Literal { buf: 4, values: vec![0.0, 1.0, 2.0, 4.0, 3.0] };
+        assert!(one_hot_gathers(&r).is_empty());
         // Compared with a node that is not a range.
         let mut r = embedding();
         r.stmts[1] = Stmt::Fill { buf: 4, value: 1.0 };

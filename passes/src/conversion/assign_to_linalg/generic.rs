@@ -116,6 +116,9 @@ pub(crate) fn lower<'c, 'a>(
     named_ops: bool,
 ) -> Result<(), String> {
     let a = Assignment::read(e, op)?;
+    if !a.dynamic.is_empty() {
+        return Err("a dynamic index (a gather or scatter) has no form in linalg.generic, whose operands are read at affine maps; `ocannl-to-linalg` keeps one-hot contractions as contractions (`ocannl-one-hot-to-gather` is for the loop targets)".into());
+    }
     let n = a.tensors.len();
     let dims = a
         .tensors

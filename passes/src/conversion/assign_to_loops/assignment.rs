@@ -12,7 +12,7 @@
 use melior::ir::{
     operation::OperationLike, r#type::MemRefType, AffineMap, OperationRef, Type, Value, ValueLike,
 };
-use ocannl_assign::{Affine, Body};
+use ocannl_assign::{Affine, Body, CmpPred, Dynamic};
 use ocannl_assign_dialect::numeric;
 use ocannl_mlir::{attr, builder::CmpI, types, At, Builder};
 use ocannl_ops::{Accum, NumOp};
@@ -38,6 +38,9 @@ pub struct Assignment<'e, 'c, 'a> {
     pub tensors: Vec<Value<'c, 'a>>,
     /// The index values bound to the maps' symbols.
     pub symbols: Vec<Value<'c, 'a>>,
+    /// The dynamic indices, the maps' symbols after `symbols` (a gather's
+    /// reads, a scatter's writes; see `ocannl_assign::Dynamic`).
+    pub dynamic: Vec<Dynamic>,
     /// The result's element type, as text and as a type.
     pub elt: String,
     pub eltt: Type<'c>,
@@ -88,6 +91,7 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
             initialize_neutral,
             space,
             maps,
+            dynamic,
         } = ocannl_assign_dialect::accum_attrs(op).map_err(|e| e.to_string())?;
         let operands: Vec<Value<'c, 'a>> = op.operands().collect();
         let n = maps.len();
@@ -123,8 +127,10 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
             compute,
             elt,
             accum,
-            op: body.as_op(),
+            // No kernel takes a dynamic index: scalar loops.
+            op: body.as_op().filter(|_| dynamic.is_empty()),
             body,
+            dynamic,
             initialize_neutral,
             space,
             maps,
@@ -152,6 +158,18 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
         ivs: &[Value<'c, 'a>],
         i: usize,
     ) -> Result<Vec<Value<'c, 'a>>, String> {
+        self.indices_with(at, ivs, &self.symbols, i)
+    }
+
+    /// [`Assignment::indices_text`] with the maps' symbols bound to `syms`
+    /// (the index operands, then the dynamic indices at the point).
+    fn indices_with(
+        &self,
+        at: At<'c, 'a>,
+        ivs: &[Value<'c, 'a>],
+        syms: &[Value<'c, 'a>],
+        i: usize,
+    ) -> Result<Vec<Value<'c, 'a>>, String> {
         let e = self.e;
         let map = self.maps[i];
         let mut out = vec![];
@@ -165,7 +183,7 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
                     .map_err(|e| e.to_string())?
             } else {
                 let mut args: Vec<Value<'c, 'a>> = ivs.to_vec();
-                args.extend_from_slice(&self.symbols);
+                args.extend_from_slice(syms);
                 e.op1(
                     at,
                     "affine.apply",
@@ -265,8 +283,19 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
         ivs: &[Value<'c, 'a>],
         i: usize,
     ) -> Result<Value<'c, 'a>, String> {
+        self.load_with(at, ivs, &self.symbols, i)
+    }
+
+    /// [`Assignment::load_text`] with the maps' symbols bound to `syms`.
+    fn load_with(
+        &self,
+        at: At<'c, 'a>,
+        ivs: &[Value<'c, 'a>],
+        syms: &[Value<'c, 'a>],
+        i: usize,
+    ) -> Result<Value<'c, 'a>, String> {
         let e = self.e;
-        let mut idx = self.indices_text(at, ivs, i)?;
+        let mut idx = self.indices_with(at, ivs, syms, i)?;
         let inside = if i > 0 {
             self.inside(at, i, &mut idx, true)?
         } else {
@@ -285,16 +314,80 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
         })
     }
 
-    /// The value `op(rhs...)` at the given iterators.
+    /// The value `op(rhs...)` at the given iterators: the neutral element
+    /// at a point that a dynamic index skips.
     pub(crate) fn value(
         &self,
         at: At<'c, 'a>,
         ivs: &[Value<'c, 'a>],
     ) -> Result<Value<'c, 'a>, String> {
+        let (syms, ok) = self.point_symbols(at, ivs)?;
+        let v = self.value_with(at, ivs, &syms)?;
+        Ok(match ok {
+            Some(ok) => {
+                let pad = self.neutral_computed(at);
+                self.e
+                    .op1(at, "arith.select", &[ok, v, pad], self.compute, &[])
+            }
+            None => v,
+        })
+    }
+
+    /// The value `op(rhs...)` at the given iterators, the maps' symbols
+    /// bound to `syms`.
+    fn value_with(
+        &self,
+        at: At<'c, 'a>,
+        ivs: &[Value<'c, 'a>],
+        syms: &[Value<'c, 'a>],
+    ) -> Result<Value<'c, 'a>, String> {
         let args = (1..self.tensors.len())
-            .map(|i| self.load_text(at, ivs, i))
+            .map(|i| self.load_with(at, ivs, syms, i))
             .collect::<Result<Vec<_>, _>>()?;
         numeric::body(self.e, at, &self.body, &args, self.compute).map_err(|e| e.to_string())
+    }
+
+    /// The maps' symbols at a point: the index operands, then each dynamic
+    /// index, read from its operand; and whether every dynamic index is
+    /// valid there (an integer in `0..bound`; `None` without dynamic
+    /// indices). An invalid one is bound to 0, so that every address stays
+    /// inside its buffer.
+    fn point_symbols(
+        &self,
+        at: At<'c, 'a>,
+        ivs: &[Value<'c, 'a>],
+    ) -> Result<(Vec<Value<'c, 'a>>, Option<Value<'c, 'a>>), String> {
+        let e = self.e;
+        let mut syms = self.symbols.clone();
+        let mut valid: Option<Value<'c, 'a>> = None;
+        let i1 = e.ty("i1").map_err(|e| e.to_string())?;
+        let i64t = e.ty("i64").map_err(|e| e.to_string())?;
+        for d in &self.dynamic {
+            let x = self.load_text(at, ivs, d.source + 1)?;
+            let t = self.compute;
+            let (zero, bound) = (e.float(at, 0.0, t), e.float(at, d.bound as f64, t));
+            // In range first (a NaN is not), so that the conversion to an
+            // integer is defined; then a whole number: it converts back.
+            let ge = e.cmpf(at, CmpPred::OGE, x, zero);
+            let lt = e.cmpf(at, CmpPred::OLT, x, bound);
+            let in_range = e.op1(at, "arith.andi", &[ge, lt], i1, &[]);
+            let safe = e.op1(at, "arith.select", &[in_range, x, zero], t, &[]);
+            let n = e.op1(at, "arith.fptosi", &[safe], i64t, &[]);
+            let back = e.op1(at, "arith.sitofp", &[n], t, &[]);
+            let whole = e.cmpf(at, CmpPred::OEQ, back, x);
+            let ok = e.op1(at, "arith.andi", &[in_range, whole], i1, &[]);
+            let idx = e.op1(at, "arith.index_cast", &[n], Type::index(e.ctx), &[]);
+            // The bound as an integer too (a float bound may be rounded up).
+            let last = e.index(at, d.bound as i64).map_err(|e| e.to_string())?;
+            let below = e.cmpi(at, CmpI::Slt, idx, last);
+            let ok = e.op1(at, "arith.andi", &[ok, below], i1, &[]);
+            syms.push(idx);
+            valid = Some(match valid {
+                Some(prev) => e.op1(at, "arith.andi", &[prev, ok], i1, &[]),
+                None => ok,
+            });
+        }
+        Ok((syms, valid))
     }
 
     /// `old accum v`.
@@ -339,9 +432,18 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
         }
     }
 
-    /// Whether the result's indices depend on iterator `p`.
+    /// Whether the result's indices depend on iterator `p`, directly or
+    /// through a dynamic index read at it.
     pub fn lhs_uses(&self, p: usize) -> bool {
-        self.exprs[0].iter().any(|e| e.mentions(p))
+        let n = self.symbols.len();
+        let through = |l: &Affine| match l {
+            Affine::Dim(d) => *d == p,
+            Affine::Sym(k) if *k >= n => self.exprs[self.dynamic[k - n].source + 1]
+                .iter()
+                .any(|x| x.mentions(p)),
+            _ => false,
+        };
+        self.exprs[0].iter().any(|e| e.any_leaf(&through))
     }
 
     /// The loop order of the scalar loops: the innermost loop runs along
@@ -466,7 +568,22 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
                 None => e.index(inner, 0).map_err(|e| e.to_string())?,
             };
             let ivs: &[Value<'c, 'a>] = &merge(outer_ivs, filler);
-            let lhs_idx = self.indices_text(inner, ivs, 0)?;
+            // The dynamic indices at this point, where the result's cell
+            // or the value computed without a reduction depends on them (a
+            // reduction's value reads them at each of its points).
+            let n = self.symbols.len();
+            let dynamic_lhs = self.exprs[0]
+                .iter()
+                .any(|x| x.any_leaf(&|l| matches!(l, Affine::Sym(k) if *k >= n)));
+            let (syms, valid) = if reduced_suffix == 0 || dynamic_lhs {
+                self.point_symbols(inner, ivs)?
+            } else {
+                (self.symbols.clone(), None)
+            };
+            let lhs_idx = self.indices_with(inner, ivs, &syms, 0)?;
+            // A point that a dynamic index skips writes nothing, except
+            // the neutral element into a fresh cell it alone owns.
+            let skip_invalid = dynamic_lhs || !fresh;
             let mut write = |inner: At<'c, 'a>| -> Result<(), String> {
                 let mut ops = vec![lhs];
                 ops.extend(lhs_idx.iter().copied());
@@ -479,7 +596,11 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
                     }
                 };
                 let result = if reduced_suffix == 0 {
-                    let v = self.value(inner, ivs)?;
+                    let mut v = self.value_with(inner, ivs, &syms)?;
+                    if let (Some(ok), false) = (valid, skip_invalid) {
+                        let pad = self.neutral_computed(inner);
+                        v = e.op1(inner, "arith.select", &[ok, v, pad], self.compute, &[]);
+                    }
                     if self.accum == Accum::Assign {
                         v
                     } else {
@@ -507,7 +628,13 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
             };
             // A padded index of the result (the gradient of a padded read)
             // writes only inside the buffer: outside is the padding.
-            match self.inside(inner, 0, &mut lhs_idx.clone(), false)? {
+            let i1 = e.ty("i1").map_err(|e| e.to_string())?;
+            let valid = valid.filter(|_| skip_invalid);
+            let guard = match (self.inside(inner, 0, &mut lhs_idx.clone(), false)?, valid) {
+                (Some(a), Some(b)) => Some(e.op1(inner, "arith.andi", &[a, b], i1, &[])),
+                (a, b) => a.or(b),
+            };
+            match guard {
                 Some(ok) => e.if_then(inner, ok, &mut write).map_err(|e| e.to_string()),
                 None => write(inner),
             }
