@@ -25,11 +25,13 @@ use crate::{writes_each_cell_once, Affine, Arg, Assignment, Body, CmpPred, Dynam
 use ocannl_ops::{Accum, BinaryOp, NumOp};
 
 /// An assignment rewritten: statement `stmt` becomes `new`, which reads
-/// the ids of the one-hot node `one_hot` instead of it.
+/// the ids `ids` where it read a one-hot row: the node `one_hot`, or a
+/// comparison of the ids with a range in its own body (after inlining).
 #[derive(Clone, Debug)]
 pub struct Gather {
     pub stmt: usize,
-    pub one_hot: usize,
+    pub one_hot: Option<usize>,
+    pub ids: usize,
     pub new: Assignment,
     /// The points of the iteration space before and after.
     pub points: (u64, u64),
@@ -45,8 +47,21 @@ struct OneHot<'a> {
     class: usize,
 }
 
-/// Every assignment of `r` that reads a one-hot node as a factor of a sum
-/// of products, rewritten as a gather or scatter (in statement order).
+/// A one-hot factor of an assignment's value, in the assignment's terms:
+/// the value is `factor * rest` (body instructions), `factor` is 1 where
+/// iterator `v` equals the ids read at `ids_map`, and the operand slots
+/// `drop` are read only by it.
+struct Factor {
+    rest: usize,
+    one_hot: Option<usize>,
+    ids: usize,
+    ids_map: Vec<Affine>,
+    v: usize,
+    drop: Vec<usize>,
+}
+
+/// Every assignment of `r` whose value is a product with a one-hot factor,
+/// rewritten as a gather or scatter (in statement order).
 pub fn one_hot_gathers(r: &Routine) -> Vec<Gather> {
     let dims = buffer_dims(r);
     let mut out = vec![];
@@ -55,19 +70,117 @@ pub fn one_hot_gathers(r: &Routine) -> Vec<Gather> {
         if !a.dynamic.is_empty() || !matches!(a.accum, Accum::Add | Accum::Sub) {
             continue;
         }
-        for (kh, &h) in a.rhs.iter().enumerate() {
-            let Some(def) = one_hot(r, &dims, h, c) else {
-                continue;
-            };
-            if let Some(new) = rewrite(r, a, kh, &def, c) {
-                let points = |s: &[u64]| s.iter().product::<u64>();
-                out.push(Gather {
-                    stmt: c,
-                    one_hot: h,
-                    points: (points(&a.space), points(&new.space)),
-                    new,
+        let new = factors(r, &dims, a, c)
+            .into_iter()
+            .find_map(|f| Some((rewrite(a, &f)?, f)));
+        if let Some((new, f)) = new {
+            let points = |s: &[u64]| s.iter().product::<u64>();
+            out.push(Gather {
+                stmt: c,
+                one_hot: f.one_hot,
+                ids: f.ids,
+                points: (points(&a.space), points(&new.space)),
+                new,
+            });
+        }
+    }
+    out
+}
+
+/// The one-hot factors of assignment `a` (statement `c`): a one-hot node
+/// read as a factor, or a comparison of ids with a range in the body.
+fn factors(r: &Routine, dims: &[Option<Vec<u64>>], a: &Assignment, c: usize) -> Vec<Factor> {
+    let body = &a.op;
+    let Some(Instr::Op(NumOp::Binary(BinaryOp::Mul), f)) = body.instrs.get(body.result) else {
+        return vec![];
+    };
+    // An instruction that only the product reads.
+    let only_in_product = |i: usize| {
+        !body
+            .instrs
+            .iter()
+            .enumerate()
+            .any(|(k, ins)| k != body.result && ins.operands().contains(&i))
+    };
+    let mut out = vec![];
+    for (fi, rest) in [(f[0], f[1]), (f[1], f[0])] {
+        if fi == rest || !only_in_product(fi) {
+            continue;
+        }
+        match body.instrs[fi] {
+            Instr::Arg(kh) => {
+                let h = a.rhs[kh];
+                let Some(def) = one_hot(r, dims, h, c) else {
+                    continue;
+                };
+                // The ids must hold the same values where `a` reads them.
+                let kept = !r.stmts[def.writer + 1..c]
+                    .iter()
+                    .any(|s| writes_buffer(s, def.ids))
+                    && a.lhs != def.ids;
+                // The class axis is read at a plain iterator, the others
+                // at iterators or constants (a padded read of `h` would
+                // read ids outside their buffer).
+                let hmap = &a.maps[kh + 1];
+                let Affine::Dim(v) = hmap[def.class] else {
+                    continue;
+                };
+                let simple = hmap.iter().all(|e| matches!(e, Affine::Dim(_) | Affine::Const(_)));
+                let once = hmap.iter().filter(|e| e.mentions(v)).count() == 1;
+                if !kept || !simple || !once {
+                    continue;
+                }
+                // The definition's iterator of each axis of `h` is the
+                // reader's index of that axis.
+                let bind = |e: &Affine| match e {
+                    Affine::Dim(_) => def.def.maps[0]
+                        .iter()
+                        .position(|m| m == e)
+                        .map(|axis| hmap[axis].clone())
+                        .unwrap_or(Affine::Const(0)),
+                    other => other.clone(),
+                };
+                out.push(Factor {
+                    rest,
+                    one_hot: Some(h),
+                    ids: def.ids,
+                    ids_map: def.ids_map.iter().map(|e| e.map_leaves(&bind)).collect(),
+                    v,
+                    drop: vec![kh],
                 });
-                break;
+            }
+            _ => {
+                let Some((p, q)) = equality(body, fi) else {
+                    continue;
+                };
+                let counted = |k: usize| match a.maps[k + 1][..] {
+                    [Affine::Dim(v)] if counts(r, dims, a.rhs[k], c) => Some(v),
+                    _ => None,
+                };
+                let (kx, kr, v) = match (counted(p), counted(q)) {
+                    (None, Some(v)) => (p, q, v),
+                    (Some(v), None) => (q, p, v),
+                    _ => continue,
+                };
+                if a.maps[kx + 1].iter().any(|e| e.mentions(v)) {
+                    continue;
+                }
+                let mut drop = vec![kr];
+                let after = Body {
+                    instrs: body.instrs.clone(),
+                    result: rest,
+                };
+                if !after.reads(kx) {
+                    drop.push(kx);
+                }
+                out.push(Factor {
+                    rest,
+                    one_hot: None,
+                    ids: a.rhs[kx],
+                    ids_map: a.maps[kx + 1].clone(),
+                    v,
+                    drop,
+                });
             }
         }
     }
@@ -102,15 +215,16 @@ fn writers(r: &Routine, b: usize) -> Vec<usize> {
         .collect()
 }
 
-/// The two operands a body compares for equality, when its value is
-/// `x == y` (as the `eq` op, or `select(x oeq y, 1, 0)`).
-fn equality(body: &Body) -> Option<(usize, usize)> {
+/// The two operands that instruction `at` of a body compares for
+/// equality, when its value is `x == y` (the `eq` op, or
+/// `select(x oeq y, 1, 0)`).
+fn equality(body: &Body, at: usize) -> Option<(usize, usize)> {
     let arg = |i: usize| match body.instrs.get(i) {
         Some(Instr::Arg(k)) => Some(*k),
         _ => None,
     };
     let konst = |i: usize, c: f64| body.instrs.get(i) == Some(&Instr::Const(c));
-    match body.instrs.get(body.result)? {
+    match body.instrs.get(at)? {
         Instr::Op(NumOp::Binary(BinaryOp::Eq), a) => Some((arg(a[0])?, arg(a[1])?)),
         Instr::Select(c, t, f) if konst(*t, 1.0) && konst(*f, 0.0) => match body.instrs.get(*c)? {
             Instr::Cmp(CmpPred::OEQ, x, y) => Some((arg(*x)?, arg(*y)?)),
@@ -118,6 +232,18 @@ fn equality(body: &Body) -> Option<(usize, usize)> {
         },
         _ => None,
     }
+}
+
+/// Whether buffer `b` counts (`b[k] = k`: written only by a `range` or a
+/// literal `0, 1, ..`, before statement `before`, and 1-d).
+fn counts(r: &Routine, dims: &[Option<Vec<u64>>], b: usize, before: usize) -> bool {
+    let [w] = writers(r, b)[..] else { return false };
+    let counting = match &r.stmts[w] {
+        Stmt::Range { .. } => true,
+        Stmt::Literal { values, .. } => values.iter().enumerate().all(|(k, &v)| v == k as f64),
+        _ => false,
+    };
+    counting && w < before && dims.get(b).and_then(|d| d.as_ref()).is_some_and(|d| d.len() == 1)
 }
 
 /// Buffer `h`'s definition when it is a one-hot node written once, before
@@ -146,22 +272,11 @@ fn one_hot<'a>(
     {
         return None;
     }
-    let (p, q) = equality(&def.op)?;
-    // Which side is the range: a 1-d buffer written only by `range` or a
-    // literal `0, 1, ..`, read at a plain iterator that indexes an axis of
-    // `h`.
+    let (p, q) = equality(&def.op, def.op.result)?;
+    // Which side is the range: it counts, and is read at a plain iterator
+    // that indexes an axis of `h`.
     let is_range = |k: usize| -> Option<usize> {
-        let b = def.rhs[k];
-        let [w] = writers(r, b)[..] else { return None };
-        let counts = match &r.stmts[w] {
-            Stmt::Range { .. } => true,
-            Stmt::Literal { values, .. } => values.iter().enumerate().all(|(k, &v)| v == k as f64),
-            _ => false,
-        };
-        if !counts {
-            return None;
-        }
-        if w >= writer || dims.get(b)?.as_ref()?.len() != 1 {
+        if !counts(r, dims, def.rhs[k], writer) {
             return None;
         }
         match def.maps[k + 1][..] {
@@ -190,104 +305,76 @@ fn one_hot<'a>(
     })
 }
 
-/// Assignment `a` (statement `c`), whose operand `kh` is the one-hot node
-/// `h`, as a gather or scatter of `h`'s ids; `None` when `h` is not a
-/// factor of its value or its class axis is not read at a plain iterator
-/// used only as whole indices.
-fn rewrite(r: &Routine, a: &Assignment, kh: usize, h: &OneHot, c: usize) -> Option<Assignment> {
-    // The value is `h * f` (or `f * h`), and `f` does not read `h`.
-    let body = &a.op;
-    let Instr::Op(NumOp::Binary(BinaryOp::Mul), f) = body.instrs.get(body.result)? else {
-        return None;
-    };
-    let is_h = |i: usize| body.instrs.get(i) == Some(&Instr::Arg(kh));
-    let rest = match (is_h(f[0]), is_h(f[1])) {
-        (true, false) => f[1],
-        (false, true) => f[0],
-        _ => return None,
-    };
-    let reads_h = body
-        .instrs
-        .iter()
-        .filter(|i| **i == Instr::Arg(kh))
-        .count();
-    let used = body
-        .instrs
-        .iter()
-        .enumerate()
-        .filter(|&(k, _)| k != body.result)
-        .any(|(_, i)| i.operands().iter().any(|&o| is_h(o)));
-    if reads_h != 1 || used {
+/// Assignment `a` with its one-hot factor `f` gone: the value is the
+/// rest, iterator `f.v` leaves the space and each index it gave is a
+/// dynamic index read from the ids (in the first dropped slot; the other
+/// dropped slots go). `None` when `v` indexes some operand other than as a
+/// whole index, or the rest reads a dropped slot.
+fn rewrite(a: &Assignment, f: &Factor) -> Option<Assignment> {
+    let body = Body {
+        instrs: a.op.instrs.clone(),
+        result: f.rest,
+    }
+    .cleaned();
+    if f.drop.iter().any(|&k| body.reads(k)) {
         return None;
     }
-    // The class axis is read at a plain iterator `v`, used nowhere else
-    // but as a whole index.
-    let hmap = &a.maps[kh + 1];
-    let Affine::Dim(v) = hmap[h.class] else {
-        return None;
-    };
-    // Padded reads of `h` would read ids outside their buffer.
-    if !hmap.iter().all(|e| matches!(e, Affine::Dim(_) | Affine::Const(_))) {
-        return None;
-    }
-    if hmap
-        .iter()
-        .enumerate()
-        .any(|(axis, e)| axis != h.class && e.mentions(v))
-    {
-        return None;
-    }
-    let whole_only = a
-        .maps
-        .iter()
+    let kept = |k: &usize| !f.drop.contains(k);
+    let whole_only = std::iter::once(&a.maps[0])
+        .chain((0..a.rhs.len()).filter(kept).map(|k| &a.maps[k + 1]))
         .flatten()
-        .all(|e| *e == Affine::Dim(v) || !e.mentions(v));
-    // The ids must hold the same values where the reader reads them.
-    let ids_kept = !r.stmts[h.writer + 1..c].iter().any(|s| writes_buffer(s, h.ids))
-        && a.lhs != h.ids;
-    if !whole_only || !ids_kept {
+        .all(|e| *e == Affine::Dim(f.v) || !e.mentions(f.v));
+    if !whole_only {
         return None;
     }
-    // The ids' index in the reader's iterators: the definition's iterator
-    // of each axis of `h` is the reader's index of that axis.
-    let bind = |e: &Affine| match e {
-        Affine::Dim(_) => h.def.maps[0]
-            .iter()
-            .position(|m| m == e)
-            .map(|axis| hmap[axis].clone())
-            .unwrap_or(Affine::Const(0)),
-        other => other.clone(),
-    };
-    let ids_map: Vec<Affine> = h.ids_map.iter().map(|e| e.map_leaves(&bind)).collect();
-    // `v` leaves the space: later iterators shift down, and its indices
+    // The ids in the first dropped slot; the other dropped slots go, and
+    // the operands after them move down.
+    let source = *f.drop.iter().min()?;
+    let gone: Vec<usize> = f.drop.iter().copied().filter(|&k| k != source).collect();
+    let slot = |k: usize| k - gone.iter().filter(|&&g| g < k).count();
+    let mut rhs = vec![];
+    let mut maps = vec![a.maps[0].clone()];
+    for k in 0..a.rhs.len() {
+        if k == source {
+            rhs.push(f.ids);
+            maps.push(f.ids_map.clone());
+        } else if !gone.contains(&k) {
+            rhs.push(a.rhs[k]);
+            maps.push(a.maps[k + 1].clone());
+        }
+    }
+    let instrs = body
+        .instrs
+        .iter()
+        .map(|i| match i {
+            Instr::Arg(k) => Instr::Arg(slot(*k)),
+            other => other.clone(),
+        })
+        .collect();
+    // `v` leaves the space: later iterators move down, and its indices
     // become the new dynamic index, the maps' last symbol.
     let sym = a.symbols.len() + a.dynamic.len();
     let renumber = |e: &Affine| match e {
-        Affine::Dim(u) if *u == v => Affine::Sym(sym),
-        Affine::Dim(u) if *u > v => Affine::Dim(u - 1),
+        Affine::Dim(u) if *u == f.v => Affine::Sym(sym),
+        Affine::Dim(u) if *u > f.v => Affine::Dim(u - 1),
         other => other.clone(),
     };
-    let mut maps: Vec<Vec<Affine>> = a
-        .maps
+    let maps = maps
         .iter()
         .map(|m| m.iter().map(|e| e.map_leaves(&renumber)).collect())
         .collect();
-    maps[kh + 1] = ids_map.iter().map(|e| e.map_leaves(&renumber)).collect();
-    let mut rhs = a.rhs.clone();
-    rhs[kh] = h.ids;
     let mut space = a.space.clone();
-    let bound = space.remove(v);
+    let bound = space.remove(f.v);
     let mut dynamic = a.dynamic.clone();
-    dynamic.push(Dynamic { source: kh, bound });
+    dynamic.push(Dynamic { source, bound });
     let new = Assignment {
         lhs: a.lhs,
         rhs,
         accum: a.accum,
         op: Body {
-            instrs: body.instrs.clone(),
-            result: rest,
-        }
-        .cleaned(),
+            instrs,
+            result: body.result,
+        },
         initialize_neutral: a.initialize_neutral,
         space,
         maps,
@@ -432,6 +519,42 @@ mod tests {
             let want = run(&r, &args(ids)).unwrap();
             let got = run(&g, &args(ids)).unwrap();
             assert_eq!(got, want, "ids {ids:?}");
+        }
+    }
+
+    #[test]
+    fn a_comparison_with_a_range_inlined_into_a_sum_is_a_gather() {
+        // s[b] += (x[b, 0] == r[v]) * y2[b, v], as after inlining the
+        // one-hot into the sum: the ids and the range slots become one.
+        let mut r = embedding();
+        let body = Body {
+            instrs: vec![
+                Instr::Arg(0),
+                Instr::Arg(1),
+                Instr::Op(NumOp::Binary(BinaryOp::Eq), vec![0, 1]),
+                Instr::Arg(2),
+                Instr::Op(NumOp::Binary(BinaryOp::Mul), vec![2, 3]),
+            ],
+            result: 4,
+        };
+        r.stmts[9] = Stmt::Accum(Assignment {
+            lhs: 8,
+            rhs: vec![0, 4, 3],
+            accum: Accum::Add,
+            op: body,
+            initialize_neutral: true,
+            space: vec![4, 5],
+            maps: vec![vec![Dim(0)], vec![Dim(0), Const(0)], vec![Dim(1)], vec![Dim(0), Dim(1)]],
+            symbols: vec![],
+            dynamic: vec![],
+        });
+        let (g, gathers) = rewritten(&r);
+        let pick = gathers.iter().find(|g| g.stmt == 9).expect("rewritten");
+        assert_eq!((pick.one_hot, pick.ids, pick.points), (None, 0, (20, 4)));
+        assert_eq!(pick.new.rhs, vec![0, 3]);
+        assert_eq!(pick.new.maps[2], vec![Dim(0), Affine::Sym(0)]);
+        for ids in [[1.0, 4.0, 1.0, 0.0], [7.0, -1.0, 2.5, 3.0]] {
+            assert_eq!(run(&g, &args(ids)).unwrap(), run(&r, &args(ids)).unwrap());
         }
     }
 

@@ -44,7 +44,7 @@ crate::define_pass!(
         "false",
         "Report each rewritten assignment, with its points before and after, as a remark at its op"
     )],
-    r#"rewrites each accumulating assignment `y += h * f` (or `-=`) whose operand `h` is a one-hot node (`h[.., k, ..] = x[..] == r[k]` with `r` a `range`, written once, the ids `x` unchanged until the read) and whose class iterator indexes other operands only as whole indices: the iterator leaves the iteration space and its indices become a dynamic index read from `x` (`dynamic_indices`), so an embedding is a gather, its gradient a scatter-add and a cross-entropy's pick a read of one cell per row; an id that is not an integer in range selects nothing, as before; a product `0 * inf` of a row not selected no longer makes a NaN (as in OCANNL). A one-hot node nothing reads any more becomes virtual and its computation goes (unless the user pinned its memory). In the loop targets' pipelines (`ocannl-lower-to-loops` follows it); `explain=true` reports each rewrite"#
+    r#"rewrites each accumulating assignment `y += h * f` (or `-=`) whose factor `h` is one-hot: a node `h[.., k, ..] = x[..] == r[k]` (`r` a `range` or a literal `0, 1, ..`; written once, the ids `x` unchanged until the read) or that comparison in the assignment's body (after inlining), and whose class iterator indexes other operands only as whole indices: the iterator leaves the iteration space and its indices become a dynamic index read from `x` (`dynamic_indices`), so an embedding is a gather, its gradient a scatter-add and a cross-entropy's pick a read of one cell per row; an id that is not an integer in range selects nothing, as before; a product `0 * inf` of a row not selected no longer makes a NaN (as in OCANNL). A one-hot node nothing reads any more becomes virtual and its computation goes (unless the user pinned its memory). In the loop targets' pipelines (`ocannl-lower-to-loops` follows it); `explain=true` reports each rewrite"#
 );
 
 fn run<'c>(module: OperationRef<'c, '_>, options: &Options) -> PassResult<'c> {
@@ -114,11 +114,14 @@ fn routine<'c, 'a>(func: OperationRef<'c, 'a>, explain: bool) -> PassResult<'c> 
         })
         .at(op.location())?;
         if explain {
-            let name = node_name(values.get(g.one_hot).copied());
+            let what = match g.one_hot {
+                Some(h) => format!("the one-hot node '{}'", node_name(values.get(h).copied())),
+                None => "a comparison of ids with a range".to_string(),
+            };
             Diagnostic::remark(
                 op.location(),
                 format!(
-                    "the one-hot node '{name}' is read through its ids: {} points instead of {}",
+                    "{what} is read through the ids: {} points instead of {}",
                     g.points.1, g.points.0
                 ),
             )
@@ -128,7 +131,7 @@ fn routine<'c, 'a>(func: OperationRef<'c, 'a>, explain: bool) -> PassResult<'c> 
         dead.bury(op);
     }
     // One-hot nodes nothing reads any more: their computation goes.
-    let one_hots: BTreeSet<usize> = gathers.iter().map(|g| g.one_hot).collect();
+    let one_hots: BTreeSet<usize> = gathers.iter().filter_map(|g| g.one_hot).collect();
     let mut unused = vec![];
     for h in one_hots {
         let read = rewritten
