@@ -125,7 +125,7 @@ irdl.dialect @ocannl_assign {
   }
 
   // `lhs =accum= body(rhs...)`: an assignment computing a scalar program.
-  // Optional attributes: initialize_neutral (default false).
+  // Optional attributes: initialize_neutral (default false), dynamic_indices (default array<i64>).
   irdl.operation @accum {
     %accum_assign = irdl.is "assign"
     %accum_add = irdl.is "add"

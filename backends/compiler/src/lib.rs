@@ -406,9 +406,21 @@ impl Compiler {
                 return Err(Error::NoFunction(missing.to_string()).into());
             }
             ocannl_passes::keep_only(&mut module, &keep).map_err(Error::Prune)?;
-            // Each stage timed apart (the first with the pruning).
-            let mut t = t;
+            // Each pass timed apart (the first with the pruning; a nested
+            // clean-up with the pass before it).
+            let mut stages: Vec<ocannl_passes::Pipeline> = vec![];
             for stage in loops.clone().split() {
+                let nested = matches!(
+                    stage.stages().first(),
+                    Some(ocannl_passes::Stage::Nested { .. })
+                );
+                match stages.last_mut() {
+                    Some(last) if nested => *last = last.clone().then(stage),
+                    _ => stages.push(stage),
+                }
+            }
+            let mut t = t;
+            for stage in stages {
                 self.lower(&mut module, &stage)?;
                 timed(stage.name(), t);
                 t = Instant::now();

@@ -110,6 +110,8 @@ fn a_backend_registered_with_one_line_compiles_through_the_driver() {
             // are dropped before the next.
             "prune",
             "ocannl-lower-to-assign",
+            // The backend's loops pipeline, pass by pass.
+            "ocannl-one-hot-to-gather",
             "ocannl-lower-to-loops"
         ]
     );
