@@ -503,6 +503,116 @@ fn conv2d(seed: u64, grad: bool) -> (String, usize) {
     (text, 3)
 }
 
+/// Values nested as a dense literal of sizes `dims` (`[[a], [b]]`).
+fn nested(dims: &[u64], values: &[String]) -> String {
+    match dims {
+        [] => values[0].clone(),
+        [n, rest @ ..] => {
+            let step = values.len() / *n as usize;
+            let parts: Vec<String> = values
+                .chunks(step.max(1))
+                .map(|c| nested(rest, c))
+                .collect();
+            format!("[{}]", parts.join(", "))
+        }
+    }
+}
+
+/// A program with a one-hot operand: ids (some out of range, negative or
+/// fractional: they select nothing) compared with the classes `0..V`,
+/// either way round, over one or two batch axes, read by an embedding (a
+/// gather; with `grad` its table is a param, whose gradient is a
+/// scatter-add), a pick of one cell per row (a cross-entropy's; with
+/// `grad`, of rows computed from the params), and one in two also by a sum
+/// that is not a product with it (left as it is).
+fn one_hot(seed: u64, grad: bool) -> (String, usize) {
+    let mut r = Rng(ocannl_ops::SplitMix64::new(seed));
+    let batch: Vec<u64> = if r.below(2) == 0 {
+        vec![1 + r.below(4), 1 + r.below(5)]
+    } else {
+        vec![1 + r.below(40)]
+    };
+    let (v, d) = (1 + r.below(70), 1 + r.below(40));
+    let rows: u64 = batch.iter().product();
+    let ids: Vec<String> = (0..rows)
+        .map(|_| match r.below(12) {
+            0 => format!("{}.0", v + r.below(3)),
+            1 => "-1.0".into(),
+            2 => format!("{}.5", r.below(v)),
+            _ => format!("{}.0", r.below(v)),
+        })
+        .collect();
+    let classes: Vec<String> = (0..v).map(|k| format!("{k}.0")).collect();
+    let b = row(&batch);
+    let mut ids_dims = batch.clone();
+    ids_dims.push(1);
+    let dense = |dims: &[u64]| {
+        dims.iter()
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join("x")
+    };
+    let q = "!ocannl_shape.tensor<\"?\", f32>";
+    let tids = format!("!ocannl_shape.tensor<\"{b}|1\", f32>");
+    let tclasses = format!("!ocannl_shape.tensor<\"{v}\", f32>");
+    let tt = format!("!ocannl_shape.tensor<\"{d}->{v}\", f32>");
+    let ty = format!("!ocannl_shape.tensor<\"{b}|{v}\", f32>");
+    let (first, second, tf, ts) = if r.below(2) == 0 {
+        ("%ids", "%classes", &tids, &tclasses)
+    } else {
+        ("%classes", "%ids", &tclasses, &tids)
+    };
+    let unrewritten = r.below(2) == 0;
+    // With `grad`, the picked rows are computed (of an unknown type).
+    let yt = if grad { q.to_string() } else { ty.clone() };
+    let mut body = format!(
+        "  %ids = \"ocannl_shape.constant\"() {{value = dense<{}> : tensor<{}xf32>}} : () -> {tids}
+  %classes = \"ocannl_shape.constant\"() {{value = dense<{}> : tensor<{v}xf32>}} : () -> {tclasses}
+  %h = \"ocannl_shape.pointwise_binary\"({first}, {second}) {{op = \"eq\"}} : ({tf}, {ts}) -> {q}
+  %e = \"ocannl_shape.einsum\"(%h, %t) {{spec = \"...|v; d->v => ...|d\"}} : ({q}, {tt}) -> {q}
+  %p = \"ocannl_shape.einsum\"(%h, %y) {{spec = \"...|v; ...|v => ...|\"}} : ({q}, {yt}) -> {q}
+",
+        nested(&ids_dims, &ids),
+        dense(&ids_dims),
+        nested(&[v], &classes),
+    );
+    if unrewritten {
+        body.push_str(&format!(
+            "  %s = \"ocannl_shape.pointwise_binary\"(%h, %y) {{op = \"add\"}} : ({q}, {yt}) -> {q}\n"
+        ));
+    } else {
+        body.push_str(&format!(
+            "  %s = \"ocannl_shape.pointwise_unary\"(%p) {{op = \"identity\"}} : ({q}) -> {q}\n"
+        ));
+    }
+    if !grad {
+        let text = format!(
+            "func.func @f(%t: {tt}, %y: {ty}) -> ({q}, {q}, {q}) {{\n{body}  return %e, %p, %s : {q}, {q}, {q}\n}}\n"
+        );
+        return (text, 2);
+    }
+    // The picked rows computed from the params (logits): the pick's
+    // gradient reaches them.
+    let tg = format!("!ocannl_shape.tensor<\"{b}|{d}\", f32>");
+    let tw = format!("!ocannl_shape.tensor<\"{v}->{v}\", f32>");
+    let text = format!(
+        "func.func @f(%g: {tg}) -> {q} {{
+  %t = \"ocannl_shape.param\"() {{name = \"t\"}} : () -> {tt}
+  %w = \"ocannl_shape.param\"() {{name = \"w\"}} : () -> {tw}
+  %e0 = \"ocannl_shape.einsum\"(%g, %t) {{spec = \"...|d; d->v => ...|v\"}} : ({tg}, {tt}) -> {q}
+  %y = \"ocannl_shape.einsum\"(%e0, %w) {{spec = \"...|v; v->u => ...|u\"}} : ({q}, {tw}) -> {q}
+{body}  %eg = \"ocannl_shape.pointwise_binary\"(%e, %g) {{op = \"mul\"}} : ({q}, {tg}) -> {q}
+  %l1 = \"ocannl_shape.einsum\"(%eg) {{spec = \"... => 0\"}} : ({q}) -> {q}
+  %l2 = \"ocannl_shape.einsum\"(%s) {{spec = \"... => 0\"}} : ({q}) -> {q}
+  %l = \"ocannl_shape.pointwise_binary\"(%l1, %l2) {{op = \"add\"}} : ({q}, {q}) -> {q}
+  return %l : {q}
+}}
+"
+    );
+    // The data and the params, as `@f_grad` takes them.
+    (text, 3)
+}
+
 /// A CPU of narrower vectors than most hosts that this host runs, for
 /// the JIT's other kernel plans (`jit-narrow`): on x86-64, AVX2 (16
 /// registers of 8 f32) when the host has it, else SSE4.2 (`x86-64-v2`: 4
@@ -798,6 +908,26 @@ fn conv2d_gradients_agree_with_the_interpreter() {
     for seed in 0..seeds(24) {
         let (text, nargs) = conv2d(13000 + seed, true);
         check_grad(&dir, "g2", seed, &text, nargs);
+    }
+    clean(&dir);
+}
+
+#[test]
+fn one_hot_gathers_agree_with_the_interpreter() {
+    let dir = temp_dir("one-hot");
+    for seed in 0..seeds(24) {
+        let (text, nargs) = one_hot(15000 + seed, false);
+        check(&dir, "o", seed, &text, nargs);
+    }
+    clean(&dir);
+}
+
+#[test]
+fn one_hot_gradients_agree_with_the_interpreter() {
+    let dir = temp_dir("one-hot-grad");
+    for seed in 0..seeds(24) {
+        let (text, nargs) = one_hot(17000 + seed, true);
+        check_grad(&dir, "og", seed, &text, nargs);
     }
     clean(&dir);
 }
