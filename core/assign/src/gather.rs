@@ -21,7 +21,9 @@
 //! framework. An id that is not an integer in range selects nothing in
 //! both.
 
-use crate::{writes_each_cell_once, Affine, Arg, Assignment, Body, CmpPred, Dynamic, Instr, Routine, Stmt};
+use crate::{
+    writes_each_cell_once, Affine, Arg, Assignment, Body, CmpPred, Dynamic, Instr, Routine, Stmt,
+};
 use ocannl_ops::{Accum, BinaryOp, NumOp};
 
 /// An assignment rewritten: statement `stmt` becomes `new`, which reads
@@ -125,7 +127,9 @@ fn factors(r: &Routine, dims: &[Option<Vec<u64>>], a: &Assignment, c: usize) -> 
                 let Affine::Dim(v) = hmap[def.class] else {
                     continue;
                 };
-                let simple = hmap.iter().all(|e| matches!(e, Affine::Dim(_) | Affine::Const(_)));
+                let simple = hmap
+                    .iter()
+                    .all(|e| matches!(e, Affine::Dim(_) | Affine::Const(_)));
                 let once = hmap.iter().filter(|e| e.mentions(v)).count() == 1;
                 if !kept || !simple || !once {
                     continue;
@@ -243,7 +247,12 @@ fn counts(r: &Routine, dims: &[Option<Vec<u64>>], b: usize, before: usize) -> bo
         Stmt::Literal { values, .. } => values.iter().enumerate().all(|(k, &v)| v == k as f64),
         _ => false,
     };
-    counting && w < before && dims.get(b).and_then(|d| d.as_ref()).is_some_and(|d| d.len() == 1)
+    counting
+        && w < before
+        && dims
+            .get(b)
+            .and_then(|d| d.as_ref())
+            .is_some_and(|d| d.len() == 1)
 }
 
 /// Buffer `h`'s definition when it is a one-hot node written once, before
@@ -263,7 +272,8 @@ fn one_hot<'a>(
     let Stmt::Accum(def) = &r.stmts[writer] else {
         return None;
     };
-    let overwrites = def.accum == Accum::Assign || (def.accum == Accum::Add && def.initialize_neutral);
+    let overwrites =
+        def.accum == Accum::Assign || (def.accum == Accum::Add && def.initialize_neutral);
     if writer >= reader
         || !overwrites
         || !def.dynamic.is_empty()
@@ -403,7 +413,13 @@ mod tests {
     use crate::{run, Value};
     use Affine::{Const, Dim};
 
-    fn accum(lhs: usize, rhs: Vec<usize>, op: NumOp, space: Vec<u64>, maps: Vec<Vec<Affine>>) -> Stmt {
+    fn accum(
+        lhs: usize,
+        rhs: Vec<usize>,
+        op: NumOp,
+        space: Vec<u64>,
+        maps: Vec<Vec<Affine>>,
+    ) -> Stmt {
         Stmt::Accum(Assignment {
             lhs,
             rhs,
@@ -432,9 +448,15 @@ mod tests {
                 Arg::Buffer { dims: vec![4, 5] },
             ],
             stmts: vec![
-                Stmt::Alloc { buf: 4, dims: vec![5] },
+                Stmt::Alloc {
+                    buf: 4,
+                    dims: vec![5],
+                },
                 Stmt::Range { buf: 4 },
-                Stmt::Alloc { buf: 5, dims: vec![4, 5] },
+                Stmt::Alloc {
+                    buf: 5,
+                    dims: vec![4, 5],
+                },
                 Stmt::Accum(Assignment {
                     lhs: 5,
                     rhs: vec![0, 4],
@@ -446,23 +468,40 @@ mod tests {
                     symbols: vec![],
                     dynamic: vec![],
                 }),
-                Stmt::Alloc { buf: 6, dims: vec![4, 3] },
+                Stmt::Alloc {
+                    buf: 6,
+                    dims: vec![4, 3],
+                },
                 accum(
                     6,
                     vec![5, 1],
                     mul,
                     vec![4, 5, 3],
-                    vec![vec![Dim(0), Dim(2)], vec![Dim(0), Dim(1)], vec![Dim(1), Dim(2)]],
+                    vec![
+                        vec![Dim(0), Dim(2)],
+                        vec![Dim(0), Dim(1)],
+                        vec![Dim(1), Dim(2)],
+                    ],
                 ),
-                Stmt::Alloc { buf: 7, dims: vec![5, 3] },
+                Stmt::Alloc {
+                    buf: 7,
+                    dims: vec![5, 3],
+                },
                 accum(
                     7,
                     vec![2, 5],
                     mul,
                     vec![4, 3, 5],
-                    vec![vec![Dim(2), Dim(1)], vec![Dim(0), Dim(1)], vec![Dim(0), Dim(2)]],
+                    vec![
+                        vec![Dim(2), Dim(1)],
+                        vec![Dim(0), Dim(1)],
+                        vec![Dim(0), Dim(2)],
+                    ],
                 ),
-                Stmt::Alloc { buf: 8, dims: vec![4] },
+                Stmt::Alloc {
+                    buf: 8,
+                    dims: vec![4],
+                },
                 accum(
                     8,
                     vec![5, 3],
@@ -509,10 +548,18 @@ mod tests {
         // The one-hot's class iterator is gone from every space.
         let points: Vec<(u64, u64)> = gathers.iter().map(|g| g.points).collect();
         assert_eq!(points, vec![(60, 12), (60, 12), (20, 4)]);
-        let Stmt::Accum(scatter) = &g.stmts[7] else { unreachable!() };
+        let Stmt::Accum(scatter) = &g.stmts[7] else {
+            unreachable!()
+        };
         assert_eq!(scatter.rhs, vec![2, 0]);
         assert_eq!(scatter.maps[0], vec![Affine::Sym(0), Dim(1)]);
-        assert_eq!(scatter.dynamic, vec![Dynamic { source: 1, bound: 5 }]);
+        assert_eq!(
+            scatter.dynamic,
+            vec![Dynamic {
+                source: 1,
+                bound: 5
+            }]
+        );
         // Ids in range, repeated (the scatter adds both rows), and ids
         // that select nothing: out of range, negative, fractional.
         for ids in [[1.0, 4.0, 1.0, 0.0], [7.0, -1.0, 2.5, 3.0]] {
@@ -544,7 +591,12 @@ mod tests {
             op: body,
             initialize_neutral: true,
             space: vec![4, 5],
-            maps: vec![vec![Dim(0)], vec![Dim(0), Const(0)], vec![Dim(1)], vec![Dim(0), Dim(1)]],
+            maps: vec![
+                vec![Dim(0)],
+                vec![Dim(0), Const(0)],
+                vec![Dim(1)],
+                vec![Dim(0), Dim(1)],
+            ],
             symbols: vec![],
             dynamic: vec![],
         });
@@ -563,13 +615,7 @@ mod tests {
         // The ids written after the one-hot, before the reader: the
         // reader would see other ids.
         let mut r = embedding();
-        r.stmts.insert(
-            4,
-            Stmt::Fill {
-                buf: 0,
-                value: 2.0,
-            },
-        );
+        r.stmts.insert(4, Stmt::Fill { buf: 0, value: 2.0 });
         assert!(one_hot_gathers(&r).is_empty());
         // A sum of the one-hot with another operand is not a product.
         let mut r = embedding();
@@ -585,9 +631,15 @@ mod tests {
         assert_eq!(one_hot_gathers(&r).len(), 2);
         // A literal that counts is a range too; one that does not is not.
         let mut r = embedding();
-        r.stmts[1] = Stmt::Literal { buf: 4, values: vec![0.0, 1.0, 2.0, 3.0, 4.0] };
+        r.stmts[1] = Stmt::Literal {
+            buf: 4,
+            values: vec![0.0, 1.0, 2.0, 3.0, 4.0],
+        };
         assert_eq!(one_hot_gathers(&r).len(), 3);
-        r.stmts[1] = Stmt::Literal { buf: 4, values: vec![0.0, 1.0, 2.0, 4.0, 3.0] };
+        r.stmts[1] = Stmt::Literal {
+            buf: 4,
+            values: vec![0.0, 1.0, 2.0, 4.0, 3.0],
+        };
         assert!(one_hot_gathers(&r).is_empty());
         // Compared with a node that is not a range.
         let mut r = embedding();

@@ -15,9 +15,9 @@
 pub mod autodiff;
 pub mod body;
 pub mod coverage;
+pub mod gather;
 pub mod optim;
 pub mod structured;
-pub mod gather;
 pub mod virtualize;
 
 pub use body::{Body, CmpPred, Instr};

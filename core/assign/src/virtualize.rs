@@ -442,9 +442,11 @@ fn decide(
     if writers.is_empty() {
         return Err(Refusal::NeverWritten);
     }
-    if writers.iter().chain(&readers).any(|&k| {
-        matches!(stmts[k].as_ref(), Some(Stmt::Accum(a)) if !a.dynamic.is_empty())
-    }) {
+    if writers
+        .iter()
+        .chain(&readers)
+        .any(|&k| matches!(stmts[k].as_ref(), Some(Stmt::Accum(a)) if !a.dynamic.is_empty()))
+    {
         return Err(Refusal::Dynamic);
     }
     let last_writer = *writers.last().expect("writers");

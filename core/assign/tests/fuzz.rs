@@ -1,7 +1,8 @@
 //! Property-based fuzzing (proptest) of the reference interpreter: random
 //! routines (buffers, initializations, accumulating assignments with index
-//! expressions built from the iteration space, symbols, padded reads and
-//! every op and accumulation; now and then a malformed one) run to results
+//! expressions built from the iteration space, symbols, dynamic indices,
+//! padded reads and every op and accumulation; now and then a malformed
+//! one) run to results
 //! or to an error with a message, never a panic.
 //!
 //! A routine is built from a list of random choices, so that proptest
@@ -14,7 +15,7 @@
 //! ```
 
 use ocannl_assign::{
-    run, Accum, Affine, Arg, Assignment, Dist, Generator, NumOp, Routine, Stmt, Value,
+    run, Accum, Affine, Arg, Assignment, Dist, Dynamic, Generator, NumOp, Routine, Stmt, Value,
 };
 use ocannl_ops::{BinaryOp, TernaryOp, UnaryOp};
 use proptest::{
@@ -232,6 +233,45 @@ fn build(choices: &[u32]) -> (Routine, Vec<Value>) {
                 if c.one_in(30) {
                     maps.pop();
                 }
+                // Now and then a dynamic index (a gather's or a scatter's),
+                // read from an operand (now and then one that does not
+                // exist, or one the body reads), bounded (now and then by
+                // 0), on an axis of some operand.
+                let mut dynamic = vec![];
+                let mut rhs = rhs;
+                if c.one_in(5) && !live.is_empty() {
+                    // Read from an operand of its own (the body reads the
+                    // others); now and then from one the body reads or
+                    // one that does not exist.
+                    let source = match c.below(12) {
+                        0 => c.below(rhs.len()),
+                        1 => rhs.len() + 1,
+                        _ => {
+                            let b = c.pick(&live);
+                            rhs.push(b);
+                            maps.push(
+                                size(b)
+                                    .iter()
+                                    .map(|&n| index(c, n, &space, symbols.len()))
+                                    .collect(),
+                            );
+                            rhs.len() - 1
+                        }
+                    };
+                    // On an axis of some operand, mostly bounded by its
+                    // size (now and then by more, or by 0).
+                    let k = c.below(maps.len().max(1));
+                    let mut bound = c.below(4) as u64;
+                    if let Some(m) = maps.get_mut(k).filter(|m| !m.is_empty()) {
+                        let axis = c.below(m.len());
+                        m[axis] = Affine::Sym(symbols.len());
+                        let buf = if k == 0 { target } else { rhs[k - 1] };
+                        if !c.one_in(8) {
+                            bound = size(buf).get(axis).copied().unwrap_or(1);
+                        }
+                    }
+                    dynamic.push(Dynamic { source, bound });
+                }
                 stmts.push(Stmt::Accum(Assignment {
                     lhs: target,
                     rhs,
@@ -241,7 +281,7 @@ fn build(choices: &[u32]) -> (Routine, Vec<Value>) {
                     space,
                     maps,
                     symbols,
-                    dynamic: vec![],
+                    dynamic,
                 }));
             }
         }

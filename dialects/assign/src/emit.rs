@@ -166,7 +166,10 @@ impl<'c, 'a> Emitter<'c, 'a> {
                     attrs.push(("dynamic_indices", self.b.i64_array_attr(&pairs)));
                 }
                 // The one-op forms read exactly their op's operands.
-                match op.as_op().filter(|o| o.arity() == rhs.len() && dynamic.is_empty()) {
+                match op
+                    .as_op()
+                    .filter(|o| o.arity() == rhs.len() && dynamic.is_empty())
+                {
                     Some(num_op) => {
                         let name = match num_op {
                             NumOp::Unary(_) => "ocannl_assign.accum_unop",

@@ -199,7 +199,7 @@ fn accum_attrs_text<'c>(op: &OperationRef<'c, '_>) -> Result<AccumAttrs<'c>, Str
             let v: Vec<i64> = (0..a.len())
                 .map(|i| a.element(i).map_err(|e| e.to_string()))
                 .collect::<Result<_, _>>()?;
-            if v.len() % 2 != 0 {
+            if !v.len().is_multiple_of(2) {
                 return Err(format!(
                     "attribute 'dynamic_indices' holds (operand, bound) pairs; found {} values",
                     v.len()
@@ -404,7 +404,14 @@ fn verify_projections(op: &OperationRef, attrs: &AccumAttrs) -> Result<(), Strin
                 "indexing map #{i} has {results} results but operand #{i} has rank {rank}"
             ));
         }
-        check_ranges(i, *map, &memref_dims(t), space, index_operands, &attrs.dynamic)?;
+        check_ranges(
+            i,
+            *map,
+            &memref_dims(t),
+            space,
+            index_operands,
+            &attrs.dynamic,
+        )?;
     }
     for (k, d) in attrs.dynamic.iter().enumerate() {
         if d.source + 1 >= n {
@@ -420,9 +427,7 @@ fn verify_projections(op: &OperationRef, attrs: &AccumAttrs) -> Result<(), Strin
             ));
         }
         let exprs = ocannl_mlir::affine::to_model(maps[d.source + 1]).map_err(|e| e.to_string())?;
-        let is_dynamic = |e: &ocannl_assign::Affine| {
-            matches!(e, ocannl_assign::Affine::Sym(s) if *s >= index_operands)
-        };
+        let is_dynamic = |e: &ocannl_assign::Affine| matches!(e, ocannl_assign::Affine::Sym(s) if *s >= index_operands);
         if exprs.iter().any(|e| e.any_leaf(&is_dynamic)) {
             return Err(format!(
                 "dynamic index {k} is read from operand #{} at a dynamic index",

@@ -523,9 +523,7 @@ impl<'c, 'a> Checks<'c, 'a> {
             for (r, ex) in exprs[i].iter().enumerate() {
                 // Dynamic indices (the maps' last symbols) are inside their
                 // axes by the verifier's check of their bounds.
-                let dynamic = |l: &ocannl_assign::Affine| {
-                    matches!(l, ocannl_assign::Affine::Sym(k) if *k >= symbols.len())
-                };
+                let dynamic = |l: &ocannl_assign::Affine| matches!(l, ocannl_assign::Affine::Sym(k) if *k >= symbols.len());
                 if !ex.has_sym() || ex.any_leaf(&dynamic) {
                     continue;
                 }
