@@ -24,7 +24,7 @@ use std::fmt;
 
 use ocannl_ops::{Accum, BinaryOp, NumOp, TernaryOp, UnaryOp};
 
-use crate::{Affine, Arg, Assignment, Routine, Stmt};
+use crate::{Affine, Assignment, Routine, Stmt};
 
 /// What a buffer made by backprop holds.
 #[derive(Clone, Debug, PartialEq)]
@@ -69,31 +69,10 @@ impl fmt::Display for AutodiffError {
 
 impl std::error::Error for AutodiffError {}
 
-/// The sizes of every buffer of a routine, by number.
-pub fn buffer_dims(r: &Routine) -> Vec<Option<Vec<u64>>> {
-    let mut dims: Vec<Option<Vec<u64>>> = r
-        .args
-        .iter()
-        .map(|a| match a {
-            Arg::Buffer { dims } => Some(dims.clone()),
-            Arg::Index => None,
-        })
-        .collect();
-    for s in &r.stmts {
-        if let Stmt::Alloc { buf, dims: d } = s {
-            if dims.len() <= *buf {
-                dims.resize(buf + 1, None);
-            }
-            dims[*buf] = Some(d.clone());
-        }
-    }
-    dims
-}
-
 /// Generates the backprop of `loss` with respect to `params` (buffers of
 /// `r`).
 pub fn backprop(r: &Routine, loss: usize, params: &[usize]) -> Result<Backprop, AutodiffError> {
-    let dims = buffer_dims(r);
+    let dims = r.buffer_dims();
     let known = |b: usize| dims.get(b).is_some_and(|d| d.is_some());
     for &p in params.iter().chain(std::iter::once(&loss)) {
         if !known(p) {

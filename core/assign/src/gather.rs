@@ -22,7 +22,7 @@
 //! both.
 
 use crate::{
-    writes_each_cell_once, Affine, Arg, Assignment, Body, CmpPred, Dynamic, Instr, Routine, Stmt,
+    writes_each_cell_once, Affine, Assignment, Body, CmpPred, Dynamic, Instr, Routine, Stmt,
 };
 use ocannl_ops::{Accum, BinaryOp, NumOp};
 
@@ -65,7 +65,7 @@ struct Factor {
 /// Every assignment of `r` whose value is a product with a one-hot factor,
 /// rewritten as a gather or scatter (in statement order).
 pub fn one_hot_gathers(r: &Routine) -> Vec<Gather> {
-    let dims = buffer_dims(r);
+    let dims = r.buffer_dims();
     let mut out = vec![];
     for (c, s) in r.stmts.iter().enumerate() {
         let Stmt::Accum(a) = s else { continue };
@@ -116,9 +116,7 @@ fn factors(r: &Routine, dims: &[Option<Vec<u64>>], a: &Assignment, c: usize) -> 
                     continue;
                 };
                 // The ids must hold the same values where `a` reads them.
-                let kept = !r.stmts[def.writer + 1..c]
-                    .iter()
-                    .any(|s| writes_buffer(s, def.ids))
+                let kept = !r.stmts[def.writer + 1..c].iter().any(|s| s.writes(def.ids))
                     && a.lhs != def.ids;
                 // The class axis is read at a plain iterator, the others
                 // at iterators or constants (a padded read of `h` would
@@ -191,31 +189,10 @@ fn factors(r: &Routine, dims: &[Option<Vec<u64>>], a: &Assignment, c: usize) -> 
     out
 }
 
-/// The sizes of every buffer: arguments and allocations.
-fn buffer_dims(r: &Routine) -> Vec<Option<Vec<u64>>> {
-    let mut dims: Vec<Option<Vec<u64>>> = r
-        .args
-        .iter()
-        .map(|a| match a {
-            Arg::Buffer { dims } => Some(dims.clone()),
-            Arg::Index => None,
-        })
-        .collect();
-    for s in &r.stmts {
-        if let Stmt::Alloc { buf, dims: d } = s {
-            if dims.len() <= *buf {
-                dims.resize(buf + 1, None);
-            }
-            dims[*buf] = Some(d.clone());
-        }
-    }
-    dims
-}
-
 /// The statements that write buffer `b`.
 fn writers(r: &Routine, b: usize) -> Vec<usize> {
     (0..r.stmts.len())
-        .filter(|&k| writes_buffer(&r.stmts[k], b))
+        .filter(|&k| r.stmts[k].writes(b))
         .collect()
 }
 
@@ -395,22 +372,10 @@ fn rewrite(a: &Assignment, f: &Factor) -> Option<Assignment> {
     Some(new)
 }
 
-/// Whether statement `s` writes buffer `b`.
-fn writes_buffer(s: &Stmt, b: usize) -> bool {
-    match s {
-        Stmt::Alloc { .. } => false,
-        Stmt::Fill { buf, .. }
-        | Stmt::Range { buf }
-        | Stmt::Random { buf, .. }
-        | Stmt::Literal { buf, .. } => *buf == b,
-        Stmt::Accum(a) => a.lhs == b,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{run, Value};
+    use crate::{run, Arg, Value};
     use Affine::{Const, Dim};
 
     fn accum(

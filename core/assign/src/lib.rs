@@ -126,6 +126,30 @@ pub struct Routine {
     pub elts: std::collections::BTreeMap<usize, Elt>,
 }
 
+impl Routine {
+    /// The sizes of every buffer, by number: arguments and allocations
+    /// (`None` for an index argument or a number no buffer has).
+    pub fn buffer_dims(&self) -> Vec<Option<Vec<u64>>> {
+        let mut dims: Vec<Option<Vec<u64>>> = self
+            .args
+            .iter()
+            .map(|a| match a {
+                Arg::Buffer { dims } => Some(dims.clone()),
+                Arg::Index => None,
+            })
+            .collect();
+        for s in &self.stmts {
+            if let Stmt::Alloc { buf, dims: d } = s {
+                if dims.len() <= *buf {
+                    dims.resize(buf + 1, None);
+                }
+                dims[*buf] = Some(d.clone());
+            }
+        }
+        dims
+    }
+}
+
 /// A run-time value.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
@@ -229,6 +253,28 @@ fn bad_index() -> RunError {
 }
 
 impl Stmt {
+    /// The buffer it writes (none for an allocation).
+    pub fn written(&self) -> Option<usize> {
+        match self {
+            Stmt::Alloc { .. } => None,
+            Stmt::Fill { buf, .. }
+            | Stmt::Range { buf }
+            | Stmt::Random { buf, .. }
+            | Stmt::Literal { buf, .. } => Some(*buf),
+            Stmt::Accum(a) => Some(a.lhs),
+        }
+    }
+
+    /// Whether it writes buffer `b`.
+    pub fn writes(&self, b: usize) -> bool {
+        self.written() == Some(b)
+    }
+
+    /// Whether it reads buffer `b` (an assignment's operand).
+    pub fn reads(&self, b: usize) -> bool {
+        matches!(self, Stmt::Accum(a) if a.rhs.contains(&b))
+    }
+
     /// That an assignment's parts fit together ([`Assignment::check`]);
     /// other statements have no such parts.
     pub fn check_parts(&self) -> Result<(), Invalid> {
@@ -489,15 +535,7 @@ pub fn run_mut(r: &Routine, args: &mut [Value]) -> Result<Vec<Value>, RunError> 
             Stmt::Accum(_) => accumulate(&mut bufs, &scalars, s)?,
         }
         // The written buffer's cells, rounded to its element type.
-        let written = match s {
-            Stmt::Alloc { .. } => None,
-            Stmt::Fill { buf, .. }
-            | Stmt::Range { buf }
-            | Stmt::Random { buf, .. }
-            | Stmt::Literal { buf, .. } => Some(*buf),
-            Stmt::Accum(a) => Some(a.lhs),
-        };
-        if let Some((b, elt)) = written.and_then(|b| Some((b, *r.elts.get(&b)?))) {
+        if let Some((b, elt)) = s.written().and_then(|b| Some((b, *r.elts.get(&b)?))) {
             if let Some(Some(buf)) = bufs.get_mut(b) {
                 buf.data.iter_mut().for_each(|x| *x = elt.round(*x));
             }

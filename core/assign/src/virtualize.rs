@@ -385,23 +385,6 @@ pub fn virtualize(r: &Routine, nodes: &dyn Fn(usize) -> NodeInfo, opts: Options)
     Plan { decisions, changes }
 }
 
-fn reads(s: &Stmt, v: usize) -> bool {
-    matches!(s, Stmt::Accum(Assignment { rhs, .. }) if rhs.contains(&v))
-}
-
-fn writes(s: &Stmt, v: usize) -> bool {
-    match s {
-        Stmt::Fill { buf, .. }
-        | Stmt::Range { buf }
-        | Stmt::Random { buf, .. }
-        | Stmt::Literal { buf, .. } => *buf == v,
-        Stmt::Accum(Assignment { lhs, .. }) => *lhs == v,
-        Stmt::Alloc { .. } => false,
-    }
-}
-
-/// Whether node `v` can be virtual: its producer and its readers (the
-/// statements to inline it into), or why not.
 fn decide(
     stmts: &[Option<Stmt>],
     index: &mut Index,
@@ -412,12 +395,12 @@ fn decide(
     let writers: Vec<usize> = users
         .iter()
         .copied()
-        .filter(|&k| stmts[k].as_ref().is_some_and(|s| writes(s, v)))
+        .filter(|&k| stmts[k].as_ref().is_some_and(|s| s.writes(v)))
         .collect();
     let readers: Vec<usize> = users
         .iter()
         .copied()
-        .filter(|&k| stmts[k].as_ref().is_some_and(|s| reads(s, v)))
+        .filter(|&k| stmts[k].as_ref().is_some_and(|s| s.reads(v)))
         .collect();
     if writers.iter().chain(&readers).any(|&k| {
         stmts[k]
@@ -595,7 +578,7 @@ fn inputs_kept(
             .of(b)
             .iter()
             .copied()
-            .find(|&k| k > p && k <= last && stmts[k].as_ref().is_some_and(|s| writes(s, b)));
+            .find(|&k| k > p && k <= last && stmts[k].as_ref().is_some_and(|s| s.writes(b)));
         first_write = match (first_write, w) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),

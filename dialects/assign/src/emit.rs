@@ -248,3 +248,30 @@ pub fn defining_name(v: Value) -> Option<String> {
         .and_then(|r| r.owner().attribute("name").ok())
         .and_then(attr::string_value)
 }
+
+/// Writes statement `s` (an assignment or an initialization of existing
+/// buffers) before `op`, at its location, on the buffers `values` (by
+/// routine number): how a pass on the assignment model puts a changed
+/// statement back in place of its op.
+pub fn stmt_before<'c, 'a>(
+    ctx: &'c Context,
+    op: melior::ir::OperationRef<'c, 'a>,
+    s: &Stmt,
+    values: &[Value<'c, 'a>],
+) -> Result<(), String> {
+    let elt = ocannl_mlir::types::element_type(op.operand(0).map_err(|e| e.to_string())?.r#type())
+        .ok_or("an assignment's result must be a memref")?;
+    let at = At::before(op).map_err(|e| e.to_string())?;
+    let mut em = Emitter::new(
+        ctx,
+        op.location(),
+        at,
+        values.iter().copied().map(Some).collect(),
+        elt,
+    );
+    em.stmt(s, &|_| NodeInfo {
+        name: String::new(),
+        kind: "value",
+    })
+    .map_err(|e| e.to_string())
+}

@@ -513,6 +513,59 @@ fn to_routine_text(func: OperationRef) -> Result<ocannl_assign::Routine, String>
         .map_err(|e| e.to_string())
 }
 
+/// A function of the dialect read into the assignment model, for a pass
+/// that changes it there: its ops (one per statement, the terminator
+/// left out), the routine, and the value of each buffer and index argument
+/// by number.
+pub struct ModelRoutine<'c, 'a> {
+    pub ops: Vec<OperationRef<'c, 'a>>,
+    pub routine: ocannl_assign::Routine,
+    pub values: Vec<melior::ir::Value<'c, 'a>>,
+}
+
+/// Reads a function into the assignment model ([`ModelRoutine`]): `None`
+/// when it has no `ocannl_assign.node` or holds ops of other dialects
+/// (such a function is left as it is).
+pub fn model_routine<'c, 'a>(
+    func: OperationRef<'c, 'a>,
+) -> Result<Option<ModelRoutine<'c, 'a>>, ocannl_mlir::Error> {
+    use melior::ir::{block::BlockLike, RegionLike};
+    let Some(entry) = func.region(0).ok().and_then(|r| r.first_block()) else {
+        return Ok(None);
+    };
+    let mut ops = vec![];
+    let mut cur = entry.first_operation();
+    while let Some(o) = cur {
+        cur = o.next_in_block();
+        if cur.is_some() {
+            ops.push(o);
+        }
+    }
+    if !ops
+        .iter()
+        .any(|o| o.name().as_string_ref().as_str() == Ok("ocannl_assign.node"))
+    {
+        return Ok(None);
+    }
+    let (routine, values) = match to_routine_with_values(func) {
+        Ok(x) => x,
+        Err(why) => {
+            tracing::debug!(%why, "not a routine of the assignment model");
+            return Ok(None);
+        }
+    };
+    if routine.stmts.len() != ops.len() {
+        return Err(ocannl_mlir::Error::internal(
+            "statements and ops differ in number",
+        ));
+    }
+    Ok(Some(ModelRoutine {
+        ops,
+        routine,
+        values,
+    }))
+}
+
 /// As [`to_routine`], with the value of each buffer and index argument of
 /// the routine, by number.
 pub fn to_routine_with_values<'c, 'a>(

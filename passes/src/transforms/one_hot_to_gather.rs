@@ -13,19 +13,10 @@
 
 use std::collections::BTreeSet;
 
-use melior::ir::{
-    attribute::StringAttribute, block::BlockLike, operation::OperationLike, OperationRef,
-    RegionLike, ValueLike,
-};
+use melior::ir::{attribute::StringAttribute, operation::OperationLike, OperationRef};
 use ocannl_assign::{gather::one_hot_gathers, Stmt};
-use ocannl_assign_dialect::{
-    emit::{Emitter, NodeInfo as EmitInfo},
-    string_attr,
-};
-use ocannl_mlir::{
-    ir::{self, Graveyard},
-    At,
-};
+use ocannl_assign_dialect::{emit::stmt_before, model_routine, string_attr, ModelRoutine};
+use ocannl_mlir::ir::{self, Graveyard};
 
 use crate::{
     diag::Diagnostic,
@@ -55,64 +46,26 @@ fn run<'c>(module: OperationRef<'c, '_>, options: &Options) -> PassResult<'c> {
 }
 
 fn routine<'c, 'a>(func: OperationRef<'c, 'a>, explain: bool) -> PassResult<'c> {
-    let Some(entry) = func.region(0).ok().and_then(|r| r.first_block()) else {
+    let Some(ModelRoutine {
+        ops,
+        routine: r,
+        values,
+    }) = model_routine(func).at(func.location())?
+    else {
         return Ok(());
     };
-    let mut ops: Vec<OperationRef<'c, 'a>> = vec![];
-    let mut cur = entry.first_operation();
-    while let Some(o) = cur {
-        cur = o.next_in_block();
-        if cur.is_some() {
-            ops.push(o);
-        }
-    }
-    if !ops.iter().any(|o| ir::name(o) == "ocannl_assign.node") {
-        return Ok(());
-    }
-    // Routines of other ops than the dialect's are left as they are.
-    let (r, values) = match ocannl_assign_dialect::to_routine_with_values(func) {
-        Ok(x) => x,
-        Err(why) => {
-            tracing::debug!(%why, "ocannl-one-hot-to-gather: routine skipped");
-            return Ok(());
-        }
-    };
-    if r.stmts.len() != ops.len() {
-        return Err("internal error: statements and ops differ in number".to_string())
-            .at(func.location());
-    }
     let gathers = one_hot_gathers(&r);
     if gathers.is_empty() {
         return Ok(());
     }
     let ctx_ref = func.context();
     let ctx = ir::context(&ctx_ref);
-    let vals: Vec<_> = values.iter().copied().map(Some).collect();
     let mut dead = Graveyard::new();
     let mut rewritten = r.clone();
     for g in &gathers {
         let op = ops[g.stmt];
-        let elt = ocannl_mlir::types::element_type(
-            op.operand(0)
-                .map_err(|e| e.to_string())
-                .at(op.location())?
-                .r#type(),
-        )
-        .ok_or("an assignment's result must be a memref".to_string())
-        .at(op.location())?;
-        let mut em = Emitter::new(
-            ctx,
-            op.location(),
-            At::before(op).at(op.location())?,
-            vals.clone(),
-            elt,
-        );
         let stmt = Stmt::Accum(g.new.clone());
-        em.stmt(&stmt, &|_| EmitInfo {
-            name: String::new(),
-            kind: "value",
-        })
-        .at(op.location())?;
+        stmt_before(ctx, op, &stmt, &values).at(op.location())?;
         if explain {
             let what = match g.one_hot {
                 Some(h) => format!("the one-hot node '{}'", node_name(values.get(h).copied())),

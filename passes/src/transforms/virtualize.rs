@@ -19,20 +19,16 @@
 
 use melior::ir::{
     attribute::StringAttribute, block::BlockLike, operation::OperationLike, OperationRef,
-    RegionLike, ValueLike,
+    RegionLike,
 };
 use ocannl_assign::{
     virtualize::{virtualize, Decision, Memory, NodeInfo, Options as VOptions, Refusal},
     Stmt,
 };
-use ocannl_assign_dialect::{
-    emit::{Emitter, NodeInfo as EmitInfo},
-    string_attr,
-};
+use ocannl_assign_dialect::{emit::stmt_before, model_routine, string_attr, ModelRoutine};
 use ocannl_mlir::{
     attr,
     ir::{self, Graveyard},
-    At,
 };
 
 use crate::{
@@ -104,32 +100,14 @@ fn param_names(func: OperationRef, ops: &[OperationRef]) -> Vec<String> {
 }
 
 fn routine<'c, 'a>(func: OperationRef<'c, 'a>, opts: VOptions, explain: bool) -> PassResult<'c> {
-    let Some(entry) = func.region(0).ok().and_then(|r| r.first_block()) else {
+    let Some(ModelRoutine {
+        ops,
+        routine: r,
+        values,
+    }) = model_routine(func).at(func.location())?
+    else {
         return Ok(());
     };
-    let mut ops: Vec<OperationRef<'c, 'a>> = vec![];
-    let mut cur = entry.first_operation();
-    while let Some(o) = cur {
-        cur = o.next_in_block();
-        if cur.is_some() {
-            ops.push(o);
-        }
-    }
-    if !ops.iter().any(|o| ir::name(o) == "ocannl_assign.node") {
-        return Ok(());
-    }
-    // Routines of other ops than the dialect's are left as they are.
-    let (r, values) = match ocannl_assign_dialect::to_routine_with_values(func) {
-        Ok(x) => x,
-        Err(why) => {
-            tracing::debug!(%why, "ocannl-virtualize: routine skipped");
-            return Ok(());
-        }
-    };
-    if r.stmts.len() != ops.len() {
-        return Err("internal error: statements and ops differ in number".to_string())
-            .at(func.location());
-    }
     let params = param_names(func, &ops);
     // The node op of each allocated buffer, by buffer number.
     let mut nodes: Vec<Option<OperationRef<'c, 'a>>> = vec![None; values.len()];
@@ -182,30 +160,10 @@ fn routine<'c, 'a>(func: OperationRef<'c, 'a>, opts: VOptions, explain: bool) ->
     }
     // Changed statements are written before their op, which goes.
     let mut dead = Graveyard::new();
-    let vals: Vec<_> = values.iter().copied().map(Some).collect();
     for (k, stmt) in &plan.changes {
         let op = ops[*k];
         if let Some(s) = stmt {
-            let elt = ocannl_mlir::types::element_type(
-                op.operand(0)
-                    .map_err(|e| e.to_string())
-                    .at(op.location())?
-                    .r#type(),
-            )
-            .ok_or("an assignment's result must be a memref".to_string())
-            .at(op.location())?;
-            let mut em = Emitter::new(
-                ctx,
-                op.location(),
-                At::before(op).at(op.location())?,
-                vals.clone(),
-                elt,
-            );
-            em.stmt(s, &|_| EmitInfo {
-                name: String::new(),
-                kind: "value",
-            })
-            .at(op.location())?;
+            stmt_before(ctx, op, s, &values).at(op.location())?;
         }
         dead.bury(op);
     }
