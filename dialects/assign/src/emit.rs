@@ -258,6 +258,16 @@ pub fn stmt_before<'c, 'a>(
     op: melior::ir::OperationRef<'c, 'a>,
     s: &Stmt,
     values: &[Value<'c, 'a>],
+) -> Result<(), ocannl_mlir::Error> {
+    stmt_before_text(ctx, op, s, values).map_err(ocannl_mlir::Error::internal)
+}
+
+/// [`stmt_before`], the reason as text.
+fn stmt_before_text<'c, 'a>(
+    ctx: &'c Context,
+    op: melior::ir::OperationRef<'c, 'a>,
+    s: &Stmt,
+    values: &[Value<'c, 'a>],
 ) -> Result<(), String> {
     let elt = ocannl_mlir::types::element_type(op.operand(0).map_err(|e| e.to_string())?.r#type())
         .ok_or("an assignment's result must be a memref")?;
