@@ -322,7 +322,12 @@ impl Writer {
                 v
             }
             Node::Number(x) => {
-                let op = Op::new("ocannl_shape.constant", vec![]).attr("value", Attr::F32(*x));
+                // A scalar (0-d), which broadcasts where it is used, as a
+                // number does in PyTorch and numpy: of unknown shape it
+                // would close to what it broadcasts to, and a layer norm's
+                // `var + eps` would be computed for every cell of a row.
+                let mut op = Op::new("ocannl_shape.constant", vec![]).attr("value", Attr::F32(*x));
+                op.shape = String::new();
                 self.op(op)
             }
             Node::Op(num, _) => {

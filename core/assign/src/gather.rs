@@ -69,7 +69,14 @@ pub fn one_hot_gathers(r: &Routine) -> Vec<Gather> {
     let mut out = vec![];
     for (c, s) in r.stmts.iter().enumerate() {
         let Stmt::Accum(a) = s else { continue };
-        if !a.dynamic.is_empty() || !matches!(a.accum, Accum::Add | Accum::Sub) {
+        // A sum, or an assignment that writes each cell once: the cells
+        // the one-hot does not select are 0 (the same as a sum from 0).
+        let overwrite = a.accum == Accum::Assign
+            && dims
+                .get(a.lhs)
+                .and_then(|d| d.as_ref())
+                .is_some_and(|d| writes_each_cell_once(&a.maps[0], &a.space, d));
+        if !a.dynamic.is_empty() || !(matches!(a.accum, Accum::Add | Accum::Sub) || overwrite) {
             continue;
         }
         let new = factors(r, &dims, a, c)
@@ -357,12 +364,18 @@ fn rewrite(a: &Assignment, f: &Factor) -> Option<Assignment> {
     let new = Assignment {
         lhs: a.lhs,
         rhs,
-        accum: a.accum,
+        // An overwrite of each cell once is a sum from 0 of the selected
+        // points.
+        accum: if a.accum == Accum::Assign {
+            Accum::Add
+        } else {
+            a.accum
+        },
         op: Body {
             instrs,
             result: body.result,
         },
-        initialize_neutral: a.initialize_neutral,
+        initialize_neutral: a.initialize_neutral || a.accum == Accum::Assign,
         space,
         maps,
         symbols: a.symbols.clone(),
@@ -573,6 +586,47 @@ mod tests {
         for ids in [[1.0, 4.0, 1.0, 0.0], [7.0, -1.0, 2.5, 3.0]] {
             assert_eq!(run(&g, &args(ids)).unwrap(), run(&r, &args(ids)).unwrap());
         }
+    }
+
+    #[test]
+    fn an_overwrite_of_each_cell_by_a_one_hot_product_is_a_scatter_from_zero() {
+        // dl[b, v] = h[b, v] * g[b, 0] (a cross-entropy's gradient): zeros,
+        // then g[b, 0] in the row's selected cell.
+        let mut r = embedding();
+        r.stmts.push(Stmt::Alloc {
+            buf: 9,
+            dims: vec![4, 5],
+        });
+        r.stmts.push(Stmt::Accum(Assignment {
+            lhs: 9,
+            rhs: vec![5, 2],
+            accum: Accum::Assign,
+            op: NumOp::Binary(BinaryOp::Mul).into(),
+            initialize_neutral: false,
+            space: vec![4, 5],
+            maps: vec![
+                vec![Dim(0), Dim(1)],
+                vec![Dim(0), Dim(1)],
+                vec![Dim(0), Const(0)],
+            ],
+            symbols: vec![],
+            dynamic: vec![],
+        }));
+        r.results.push(9);
+        let (g, gathers) = rewritten(&r);
+        let grad = gathers.iter().find(|g| g.stmt == 11).expect("rewritten");
+        assert_eq!(grad.new.accum, Accum::Add);
+        assert!(grad.new.initialize_neutral);
+        assert_eq!(grad.new.maps[0], vec![Dim(0), Affine::Sym(0)]);
+        for ids in [[1.0, 4.0, 1.0, 0.0], [7.0, -1.0, 2.5, 3.0]] {
+            assert_eq!(run(&g, &args(ids)).unwrap(), run(&r, &args(ids)).unwrap());
+        }
+        // An overwrite of some cells several times (a reduction) stays.
+        if let Some(Stmt::Accum(a)) = r.stmts.last_mut() {
+            a.space = vec![4, 5, 2];
+            a.maps[2] = vec![Dim(0), Dim(2)];
+        }
+        assert!(one_hot_gathers(&r).iter().all(|g| g.stmt != 11));
     }
 
     #[test]
