@@ -534,16 +534,7 @@ fn initialized_step(
     layout: &Layout,
     collective: Option<Box<dyn Collective>>,
 ) -> Result<Step, Error> {
-    let zeros = |name: &str| -> Result<Vec<HostValue>, Error> {
-        Ok(program
-            .signature(name)
-            .map_err(|e| Error::Internal(e.to_string()))?
-            .inputs
-            .iter()
-            .map(Slot::zeros)
-            .collect())
-    };
-    let prepare = |name: &str| program.prepare(name, &zeros(name)?).map_err(Error::from);
+    let prepare = |name: &str| program.prepare_zeroed(name).map_err(Error::from);
     let mut init = prepare("loss_init")?;
     init.invoke().map_err(Error::from)?;
     let mut step = match collective {
@@ -1127,14 +1118,7 @@ impl Trainer {
             .map_err(|e| Error::Internal(e.to_string()))?;
         let n_data = args.iter().take_while(|a| a.role == Role::Data).count();
         let params = params_of(args);
-        let zeros: Vec<HostValue> = program
-            .signature(name)
-            .map_err(|e| Error::Internal(e.to_string()))?
-            .inputs
-            .iter()
-            .map(Slot::zeros)
-            .collect();
-        let mut session = program.prepare(name, &zeros).map_err(Error::from)?;
+        let mut session = program.prepare_zeroed(name).map_err(Error::from)?;
         // The params in place: the forward routine reads the train step's
         // buffers where the backend shares them (the CPU), so a call copies
         // nothing; else they are copied in when they changed.

@@ -121,6 +121,10 @@ impl Executable for Program {
         Ok(Box::new(Program::prepare(self, entry, args)?))
     }
 
+    fn prepare_zeroed(&self, entry: &str) -> Result<Box<dyn Session>, Error> {
+        Ok(Box::new(Program::prepare_zeroed(self, entry)?))
+    }
+
     fn call(&self, entry: &str, args: &[HostValue]) -> Result<Vec<HostValue>, Error> {
         Program::call(self, entry, args)
     }

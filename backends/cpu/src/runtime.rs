@@ -766,6 +766,20 @@ impl Program {
     /// and laid out for the compiled code once, and [`Call::invoke`] runs it
     /// any number of times.
     pub fn prepare(&self, entry: &str, args: &[HostValue]) -> Result<Call, Error> {
+        self.signature(entry)?.check_args(entry, args)?;
+        self.prepare_with(entry, Some(args))
+    }
+
+    /// Prepares calls of `entry` on arguments of zeros, without host
+    /// tensors: the buffers are allocated zeroed (pages the OS gives as
+    /// zeros are not written before the code writes them).
+    pub fn prepare_zeroed(&self, entry: &str) -> Result<Call, Error> {
+        self.prepare_with(entry, None)
+    }
+
+    /// [`Program::prepare`] on `args` (checked against the signature by
+    /// the caller), or on zeros without them.
+    fn prepare_with(&self, entry: &str, args: Option<&[HostValue]>) -> Result<Call, Error> {
         let sig = self.signature(entry)?.clone();
         let peak = self.peaks.get(entry).copied().unwrap_or(0);
         if let Some(limit) = self.memory_limit.filter(|&l| peak > l) {
@@ -773,33 +787,40 @@ impl Program {
                 "@{entry} needs {peak} bytes for its buffers at once, more than the memory limit of {limit} bytes (by default the machine's physical memory; ocannl-run sets it with --memory-limit)"
             )));
         }
-        sig.check_args(entry, args)?;
         // The arguments' storage and C-interface values.
-        let mut storage: Vec<Words> = Vec::with_capacity(args.len());
-        let mut values: Vec<Vec<i64>> = Vec::with_capacity(args.len());
-        for (i, a) in args.iter().enumerate() {
-            match a {
-                HostValue::Index(v) => {
+        let n = sig.inputs.len();
+        let mut storage: Vec<Words> = Vec::with_capacity(n);
+        let mut values: Vec<Vec<i64>> = Vec::with_capacity(n);
+        for (i, slot) in sig.inputs.iter().enumerate() {
+            let value = args.and_then(|a| a.get(i));
+            match slot {
+                Slot::Index => {
+                    let v = match value {
+                        Some(HostValue::Index(v)) => *v,
+                        _ => 0,
+                    };
                     storage.push(Words::default());
-                    values.push(vec![*v]);
+                    values.push(vec![v]);
                 }
-                HostValue::Tensor(t) => {
+                Slot::MemRef { elt, dims } => {
+                    let cells = ocannl_assign::check_buffer(dims, elt.size())
+                        .map_err(|e| Error::memory(format!("argument #{i}: {e}")))?;
                     // u64 words keep the storage aligned for f32 and f64.
-                    let len = t.bytes().len().div_ceil(8);
-                    let mut words: Vec<u64> = Vec::new();
-                    words.try_reserve_exact(len).map_err(|_| {
+                    let len = (cells * elt.size()).div_ceil(8) as usize;
+                    let mut words = zeroed_words(len).ok_or_else(|| {
                         Error::memory(format!(
                             "argument #{i}: cannot allocate {} bytes for its cells",
                             len * 8
                         ))
                     })?;
-                    words.resize(len, 0);
-                    write_cells(&mut words, t);
+                    if let Some(HostValue::Tensor(t)) = value {
+                        write_cells(&mut words, t);
+                    }
                     let ptr = words.as_mut_ptr() as i64;
                     let mut d = vec![ptr, ptr, 0];
-                    d.extend(t.dims.iter().map(|&x| x as i64));
+                    d.extend(dims.iter().map(|&x| x as i64));
                     d.extend(
-                        ocannl_assign::row_major_strides(&t.dims)
+                        ocannl_assign::row_major_strides(dims)
                             .into_iter()
                             .map(|s| s as i64),
                     );
@@ -822,6 +843,23 @@ impl Program {
             last: None,
         })
     }
+}
+
+/// `len` zero words, allocated zeroed (memory the OS gives as zeros is
+/// not written), or `None` when the memory cannot be had.
+fn zeroed_words(len: usize) -> Option<Vec<u64>> {
+    if len == 0 {
+        return Some(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<u64>(len).ok()?;
+    // SAFETY: the layout has a non-zero size (len > 0 words).
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) } as *mut u64;
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: `ptr` was allocated by the global allocator with the layout
+    // of `len` u64s, and all of its `len` words are initialized (zero).
+    Some(unsafe { Vec::from_raw_parts(ptr, len, len) })
 }
 
 /// The shared libraries the JIT loads for a program: LLVM's OpenMP runtime

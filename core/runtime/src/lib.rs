@@ -657,6 +657,20 @@ pub trait Executable {
     /// session runs the function any number of times on them.
     fn prepare(&self, entry: &str, args: &[HostValue]) -> Result<Box<dyn Session>, Error>;
 
+    /// Prepares calls of `entry` on arguments of zeros (indices 0): a
+    /// backend that can allocates them zeroed, without making host
+    /// tensors of zeros to copy in (a trainer's optimizer state, a
+    /// routine's params before they are set).
+    fn prepare_zeroed(&self, entry: &str) -> Result<Box<dyn Session>, Error> {
+        let zeros: Vec<HostValue> = self
+            .signature(entry)?
+            .inputs
+            .iter()
+            .map(Slot::zeros)
+            .collect();
+        self.prepare(entry, &zeros)
+    }
+
     /// Calls `entry` once.
     fn call(&self, entry: &str, args: &[HostValue]) -> Result<Vec<HostValue>, Error> {
         self.prepare(entry, args)?.invoke()
