@@ -531,6 +531,40 @@ fn calls_share_an_argument_in_place() {
     assert_eq!(e.kind(), ocannl_runtime::Kind::Argument);
 }
 
+/// A call prepared on zeros starts from zero tensors (and index 0), as one
+/// prepared with host tensors of zeros, and runs as it does.
+#[test]
+fn a_call_prepared_on_zeros_starts_from_zeros() {
+    let text = format!(
+        "module {{\n{HALF}\n  func.func @h(%a: memref<64xf32>) {{\n    call @half(%a) : (memref<64xf32>) -> ()\n    return\n  }}\n  func.func @m(%a: memref<64x64xf32>, %i: index) -> memref<64x64xf32> {{\n    return %a : memref<64x64xf32>\n  }}\n}}\n"
+    );
+    let context = context();
+    let program = compile(
+        &context,
+        &text,
+        &CompileOptions {
+            cache: CacheDir::Off,
+            ..CompileOptions::default()
+        },
+    );
+    let mut m = program.prepare_zeroed("m").unwrap();
+    let zeros = HostValue::Tensor(HostTensor::zeros(Elt::F32, vec![64, 64]));
+    assert_eq!(m.get(0).unwrap(), zeros);
+    assert_eq!(m.get(1).unwrap(), HostValue::Index(0));
+    assert_eq!(m.invoke().unwrap().read(), vec![zeros]);
+    let mut h = program.prepare_zeroed("h").unwrap();
+    h.set(0, &vector(3)).unwrap();
+    h.invoke().unwrap();
+    let HostValue::Tensor(t) = vector(3) else {
+        unreachable!()
+    };
+    let want: Vec<f64> = t.to_f64().iter().map(|v| v / 2.0).collect();
+    match h.get(0).unwrap() {
+        HostValue::Tensor(t) => assert_eq!(t.to_f64(), want),
+        other => panic!("{other:?}"),
+    }
+}
+
 #[test]
 fn a_named_cpu_is_compiled_for_and_checked_against_the_host() {
     let context = context();
