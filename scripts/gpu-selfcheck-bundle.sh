@@ -102,6 +102,7 @@ op_case batched-matmul batched_matmul random:3 random:4
 op_case pointwise pointwise random:5 random:6 random:7
 op_case reductions reductions random:8
 op_case conv2d-padded conv2d random:9 random:10
+op_case one-hot one_hot random:14 random:15
 
 # train_case NAME MODULE STEPS TOLERANCE OPTIMIZER DATA... -- STATE...: the
 # train step of MODULE's @loss run STEPS times from the params its
@@ -151,6 +152,10 @@ train_case() {
 train_case moons-sgd examples/moons.mlir "$steps" 1e-3 sgd random:11 random:12 -- fill:0.1
 train_case moons-adam examples/moons.mlir "$steps" 1e-3 adam random:11 random:12 -- \
   fill:0 fill:0 fill:0 fill:0 fill:0 fill:0 fill:0 fill:0 fill:0 fill:0 fill:0 fill:0 fill:0 fill:0.01
+
+# An embedding and a cross-entropy: gathers, a scatter-add and a scatter
+# from zero in the train step.
+train_case embedding-sgd scripts/selfcheck/embedding.mlir 5 1e-3 sgd random:16 -- fill:0.1
 
 if [ "$lenet" = 1 ]; then
   # LeNet-5 (the fashion_mnist example's model) on a batch of 8 random

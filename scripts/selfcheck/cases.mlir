@@ -39,3 +39,15 @@ func.func @conv2d(%x: !ocannl_shape.tensor<"4|20,20,3", f32>, %k: !ocannl_shape.
   %y = "ocannl_shape.einsum"(%x, %k) {spec = "...|1*oh=+kh, 1*ow=+kw, ic; kh, kw, ic -> oc => ...|oh, ow, oc"} : (!ocannl_shape.tensor<"4|20,20,3", f32>, !ocannl_shape.tensor<"5,5,3->8", f32>) -> !ocannl_shape.tensor<"?", f32>
   return %y : !ocannl_shape.tensor<"?", f32>
 }
+
+// One-hot contractions, which the GPU computes as gathers: an embedding of
+// ids (7 is out of range, 1.5 not an integer: they select nothing) and a
+// pick of one cell per row.
+func.func @one_hot(%t: !ocannl_shape.tensor<"24->50", f32>, %y: !ocannl_shape.tensor<"8|50", f32>) -> (!ocannl_shape.tensor<"?", f32>, !ocannl_shape.tensor<"?", f32>) {
+  %ids = "ocannl_shape.constant"() {value = dense<[[2.0], [0.0], [49.0], [2.0], [70.0], [1.5], [13.0], [31.0]]> : tensor<8x1xf32>} : () -> !ocannl_shape.tensor<"8|1", f32>
+  %classes = "ocannl_shape.constant"() {value = dense<[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0, 32.0, 33.0, 34.0, 35.0, 36.0, 37.0, 38.0, 39.0, 40.0, 41.0, 42.0, 43.0, 44.0, 45.0, 46.0, 47.0, 48.0, 49.0]> : tensor<50xf32>} : () -> !ocannl_shape.tensor<"50", f32>
+  %h = "ocannl_shape.pointwise_binary"(%ids, %classes) {op = "eq"} : (!ocannl_shape.tensor<"8|1", f32>, !ocannl_shape.tensor<"50", f32>) -> !ocannl_shape.tensor<"?", f32>
+  %e = "ocannl_shape.einsum"(%h, %t) {spec = "...|v; d->v => ...|d"} : (!ocannl_shape.tensor<"?", f32>, !ocannl_shape.tensor<"24->50", f32>) -> !ocannl_shape.tensor<"?", f32>
+  %p = "ocannl_shape.einsum"(%h, %y) {spec = "...|v; ...|v => ...|"} : (!ocannl_shape.tensor<"?", f32>, !ocannl_shape.tensor<"8|50", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return %e, %p : !ocannl_shape.tensor<"?", f32>, !ocannl_shape.tensor<"?", f32>
+}

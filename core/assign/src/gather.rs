@@ -24,7 +24,7 @@
 use crate::{
     writes_each_cell_once, Affine, Assignment, Body, CmpPred, Dynamic, Instr, Routine, Stmt,
 };
-use ocannl_ops::{Accum, BinaryOp, NumOp};
+use ocannl_ops::{Accum, BinaryOp, NumOp, UnaryOp};
 
 /// An assignment rewritten: statement `stmt` becomes `new`, which reads
 /// the ids `ids` where it read a one-hot row: the node `one_hot`, or a
@@ -49,12 +49,20 @@ struct OneHot<'a> {
     class: usize,
 }
 
+/// What multiplies a one-hot factor: an instruction of the body, or a
+/// constant (`-h` is `h * -1`, `h` alone `h * 1`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Rest {
+    Instr(usize),
+    Const(f64),
+}
+
 /// A one-hot factor of an assignment's value, in the assignment's terms:
-/// the value is `factor * rest` (body instructions), `factor` is 1 where
-/// iterator `v` equals the ids read at `ids_map`, and the operand slots
-/// `drop` are read only by it.
+/// the value is `factor * rest`, `factor` is 1 where iterator `v` equals
+/// the ids read at `ids_map`, and the operand slots `drop` are read only
+/// by it.
 struct Factor {
-    rest: usize,
+    rest: Rest,
     one_hot: Option<usize>,
     ids: usize,
     ids_map: Vec<Affine>,
@@ -79,6 +87,10 @@ pub fn one_hot_gathers(r: &Routine) -> Vec<Gather> {
         if !a.dynamic.is_empty() || !(matches!(a.accum, Accum::Add | Accum::Sub) || overwrite) {
             continue;
         }
+        // A one-hot node's own definition stays (its readers change).
+        if one_hot(r, &dims, a.lhs, usize::MAX).is_some() {
+            continue;
+        }
         let new = factors(r, &dims, a, c)
             .into_iter()
             .find_map(|f| Some((rewrite(a, &f)?, f)));
@@ -100,10 +112,17 @@ pub fn one_hot_gathers(r: &Routine) -> Vec<Gather> {
 /// read as a factor, or a comparison of ids with a range in the body.
 fn factors(r: &Routine, dims: &[Option<Vec<u64>>], a: &Assignment, c: usize) -> Vec<Factor> {
     let body = &a.op;
-    let Some(Instr::Op(NumOp::Binary(BinaryOp::Mul), f)) = body.instrs.get(body.result) else {
-        return vec![];
+    // The value as a product `factor * rest`.
+    let products: Vec<(usize, Rest)> = match body.instrs.get(body.result) {
+        Some(Instr::Op(NumOp::Binary(BinaryOp::Mul), f)) => {
+            vec![(f[0], Rest::Instr(f[1])), (f[1], Rest::Instr(f[0]))]
+        }
+        Some(Instr::Op(NumOp::Unary(UnaryOp::Neg), f)) => vec![(f[0], Rest::Const(-1.0))],
+        Some(Instr::Op(NumOp::Unary(UnaryOp::Identity), f)) => vec![(f[0], Rest::Const(1.0))],
+        Some(_) => vec![(body.result, Rest::Const(1.0))],
+        None => vec![],
     };
-    // An instruction that only the product reads.
+    // An instruction that only the product reads (or the value itself).
     let only_in_product = |i: usize| {
         !body
             .instrs
@@ -112,8 +131,8 @@ fn factors(r: &Routine, dims: &[Option<Vec<u64>>], a: &Assignment, c: usize) -> 
             .any(|(k, ins)| k != body.result && ins.operands().contains(&i))
     };
     let mut out = vec![];
-    for (fi, rest) in [(f[0], f[1]), (f[1], f[0])] {
-        if fi == rest || !only_in_product(fi) {
+    for (fi, rest) in products {
+        if rest == Rest::Instr(fi) || !only_in_product(fi) {
             continue;
         }
         match body.instrs[fi] {
@@ -175,11 +194,7 @@ fn factors(r: &Routine, dims: &[Option<Vec<u64>>], a: &Assignment, c: usize) -> 
                     continue;
                 }
                 let mut drop = vec![kr];
-                let after = Body {
-                    instrs: body.instrs.clone(),
-                    result: rest,
-                };
-                if !after.reads(kx) {
+                if !rest_body(body, rest).reads(kx) {
                     drop.push(kx);
                 }
                 out.push(Factor {
@@ -219,6 +234,17 @@ fn equality(body: &Body, at: usize) -> Option<(usize, usize)> {
             _ => None,
         },
         _ => None,
+    }
+}
+
+/// The body computing `rest` (what multiplies the one-hot factor).
+fn rest_body(body: &Body, rest: Rest) -> Body {
+    match rest {
+        Rest::Instr(result) => Body {
+            instrs: body.instrs.clone(),
+            result,
+        },
+        Rest::Const(c) => Body::constant(c),
     }
 }
 
@@ -305,11 +331,7 @@ fn one_hot<'a>(
 /// dropped slots go). `None` when `v` indexes some operand other than as a
 /// whole index, or the rest reads a dropped slot.
 fn rewrite(a: &Assignment, f: &Factor) -> Option<Assignment> {
-    let body = Body {
-        instrs: a.op.instrs.clone(),
-        result: f.rest,
-    }
-    .cleaned();
+    let body = rest_body(&a.op, f.rest).cleaned();
     if f.drop.iter().any(|&k| body.reads(k)) {
         return None;
     }
@@ -612,8 +634,26 @@ mod tests {
             symbols: vec![],
             dynamic: vec![],
         }));
-        r.results.push(9);
+        // dn[b, v] = -h[b, v] (the same gradient with g folded to -1).
+        r.stmts.push(Stmt::Alloc {
+            buf: 10,
+            dims: vec![4, 5],
+        });
+        r.stmts.push(Stmt::Accum(Assignment {
+            lhs: 10,
+            rhs: vec![5],
+            accum: Accum::Assign,
+            op: NumOp::Unary(UnaryOp::Neg).into(),
+            initialize_neutral: false,
+            space: vec![4, 5],
+            maps: vec![vec![Dim(0), Dim(1)], vec![Dim(0), Dim(1)]],
+            symbols: vec![],
+            dynamic: vec![],
+        }));
+        r.results.extend([9, 10]);
         let (g, gathers) = rewritten(&r);
+        let neg = gathers.iter().find(|g| g.stmt == 13).expect("rewritten");
+        assert_eq!(neg.new.op, Body::constant(-1.0));
         let grad = gathers.iter().find(|g| g.stmt == 11).expect("rewritten");
         assert_eq!(grad.new.accum, Accum::Add);
         assert!(grad.new.initialize_neutral);
@@ -622,7 +662,7 @@ mod tests {
             assert_eq!(run(&g, &args(ids)).unwrap(), run(&r, &args(ids)).unwrap());
         }
         // An overwrite of some cells several times (a reduction) stays.
-        if let Some(Stmt::Accum(a)) = r.stmts.last_mut() {
+        if let Some(Stmt::Accum(a)) = r.stmts.get_mut(11) {
             a.space = vec![4, 5, 2];
             a.maps[2] = vec![Dim(0), Dim(2)];
         }
