@@ -536,7 +536,6 @@ fn initialized_step(
 ) -> Result<Step, Error> {
     let prepare = |name: &str| program.prepare_zeroed(name).map_err(Error::from);
     let mut init = prepare("loss_init")?;
-    init.invoke().map_err(Error::from)?;
     let mut step = match collective {
         None => Step::Fused(prepare("loss_train_step")?),
         Some(collective) => {
@@ -555,7 +554,18 @@ fn initialized_step(
             }
         }
     };
-    let mut params = (0..layout.params.len())
+    // One process: the init routine writes the params into the train
+    // step's own buffers where the backend shares them (the CPU), with no
+    // copy and no second set of params.
+    let n = layout.params.len();
+    if matches!(step, Step::Fused(_))
+        && (0..n).all(|k| init.share(k, step.state(), layout.param_at + k).is_ok())
+    {
+        init.invoke().map_err(Error::from)?;
+        return Ok(step);
+    }
+    init.invoke().map_err(Error::from)?;
+    let mut params = (0..n)
         .map(|k| tensor(init.get(k).map_err(Error::from)?))
         .collect::<Result<Vec<_>, Error>>()?;
     if let Step::Split { collective, .. } = &mut step {
