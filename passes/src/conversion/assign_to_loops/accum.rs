@@ -58,7 +58,8 @@ pub(crate) fn lower<'c, 'a>(
 }
 
 /// The points of `a` when it is a contraction worth a kernel: a sum
-/// (reducing over an iterator the result's indices do not mention) of at
+/// without dynamic indices (a gather's or a scatter's points are not a
+/// kernel's), reducing over an iterator the result's indices do not mention, of at
 /// least [`EXPLAIN_POINTS`] points, and at least [`EXPLAIN_REUSE`] points
 /// per cell of its buffers (each cell read many times: work a kernel does
 /// from registers, where a dot product or a sum over a buffer is bound by
@@ -76,6 +77,7 @@ fn contraction_points(a: &Assignment) -> Option<i64> {
         .map(|&t| memref_info(t).map_or(0, |(dims, _)| dims.iter().product::<i64>()))
         .sum();
     (a.accum == ocannl_assign::Accum::Add
+        && a.dynamic.is_empty()
         && reduces
         && points >= EXPLAIN_POINTS
         && points / cells.max(1) >= EXPLAIN_REUSE)
