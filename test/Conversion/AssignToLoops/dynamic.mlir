@@ -4,7 +4,8 @@
 // A scatter-add (an embedding's gradient): at each point the dynamic index
 // is read from its operand; it is valid when in range (a NaN is not), a
 // whole number (it converts back to itself) and below the bound as an
-// integer; only then is the row it names read and written. The loop over
+// integer (an index that is not is 0, so that no address leaves the
+// buffer); only then is the row it names read and written. The loop over
 // the batch stays sequential: two ids may name one row.
 #ids = affine_map<(b, d)[s0] -> (b, 0)>
 #row = affine_map<(b, d)[s0] -> (s0, d)>
@@ -28,7 +29,9 @@
 // CHECK-NEXT: %[[C5:.*]] = arith.constant 5 : index
 // CHECK-NEXT: %[[BELOW:.*]] = arith.cmpi slt, %[[I]], %[[C5]] : index
 // CHECK-NEXT: %[[OK:.*]] = arith.andi %[[OK1]], %[[BELOW]] : i1
-// CHECK-NEXT: %[[ROW:.*]] = affine.apply #{{.*}}(%[[B]], %[[D]])[%[[I]]]
+// CHECK-NEXT: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[SAFEI:.*]] = arith.select %[[OK]], %[[I]], %[[C0]] : index
+// CHECK-NEXT: %[[ROW:.*]] = affine.apply #{{.*}}(%[[B]], %[[D]])[%[[SAFEI]]]
 // CHECK-NEXT: scf.if %[[OK]] {
 // CHECK: %[[G:.*]] = memref.load %arg1[%[[B]], %[[D]]] : memref<6x3xf32>
 // CHECK-NEXT: %[[OLD:.*]] = memref.load %arg2[%[[ROW]], %[[D]]] : memref<5x3xf32>

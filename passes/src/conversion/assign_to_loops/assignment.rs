@@ -381,7 +381,9 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
             let last = e.index(at, d.bound as i64).map_err(|e| e.to_string())?;
             let below = e.cmpi(at, CmpI::Slt, idx, last);
             let ok = e.op1(at, "arith.andi", &[ok, below], i1, &[]);
-            syms.push(idx);
+            let zero_idx = e.index(at, 0).map_err(|e| e.to_string())?;
+            let index = Type::index(e.ctx);
+            syms.push(e.op1(at, "arith.select", &[ok, idx, zero_idx], index, &[]));
             valid = Some(match valid {
                 Some(prev) => e.op1(at, "arith.andi", &[prev, ok], i1, &[]),
                 None => ok,
