@@ -59,6 +59,8 @@ PIPELINES = [
     # scalar loops reported, every kernel call timed.
     ["--pass-pipeline=builtin.module(ocannl-infer-shapes,ocannl-lower-to-assign{params-as-arguments=true},ocannl-autodiff,ocannl-train-step,ocannl-virtualize,ocannl-simplify,ocannl-lower-to-loops{kernels=true cpu=x86-64-v3 explain=true},ocannl-outline-kernels,ocannl-profile-kernels,ocannl-kernel-bare-ptrs)"],
     ["--pass-pipeline=builtin.module(ocannl-infer-shapes,ocannl-lower-to-assign,ocannl-virtualize,ocannl-lower-to-loops{cpu=neoverse-n1})"],
+    # One-hot contractions as gathers and scatters, reported, in a train step.
+    ["--pass-pipeline=builtin.module(ocannl-infer-shapes,ocannl-lower-to-assign{params-as-arguments=true},ocannl-autodiff,ocannl-train-step,ocannl-virtualize,ocannl-simplify,ocannl-one-hot-to-gather{explain=true},ocannl-lower-to-loops)"],
     # The optimizations, on their own and in the training pipeline.
     ["--ocannl-virtualize=explain=true", "--ocannl-lower-to-loops"],
     ["--pass-pipeline=builtin.module(ocannl-infer-shapes,ocannl-lower-to-assign{params-as-arguments=true},ocannl-autodiff,ocannl-train-step,ocannl-virtualize{max-visits=4},ocannl-lower-to-loops)"],
