@@ -647,7 +647,12 @@ fn generate_cached(
     let t = c.block as usize;
     let cells = t * c.dim as usize;
     let dims = vec![c.block, c.heads, c.dim / c.heads];
-    let mut caches = vec![HostTensor::f32(dims, vec![0.0; cells]); 2 * c.layers as usize];
+    // The caches stay in the decode routine's buffers from call to call
+    // (results 1.. carried into inputs 3..); the first call gives zeros.
+    let n_caches = 2 * c.layers as usize;
+    let carry: Vec<(usize, usize)> = (0..n_caches).map(|k| (1 + k, 3 + k)).collect();
+    let zeros = HostTensor::f32(dims, vec![0.0; cells]);
+    let mut first = true;
     let mut rng = SplitMix64::new(seed ^ 0x5a5a_5a5a);
     let mut context = prompt.to_vec();
     // How many ids of the context are in the caches.
@@ -671,14 +676,14 @@ fn generate_cached(
             let one_hot: Vec<f32> = (0..t).map(|k| if k == p { 1.0 } else { 0.0 }).collect();
             let visible: Vec<f32> = (0..t).map(|k| if k <= p { 1.0 } else { 0.0 }).collect();
             let mut inputs = vec![
-                HostTensor::f32(vec![1], vec![context[p] as f32]),
-                HostTensor::f32(vec![c.block], one_hot),
-                HostTensor::f32(vec![c.block, 1], visible),
+                Some(HostTensor::f32(vec![1], vec![context[p] as f32])),
+                Some(HostTensor::f32(vec![c.block], one_hot)),
+                Some(HostTensor::f32(vec![c.block, 1], visible)),
             ];
-            inputs.append(&mut caches);
-            let mut results = trainer.call("decode", &inputs)?.into_iter();
-            logits = results.next().ok_or("no logits")?.to_f64();
-            caches = results.collect();
+            inputs.extend((0..n_caches).map(|_| first.then(|| zeros.clone())));
+            first = false;
+            let results = trainer.call_carrying("decode", &inputs, &carry)?;
+            logits = results.first().ok_or("no logits")?.to_f64();
             filled += 1;
         }
         let next = pick(&logits, temperature, &mut rng) as u32;

@@ -1055,6 +1055,37 @@ impl Trainer {
 
     /// [`Trainer::call`] on inputs that may be indices.
     pub fn call_values(&self, name: &str, inputs: &[HostValue]) -> Result<Vec<HostTensor>, Error> {
+        let inputs: Vec<Option<HostValue>> = inputs.iter().cloned().map(Some).collect();
+        self.call_with(name, &inputs, &[])
+    }
+
+    /// [`Trainer::call`] of a routine with state: each `(result, input)`
+    /// of `carry` makes that result the routine's data input for the next
+    /// call, kept in the backend's memory instead of read to the host and
+    /// sent back (a decoder's key/value caches). An input given as `None`
+    /// keeps its value: a carried one after the first call, which gives
+    /// it. Returns the results that are not carried, in order.
+    pub fn call_carrying(
+        &self,
+        name: &str,
+        inputs: &[Option<HostTensor>],
+        carry: &[(usize, usize)],
+    ) -> Result<Vec<HostTensor>, Error> {
+        let inputs: Vec<Option<HostValue>> = inputs
+            .iter()
+            .map(|t| t.clone().map(HostValue::Tensor))
+            .collect();
+        self.call_with(name, &inputs, carry)
+    }
+
+    /// A routine's call: the inputs given set, the params synced, the
+    /// carried results kept as inputs.
+    fn call_with(
+        &self,
+        name: &str,
+        inputs: &[Option<HostValue>],
+        carry: &[(usize, usize)],
+    ) -> Result<Vec<HostTensor>, Error> {
         if !self.routines.iter().any(|r| r == name) {
             return Err(Error::Invalid(format!(
                 "no routine '{name}': the trainer has {}",
@@ -1076,8 +1107,16 @@ impl Trainer {
                 inputs.len()
             )));
         }
+        if let Some(&(_, i)) = carry.iter().find(|&&(_, i)| i >= forward.n_data) {
+            return Err(Error::Invalid(format!(
+                "the {name} function's input {i} is not a data input: results are carried only into its {} data inputs",
+                forward.n_data
+            )));
+        }
         for (i, x) in inputs.iter().enumerate() {
-            forward.session.set(i, x).map_err(Error::from)?;
+            if let Some(x) = x {
+                forward.session.set(i, x).map_err(Error::from)?;
+            }
         }
         if !forward.shared && forward.synced != self.params_generation {
             for (k, pname) in forward.params.iter().enumerate() {
@@ -1091,7 +1130,7 @@ impl Trainer {
         }
         forward
             .session
-            .invoke()
+            .invoke_carrying(carry)
             .map_err(Error::from)?
             .into_iter()
             .map(|v| match v {

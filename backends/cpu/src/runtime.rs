@@ -1051,6 +1051,52 @@ impl Call {
 
     /// Runs the function once; the results are in the compiled code's
     /// buffers (or an argument's storage).
+    /// Runs the function once; copies each carried result into its
+    /// argument's buffer in place (no host copy: see
+    /// [`Session::invoke_carrying`]), and reads the other results.
+    pub fn invoke_carrying(&mut self, carry: &[(usize, usize)]) -> Result<Vec<HostValue>, Error> {
+        ocannl_runtime::check_carry(&self.sig, carry)?;
+        self.last = None;
+        let results = self.run_once()?;
+        let mut out = vec![];
+        let mut off = 0;
+        for (k, slot) in results.slots.iter().enumerate() {
+            let w = &results.words[off..off + words(slot)];
+            off += w.len();
+            let carried = carry.iter().find(|(r, _)| *r == k).map(|&(_, a)| a);
+            match (slot, carried) {
+                (Slot::MemRef { elt, dims }, Some(a)) => {
+                    // SAFETY: the descriptor of a live buffer of `elt` and
+                    // `dims` written by the compiled code (owned by
+                    // `results` until it drops, or an argument's storage).
+                    let t = unsafe { read_dense(w, *elt, dims) };
+                    let mut dst = self.storage[a].borrow_mut();
+                    match t {
+                        Some((src, bytes)) => {
+                            // SAFETY: `src` holds `bytes` bytes (above);
+                            // the argument's storage, of the same slot,
+                            // has room for them; `copy` allows the two to
+                            // be one buffer (an argument returned as is).
+                            unsafe { std::ptr::copy(src, dst.as_mut_ptr() as *mut u8, bytes) }
+                        }
+                        None => {
+                            // SAFETY: as above.
+                            let t = unsafe { read_tensor(w, *elt, dims) };
+                            write_cells(&mut dst, &t);
+                        }
+                    }
+                }
+                (Slot::Index, Some(a)) => self.values[a][0] = w[0],
+                (Slot::Index, None) => out.push(HostValue::Index(w[0])),
+                (Slot::MemRef { elt, dims }, None) => {
+                    // SAFETY: as above.
+                    out.push(HostValue::Tensor(unsafe { read_tensor(w, *elt, dims) }))
+                }
+            }
+        }
+        Ok(out)
+    }
+
     fn run_once(&mut self) -> Result<Results, Error> {
         let sig = &self.sig;
         let result_words: usize = sig.outputs.iter().map(words).sum();
@@ -1197,6 +1243,10 @@ impl Session for Call {
         Ok(Call::invoke(self)?.read())
     }
 
+    fn invoke_carrying(&mut self, carry: &[(usize, usize)]) -> Result<Vec<HostValue>, Error> {
+        Call::invoke_carrying(self, carry)
+    }
+
     fn share(&mut self, i: usize, other: &dyn Session, j: usize) -> Result<(), Error> {
         match other.as_any().and_then(|o| o.downcast_ref::<Call>()) {
             Some(o) => Call::share(self, i, o, j),
@@ -1276,6 +1326,29 @@ fn write_cells(words: &mut [u64], t: &HostTensor) {
     let bytes: &mut [u8] =
         unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr() as *mut u8, words.len() * 8) };
     bytes[..cells.len()].copy_from_slice(cells);
+}
+
+/// The start and the byte count of a memref's cells when they are dense
+/// and row-major (what the routines allocate), else `None`.
+///
+/// # Safety
+/// `words` must be a memref descriptor of a live buffer of `elt` with sizes
+/// `dims`.
+unsafe fn read_dense(words: &[i64], elt: Elt, dims: &[u64]) -> Option<(*const u8, usize)> {
+    let rank = dims.len();
+    let strides = &words[3 + rank..3 + 2 * rank];
+    let mut dense = 1i64;
+    for (&d, &s) in dims.iter().zip(strides).rev() {
+        if d > 1 && s != dense {
+            return None;
+        }
+        dense = dense.saturating_mul(d as i64);
+    }
+    let size = elt.size() as isize;
+    let n: u64 = dims.iter().product();
+    // SAFETY: the offset stays inside the buffer (the caller's contract).
+    let start = unsafe { (words[1] as *const u8).offset(words[2] as isize * size) };
+    Some((start, n as usize * size as usize))
 }
 
 /// # Safety

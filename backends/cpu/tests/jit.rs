@@ -565,6 +565,90 @@ fn a_call_prepared_on_zeros_starts_from_zeros() {
     }
 }
 
+/// A result carried into an argument stays in the program's memory: a
+/// running sum over three calls, the other result (an argument returned
+/// as it is) read each time; a carry into an argument of another slot is
+/// refused. The trait's default (through the host) agrees.
+#[test]
+fn carried_results_become_arguments_in_place() {
+    let text = r#"module {
+  func.func @acc(%s: memref<64xf32>, %x: memref<64xf32>, %m: memref<64x64xf32>) -> (memref<64xf32>, memref<64xf32>) {
+    %n = memref.alloc() : memref<64xf32>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    scf.for %i = %c0 to %c64 step %c1 {
+      %a = memref.load %s[%i] : memref<64xf32>
+      %b = memref.load %x[%i] : memref<64xf32>
+      %c = arith.addf %a, %b : f32
+      memref.store %c, %n[%i] : memref<64xf32>
+    }
+    return %n, %x : memref<64xf32>, memref<64xf32>
+  }
+}
+"#;
+    let context = context();
+    let program = compile(
+        &context,
+        text,
+        &CompileOptions {
+            cache: CacheDir::Off,
+            ..CompileOptions::default()
+        },
+    );
+    let x = vector(3);
+    let HostValue::Tensor(xt) = &x else {
+        unreachable!()
+    };
+    let want: Vec<f64> = xt.to_f64().iter().map(|v| 3.0 * v).collect();
+    let mut call = program.prepare_zeroed("acc").unwrap();
+    call.set(1, &x).unwrap();
+    for _ in 0..3 {
+        let rest = call.invoke_carrying(&[(0, 0)]).unwrap();
+        assert_eq!(rest, vec![x.clone()]);
+    }
+    match call.get(0).unwrap() {
+        HostValue::Tensor(t) => assert_eq!(t.to_f64(), want),
+        other => panic!("{other:?}"),
+    }
+    // Through the host (the trait's default), the same.
+    let mut host = program.prepare_zeroed("acc").unwrap();
+    host.set(1, &x).unwrap();
+    for _ in 0..3 {
+        let rest = ocannl_runtime::Session::invoke_carrying(&mut HostOnly(&mut host), &[(0, 0)]);
+        assert_eq!(rest.unwrap(), vec![x.clone()]);
+    }
+    assert_eq!(host.get(0).unwrap(), call.get(0).unwrap());
+    let e = call.invoke_carrying(&[(0, 2)]).unwrap_err();
+    assert_eq!(e.kind(), ocannl_runtime::Kind::Argument);
+    let e = call.invoke_carrying(&[(0, 0), (1, 0)]).unwrap_err();
+    assert_eq!(e.kind(), ocannl_runtime::Kind::Argument);
+}
+
+/// A session that has only the trait's provided `invoke_carrying`.
+struct HostOnly<'a>(&'a mut dyn ocannl_runtime::Session);
+
+impl ocannl_runtime::Session for HostOnly<'_> {
+    fn signature(&self) -> &ocannl_runtime::Signature {
+        self.0.signature()
+    }
+    fn set(&mut self, i: usize, value: &HostValue) -> Result<(), ocannl_runtime::Error> {
+        self.0.set(i, value)
+    }
+    fn get(&self, i: usize) -> Result<HostValue, ocannl_runtime::Error> {
+        self.0.get(i)
+    }
+    fn invoke(&mut self) -> Result<Vec<HostValue>, ocannl_runtime::Error> {
+        self.0.invoke()
+    }
+    fn run(&mut self) -> Result<(), ocannl_runtime::Error> {
+        self.0.run()
+    }
+    fn results(&self) -> Result<Vec<HostValue>, ocannl_runtime::Error> {
+        self.0.results()
+    }
+}
+
 #[test]
 fn a_named_cpu_is_compiled_for_and_checked_against_the_host() {
     let context = context();

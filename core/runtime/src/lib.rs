@@ -738,6 +738,28 @@ pub trait Session {
     /// Runs the function once and returns its results.
     fn invoke(&mut self) -> Result<Vec<HostValue>, Error>;
 
+    /// Runs the function once; then, for each `(result, argument)` of
+    /// `carry` (a result of the argument's slot), the argument holds what
+    /// the result holds, for the next invocation: state a routine carries
+    /// from call to call (a decoder's key/value caches). Returns the other
+    /// results, in order. A backend keeps the carried values in its memory;
+    /// by default they go through the host.
+    fn invoke_carrying(&mut self, carry: &[(usize, usize)]) -> Result<Vec<HostValue>, Error> {
+        check_carry(self.signature(), carry)?;
+        let mut out = vec![];
+        let mut carried = vec![];
+        for (k, r) in self.invoke()?.into_iter().enumerate() {
+            match carry.iter().find(|(res, _)| *res == k) {
+                Some(&(_, arg)) => carried.push((arg, r)),
+                None => out.push(r),
+            }
+        }
+        for (arg, r) in carried {
+            self.set(arg, &r)?;
+        }
+        Ok(out)
+    }
+
     /// Runs the function once and keeps its results in the backend's
     /// memory, without reading them, until [`Session::results`] reads them
     /// or the next run drops them (a run timed alone).
@@ -764,6 +786,32 @@ pub trait Session {
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         None
     }
+}
+
+/// Checks the pairs `(result, argument)` of [`Session::invoke_carrying`]:
+/// each result and argument exists, a result goes to an argument of its
+/// slot, and no argument or result is named twice.
+pub fn check_carry(sig: &Signature, carry: &[(usize, usize)]) -> Result<(), Error> {
+    for (k, &(r, a)) in carry.iter().enumerate() {
+        let (Some(rs), Some(as_)) = (sig.outputs.get(r), sig.inputs.get(a)) else {
+            return Err(Error::argument(format!(
+                "carried pair {k} names result {r} and argument {a}; the function has {} result(s) and {} argument(s)",
+                sig.outputs.len(),
+                sig.inputs.len()
+            )));
+        };
+        if rs != as_ {
+            return Err(Error::argument(format!(
+                "result {r} ({rs}) cannot be carried into argument {a} ({as_})"
+            )));
+        }
+        if carry[..k].iter().any(|&(r2, a2)| r2 == r || a2 == a) {
+            return Err(Error::argument(format!(
+                "carried pair {k} ({r}, {a}) names a result or an argument twice"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Writes a file through `write` atomically: into a temporary file in the
