@@ -1049,8 +1049,6 @@ impl Call {
         })
     }
 
-    /// Runs the function once; the results are in the compiled code's
-    /// buffers (or an argument's storage).
     /// Runs the function once; copies each carried result into its
     /// argument's buffer in place (no host copy: see
     /// [`Session::invoke_carrying`]), and reads the other results.
@@ -1097,6 +1095,8 @@ impl Call {
         Ok(out)
     }
 
+    /// Runs the function once; the results are in the compiled code's
+    /// buffers (or an argument's storage).
     fn run_once(&mut self) -> Result<Results, Error> {
         let sig = &self.sig;
         let result_words: usize = sig.outputs.iter().map(words).sum();
