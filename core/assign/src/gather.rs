@@ -73,25 +73,24 @@ struct Factor {
 /// Every assignment of `r` whose value is a product with a one-hot factor,
 /// rewritten as a gather or scatter (in statement order).
 pub fn one_hot_gathers(r: &Routine) -> Vec<Gather> {
-    let dims = r.buffer_dims();
+    let bufs = Buffers::of(r);
     let mut out = vec![];
     for (c, s) in r.stmts.iter().enumerate() {
         let Stmt::Accum(a) = s else { continue };
         // A sum, or an assignment that writes each cell once: the cells
         // the one-hot does not select are 0 (the same as a sum from 0).
         let overwrite = a.accum == Accum::Assign
-            && dims
-                .get(a.lhs)
-                .and_then(|d| d.as_ref())
+            && bufs
+                .dims(a.lhs)
                 .is_some_and(|d| writes_each_cell_once(&a.maps[0], &a.space, d));
         if !a.dynamic.is_empty() || !(matches!(a.accum, Accum::Add | Accum::Sub) || overwrite) {
             continue;
         }
         // A one-hot node's own definition stays (its readers change).
-        if one_hot(r, &dims, a.lhs, usize::MAX).is_some() {
+        if one_hot(r, &bufs, a.lhs, usize::MAX).is_some() {
             continue;
         }
-        let new = factors(r, &dims, a, c)
+        let new = factors(r, &bufs, a, c)
             .into_iter()
             .find_map(|f| Some((rewrite(a, &f)?, f)));
         if let Some((new, f)) = new {
@@ -110,7 +109,7 @@ pub fn one_hot_gathers(r: &Routine) -> Vec<Gather> {
 
 /// The one-hot factors of assignment `a` (statement `c`): a one-hot node
 /// read as a factor, or a comparison of ids with a range in the body.
-fn factors(r: &Routine, dims: &[Option<Vec<u64>>], a: &Assignment, c: usize) -> Vec<Factor> {
+fn factors(r: &Routine, bufs: &Buffers, a: &Assignment, c: usize) -> Vec<Factor> {
     let body = &a.op;
     // The value as a product `factor * rest`.
     let products: Vec<(usize, Rest)> = match body.instrs.get(body.result) {
@@ -138,7 +137,7 @@ fn factors(r: &Routine, dims: &[Option<Vec<u64>>], a: &Assignment, c: usize) -> 
         match body.instrs[fi] {
             Instr::Arg(kh) => {
                 let h = a.rhs[kh];
-                let Some(def) = one_hot(r, dims, h, c) else {
+                let Some(def) = one_hot(r, bufs, h, c) else {
                     continue;
                 };
                 // The ids must hold the same values where `a` reads them.
@@ -182,7 +181,7 @@ fn factors(r: &Routine, dims: &[Option<Vec<u64>>], a: &Assignment, c: usize) -> 
                     continue;
                 };
                 let counted = |k: usize| match a.maps[k + 1][..] {
-                    [Affine::Dim(v)] if counts(r, dims, a.rhs[k], c) => Some(v),
+                    [Affine::Dim(v)] if counts(r, bufs, a.rhs[k], c) => Some(v),
                     _ => None,
                 };
                 let (kx, kr, v) = match (counted(p), counted(q)) {
@@ -211,11 +210,37 @@ fn factors(r: &Routine, dims: &[Option<Vec<u64>>], a: &Assignment, c: usize) -> 
     out
 }
 
-/// The statements that write buffer `b`.
-fn writers(r: &Routine, b: usize) -> Vec<usize> {
-    (0..r.stmts.len())
-        .filter(|&k| r.stmts[k].writes(b))
-        .collect()
+/// What the rewrite asks of a routine's buffers, found in one pass over
+/// its statements: each buffer's sizes and the statements that write it.
+struct Buffers {
+    dims: Vec<Option<Vec<u64>>>,
+    writers: Vec<Vec<usize>>,
+}
+
+impl Buffers {
+    fn of(r: &Routine) -> Buffers {
+        let dims = r.buffer_dims();
+        let mut writers: Vec<Vec<usize>> = vec![vec![]; dims.len()];
+        for (k, s) in r.stmts.iter().enumerate() {
+            if let Some(b) = s.written() {
+                if writers.len() <= b {
+                    writers.resize(b + 1, vec![]);
+                }
+                writers[b].push(k);
+            }
+        }
+        Buffers { dims, writers }
+    }
+
+    /// The sizes of buffer `b`, if known.
+    fn dims(&self, b: usize) -> Option<&[u64]> {
+        self.dims.get(b)?.as_deref()
+    }
+
+    /// The statements that write buffer `b`.
+    fn writers(&self, b: usize) -> &[usize] {
+        self.writers.get(b).map_or(&[], Vec::as_slice)
+    }
 }
 
 /// The two operands that instruction `at` of a body compares for
@@ -250,33 +275,23 @@ fn rest_body(body: &Body, rest: Rest) -> Body {
 
 /// Whether buffer `b` counts (`b[k] = k`: written only by a `range` or a
 /// literal `0, 1, ..`, before statement `before`, and 1-d).
-fn counts(r: &Routine, dims: &[Option<Vec<u64>>], b: usize, before: usize) -> bool {
-    let [w] = writers(r, b)[..] else { return false };
+fn counts(r: &Routine, bufs: &Buffers, b: usize, before: usize) -> bool {
+    let [w] = *bufs.writers(b) else { return false };
     let counting = match &r.stmts[w] {
         Stmt::Range { .. } => true,
         Stmt::Literal { values, .. } => values.iter().enumerate().all(|(k, &v)| v == k as f64),
         _ => false,
     };
-    counting
-        && w < before
-        && dims
-            .get(b)
-            .and_then(|d| d.as_ref())
-            .is_some_and(|d| d.len() == 1)
+    counting && w < before && bufs.dims(b).is_some_and(|d| d.len() == 1)
 }
 
 /// Buffer `h`'s definition when it is a one-hot node written once, before
 /// statement `reader`, by an assignment comparing ids with a range.
-fn one_hot<'a>(
-    r: &'a Routine,
-    dims: &[Option<Vec<u64>>],
-    h: usize,
-    reader: usize,
-) -> Option<OneHot<'a>> {
+fn one_hot<'a>(r: &'a Routine, bufs: &Buffers, h: usize, reader: usize) -> Option<OneHot<'a>> {
     if h < r.args.len() {
         return None;
     }
-    let [writer] = writers(r, h)[..] else {
+    let [writer] = *bufs.writers(h) else {
         return None;
     };
     let Stmt::Accum(def) = &r.stmts[writer] else {
@@ -288,7 +303,7 @@ fn one_hot<'a>(
         || !overwrites
         || !def.dynamic.is_empty()
         || !def.symbols.is_empty()
-        || !writes_each_cell_once(&def.maps[0], &def.space, dims.get(h)?.as_ref()?)
+        || !writes_each_cell_once(&def.maps[0], &def.space, bufs.dims(h)?)
     {
         return None;
     }
@@ -296,7 +311,7 @@ fn one_hot<'a>(
     // Which side is the range: it counts, and is read at a plain iterator
     // that indexes an axis of `h`.
     let is_range = |k: usize| -> Option<usize> {
-        if !counts(r, dims, def.rhs[k], writer) {
+        if !counts(r, bufs, def.rhs[k], writer) {
             return None;
         }
         match def.maps[k + 1][..] {

@@ -341,8 +341,13 @@ impl<'e, 'c, 'a> Assignment<'e, 'c, 'a> {
         ivs: &[Value<'c, 'a>],
         syms: &[Value<'c, 'a>],
     ) -> Result<Value<'c, 'a>, String> {
+        // An operand the body does not read (a dynamic index's source,
+        // read by `point_symbols`) is not loaded again.
         let args = (1..self.tensors.len())
-            .map(|i| self.load_with(at, ivs, syms, i))
+            .map(|i| match self.body.reads(i - 1) {
+                true => self.load_with(at, ivs, syms, i),
+                false => Ok(self.neutral_computed(at)),
+            })
             .collect::<Result<Vec<_>, _>>()?;
         numeric::body(self.e, at, &self.body, &args, self.compute).map_err(|e| e.to_string())
     }
