@@ -510,7 +510,12 @@ fn run(cli: Cli) -> Result<(), Error> {
             training.as_secs_f64() * 1e3 / cli.steps as f64
         );
         if let Some(profile) = trainer.profile() {
-            print!("{}", profile.report(10));
+            // OCANNL_PROFILE_TOP=N: how many kernels to list (10).
+            let top = std::env::var("OCANNL_PROFILE_TOP")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(10);
+            print!("{}", profile.report(top));
         }
     }
     if let Some(kib) = peak_memory_kib() {

@@ -189,6 +189,25 @@ impl Body {
             .count()
     }
 
+    /// What computing the result costs, in units of a cheap arithmetic op
+    /// (an add, a multiply, a comparison, a select: 1), counting only the
+    /// instructions the result depends on: a division, a square root or a
+    /// reciprocal counts [`DIVISION_COST`], a transcendental function or a
+    /// power [`TRANSCENDENTAL_COST`] (vectorized polynomials of about as
+    /// many ops), as XLA's fusion counts its "expensive" ops.
+    pub fn weighted_cost(&self) -> u64 {
+        self.live()
+            .iter()
+            .zip(&self.instrs)
+            .filter(|(l, _)| **l)
+            .map(|(_, i)| match i {
+                Instr::Arg(_) | Instr::Const(_) => 0,
+                Instr::Op(op, _) => op_cost(*op),
+                Instr::Cmp(..) | Instr::Select(..) | Instr::And(..) | Instr::Or(..) => 1,
+            })
+            .sum()
+    }
+
     /// Which instructions the result depends on.
     fn live(&self) -> Vec<bool> {
         let mut live = vec![false; self.instrs.len()];
@@ -430,6 +449,41 @@ impl fmt::Display for Body {
             }
         }
         write!(f, "-> %{}", self.result)
+    }
+}
+
+/// The cost of a division, square root or reciprocal in
+/// [`Body::weighted_cost`].
+pub const DIVISION_COST: u64 = 4;
+/// The cost of a transcendental function or a power in
+/// [`Body::weighted_cost`].
+pub const TRANSCENDENTAL_COST: u64 = 16;
+
+fn op_cost(op: NumOp) -> u64 {
+    use ocannl_ops::{BinaryOp as B, TernaryOp as T, UnaryOp as U};
+    match op {
+        NumOp::Unary(U::Identity | U::Relu | U::Satur01 | U::Neg | U::Not) => 1,
+        NumOp::Unary(U::Sqrt | U::Recip | U::RecipSqrt) => DIVISION_COST,
+        NumOp::Unary(U::Exp | U::Log | U::Exp2 | U::Log2 | U::Sin | U::Cos | U::Tanh | U::Erf) => {
+            TRANSCENDENTAL_COST
+        }
+        NumOp::Binary(B::Div | B::Mod) => DIVISION_COST,
+        NumOp::Binary(B::Pow) => TRANSCENDENTAL_COST,
+        NumOp::Binary(
+            B::Add
+            | B::Sub
+            | B::Mul
+            | B::ReluGate
+            | B::Satur01Gate
+            | B::Max
+            | B::Min
+            | B::Lt
+            | B::Eq
+            | B::Ne
+            | B::And
+            | B::Or,
+        ) => 1,
+        NumOp::Ternary(T::Where | T::Fma) => 1,
     }
 }
 

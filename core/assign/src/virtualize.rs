@@ -191,6 +191,10 @@ pub struct Decision {
     pub refusal: Option<Refusal>,
     /// For a virtual node: how many assignments it was inlined into.
     pub inlined_into: usize,
+    /// For a virtual node computed more often than the visit budget
+    /// because that is cheaper than a buffer ([`cheaper_recomputed`]):
+    /// how many times each cell is computed.
+    pub recomputed: Option<u64>,
 }
 
 impl Decision {
@@ -198,11 +202,19 @@ impl Decision {
     pub fn reason(&self) -> String {
         match &self.refusal {
             Some(r) => r.to_string(),
-            None => format!(
-                "inlined into {} assignment{}",
-                self.inlined_into,
-                if self.inlined_into == 1 { "" } else { "s" }
-            ),
+            None => {
+                let mut why = format!(
+                    "inlined into {} assignment{}",
+                    self.inlined_into,
+                    if self.inlined_into == 1 { "" } else { "s" }
+                );
+                if let Some(n) = self.recomputed {
+                    why.push_str(&format!(
+                        ", each cell computed {n} times (cheaper than a buffer)"
+                    ));
+                }
+                why
+            }
         }
     }
 }
@@ -220,12 +232,62 @@ pub struct NodeInfo {
 pub struct Options {
     /// The most times one cell of a virtual node may be computed.
     pub max_visits: u64,
+    /// Whether a node whose recomputation costs less than its buffer
+    /// ([`cheaper_recomputed`]) is virtual beyond `max_visits`.
+    pub recompute_when_cheaper: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { max_visits: 1 }
+        Options {
+            max_visits: 1,
+            recompute_when_cheaper: true,
+        }
     }
+}
+
+/// What reading or writing one cell of a buffer costs, in units of a cheap
+/// arithmetic op ([`crate::Body::weighted_cost`]): the element-wise
+/// kernels around contractions are bound by memory, where a core waits
+/// for a cell about as long as it takes to compute a few ops.
+pub const MEMORY_ACCESS_COST: u64 = 4;
+
+/// Whether computing each cell of a node `visits` times where it is read
+/// costs no more than computing it once into a buffer: `visits · (C + r·M)
+/// ≤ C + r·M + M + visits·M`, with `C` the body's
+/// [`weighted_cost`](crate::Body::weighted_cost), `M`
+/// [`MEMORY_ACCESS_COST`] and `r` the cells of input buffers read per cell
+/// (`operand_reads`; an operand broadcast over `k` cells of the node is
+/// read once for all of them and counts `1/k`): recomputed, each visit
+/// reads the inputs again; kept, the cell is written once and read at each
+/// visit. A scale `x·c` or a centring `x - mean(x)` read three times is
+/// recomputed; `1 + erf(x)` read twice, or a row's mean read by each of
+/// the row's 128 cells, keeps its buffer.
+pub fn cheaper_recomputed(body: &crate::Body, operand_reads: f64, visits: u64) -> bool {
+    let c = body.weighted_cost() as f64;
+    let m = MEMORY_ACCESS_COST as f64;
+    let once = c + operand_reads * m;
+    let v = visits as f64;
+    v * once <= once + m + v * m
+}
+
+/// The cells of input buffers one cell of a computation reads: each
+/// operand the body reads counts `1/k`, `k` the cells of the iteration
+/// space its map does not depend on (a broadcast operand is read once for
+/// all of them).
+fn operand_reads(a: &Assignment) -> f64 {
+    a.rhs
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| a.op.reads(*k))
+        .map(|(k, _)| {
+            let shared: u64 = (0..a.space.len())
+                .filter(|&d| !a.maps[k + 1].iter().any(|e| e.mentions(d)))
+                .map(|d| a.space[d])
+                .fold(1u64, |x, y| x.saturating_mul(y));
+            1.0 / shared.max(1) as f64
+        })
+        .sum()
 }
 
 /// The outcome: one decision per allocated node, and the statements
@@ -247,6 +309,8 @@ struct Producer {
     /// A cell's value: the assignment's body accumulated onto the initial
     /// value, or the constant.
     body: crate::Body,
+    /// Cells computed this many times, beyond the visit budget.
+    recomputed: Option<u64>,
 }
 
 /// Which statements mention each buffer, and the allocations' dims: what
@@ -359,6 +423,7 @@ pub fn virtualize(r: &Routine, nodes: &dyn Fn(usize) -> NodeInfo, opts: Options)
                     memory: Memory::Virtual,
                     refusal: None,
                     inlined_into: into,
+                    recomputed: p.recomputed,
                 });
             }
             Err(why) => {
@@ -372,6 +437,7 @@ pub fn virtualize(r: &Routine, nodes: &dyn Fn(usize) -> NodeInfo, opts: Options)
                     memory,
                     refusal: Some(why),
                     inlined_into: 0,
+                    recomputed: None,
                 });
             }
         }
@@ -418,6 +484,7 @@ fn decide(
                 writers,
                 stmt: None,
                 body: crate::Body::constant(0.0),
+                recomputed: None,
             },
             readers,
         ));
@@ -456,17 +523,25 @@ fn decide(
     // Constant expressions (OCANNL's scalar constexprs: the body reads no
     // buffer) and copies are exempt from the budget.
     let exempt = body.is_trivial() || body.operand_count() == 0;
+    let mut recomputed = None;
     if !exempt && visits > opts.max_visits {
-        return Err(Refusal::Visits {
-            visits,
-            budget: opts.max_visits,
-        });
+        let cheaper = opts.recompute_when_cheaper
+            && matches!(stmt.map(get), Some(Stmt::Accum(a))
+                if cheaper_recomputed(&body, operand_reads(a), visits));
+        if !cheaper {
+            return Err(Refusal::Visits {
+                visits,
+                budget: opts.max_visits,
+            });
+        }
+        recomputed = Some(visits);
     }
     Ok((
         Producer {
             writers,
             stmt: stmt.map(|k| get(k).clone()),
             body,
+            recomputed,
         },
         readers,
     ))
@@ -988,6 +1063,54 @@ mod tests {
     }
 
     #[test]
+    fn recomputed_when_cheaper_than_a_buffer() {
+        let body = |op: &str, n: usize| crate::Body::from(NumOp::parse_assign(n, op).unwrap());
+        // A negation read 9 times: 9·(1 + 4) ≤ 1 + 4 + 4 + 9·4; not 10.
+        assert!(cheaper_recomputed(&body("neg", 1), 1.0, 9));
+        assert!(!cheaper_recomputed(&body("neg", 1), 1.0, 10));
+        // A sum of two buffers read twice, not three times.
+        assert!(cheaper_recomputed(&body("add", 2), 2.0, 2));
+        assert!(!cheaper_recomputed(&body("add", 2), 2.0, 3));
+        // With one operand broadcast (a row's mean), as one buffer.
+        assert!(cheaper_recomputed(&body("sub", 2), 1.0 + 1.0 / 128.0, 6));
+        // A transcendental function is kept even for two reads.
+        assert!(!cheaper_recomputed(&body("erf", 1), 1.0, 2));
+        assert!(cheaper_recomputed(&body("div", 2), 2.0, 2));
+        assert!(!cheaper_recomputed(&body("div", 2), 2.0, 3));
+        assert_eq!(
+            body("erf", 1).weighted_cost(),
+            crate::body::TRANSCENDENTAL_COST
+        );
+        assert_eq!(body("sqrt", 1).weighted_cost(), crate::body::DIVISION_COST);
+        // A broadcast read (a cell read by 128 cells of its reader) is
+        // never cheaper, whatever the body.
+        assert!(!cheaper_recomputed(
+            &crate::Body::from(NumOp::parse_assign(1, "neg").unwrap()),
+            1.0,
+            128
+        ));
+        // The operands' reads: a full operand 1, a broadcast one 1/k, and
+        // one the body does not read nothing.
+        let a = Assignment {
+            lhs: 3,
+            op: body("sub", 2),
+            rhs: vec![0, 1],
+            accum: Accum::Assign,
+            initialize_neutral: false,
+            space: vec![4, 128],
+            maps: vec![vec![d(0), d(1)], vec![d(0), d(1)], vec![d(0)]],
+            symbols: vec![],
+            dynamic: vec![],
+        };
+        assert_eq!(operand_reads(&a), 1.0 + 1.0 / 128.0);
+        let first = Assignment {
+            op: crate::Body::from(NumOp::parse_assign(1, "neg").unwrap()),
+            ..a
+        };
+        assert_eq!(operand_reads(&first), 1.0);
+    }
+
+    #[test]
     fn refusals() {
         let r = chain();
         // A cell read twice is over the default budget, within a larger one.
@@ -1000,7 +1123,11 @@ mod tests {
             vec![3],
             vec![vec![d(0)], vec![d(0), Affine::Const(1)]],
         );
-        let plan = virtualize(&r2, &|_| NodeInfo::default(), Options::default());
+        let ocannl = Options {
+            recompute_when_cheaper: false,
+            ..Options::default()
+        };
+        let plan = virtualize(&r2, &|_| NodeInfo::default(), ocannl);
         let d4 = plan.decisions.iter().find(|x| x.buf == 4).unwrap();
         assert_eq!(
             d4.refusal,
@@ -1009,7 +1136,18 @@ mod tests {
                 budget: 1
             })
         );
-        let plan = virtualize(&r2, &|_| NodeInfo::default(), Options { max_visits: 2 });
+        // A negation costs less to recompute than to keep.
+        let plan = virtualize(&r2, &|_| NodeInfo::default(), Options::default());
+        let d4 = plan.decisions.iter().find(|x| x.buf == 4).unwrap();
+        assert_eq!(d4.memory, Memory::Virtual);
+        let plan = virtualize(
+            &r2,
+            &|_| NodeInfo::default(),
+            Options {
+                max_visits: 2,
+                ..ocannl
+            },
+        );
         let d4 = plan.decisions.iter().find(|x| x.buf == 4).unwrap();
         assert_eq!(d4.memory, Memory::Virtual);
         let x = Value::Buffer {

@@ -343,7 +343,14 @@ fn routines_mostly_run() {
 /// The routine with a virtualization plan applied.
 fn virtualized(r: &Routine, max_visits: u64) -> Routine {
     use ocannl_assign::virtualize::{virtualize, NodeInfo, Options};
-    let plan = virtualize(r, &|_| NodeInfo::default(), Options { max_visits });
+    let plan = virtualize(
+        r,
+        &|_| NodeInfo::default(),
+        Options {
+            max_visits,
+            ..Options::default()
+        },
+    );
     let mut stmts: Vec<Option<Stmt>> = r.stmts.iter().cloned().map(Some).collect();
     for (k, s) in plan.changes {
         stmts[k] = s;

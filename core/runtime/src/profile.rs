@@ -74,6 +74,25 @@ impl Profile {
             kernels.len(),
             total * 1e3
         );
+        let mut kinds: Vec<(&str, u64, f64)> = Vec::new();
+        for k in &kernels {
+            match kinds.iter_mut().find(|(kind, _, _)| *kind == k.kind) {
+                Some(row) => {
+                    row.1 += k.calls;
+                    row.2 += k.seconds;
+                }
+                None => kinds.push((&k.kind, k.calls, k.seconds)),
+            }
+        }
+        kinds.sort_by(|a, b| b.2.total_cmp(&a.2));
+        for (kind, calls, seconds) in kinds {
+            let _ = writeln!(
+                out,
+                "  {kind}: {calls} calls, {:.3} ms ({:.1} us per call)",
+                seconds * 1e3,
+                seconds * 1e6 / calls.max(1) as f64
+            );
+        }
         let _ = writeln!(
             out,
             "  {:<32} {:<12} {:>7} {:>10} {:>6} {:>16} {:>7}  computes",
@@ -143,6 +162,15 @@ mod tests {
         let r = p.report(2);
         let lines: Vec<&str> = r.lines().collect();
         assert!(lines[0].contains("3 kernels called, 3.500 ms"), "{r}");
+        assert_eq!(
+            lines[1].trim(),
+            "contraction: 20 calls, 2.500 ms (125.0 us per call)"
+        );
+        assert_eq!(
+            lines[2].trim(),
+            "elementwise: 10 calls, 1.000 ms (100.0 us per call)"
+        );
+        let lines = &lines[2..];
         assert!(
             lines[2].trim_start().starts_with('b')
                 && lines[2].contains("10.0 GFLOP/s")

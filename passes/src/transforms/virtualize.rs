@@ -1,4 +1,4 @@
-//! `ocannl-virtualize{max-visits=1 explain=false}`: decides every tensor
+//! `ocannl-virtualize{max-visits=1 recompute-when-cheaper=true explain=false}`: decides every tensor
 //! node's memory mode, as OCANNL does, and inlines the virtual nodes.
 //!
 //! A node whose `memory` is `"undecided"` becomes `"virtual"` when its one
@@ -50,18 +50,25 @@ crate::define_pass!(
             "The most times one cell of a virtual node may be computed (OCANNL's max_visits); constant expressions and copies are exempt"
         ),
         (
+            "recompute-when-cheaper",
+            BOOL,
+            "true",
+            "Also make virtual, beyond max-visits, a node whose cells cost less to recompute at each read than to write into a buffer and read back (a cost model: a cheap op 1, a division or square root 4, a transcendental 16, a memory access 4)"
+        ),
+        (
             "explain",
             BOOL,
             "false",
             "Report each node's mode and its reason as a remark at the node"
         ),
     ],
-    r#"decides every undecided tensor node's memory mode as OCANNL does and writes it on the node with its reason (`memory = "virtual"` or `"local"`, `memory_reason = ...`): a node whose one computation can be substituted into every assignment that reads it becomes virtual (no buffer; its readers become `ocannl_assign.accum` ops computing its cells where they read them); refusals are OCANNL's (returned, pinned, a param's gradient, never written or written by several computations or from data, accumulating onto unset cells, read before written, an input overwritten before a read, a reduction, a partial, diagonal or padded write, a padded read or different padding, an operand of a contraction (which every target's kernel reads from a buffer), more than `max-visits` computations of a cell, constant expressions and copies exempt); a mode the user set is kept, and a node pinned `"virtual"` that cannot be is an error; `explain=true` reports each decision as a remark. In the tools' default pipelines (`ocannl-run --no-optimize` turns it off)"#
+    r#"decides every undecided tensor node's memory mode as OCANNL does and writes it on the node with its reason (`memory = "virtual"` or `"local"`, `memory_reason = ...`): a node whose one computation can be substituted into every assignment that reads it becomes virtual (no buffer; its readers become `ocannl_assign.accum` ops computing its cells where they read them); refusals are OCANNL's (returned, pinned, a param's gradient, never written or written by several computations or from data, accumulating onto unset cells, read before written, an input overwritten before a read, a reduction, a partial, diagonal or padded write, a padded read or different padding, an operand of a contraction (which every target's kernel reads from a buffer), more than `max-visits` computations of a cell, constant expressions, copies and (`recompute-when-cheaper`) cells cheaper to recompute than to keep exempt); a mode the user set is kept, and a node pinned `"virtual"` that cannot be is an error; `explain=true` reports each decision as a remark. In the tools' default pipelines (`ocannl-run --no-optimize` turns it off)"#
 );
 
 fn run<'c>(module: OperationRef<'c, '_>, options: &Options) -> PassResult<'c> {
     let opts = VOptions {
         max_visits: options.count("max-visits"),
+        recompute_when_cheaper: options.flag("recompute-when-cheaper"),
     };
     for func in ir::ops_named(module, "func.func") {
         routine(func, opts, options.flag("explain"))?;

@@ -193,6 +193,24 @@ func.func @visits(%x: memref<4xf32>) -> memref<4x3xf32> {
 
 // -----
 
+#id = affine_map<(i) -> (i)>
+func.func @cheaper_recomputed(%x: memref<4xf32>, %z: memref<4xf32>) -> memref<4x3xf32> {
+  // A relu read by 3 cells of y: recomputing it costs less than a buffer.
+  // expected-remark@+1 {{node 'r' is virtual: inlined into 1 assignment, each cell computed 3 times (cheaper than a buffer)}}
+  %r = "ocannl_assign.node"() {name = "r", kind = "value", memory = "undecided", shape = "4"} : () -> memref<4xf32>
+  "ocannl_assign.accum_unop"(%r, %x) {accum = "assign", op = "relu", space = array<i64: 4>, indexing_maps = [#id, #id]} : (memref<4xf32>, memref<4xf32>) -> ()
+  // A quotient of two buffers read 3 times costs more.
+  // expected-remark@+1 {{node 'q' is local: each cell would be computed 3 times (budget: 1)}}
+  %q = "ocannl_assign.node"() {name = "q", kind = "value", memory = "undecided", shape = "4"} : () -> memref<4xf32>
+  "ocannl_assign.accum_binop"(%q, %x, %z) {accum = "assign", op = "div", space = array<i64: 4>, indexing_maps = [#id, #id, #id]} : (memref<4xf32>, memref<4xf32>, memref<4xf32>) -> ()
+  // expected-remark@+1 {{node 'y' is materialized}}
+  %y = "ocannl_assign.node"() {name = "y", kind = "value", memory = "undecided", shape = "4,3"} : () -> memref<4x3xf32>
+  "ocannl_assign.accum_binop"(%y, %r, %q) {accum = "assign", op = "add", space = array<i64: 4, 3>, indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>]} : (memref<4x3xf32>, memref<4xf32>, memref<4xf32>) -> ()
+  return %y : memref<4x3xf32>
+}
+
+// -----
+
 func.func @unused() {
   // expected-remark@+1 {{node 'u' is virtual: inlined into 0 assignments}}
   %u = "ocannl_assign.node"() {name = "u", kind = "value", memory = "undecided", shape = "4"} : () -> memref<4xf32>

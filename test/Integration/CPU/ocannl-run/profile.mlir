@@ -5,9 +5,12 @@
 // Each row ends with what the kernel computes: the line of its op.
 // RUN: env OCANNL_CACHE=0 ocannl-run %s --entry f --arg random:1 --arg random:2 --quiet --repeat 3 --profile | FileCheck %s
 // CHECK: profile: 2 kernels called, {{[0-9.]+}} ms in kernels; roof {{[0-9.]+}} GFLOP/s
-// CHECK-NEXT: kernel kind calls ms share speed roof computes
-// CHECK-DAG: __ocannl_kernel_{{[0-9a-f]+}} contraction 3 {{[0-9.]+}} {{[0-9.]+}}% {{[0-9.]+}} GFLOP/s {{[0-9]+}}% {{.*}}profile.mlir:16:8{{ *$}}
-// CHECK-DAG: __ocannl_kernel_{{[0-9a-f]+}} elementwise 3 {{[0-9.]+}} {{[0-9.]+}}% {{[0-9.]+}} GB/s {{.*}}profile.mlir:17:8{{ *$}}
+// Then each kind's calls and time, the slower kind first.
+// CHECK-DAG: contraction: 3 calls, {{[0-9.]+}} ms ({{[0-9.]+}} us per call)
+// CHECK-DAG: elementwise: 3 calls, {{[0-9.]+}} ms ({{[0-9.]+}} us per call)
+// CHECK: kernel kind calls ms share speed roof computes
+// CHECK-DAG: __ocannl_kernel_{{[0-9a-f]+}} contraction 3 {{[0-9.]+}} {{[0-9.]+}}% {{[0-9.]+}} GFLOP/s {{[0-9]+}}% {{.*}}profile.mlir:19:8{{ *$}}
+// CHECK-DAG: __ocannl_kernel_{{[0-9a-f]+}} elementwise 3 {{[0-9.]+}} {{[0-9.]+}}% {{[0-9.]+}} GB/s {{.*}}profile.mlir:20:8{{ *$}}
 // Without --profile nothing is timed or printed.
 // RUN: env OCANNL_CACHE=0 ocannl-run %s --entry f --arg random:1 --arg random:2 --quiet | FileCheck %s --check-prefix=OFF --allow-empty
 // OFF-NOT: profile:
