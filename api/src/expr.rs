@@ -50,6 +50,17 @@ pub(crate) enum Node {
     Compose(Tensor, Tensor),
     Einsum(Einsum, Vec<Tensor>),
     Transpose(Tensor),
+    /// The tensor itself, with a constraint on the function's named
+    /// dimensions written beside it.
+    Constrained(Tensor, Constraint),
+}
+
+/// A constraint on named dimensions (OCANNL's `Shape.set_dim`,
+/// `Shape.set_equal`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Constraint {
+    SetDim(String, u64),
+    SetEqual(String, String),
 }
 
 /// The cells of a constant.
@@ -66,6 +77,8 @@ pub(crate) struct Einsum {
     pub spec: String,
     pub accum: Option<Accum>,
     pub op: Option<NumOp>,
+    /// Labels of the spec that are the function's named dimensions.
+    pub capture: Vec<String>,
 }
 
 impl Node {
@@ -81,7 +94,7 @@ impl Node {
             }
             Node::Op(_, xs) | Node::Einsum(_, xs) => xs.iter().collect(),
             Node::Compose(a, b) | Node::BatchSlice(a, b) => vec![a, b],
-            Node::Transpose(x) => vec![x],
+            Node::Transpose(x) | Node::Constrained(x, _) => vec![x],
         }
     }
 
@@ -90,7 +103,7 @@ impl Node {
         match std::mem::replace(self, Node::Number(0.0)) {
             Node::Op(_, xs) | Node::Einsum(_, xs) => xs,
             Node::Compose(a, b) | Node::BatchSlice(a, b) => vec![a, b],
-            Node::Transpose(x) => vec![x],
+            Node::Transpose(x) | Node::Constrained(x, _) => vec![x],
             other => {
                 *self = other;
                 vec![]
@@ -150,6 +163,30 @@ impl Tensor {
     pub fn memory(self, mode: Memory) -> Tensor {
         self.0.memory.set(Some(mode));
         self
+    }
+
+    /// This tensor, with the named dimension `name` set to `value` in the
+    /// function it is part of: a dimension captured by an einsum
+    /// ([`einsum_capturing`]) or named in a shape becomes `value`; a row's
+    /// dimensions multiply to `value` (OCANNL's `Shape.set_dim`). Shape
+    /// inference solves it with the rest and reports a conflict as a
+    /// shape error. The constraint holds wherever the tensor is used.
+    pub fn set_dim(&self, name: &str, value: u64) -> Tensor {
+        Tensor::new(Node::Constrained(
+            self.clone(),
+            Constraint::SetDim(name.into(), value),
+        ))
+    }
+
+    /// This tensor, with the named dimensions `a` and `b` equal: two
+    /// dimensions, or two rows (the same axes); a dimension and a row: the
+    /// row's dimensions multiply to the dimension (OCANNL's
+    /// `Shape.set_equal`).
+    pub fn set_equal(&self, a: &str, b: &str) -> Tensor {
+        Tensor::new(Node::Constrained(
+            self.clone(),
+            Constraint::SetEqual(a.into(), b.into()),
+        ))
     }
 }
 
@@ -371,6 +408,26 @@ pub fn einsum(spec: &str, operands: &[&Tensor]) -> Tensor {
     einsum_node(spec, None, None, operands)
 }
 
+/// [`einsum`], with labels of its spec captured (OCANNL's `capture_dims`):
+/// `i` a dimension label, `r` a row variable `..r..` (`batch`, `input`,
+/// `output` for `...` in that row). A captured name is the function's
+/// named dimension (several einsums capturing one name share it):
+/// [`Tensor::set_dim`] and [`Tensor::set_equal`] constrain it, and
+/// [`Tensor::named_dims`] reads its solution.
+pub fn einsum_capturing(spec: &str, capture: &[&str], operands: &[&Tensor]) -> Tensor {
+    let t = einsum_node(spec, None, None, operands);
+    let Node::Einsum(e, xs) = &t.0.node else {
+        unreachable!("an einsum node")
+    };
+    Tensor::new(Node::Einsum(
+        Einsum {
+            capture: capture.iter().map(|c| c.to_string()).collect(),
+            ..e.clone()
+        },
+        xs.clone(),
+    ))
+}
+
 /// An einsum with its accumulation and op given: `accum` combines the
 /// values of one result cell (`Accum::Max` for a max-reduction, OCANNL's
 /// `@^^`), `op` computes each value from the operands' cells (a unary op
@@ -390,6 +447,7 @@ fn einsum_node(
             spec: spec.into(),
             accum,
             op,
+            capture: vec![],
         },
         operands.iter().map(|t| (*t).clone()).collect(),
     ))

@@ -377,6 +377,43 @@ fn param_file(dir: &Path, name: &str) -> std::path::PathBuf {
     dir.join(file + ".npy")
 }
 
+impl Tensor {
+    /// The named dimensions of the function computing `results`, solved by
+    /// shape inference: each name an einsum captures
+    /// ([`einsum_capturing`](crate::einsum_capturing)) or a constraint
+    /// ([`Tensor::set_dim`], [`Tensor::set_equal`]) mentions, with a
+    /// dimension's size or a row's total elements (OCANNL's `solved_dim`
+    /// of a variable reference), in order of first mention. A model whose
+    /// shapes conflict is [`Error::Shape`].
+    pub fn named_dims(results: &[&Tensor]) -> Result<Vec<(String, u64)>, Error> {
+        let text = Tensor::module("dims", results)?;
+        let backend = find_backend(&Device::CPU)?;
+        let mut compiler = Compiler::new(backend, backend.default_options());
+        let diagnostics = Diagnostics::attach(&mut compiler);
+        let failed = |e: ocannl_compiler::Error| {
+            let d = diagnostics.take();
+            if d.is_empty() {
+                Error::Compile {
+                    diagnostics: d,
+                    cause: e,
+                }
+            } else {
+                Error::Shape(d)
+            }
+        };
+        let mut module = compiler.parse("", &text).map_err(failed)?;
+        compiler
+            .lower(&mut module, &pipelines::infer_shapes())
+            .map_err(failed)?;
+        let func = function(&module, "dims")
+            .ok_or_else(|| Error::Internal("internal error: the function is gone".into()))?;
+        Ok(ocannl_mlir::ir::int_dictionary(
+            func,
+            ocannl_passes::transforms::infer_shapes::DIMS,
+        ))
+    }
+}
+
 /// The diagnostics a context emits.
 struct Diagnostics(Arc<Mutex<Vec<Diagnostic>>>);
 

@@ -13,7 +13,7 @@ use std::{collections::HashMap, fmt};
 use ocannl_ops::NumOp;
 
 use crate::{
-    expr::{Cells, Node, ParamDecl, Tensor},
+    expr::{Cells, Constraint, Node, ParamDecl, Tensor},
     Error, ParamInit,
 };
 
@@ -111,6 +111,8 @@ enum Attr {
     /// f32 cells in memory order: a dense literal of one axis.
     Dense(Vec<f64>),
     I64(i64),
+    /// An array of strings.
+    Strs(Vec<String>),
 }
 
 /// An f32 literal: decimal for what f32 holds; infinities and NaN (which
@@ -139,6 +141,14 @@ impl fmt::Display for Attr {
                 v.len()
             ),
             Attr::I64(i) => write!(f, "{i} : i64"),
+            Attr::Strs(v) => write!(
+                f,
+                "[{}]",
+                v.iter()
+                    .map(|s| string_literal(s))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         }
     }
 }
@@ -204,6 +214,9 @@ struct Writer {
     values: HashMap<usize, Value>,
     /// Params by name: their op, and their declarations merged.
     params: HashMap<String, (Value, ParamDecl)>,
+    /// Constraints on named dimensions (`set_dim`, `set_equal`), each once,
+    /// written after the ops.
+    constraints: Vec<Constraint>,
 }
 
 fn row(dims: &[u64]) -> String {
@@ -349,7 +362,24 @@ impl Writer {
                 if let Some(accum) = e.accum {
                     op.set("accum", Attr::Str(accum.name().into()));
                 }
+                if !e.capture.is_empty() {
+                    op.set("capture", Attr::Strs(e.capture.clone()));
+                }
                 self.op(op)
+            }
+            Node::Constrained(_, c) => {
+                if let Constraint::SetDim(name, value) = c {
+                    if *value == 0 || i64::try_from(*value).is_err() {
+                        return Err(Error::Invalid(format!(
+                            "set_dim('{name}', {value}): a dimension must be at least 1 and at most {}",
+                            i64::MAX
+                        )));
+                    }
+                }
+                if !self.constraints.contains(c) {
+                    self.constraints.push(c.clone());
+                }
+                operands[0]
             }
             Node::Constant { shape, cells } => {
                 let value = match cells {
@@ -419,6 +449,26 @@ impl Writer {
                 list(&mut op.operands.iter().map(|&v| self.type_of(v))),
                 tensor_type(&op.shape),
                 op.loc.as_deref().map(loc).unwrap_or_default(),
+            );
+        }
+        for c in &self.constraints {
+            let attrs = match c {
+                Constraint::SetDim(name, value) => (
+                    "set_dim",
+                    format!(
+                        "ref = {}, value = {}",
+                        string_literal(name),
+                        Attr::I64(*value as i64)
+                    ),
+                ),
+                Constraint::SetEqual(a, b) => (
+                    "set_equal",
+                    format!("lhs = {}, rhs = {}", string_literal(a), string_literal(b)),
+                ),
+            };
+            out += &format!(
+                "  \"ocannl_shape.{}\"() {{{}}} : () -> ()\n",
+                attrs.0, attrs.1
             );
         }
         if results.is_empty() {

@@ -110,7 +110,7 @@ irdl.dialect @ocannl_shape {
   }
 
   // Generalized einsum: reductions, contractions, rearrangements.
-  // Optional attributes: op (default "identity" (one operand), "mul" (two)), accum (default "add").
+  // Optional attributes: op (default "identity" (one operand), "mul" (two)), accum (default "add"), capture (default none), captured (default none).
   irdl.operation @einsum {
     %spec = irdl.base "#builtin.string"
     irdl.attributes {"spec" = %spec}
@@ -136,5 +136,19 @@ irdl.dialect @ocannl_shape {
     irdl.operands(x: %x, index: %index)
     %result = irdl.base @ocannl_shape::@tensor
     irdl.results(result: %result)
+  }
+
+  // Sets a named dimension, or a named row's total elements.
+  irdl.operation @set_dim {
+    %ref = irdl.base "#builtin.string"
+    %value = irdl.base "#builtin.integer"
+    irdl.attributes {"ref" = %ref, "value" = %value}
+  }
+
+  // Makes two named variables equal.
+  irdl.operation @set_equal {
+    %lhs = irdl.base "#builtin.string"
+    %rhs = irdl.base "#builtin.string"
+    irdl.attributes {"lhs" = %lhs, "rhs" = %rhs}
   }
 }

@@ -4,9 +4,9 @@
 use std::collections::{hash_map::Entry, HashMap};
 
 use crate::{
-    logic,
+    logic::{self, SpecVars},
     notation::{parse_slot, Context, EinsumSpec, Kind, SlotSpec, SpecError},
-    shape::{parse_shape, shape_of_slot, Dim, Row, Shape, VarScope},
+    shape::{parse_shape, shape_of_slot, Dim, DimVar, Row, RowVar, Shape, VarScope},
     solver::{
         display_partial, Assumption, Constraint, Origin, ShapeError, ShapeErrorKind, Solver, What,
     },
@@ -74,6 +74,53 @@ pub struct NodeDecl {
 pub struct Inference {
     pub shapes: Vec<Shape>,
     pub assumptions: Vec<Assumption>,
+    /// The solution of each variable [`Refs`] names, by name, in the order
+    /// of first mention (captures, then constraints).
+    pub named: Vec<(String, Named)>,
+}
+
+/// The solution of a named variable: a dim's size, or a row's dims.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Named {
+    Dim(u64),
+    Row(Vec<u64>),
+}
+
+impl Named {
+    /// The dim, or a row's total elements (OCANNL's `solved_dim`).
+    pub fn total(&self) -> u64 {
+        match self {
+            Named::Dim(d) => *d,
+            Named::Row(dims) => dims.iter().product(),
+        }
+    }
+}
+
+/// A constraint on a function's named variables (the shape API's
+/// `set_dim` and `set_equal`). A name is a dim or row variable of the
+/// function's scope: written in a shape annotation (`h`, `..r..`) or
+/// captured from an einsum's spec ([`Refs::captures`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RefConstraint {
+    /// A dim is `value`; a row's dims multiply to `value` (its total
+    /// elements).
+    SetDim { name: String, value: u64 },
+    /// Two dims are equal, two rows are equal (the same axes); a dim and a
+    /// row: the row's dims multiply to the dim.
+    SetEqual(String, String),
+}
+
+/// What a function says of its named variables besides its shapes.
+#[derive(Clone, Debug, Default)]
+pub struct Refs {
+    /// For an einsum node: labels of its spec (`i`; `r` for `..r..`;
+    /// `batch`, `input`, `output` for `...` in that row) that are the
+    /// function's variables of the same names. A name captured by several
+    /// einsums is one variable: their labels are equal.
+    pub captures: Vec<(usize, Vec<String>)>,
+    /// The constraints; an error in the `k`-th is reported at node
+    /// `nodes.len() + k`.
+    pub constraints: Vec<RefConstraint>,
 }
 
 /// What kind of failure an [`InferError`] is.
@@ -110,7 +157,13 @@ impl std::fmt::Display for InferError {
 /// Infers every node's shape. Variable names written in the declared shapes
 /// (`..v..`, dim names) are shared by all nodes: they form one scope.
 pub fn infer(nodes: &[NodeDecl]) -> Result<Inference, InferError> {
-    infer_with_order(nodes, None)
+    infer_with_order(nodes, None, &Refs::default())
+}
+
+/// As [`infer`], with captures of einsum labels and constraints on named
+/// variables; their solutions are [`Inference::named`].
+pub fn infer_with_refs(nodes: &[NodeDecl], refs: &Refs) -> Result<Inference, InferError> {
+    infer_with_order(nodes, None, refs)
 }
 
 /// As [`infer`], but adds the constraints in the given order of nodes (a
@@ -118,6 +171,7 @@ pub fn infer(nodes: &[NodeDecl]) -> Result<Inference, InferError> {
 pub fn infer_with_order(
     nodes: &[NodeDecl],
     order: Option<&[usize]>,
+    refs: &Refs,
 ) -> Result<Inference, InferError> {
     let mut solver = Solver::new();
     solver.reserve(nodes.len());
@@ -161,12 +215,18 @@ pub fn infer_with_order(
                 notes: vec![],
             });
         }
-        add_node(&mut solver, nodes, i, &operands, &shapes, used[i])?;
+        let vars = add_node(&mut solver, nodes, i, &operands, &shapes, used[i])?;
+        for (_, labels) in refs.captures.iter().filter(|(n, _)| *n == i) {
+            bind_captures(&mut solver, &mut scope, i, labels, vars.as_ref())?;
+        }
         solver
             .propagate()
-            .map_err(|e| to_error(&solver, nodes, &shapes, e))?;
+            .map_err(|e| to_error(&solver, nodes, &shapes, refs, e))?;
     }
-    let fail = |solver: &Solver, e: ShapeError| to_error(solver, nodes, &shapes, e);
+    for (k, c) in refs.constraints.iter().enumerate() {
+        add_ref_constraint(&mut solver, &mut scope, nodes.len() + k, c)?;
+    }
+    let fail = |solver: &Solver, e: ShapeError| to_error(solver, nodes, &shapes, refs, e);
     solver.solve().map_err(|e| fail(&solver, e))?;
     // Close what is left from the results back to the inputs: a consumer's
     // rows are then settled when its operands' rows are bounded by them.
@@ -181,10 +241,179 @@ pub fn infer_with_order(
     }
     out.reverse();
     check_solution(nodes, &out, &used)?;
+    let named = named_solutions(&solver, &scope, refs);
     Ok(Inference {
         shapes: out,
         assumptions: std::mem::take(&mut solver.assumptions),
+        named,
     })
+}
+
+/// A named variable of the function's scope: a dim or a row.
+#[derive(Clone, Copy)]
+enum ScopeVar {
+    Dim(DimVar),
+    Row(RowVar),
+}
+
+fn scope_var(scope: &VarScope, name: &str) -> Option<ScopeVar> {
+    match (scope.dims.get(name), scope.rows.get(name)) {
+        (Some(&d), _) => Some(ScopeVar::Dim(d)),
+        (None, Some(&r)) => Some(ScopeVar::Row(r)),
+        _ => None,
+    }
+}
+
+/// Makes the captured labels of node `i`'s spec (`vars`) the scope's
+/// variables of the same names.
+fn bind_captures(
+    solver: &mut Solver,
+    scope: &mut VarScope,
+    i: usize,
+    labels: &[String],
+    vars: Option<&SpecVars>,
+) -> Result<(), InferError> {
+    let spec_error = |message: String| InferError {
+        kind: InferErrorKind::Spec,
+        node: i,
+        message,
+        notes: vec![],
+    };
+    let Some(vars) = vars else {
+        return Err(spec_error(
+            "only an einsum captures labels of its spec".to_string(),
+        ));
+    };
+    for name in labels {
+        let origin = Origin::new(i, "a captured label against its other uses");
+        let dim = vars.dims.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
+        let row = vars.rows.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
+        match (dim, row, scope_var(scope, name)) {
+            (None, None, _) => {
+                let mut known: Vec<&str> = vars.dims.iter().map(|(n, _)| n.as_str()).collect();
+                known.extend(vars.rows.iter().map(|(n, _)| n.as_str()));
+                return Err(spec_error(format!(
+                    "the spec has no label or row variable '{name}' to capture (it has: {})",
+                    known.join(", ")
+                )));
+            }
+            (Some(v), _, None) => {
+                scope.dims.insert(name.clone(), v);
+            }
+            (Some(v), _, Some(ScopeVar::Dim(w))) => {
+                solver.add(Constraint::DimEq(Dim::Var(v), Dim::Var(w)), origin)
+            }
+            (None, Some(v), None) => {
+                scope.rows.insert(name.clone(), v);
+            }
+            (None, Some(v), Some(ScopeVar::Row(w))) => {
+                solver.add(Constraint::RowEq(Row::open(v), Row::open(w)), origin)
+            }
+            (Some(_), _, Some(ScopeVar::Row(_))) | (None, Some(_), Some(ScopeVar::Dim(_))) => {
+                return Err(spec_error(format!(
+                    "'{name}' is a {} here but a {} elsewhere in the function",
+                    if dim.is_some() {
+                        "dimension"
+                    } else {
+                        "row variable"
+                    },
+                    if dim.is_some() {
+                        "row variable"
+                    } else {
+                        "dimension"
+                    }
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Adds the `k`-th constraint on named variables, reported as node `at`.
+fn add_ref_constraint(
+    solver: &mut Solver,
+    scope: &mut VarScope,
+    at: usize,
+    c: &RefConstraint,
+) -> Result<(), InferError> {
+    let unknown = |name: &str| InferError {
+        kind: InferErrorKind::Spec,
+        node: at,
+        message: format!("no einsum of the function captures '{name}' and no shape names it"),
+        notes: vec![],
+    };
+    let origin = Origin::new(at, "the constraint on named dimensions");
+    let total = |rows: Vec<Row>, n: u64| Constraint::TotalElems {
+        rows,
+        n,
+        literal: false,
+    };
+    match c {
+        RefConstraint::SetDim { name, value } => {
+            let c = match scope_var(scope, name).ok_or_else(|| unknown(name))? {
+                ScopeVar::Dim(v) => Constraint::DimEq(Dim::Var(v), Dim::size(*value)),
+                ScopeVar::Row(r) => total(vec![Row::open(r)], *value),
+            };
+            solver.add(c, origin);
+        }
+        RefConstraint::SetEqual(a, b) => {
+            let va = scope_var(scope, a).ok_or_else(|| unknown(a))?;
+            let vb = scope_var(scope, b).ok_or_else(|| unknown(b))?;
+            let c = match (va, vb) {
+                (ScopeVar::Dim(x), ScopeVar::Dim(y)) => Constraint::DimEq(Dim::Var(x), Dim::Var(y)),
+                (ScopeVar::Row(x), ScopeVar::Row(y)) => {
+                    Constraint::RowEq(Row::open(x), Row::open(y))
+                }
+                (ScopeVar::Dim(d), ScopeVar::Row(r)) | (ScopeVar::Row(r), ScopeVar::Dim(d)) => {
+                    Constraint::TotalElemsOfDim {
+                        rows: vec![Row::open(r)],
+                        dim: Dim::Var(d),
+                    }
+                }
+            };
+            solver.add(c, origin);
+        }
+    }
+    Ok(())
+}
+
+/// The solution of every name that `refs` mentions, once each, in order.
+fn named_solutions(solver: &Solver, scope: &VarScope, refs: &Refs) -> Vec<(String, Named)> {
+    let mut names: Vec<&str> = vec![];
+    for (_, labels) in &refs.captures {
+        names.extend(labels.iter().map(String::as_str));
+    }
+    for c in &refs.constraints {
+        match c {
+            RefConstraint::SetDim { name, .. } => names.push(name),
+            RefConstraint::SetEqual(a, b) => names.extend([a.as_str(), b.as_str()]),
+        }
+    }
+    let mut out: Vec<(String, Named)> = vec![];
+    for name in names {
+        if out.iter().any(|(n, _)| n == name) {
+            continue;
+        }
+        let value = match scope_var(scope, name) {
+            Some(ScopeVar::Dim(v)) => solver.subst_dim(&Dim::Var(v)).known_size().map(Named::Dim),
+            Some(ScopeVar::Row(r)) => {
+                let row = solver.subst_row(&Row::open(r));
+                (row.var.is_none())
+                    .then(|| {
+                        row.dims()
+                            .map(|d| d.known_size())
+                            .collect::<Option<Vec<u64>>>()
+                    })
+                    .flatten()
+                    .map(Named::Row)
+            }
+            None => None,
+        };
+        if let Some(v) = value {
+            out.push((name.to_string(), v));
+        }
+    }
+    out
 }
 
 /// Adds the constraints of node `i`: its shape logic over `shapes`, and
@@ -196,7 +425,8 @@ fn add_node(
     operands: &[usize],
     shapes: &[Shape],
     used: bool,
-) -> Result<(), InferError> {
+) -> Result<Option<SpecVars>, InferError> {
+    let mut vars = None;
     let n = &nodes[i];
     let origin = Origin::new(i, n.node.name());
     let r = &shapes[i];
@@ -210,25 +440,31 @@ fn add_node(
             logic::batch_slice(solver, r, ops[0], &origin);
         }
         Node::Einsum(spec, _) => {
-            logic::einsum(solver, spec, r, &ops, &origin).map_err(|m| InferError {
-                kind: InferErrorKind::Spec,
-                node: i,
-                message: m.0,
-                notes: vec![],
-            })?;
+            vars = Some(
+                logic::einsum(solver, spec, r, &ops, &origin).map_err(|m| InferError {
+                    kind: InferErrorKind::Spec,
+                    node: i,
+                    message: m.0,
+                    notes: vec![],
+                })?,
+            );
         }
     }
     if let Some(elems) = n.elems {
         let rows = vec![r.batch.clone(), r.input.clone(), r.output.clone()];
         solver.add(
-            Constraint::TotalElems { rows, n: elems },
+            Constraint::TotalElems {
+                rows,
+                n: elems,
+                literal: true,
+            },
             Origin {
                 what: What::text("the elements of the literal"),
                 ..origin
             },
         );
     }
-    Ok(())
+    Ok(vars)
 }
 
 /// Checks the solution before anything uses it: every node's constraints
@@ -376,7 +612,45 @@ fn shape_error(node: usize, e: SpecError) -> InferError {
     }
 }
 
-fn to_error(solver: &Solver, nodes: &[NodeDecl], shapes: &[Shape], e: ShapeError) -> InferError {
+fn to_error(
+    solver: &Solver,
+    nodes: &[NodeDecl],
+    shapes: &[Shape],
+    refs: &Refs,
+    e: ShapeError,
+) -> InferError {
+    if let Some(c) = e
+        .origin
+        .op
+        .checked_sub(nodes.len())
+        .and_then(|k| refs.constraints.get(k))
+    {
+        let what = match c {
+            RefConstraint::SetDim { name, value } => format!("cannot set '{name}' to {value}"),
+            RefConstraint::SetEqual(a, b) => format!("cannot make '{a}' and '{b}' equal"),
+        };
+        let notes = e
+            .decided_by
+            .iter()
+            .filter(|&&j| j < nodes.len())
+            .map(|&j| {
+                (
+                    j,
+                    format!(
+                        "a conflicting dimension was decided by this {} (shape \"{}\")",
+                        nodes[j].node.name(),
+                        display_partial(&solver.subst_shape(&shapes[j]))
+                    ),
+                )
+            })
+            .collect();
+        return InferError {
+            kind: InferErrorKind::Shape(e.kind),
+            node: e.origin.op,
+            message: format!("{what}: {}", e.message),
+            notes,
+        };
+    }
     let i = e.origin.op.min(nodes.len().saturating_sub(1));
     let show = |j: usize| display_partial(&solver.subst_shape(&shapes[j]));
     let operands = nodes[i].node.operands();

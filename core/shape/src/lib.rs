@@ -17,7 +17,10 @@ pub mod solver;
 #[cfg(test)]
 mod tests;
 
-pub use infer::{infer, InferError, InferErrorKind, Inference, Node, NodeDecl};
+pub use infer::{
+    infer, infer_with_refs, InferError, InferErrorKind, Inference, Named, Node, NodeDecl,
+    RefConstraint, Refs,
+};
 pub use notation::{parse_einsum, parse_slot, Context, EinsumSpec, Kind, SpecError};
 pub use shape::{
     parse_shape, shape_of_slot, Dim, DimVar, Fresh, Label, Row, RowVar, Shape, VarScope,

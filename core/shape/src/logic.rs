@@ -205,8 +205,17 @@ pub fn einsum(
     result: &Shape,
     operands: &[&Shape],
     origin: &Origin,
-) -> Result<(), SpecError> {
+) -> Result<SpecVars, SpecError> {
     einsum_text(s, spec, result, operands, origin).map_err(SpecError)
+}
+
+/// The variables an einsum's spec gave its labels (`i`) and row variables
+/// (`r` for `..r..`; `batch`, `input`, `output` for `...` in that row):
+/// what a capture of a label binds.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SpecVars {
+    pub dims: Vec<(String, DimVar)>,
+    pub rows: Vec<(String, RowVar)>,
 }
 
 /// Why an einsum spec cannot be applied to an op (an affine axis in the
@@ -228,7 +237,7 @@ fn einsum_text(
     result: &Shape,
     operands: &[&Shape],
     origin: &Origin,
-) -> Result<(), String> {
+) -> Result<SpecVars, String> {
     let mut b = SpecBuilder {
         labels: vec![],
         rows: vec![],
@@ -263,7 +272,10 @@ fn einsum_text(
             },
         );
     }
-    Ok(())
+    Ok(SpecVars {
+        dims: b.labels.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+        rows: b.rows.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+    })
 }
 
 /// The variables of one spec's labels and row variables. A spec has a

@@ -162,6 +162,42 @@ pub struct EinsumSpec {
     pub lhs: SlotSpec,
 }
 
+impl EinsumSpec {
+    /// The names of its dimension labels and of its row variables (`...`
+    /// as its row kind's name), each once, in order of appearance: what
+    /// an einsum can capture.
+    pub fn names(&self) -> (Vec<String>, Vec<String>) {
+        let mut dims: Vec<String> = vec![];
+        let mut rows: Vec<String> = vec![];
+        let add = |list: &mut Vec<String>, n: &str| {
+            if !list.iter().any(|x| x == n) {
+                list.push(n.to_string());
+            }
+        };
+        for slot in self.rhs.iter().chain(std::iter::once(&self.lhs)) {
+            for kind in Kind::ALL {
+                let row = slot.row(kind);
+                if let Some(v) = &row.var {
+                    add(&mut rows, v.name(kind));
+                }
+                for a in row.axes() {
+                    match a {
+                        AxisSpec::Var(n) => add(&mut dims, n),
+                        AxisSpec::Affine { over, kernel, .. } => {
+                            add(&mut dims, over);
+                            if let Some(k) = kernel {
+                                add(&mut dims, k);
+                            }
+                        }
+                        AxisSpec::Size { .. } | AxisSpec::Fixed(_) | AxisSpec::Placeholder => {}
+                    }
+                }
+            }
+        }
+        (dims, rows)
+    }
+}
+
 /// Whether `text` uses the multichar mode.
 pub fn is_multichar(text: &str) -> bool {
     let b = text.as_bytes();

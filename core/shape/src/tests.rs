@@ -481,7 +481,7 @@ fn declarative_in_any_order() {
             for i in (1..order.len()).rev() {
                 order.swap(i, rng.below(i as u64 + 1) as usize);
             }
-            let got: Vec<String> = infer_with_order(&nodes, Some(&order))
+            let got: Vec<String> = infer_with_order(&nodes, Some(&order), &Default::default())
                 .unwrap_or_else(|e| panic!("{src}\n order {order:?}: {e}"))
                 .shapes
                 .iter()
@@ -649,7 +649,7 @@ fn random_graphs_any_order() {
             for i in (1..order.len()).rev() {
                 order.swap(i, next(i as u64 + 1) as usize);
             }
-            let got = show(infer_with_order(&nodes, Some(&order)));
+            let got = show(infer_with_order(&nodes, Some(&order), &Default::default()));
             assert_eq!(
                 got.is_ok(),
                 base.is_ok(),
@@ -661,4 +661,159 @@ fn random_graphs_any_order() {
         }
     }
     assert!(ok > 50 && failed > 50, "{ok} solved, {failed} failed");
+}
+
+/// The shapes by node name and the named solutions by name.
+type Solved = (HashMap<String, String>, HashMap<String, crate::Named>);
+
+/// A graph with captures (`node: LABELS` per entry, `;`-separated) and
+/// constraints (`name=N` sets, `a~b` makes equal): the shapes and named
+/// solutions (`name=total`), or the error at its node or constraint.
+fn solve_refs(src: &str, captures: &str, constraints: &str) -> Result<Solved, String> {
+    use crate::{infer_with_refs, RefConstraint, Refs};
+    let (names, nodes) = graph(src);
+    let mut refs = Refs::default();
+    for c in captures.split(';').map(str::trim).filter(|c| !c.is_empty()) {
+        let (node, labels) = c.split_once(':').unwrap();
+        let i = names.iter().position(|n| n == node.trim()).unwrap();
+        refs.captures
+            .push((i, labels.split_whitespace().map(String::from).collect()));
+    }
+    for c in constraints.split_whitespace() {
+        refs.constraints.push(match c.split_once('=') {
+            Some((n, v)) => RefConstraint::SetDim {
+                name: n.into(),
+                value: v.parse().unwrap(),
+            },
+            None => {
+                let (a, b) = c.split_once('~').unwrap();
+                RefConstraint::SetEqual(a.into(), b.into())
+            }
+        });
+    }
+    let inf = infer_with_refs(&nodes, &refs).map_err(|e| {
+        let at = names
+            .get(e.node)
+            .cloned()
+            .unwrap_or_else(|| format!("constraint {}", e.node - names.len()));
+        format!("{at}: {}", e.message)
+    })?;
+    Ok((
+        names
+            .into_iter()
+            .zip(inf.shapes.iter().map(|s| s.to_string()))
+            .collect(),
+        inf.named.into_iter().collect(),
+    ))
+}
+
+#[test]
+fn captured_dimensions_and_their_constraints() {
+    use crate::Named;
+    // Dims of a spec's labels, and a row variable's dims (OCANNL's
+    // test_einsum_capture: `a..r..;..r..b=>ab` over 2,3,4 and 3,4,5).
+    let (_, named) = solve_refs(
+        "x: 2->3 = arg / y: ? = einsum \"i->j => j\" x",
+        "y: i j",
+        "",
+    )
+    .unwrap();
+    assert_eq!(
+        (named["i"].clone(), named["j"].clone()),
+        (Named::Dim(2), Named::Dim(3))
+    );
+    let (_, named) = solve_refs(
+        "a: 2,3,4 = arg / b: 3,4,5 = arg / c: ? = einsum \"a..r..;..r..b=>ab\" a b",
+        "c: r",
+        "",
+    )
+    .unwrap();
+    assert_eq!(named["r"], Named::Row(vec![3, 4]));
+    assert_eq!(named["r"].total(), 12);
+    // A param's hidden dim set by name: without it, nothing determines it.
+    let mlp = "x: 5|3 = arg / w: ? = param / h: ? = einsum \"...|i; i->k => ...|k\" x w";
+    let (shapes, named) = solve_refs(mlp, "h: k", "k=7").unwrap();
+    assert_eq!(
+        (shapes["w"].as_str(), shapes["h"].as_str()),
+        ("3->7", "5|7")
+    );
+    assert_eq!(named["k"], Named::Dim(7));
+    assert!(solve_refs(mlp, "h: k", "")
+        .unwrap_err()
+        .contains("You forgot to specify the hidden dimension(s)"));
+    // A row's total elements: one axis of them when nothing else decides.
+    let rows = "x: 5|3 = arg / w: ? = param / h: ? = einsum \"...|i; i->..o.. => ...|..o..\" x w";
+    let (shapes, named) = solve_refs(rows, "h: o", "o=12").unwrap();
+    assert_eq!(
+        (shapes["w"].as_str(), named["o"].clone()),
+        ("3->12", Named::Row(vec![12]))
+    );
+    // Equal dims; a dim and a row (the row's elements); the same name
+    // captured twice is one variable.
+    let two = "x: 5|3 = arg / w: ? = param / h: ? = einsum \"...|i; i->a => ...|a\" x w / v: ? = param / g: ? = einsum \"...|i; i->b => ...|b\" h v";
+    let (shapes, _) = solve_refs(two, "h: a; g: b", "a=4 a~b").unwrap();
+    assert_eq!(
+        (shapes["w"].as_str(), shapes["v"].as_str()),
+        ("3->4", "4->4")
+    );
+    let (shapes, _) = solve_refs(
+        &two.replace("i->b => ...|b", "i->a => ...|a"),
+        "h: a; g: a",
+        "a=6",
+    )
+    .unwrap();
+    assert_eq!(
+        (shapes["w"].as_str(), shapes["v"].as_str()),
+        ("3->6", "6->6")
+    );
+    let mixed = "x: 5|3 = arg / w: ? = param / h: ? = einsum \"...|i; i->a => ...|a\" x w / v: ? = param / g: ? = einsum \"...|i; i->..o.. => ...|..o..\" h v";
+    let (_, named) = solve_refs(mixed, "h: a; g: o", "a=8 a~o").unwrap();
+    assert_eq!(named["o"], Named::Row(vec![8]));
+    // And the other way: a known row decides the dim.
+    let (_, named) = solve_refs(
+        "a: 2,3,4 = arg / b: 3,4,5 = arg / c: ? = einsum \"a..r..;..r..b=>ab\" a b / x: 5|3 = arg / w: ? = param / h: ? = einsum \"...|i; i->k => ...|k\" x w",
+        "c: r; h: k",
+        "k~r",
+    )
+    .unwrap();
+    assert_eq!(named["k"], Named::Dim(12));
+}
+
+#[test]
+fn constraints_on_named_dimensions_that_fail() {
+    let x = "x: 2->3 = arg / y: ? = einsum \"i->j => j\" x";
+    let e = solve_refs(x, "y: i", "i=4").unwrap_err();
+    assert!(e.starts_with("constraint 0: cannot set 'i' to 4"), "{e}");
+    let e = solve_refs(x, "y: i j", "i~j").unwrap_err();
+    assert!(
+        e.starts_with("constraint 0: cannot make 'i' and 'j' equal"),
+        "{e}"
+    );
+    let e = solve_refs(x, "y: z", "").unwrap_err();
+    assert!(
+        e.contains("y: the spec has no label or row variable 'z' to capture (it has: i, j"),
+        "{e}"
+    );
+    let e = solve_refs(x, "y: i", "q=3").unwrap_err();
+    assert!(
+        e.contains("constraint 0: no einsum of the function captures 'q'"),
+        "{e}"
+    );
+    let rows = "a: 2,3,4 = arg / b: 3,4,5 = arg / c: ? = einsum \"a..r..;..r..b=>ab\" a b";
+    let e = solve_refs(rows, "c: r", "r=7").unwrap_err();
+    assert!(
+        e.contains("cannot set 'r' to 7: the row must have 7 elements in all") && e.contains("12"),
+        "{e}"
+    );
+    // A name that is a dim in one spec and a row in another.
+    let e = solve_refs(
+        "a: 2,3,4 = arg / b: 3,4,5 = arg / c: ? = einsum \"a..r..;..r..b=>ab\" a b / d: ? = einsum \"r => r\" a",
+        "c: r; d: r",
+        "",
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("'r' is a dimension here but a row variable elsewhere"),
+        "{e}"
+    );
 }

@@ -374,6 +374,95 @@ fn check_slots(op: &OperationRef, text: &str, spec: &EinsumSpec) -> Result<(), S
     Ok(())
 }
 
+/// Whether `op` is `ocannl_shape.set_dim` or `ocannl_shape.set_equal`: a
+/// constraint on the function's named variables, which computes nothing.
+pub fn is_constraint(op: &OperationRef) -> bool {
+    matches!(
+        op.name().as_string_ref().as_str(),
+        Ok("ocannl_shape.set_dim" | "ocannl_shape.set_equal")
+    )
+}
+
+/// The constraint `op` states (`set_dim`, `set_equal`); `None` for any other
+/// op.
+pub fn constraint(
+    op: &OperationRef,
+) -> Result<Option<ocannl_shape::RefConstraint>, ocannl_mlir::Error> {
+    if !is_constraint(op) {
+        return Ok(None);
+    }
+    constraint_text(op)
+        .map(Some)
+        .map_err(ocannl_mlir::Error::invalid)
+}
+
+fn constraint_text(op: &OperationRef) -> Result<ocannl_shape::RefConstraint, String> {
+    let name = |attr: &str| -> Result<String, String> {
+        string_attr(op, attr)
+            .map_err(|e| e.to_string())?
+            .filter(|s| !s.trim().is_empty())
+            .map(|s| s.trim().to_string())
+            .ok_or_else(|| format!("requires a non-empty '{attr}'"))
+    };
+    if op.name().as_string_ref().as_str() == Ok("ocannl_shape.set_dim") {
+        let value = op
+            .attribute("value")
+            .ok()
+            .and_then(ocannl_mlir::attr::int_value)
+            .ok_or("attribute 'value' must be an integer")?;
+        if value < 1 {
+            return Err(format!("attribute 'value' must be at least 1, not {value}"));
+        }
+        Ok(ocannl_shape::RefConstraint::SetDim {
+            name: name("ref")?,
+            value: value as u64,
+        })
+    } else {
+        let (lhs, rhs) = (name("lhs"), name("rhs"));
+        match (lhs, rhs) {
+            (Ok(a), Ok(b)) => Ok(ocannl_shape::RefConstraint::SetEqual(a, b)),
+            _ => Err("requires non-empty 'lhs' and 'rhs'".into()),
+        }
+    }
+}
+
+/// The labels an einsum captures (`capture`), checked against its spec:
+/// each names a label or row variable of `spec`, once.
+pub fn captures(op: &OperationRef, spec: &EinsumSpec) -> Result<Vec<String>, ocannl_mlir::Error> {
+    captures_text(op, spec).map_err(ocannl_mlir::Error::invalid)
+}
+
+fn captures_text(op: &OperationRef, spec: &EinsumSpec) -> Result<Vec<String>, String> {
+    let Ok(a) = op.attribute("capture") else {
+        return Ok(vec![]);
+    };
+    let list = melior::ir::attribute::ArrayAttribute::try_from(a)
+        .map_err(|_| format!("attribute 'capture' must be an array of strings, found {a}"))?;
+    let (dims, rows) = spec.names();
+    let mut out: Vec<String> = vec![];
+    for i in 0..list.len() {
+        let name =
+            list.element(i).ok().and_then(string_value).ok_or_else(|| {
+                format!("attribute 'capture' must be an array of strings, found {a}")
+            })?;
+        if !dims.contains(&name) && !rows.contains(&name) {
+            let mut known = dims.clone();
+            known.extend(rows.iter().cloned());
+            return Err(format!(
+                "the spec has no label or row variable '{name}' to capture (it has: {})",
+                known.join(", ")
+            ));
+        }
+        if out.contains(&name) {
+            return Err(format!(
+                "'{name}' appears twice in 'capture'; each label to capture once"
+            ));
+        }
+        out.push(name);
+    }
+    Ok(out)
+}
+
 /// "invalid einsum spec: expected ... at position 3 in \"ij;jk\"".
 pub fn format_spec_error(what: &str, e: &SpecError) -> String {
     format!("invalid {what}: {e}")
@@ -401,6 +490,13 @@ pub fn verify_op(op: &OperationRef) -> Result<(), ocannl_mlir::Error> {
 
 /// [`verify_op`], the reason as text.
 fn verify_op_text(op: &OperationRef) -> Result<(), String> {
+    if is_constraint(op) {
+        let def = SPEC
+            .op_of(op.name().as_string_ref().as_str().unwrap_or(""))
+            .ok_or("internal error: an op of the dialect has no definition")?;
+        ocannl_mlir::check::check_op(op, def).map_err(|e| e.to_string())?;
+        return constraint_text(op).map(|_| ());
+    }
     let Some(kind) = OpKind::of(op) else {
         return Ok(());
     };
@@ -432,9 +528,10 @@ fn verify_op_text(op: &OperationRef) -> Result<(), String> {
             }
         }
         OpKind::Einsum => {
-            VERIFIED_SPECS
+            let spec = VERIFIED_SPECS
                 .with(|specs| einsum_spec(op, &mut specs.borrow_mut()))
                 .map_err(|e| e.to_string())?;
+            captures_text(op, &spec)?;
         }
         OpKind::Constant
         | OpKind::PointwiseUnary

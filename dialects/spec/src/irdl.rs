@@ -133,6 +133,7 @@ fn attr_constraint(s: &mut String, _d: &Dialect, a: &AttrDef) {
             let _ = writeln!(s, "    %{} = irdl.any", a.name);
         }
         AttrKind::I64Array => base(s, "dense_array"),
+        AttrKind::StringArray => base(s, "array"),
         AttrKind::AffineMapArray => base(s, "array"),
     }
 }

@@ -225,6 +225,8 @@ pub enum AttrKind {
     Literal,
     /// `array<i64: ...>`.
     I64Array,
+    /// An array of strings (`["a", "b"]`).
+    StringArray,
     /// An array of affine maps.
     AffineMapArray,
 }
@@ -247,6 +249,7 @@ impl AttrKind {
             AttrKind::Dense => "dense literal".into(),
             AttrKind::Literal => "float, integer or dense literal".into(),
             AttrKind::I64Array => "`array<i64: ...>`".into(),
+            AttrKind::StringArray => "array of strings".into(),
             AttrKind::AffineMapArray => "array of affine maps".into(),
         }
     }

@@ -436,8 +436,24 @@ broadcasts (every cell along it gets the same value), as in OCANNL;
                     doc: "the op applied to the operands' cells",
                 },
                 ACCUM,
+                AttrDef {
+                    name: "capture",
+                    kind: AttrKind::StringArray,
+                    presence: Default("none"),
+                    doc: "labels of `spec` (`i`; `r` for a row variable `..r..`; `batch`, `input` or `output` for `...` in that row) that are the function's named variables of the same names: `set_dim` and `set_equal` constrain them, a name captured by several ops is one variable, and `ocannl-infer-shapes` writes their solutions in `captured` (OCANNL's `capture_dims`)",
+                },
+                AttrDef {
+                    name: "captured",
+                    kind: AttrKind::I64Array,
+                    presence: Default("none"),
+                    doc: "written by `ocannl-infer-shapes`: the solution of each label of `capture`, in order: a dimension's size, a row's total elements (OCANNL's `solved_dim`)",
+                },
             ],
             rules: &[
+                Rule {
+                    requires: "`capture` names labels or row variables of `spec`, each once",
+                    error: "to capture",
+                },
                 Rule {
                     requires: "`spec` parses as an einsum spec",
                     error: "invalid einsum spec",
@@ -507,6 +523,87 @@ it.",
             example: r#"func.func @slice(%a: !ocannl_shape.tensor<"7,2|3", f32>, %i: index) -> !ocannl_shape.tensor<"?", f32> {
   %s = "ocannl_shape.batch_slice"(%a, %i) : (!ocannl_shape.tensor<"7,2|3", f32>, index) -> !ocannl_shape.tensor<"?", f32>
   return %s : !ocannl_shape.tensor<"?", f32>
+}"#,
+        },
+        OpDef {
+            regions: &[],
+            name: "set_dim",
+            summary: "sets a named dimension, or a named row's total elements",
+            description: "\
+`ref` names a variable of the function: a dimension or row variable written
+in a shape (`h`, `..r..`) or captured from an einsum's spec (`capture`). A
+dimension becomes `value`; a row's dimensions multiply to `value` (OCANNL's
+`Total_elems` constraint: a row nothing else decides gets one axis of
+`value`). Shape inference solves it with the rest and reports a conflict
+here. It computes nothing: `ocannl-lower-to-assign` erases it. OCANNL's
+`Shape.set_dim`.",
+            operands: &[],
+            results: &[],
+            attrs: &[
+                AttrDef {
+                    name: "ref",
+                    kind: AttrKind::String,
+                    presence: Required,
+                    doc: "the variable's name",
+                },
+                AttrDef {
+                    name: "value",
+                    kind: AttrKind::Integer,
+                    presence: Required,
+                    doc: "the dimension, or the row's total elements (at least 1)",
+                },
+            ],
+            rules: &[
+                Rule {
+                    requires: "`ref` is not empty",
+                    error: "requires a non-empty 'ref'",
+                },
+                Rule {
+                    requires: "`value` is at least 1",
+                    error: "must be at least 1",
+                },
+            ],
+            example: r#"func.func @hidden(%x: !ocannl_shape.tensor<"5|3", f32>) -> !ocannl_shape.tensor<"?", f32> {
+  %w = "ocannl_shape.param"() {name = "w"} : () -> !ocannl_shape.tensor<"?", f32>
+  %h = "ocannl_shape.einsum"(%x, %w) {spec = "...|i; i->k => ...|k", capture = ["k"]} : (!ocannl_shape.tensor<"5|3", f32>, !ocannl_shape.tensor<"?", f32>) -> !ocannl_shape.tensor<"?", f32>
+  "ocannl_shape.set_dim"() {ref = "k", value = 7 : i64} : () -> ()
+  return %h : !ocannl_shape.tensor<"?", f32>
+}"#,
+        },
+        OpDef {
+            regions: &[],
+            name: "set_equal",
+            summary: "makes two named variables equal",
+            description: "\
+Two dimensions are equal; two rows are equal (the same axes); a dimension and
+a row: the row's dimensions multiply to the dimension. Names as in
+`set_dim`. It computes nothing: `ocannl-lower-to-assign` erases it. OCANNL's
+`Shape.set_equal`.",
+            operands: &[],
+            results: &[],
+            attrs: &[
+                AttrDef {
+                    name: "lhs",
+                    kind: AttrKind::String,
+                    presence: Required,
+                    doc: "a variable's name",
+                },
+                AttrDef {
+                    name: "rhs",
+                    kind: AttrKind::String,
+                    presence: Required,
+                    doc: "another variable's name",
+                },
+            ],
+            rules: &[Rule {
+                requires: "`lhs` and `rhs` are not empty",
+                error: "requires non-empty 'lhs' and 'rhs'",
+            }],
+            example: r#"func.func @tied(%x: !ocannl_shape.tensor<"5|3", f32>) -> !ocannl_shape.tensor<"?", f32> {
+  %w = "ocannl_shape.param"() {name = "w"} : () -> !ocannl_shape.tensor<"?", f32>
+  %h = "ocannl_shape.einsum"(%x, %w) {spec = "...|i; i->k => ...|k", capture = ["i", "k"]} : (!ocannl_shape.tensor<"5|3", f32>, !ocannl_shape.tensor<"?", f32>) -> !ocannl_shape.tensor<"?", f32>
+  "ocannl_shape.set_equal"() {lhs = "k", rhs = "i"} : () -> ()
+  return %h : !ocannl_shape.tensor<"?", f32>
 }"#,
         },
     ],

@@ -218,23 +218,36 @@ fn check_attribute(a: &AttrDef, v: Attribute, operands: usize) -> Result<(), Str
         AttrKind::Literal => (!(v.is_float() || v.is_integer() || v.is_dense_elements()))
             .then_some("a float, an integer or a dense literal"),
         AttrKind::I64Array => (!v.is_dense_i64_array()).then_some("an array<i64: ...>"),
+        AttrKind::StringArray => {
+            return array_of(v, a.name, "strings", |m| m.is_string(), wrong);
+        }
         AttrKind::AffineMapArray => {
-            let maps = melior::ir::attribute::ArrayAttribute::try_from(v)
-                .map_err(|_| wrong("an array of affine maps"))?;
-            for i in 0..maps.len() {
-                let m = maps.element(i).map_err(|e| e.to_string())?;
-                if !m.is_affine_map() {
-                    return Err(format!(
-                        "attribute '{}' must be an array of affine maps, but element #{i} is {m}",
-                        a.name
-                    ));
-                }
-            }
-            None
+            return array_of(v, a.name, "affine maps", |m| m.is_affine_map(), wrong);
         }
     };
     match expected {
         Some(e) => Err(wrong(e)),
         None => Ok(()),
     }
+}
+/// Checks that `v` is an array whose every element is `what` (`is`);
+/// `wrong` words the error of a value that is no array.
+fn array_of(
+    v: melior::ir::Attribute,
+    name: &str,
+    what: &str,
+    is: impl Fn(&melior::ir::Attribute) -> bool,
+    wrong: impl Fn(&str) -> String,
+) -> Result<(), String> {
+    let items = melior::ir::attribute::ArrayAttribute::try_from(v)
+        .map_err(|_| wrong(&format!("an array of {what}")))?;
+    for i in 0..items.len() {
+        let m = items.element(i).map_err(|e| e.to_string())?;
+        if !is(&m) {
+            return Err(format!(
+                "attribute '{name}' must be an array of {what}, but element #{i} is {m}"
+            ));
+        }
+    }
+    Ok(())
 }

@@ -277,6 +277,26 @@ pub fn arg_string_attr(func: OperationRef, index: usize, name: &str) -> Option<S
     crate::attr::string_value(dict.element_by_name(name)?)
 }
 
+/// The integer entries of the dictionary attribute `name` of `op`
+/// (`{k = 7 : i64}`), in order; none when it is absent. Entries that are
+/// not non-negative integers are skipped.
+pub fn int_dictionary(op: OperationRef, name: &str) -> Vec<(String, u64)> {
+    let Ok(a) = op.attribute(name) else {
+        return vec![];
+    };
+    let Ok(dict) = melior::ir::attribute::DictionaryAttribute::try_from(a) else {
+        return vec![];
+    };
+    (0..dict.len())
+        .filter_map(|i| {
+            let (key, value) = dict.element(i).ok()?;
+            let value = crate::attr::int_value(value)?;
+            let key = key.as_string_ref().as_str().ok()?.to_string();
+            Some((key, u64::try_from(value).ok()?))
+        })
+        .collect()
+}
+
 /// Sets the `arg_attrs` of a `func.func`: per argument, its string
 /// attributes (`None`: no attribute).
 pub fn set_arg_string_attrs<'c>(

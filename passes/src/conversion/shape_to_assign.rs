@@ -145,6 +145,16 @@ fn lower_function<'c, 'a>(func: OperationRef<'c, 'a>, params_as_args: bool) -> P
         return check_declaration(func, &mut cache);
     };
 
+    // Constraints on named dimensions (`set_dim`, `set_equal`) were
+    // solved by shape inference: they compute nothing.
+    let mut solved = Graveyard::new();
+    for op in ir::collect(func, ocannl_shape_dialect::is_constraint) {
+        solved.bury(op);
+    }
+    // SAFETY: the constraint ops have no results and nothing else holds
+    // them.
+    unsafe { solved.erase_all() }.at(func.location())?;
+
     // Collect the ops to lower, checking that every tensor type is concrete.
     let ops = ir::collect(func, |op| OpKind::of(op).is_some());
     for op in &ops {

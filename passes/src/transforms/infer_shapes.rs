@@ -34,7 +34,7 @@ crate::define_pass!(
     "OcannlInferShapes",
     "Infer the shapes of ocannl_shape tensors (row/dim constraints, broadcasting, staged closing) and make every tensor type concrete",
     [("explain", BOOL, "false", "Report, as remarks, the assumptions made while closing shapes (variables set to their least upper bound, to dim-1 or to no more axes), einsum result axes that no operand has, and single-char specs whose names read as words")],
-    r#"infers every tensor's shape (OCANNL's row/dim constraints, broadcasting, staged closing) and rewrites all types, function signatures included, to concrete canonical shapes; `explain=true` reports as remarks the assumptions made while closing, einsum result axes that no operand has (they broadcast, as in OCANNL), and single-char specs whose names read as words (`"hidden"` is six axes)"#
+    r#"infers every tensor's shape (OCANNL's row/dim constraints, broadcasting, staged closing; with the einsums' captured labels and the `set_dim`/`set_equal` constraints on the function's named variables) and rewrites all types, function signatures included, to concrete canonical shapes, and writes each capturing einsum's solutions in `captured`; `explain=true` reports as remarks the assumptions made while closing, einsum result axes that no operand has (they broadcast, as in OCANNL), and single-char specs whose names read as words (`"hidden"` is six axes)"#
 );
 
 fn run<'c>(module: OperationRef<'c, '_>, options: &Options) -> PassResult<'c> {
@@ -92,7 +92,7 @@ fn infer_function<'c, 'a>(func: OperationRef<'c, 'a>, explain: bool) -> PassResu
     }
     tracing::debug!(nodes = p.decls.len(), "inferring shapes");
 
-    let inference = ocannl_shape::infer(&p.decls).map_err(|e| p.conflict(e))?;
+    let inference = ocannl_shape::infer_with_refs(&p.decls, &p.refs).map_err(|e| p.conflict(e))?;
     if explain {
         for a in &inference.assumptions {
             if let Some(site) = p.sites.get(a.op) {
@@ -101,10 +101,41 @@ fn infer_function<'c, 'a>(func: OperationRef<'c, 'a>, explain: bool) -> PassResu
         }
     }
     let context = func.context();
+    p.write_captured(ir::context(&context), &inference.named);
+    write_dims(func, ir::context(&context), &inference.named)
+        .map_err(|m| PassError::at(func.location(), m))?;
     p.rewrite_types(ir::context(&context), &mut types, &inference.shapes)?;
     update_signature(func);
     Ok(())
 }
+
+/// The function's named dimensions, solved (`ocannl.dims = {k = 7 : i64}`:
+/// a dim's size, a row's total elements), kept through the lowerings for
+/// whoever reads the module (the API's `Trainer::dim`).
+fn write_dims<'c>(
+    func: OperationRef<'c, '_>,
+    context: &'c melior::Context,
+    named: &[(String, ocannl_shape::Named)],
+) -> Result<(), String> {
+    if named.is_empty() {
+        return Ok(());
+    }
+    let entries: Vec<String> = named
+        .iter()
+        .map(|(n, v)| {
+            let key = n.replace('\\', "\\\\").replace('"', "\\\"");
+            format!("\"{key}\" = {} : i64", v.total())
+        })
+        .collect();
+    let text = format!("{{{}}}", entries.join(", "));
+    let attr = melior::ir::Attribute::parse(context, &text)
+        .ok_or_else(|| format!("internal error: cannot make the attribute {text}"))?;
+    ir::set_attribute(func, DIMS, attr);
+    Ok(())
+}
+
+/// The function attribute of its solved named dimensions.
+pub const DIMS: &str = "ocannl.dims";
 
 /// A function's inference problem, as its ops are read: the nodes, where
 /// each is defined, and the tensors that ops of other dialects make or use.
@@ -119,6 +150,12 @@ struct Problem<'c, 'a> {
     /// Tensors made or used by ops of other dialects (not returns): their
     /// types cannot change.
     foreign: FxHashMap<usize, (Location<'c>, String)>,
+    /// The einsums' captures and the constraints on named variables.
+    refs: ocannl_shape::Refs,
+    /// The op of each capture (in `refs.captures`' order) and of each
+    /// constraint.
+    capture_ops: Vec<OperationRef<'c, 'a>>,
+    constraint_sites: Vec<Location<'c>>,
 }
 
 impl<'c, 'a> Problem<'c, 'a> {
@@ -157,6 +194,13 @@ impl<'c, 'a> Problem<'c, 'a> {
     where
         'c: 't,
     {
+        if let Some(c) = ocannl_shape_dialect::constraint(&op)
+            .map_err(|e| PassError::at(op.location(), e.to_string()))?
+        {
+            self.refs.constraints.push(c);
+            self.constraint_sites.push(op.location());
+            return Ok(());
+        }
         let kind = OpKind::of(&op);
         // Operands of tensor type made outside this walk are leaves.
         for v in op.operands() {
@@ -200,6 +244,11 @@ impl<'c, 'a> Problem<'c, 'a> {
         }
         let node = ocannl_shape_dialect::solver_node(&op, kind, ops, &mut self.specs)
             .map_err(|m| PassError::at(op.location(), m.to_string()))?;
+        let captured = match &node {
+            ocannl_shape::Node::Einsum(spec, _) => ocannl_shape_dialect::captures(&op, spec)
+                .map_err(|m| PassError::at(op.location(), m.to_string()))?,
+            _ => vec![],
+        };
         if explain {
             if let ocannl_shape::Node::Einsum(spec, _) = &node {
                 let text = ocannl_shape_dialect::string_attr(&op, "spec")
@@ -217,6 +266,10 @@ impl<'c, 'a> Problem<'c, 'a> {
         let Some(tt) = types.read(result.r#type()) else {
             return Ok(());
         };
+        if !captured.is_empty() {
+            self.refs.captures.push((self.decls.len(), captured));
+            self.capture_ops.push(op);
+        }
         self.index.insert(key(result.into()), self.decls.len());
         // A dense literal of unknown shape has the literal's own shape, as
         // output axes.
@@ -243,13 +296,46 @@ impl<'c, 'a> Problem<'c, 'a> {
     /// conflicting sizes (a function argument's shape is in the message
     /// already).
     fn conflict(&self, e: InferError) -> PassError<'c> {
-        let mut d = Diagnostic::error(self.sites[e.node].location, e.message);
+        // A constraint's error is numbered after the nodes.
+        let at = match self.sites.get(e.node) {
+            Some(site) => site.location,
+            None => self.constraint_sites[e.node - self.sites.len()],
+        };
+        let mut d = Diagnostic::error(at, e.message);
         for (n, msg) in e.notes {
             if self.sites[n].from_op && n != e.node {
                 d = d.note(self.sites[n].location, msg);
             }
         }
         d.into()
+    }
+
+    /// Each capturing einsum gets the solutions of its captures
+    /// (`captured`: a dim's size, a row's total elements, in the order of
+    /// `capture`).
+    fn write_captured(
+        &self,
+        context: &'c melior::Context,
+        named: &[(String, ocannl_shape::Named)],
+    ) {
+        for ((_, labels), op) in self.refs.captures.iter().zip(&self.capture_ops) {
+            let values: Option<Vec<i64>> = labels
+                .iter()
+                .map(|l| {
+                    named
+                        .iter()
+                        .find(|(n, _)| n == l)
+                        .and_then(|(_, v)| i64::try_from(v.total()).ok())
+                })
+                .collect();
+            if let Some(values) = values {
+                ir::set_attribute(
+                    *op,
+                    "captured",
+                    melior::ir::attribute::DenseI64ArrayAttribute::new(context, &values).into(),
+                );
+            }
+        }
     }
 
     /// Every node's value gets the type of its inferred shape; a tensor of

@@ -278,3 +278,51 @@ func.func @fixed_index_beyond_axes(%x: !ocannl_shape.tensor<"3", f32>) {
   %y = "ocannl_shape.einsum"(%x) {spec = "i => 18446744073709551615"} : (!ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32>
   return
 }
+
+// -----
+
+func.func @capture_unknown_label(%x: !ocannl_shape.tensor<"2->3", f32>) {
+  // expected-error@+1 {{'ocannl_shape.einsum' op the spec has no label or row variable 'k' to capture (it has: i, j, batch)}}
+  %y = "ocannl_shape.einsum"(%x) {spec = "...|i->j => ...|j", capture = ["k"]} : (!ocannl_shape.tensor<"2->3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
+
+// -----
+
+func.func @capture_twice(%x: !ocannl_shape.tensor<"2->3", f32>) {
+  // expected-error@+1 {{'ocannl_shape.einsum' op 'i' appears twice in 'capture'; each label to capture once}}
+  %y = "ocannl_shape.einsum"(%x) {spec = "i->j => j", capture = ["i", "i"]} : (!ocannl_shape.tensor<"2->3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
+
+// -----
+
+func.func @capture_not_strings(%x: !ocannl_shape.tensor<"2->3", f32>) {
+  // expected-error@+1 {{'ocannl_shape.einsum' op attribute 'capture' must be an array of strings, but element #0 is 3 : i64}}
+  %y = "ocannl_shape.einsum"(%x) {spec = "i->j => j", capture = [3]} : (!ocannl_shape.tensor<"2->3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
+
+// -----
+
+func.func @set_dim_zero() {
+  // expected-error@+1 {{'ocannl_shape.set_dim' op attribute 'value' must be at least 1, not 0}}
+  "ocannl_shape.set_dim"() {ref = "h", value = 0 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @set_dim_no_ref() {
+  // expected-error@+1 {{'ocannl_shape.set_dim' op requires a non-empty 'ref'}}
+  "ocannl_shape.set_dim"() {ref = "", value = 3 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @set_equal_empty() {
+  // expected-error@+1 {{'ocannl_shape.set_equal' op requires non-empty 'lhs' and 'rhs'}}
+  "ocannl_shape.set_equal"() {lhs = "a", rhs = " "} : () -> ()
+  return
+}

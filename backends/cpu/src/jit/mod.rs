@@ -571,7 +571,7 @@ impl Drop for Jit {
 
 #[cfg(test)]
 mod tests {
-    use super::vector_width;
+    use crate::jit::vector_width;
 
     #[test]
     fn loops_are_vectorized_at_the_targets_width() {

@@ -55,6 +55,11 @@ impl Solver {
             }
         }
         self.close_to_lubs()?;
+        // A row whose total elements are set (`set_dim` on a row) and
+        // nothing else decides gets one axis of them, a param's too.
+        while self.close_total_elems_rows()? {
+            self.drain()?;
+        }
         // A param's rows and dims are never guessed. (Closing one param
         // can give another a least upper bound: each takes its own first.)
         for ti in self.unsettled() {
@@ -68,9 +73,14 @@ impl Solver {
             }
         }
         // The remaining rows in pending constraints (not terminals') are
-        // forced from below: no more axes.
+        // forced from below: no more axes; but a row whose total elements
+        // are set and only its variable is unknown gets one axis of the
+        // elements left (OCANNL's stage 3).
         loop {
             self.drain()?;
+            if self.close_total_elems_rows()? {
+                continue;
+            }
             let mut vars = BTreeMap::new();
             for (c, o) in self.waiting() {
                 for v in self.row_vars_of(c) {
@@ -88,6 +98,64 @@ impl Solver {
         }
         self.drain()?;
         Ok(())
+    }
+
+    /// Closes the one open row variable of a waiting total-elements
+    /// constraint whose dims are all known to one axis of the elements
+    /// they leave, and the rows known from below that a dim must equal the
+    /// elements of to no more axes. Returns whether it closed any.
+    fn close_total_elems_rows(&mut self) -> Res<bool> {
+        let mut close = vec![];
+        let mut finish = vec![];
+        for (c, o) in self.waiting() {
+            // A row that a dim must equal the elements of, known from
+            // below with all its dims known, gets no more axes: then the
+            // dim is their product.
+            if let Constraint::TotalElemsOfDim { rows, .. } = c {
+                let rows: Vec<Row> = rows.iter().map(|r| self.subst_row(r)).collect();
+                let known = rows
+                    .iter()
+                    .flat_map(|r| r.dims())
+                    .all(|d| d.known_size().is_some());
+                if known
+                    && rows
+                        .iter()
+                        .all(|r| r.var.is_none_or(|v| self.is_from_below(v)))
+                {
+                    finish.extend(rows.iter().filter_map(|r| r.var).map(|v| (v, *o)));
+                }
+                continue;
+            }
+            let Constraint::TotalElems { rows, n, .. } = c else {
+                continue;
+            };
+            let rows: Vec<Row> = rows.iter().map(|r| self.subst_row(r)).collect();
+            let open: Vec<RowVar> = rows.iter().filter_map(|r| r.var).collect();
+            let known: Option<u64> = rows
+                .iter()
+                .flat_map(|r| r.dims())
+                .map(|d| d.known_size())
+                .try_fold(1u64, |p, s| s.map(|s| p.saturating_mul(s)));
+            if let ([v], Some(k)) = (&open[..], known) {
+                if k > 0 && n % k == 0 && *n / k > 1 {
+                    close.push((*v, n / k, *o));
+                }
+            }
+        }
+        let mut any = false;
+        for (v, o) in finish {
+            if self.row_unsolved(v) {
+                self.solve_row(v, Row::default(), &o)?;
+                any = true;
+            }
+        }
+        for (v, size, o) in close {
+            if self.row_unsolved(v) {
+                self.solve_row(v, Row::closed(vec![Dim::size(size)]), &o)?;
+                any = true;
+            }
+        }
+        Ok(any)
     }
 
     /// Whether a waiting slice waits for the open row variable `v`, the
@@ -285,7 +353,9 @@ impl Solver {
         let rows: Vec<&Row> = match c {
             Constraint::RowEq(a, b) => vec![a, b],
             Constraint::RowIneq { cur, subr } => vec![cur, subr],
-            Constraint::TotalElems { rows, .. } => rows.iter().collect(),
+            Constraint::TotalElems { rows, .. } | Constraint::TotalElemsOfDim { rows, .. } => {
+                rows.iter().collect()
+            }
             // Forced from below: only the operand's row is closed to let
             // the slice proceed.
             Constraint::Slice { operand, .. } => vec![operand],

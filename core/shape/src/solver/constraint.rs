@@ -97,10 +97,19 @@ pub enum Constraint {
         kernel: Option<Dim>,
         padded: bool,
     },
-    /// The product of all dims of the rows is `n`.
+    /// The product of all dims of the rows is `n`: a literal's element
+    /// count (`literal`), or a row's total elements set by name
+    /// (`set_dim`).
     TotalElems {
         rows: Vec<Row>,
         n: u64,
+        literal: bool,
+    },
+    /// The product of all dims of the rows equals `dim` (`set_equal` of a
+    /// row and a dim). Waits until one side is known.
+    TotalElemsOfDim {
+        rows: Vec<Row>,
+        dim: Dim,
     },
     /// `operand = [sliced] ++ result`: the sliced axis is the operand's
     /// leftmost. It waits until the operand's leftmost axis is known (the

@@ -391,25 +391,27 @@ impl Solver {
         }
     }
 
-    pub(super) fn total_elems(&mut self, rows: Vec<Row>, n: u64, o: &Origin) -> Res<bool> {
+    pub(super) fn total_elems(
+        &mut self,
+        rows: Vec<Row>,
+        n: u64,
+        literal: bool,
+        o: &Origin,
+    ) -> Res<bool> {
         let rows: Vec<Row> = rows.iter().map(|r| self.subst_row(r)).collect();
-        let mut known = 1u64;
-        let mut unknown = vec![];
-        for r in &rows {
-            for d in r.dims() {
-                match d.known_size() {
-                    Some(s) => known = known.saturating_mul(s),
-                    None => unknown.push(*d),
-                }
-            }
-        }
+        let (known, unknown) = self.known_product(&rows);
         let open = rows.iter().any(|r| r.var.is_some());
+        let whose = if literal {
+            format!("the literal has {n} elements")
+        } else {
+            format!("the row must have {n} elements in all")
+        };
         if !open && unknown.is_empty() {
             if known != n {
                 return err(
                     o,
                     ShapeErrorKind::ElementCount,
-                    format!("the literal has {n} elements but the shape has {known}"),
+                    format!("{whose} but the shape has {known}"),
                 );
             }
             return Ok(false);
@@ -418,14 +420,42 @@ impl Solver {
             return err(
                 o,
                 ShapeErrorKind::ElementCount,
-                format!(
-                    "the literal has {n} elements, not a multiple of the {known} of the known dims"
-                ),
+                format!("{whose}, not a multiple of the {known} of the known dims"),
             );
         }
         if !open && unknown.len() == 1 {
             return self.dim_eq(unknown[0], Dim::size(n / known), o);
         }
-        self.defer(Constraint::TotalElems { rows, n }, o)
+        self.defer(Constraint::TotalElems { rows, n, literal }, o)
+    }
+
+    /// The product of the known dims of `rows`, and their unknown dims.
+    fn known_product(&self, rows: &[Row]) -> (u64, Vec<Dim>) {
+        let mut known = 1u64;
+        let mut unknown = vec![];
+        for r in rows {
+            for d in r.dims() {
+                match d.known_size() {
+                    Some(s) => known = known.saturating_mul(s),
+                    None => unknown.push(*d),
+                }
+            }
+        }
+        (known, unknown)
+    }
+
+    /// The rows' dims multiply to `dim`: a total-elements constraint once
+    /// `dim` is known; `dim` is the product once the rows are.
+    pub(super) fn total_elems_of_dim(&mut self, rows: Vec<Row>, dim: Dim, o: &Origin) -> Res<bool> {
+        let dim = self.subst_dim(&dim);
+        if let Some(n) = dim.known_size() {
+            return self.total_elems(rows, n, false, o);
+        }
+        let rows: Vec<Row> = rows.iter().map(|r| self.subst_row(r)).collect();
+        let (known, unknown) = self.known_product(&rows);
+        if rows.iter().all(|r| r.var.is_none()) && unknown.is_empty() {
+            return self.dim_eq(dim, Dim::size(known), o);
+        }
+        self.defer(Constraint::TotalElemsOfDim { rows, dim }, o)
     }
 }

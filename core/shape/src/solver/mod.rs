@@ -191,7 +191,8 @@ impl Solver {
                 kernel,
                 padded,
             } => self.affine(input, stride, over, dilation, kernel, padded, &o),
-            Constraint::TotalElems { rows, n } => self.total_elems(rows, n, &o),
+            Constraint::TotalElems { rows, n, literal } => self.total_elems(rows, n, literal, &o),
+            Constraint::TotalElemsOfDim { rows, dim } => self.total_elems_of_dim(rows, dim, &o),
             Constraint::Slice {
                 operand,
                 result,
@@ -241,6 +242,10 @@ impl Solver {
             Constraint::RowEq(a, b) => vec![a, b],
             Constraint::RowIneq { cur, subr } => vec![cur, subr],
             Constraint::TotalElems { rows, .. } => rows.iter().collect(),
+            Constraint::TotalElemsOfDim { rows, dim: d } => {
+                dim(d, &mut dims);
+                rows.iter().collect()
+            }
             Constraint::Slice {
                 operand, result, ..
             } => vec![operand, result],
@@ -272,7 +277,10 @@ impl Solver {
             if let Some(v) = r.var {
                 rows.push(v);
             }
-            if matches!(c, Constraint::TotalElems { .. }) {
+            if matches!(
+                c,
+                Constraint::TotalElems { .. } | Constraint::TotalElemsOfDim { .. }
+            ) {
                 for d in r.dims() {
                     dim(d, &mut dims);
                 }

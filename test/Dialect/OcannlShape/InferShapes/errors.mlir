@@ -233,3 +233,54 @@ func.func @left_part(%x: !ocannl_shape.tensor<"?", f32>) {
   %b = "ocannl_shape.pointwise_unary"(%a) {op = "neg"} : (!ocannl_shape.tensor<"4,...->", f32>) -> !ocannl_shape.tensor<"4,1->", f32>
   return
 }
+
+// -----
+
+// A named dimension set to what the shapes contradict: the error is at the
+// constraint.
+func.func @set_dim_conflict(%x: !ocannl_shape.tensor<"2->3", f32>) {
+  // expected-note@+1 {{a conflicting dimension was decided by this einsum (shape "3")}}
+  %y = "ocannl_shape.einsum"(%x) {spec = "i->j => j", capture = ["i"]} : (!ocannl_shape.tensor<"2->3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  // expected-error@+1 {{cannot set 'i' to 4: }}
+  "ocannl_shape.set_dim"() {ref = "i", value = 4 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @set_equal_conflict(%x: !ocannl_shape.tensor<"2->3", f32>) {
+  // expected-note@+1 {{a conflicting dimension was decided by this einsum (shape "3")}}
+  %y = "ocannl_shape.einsum"(%x) {spec = "i->j => j", capture = ["i", "j"]} : (!ocannl_shape.tensor<"2->3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  // expected-error@+1 {{cannot make 'i' and 'j' equal: }}
+  "ocannl_shape.set_equal"() {lhs = "i", rhs = "j"} : () -> ()
+  return
+}
+
+// -----
+
+func.func @set_dim_unknown_name(%x: !ocannl_shape.tensor<"2->3", f32>) {
+  %y = "ocannl_shape.einsum"(%x) {spec = "i->j => j", capture = ["i"]} : (!ocannl_shape.tensor<"2->3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  // expected-error@+1 {{no einsum of the function captures 'q' and no shape names it}}
+  "ocannl_shape.set_dim"() {ref = "q", value = 4 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @row_elements_conflict(%a: !ocannl_shape.tensor<"2,3,4", f32>, %b: !ocannl_shape.tensor<"3,4,5", f32>) {
+  %c = "ocannl_shape.einsum"(%a, %b) {spec = "a..r..;..r..b=>ab", capture = ["r"]} : (!ocannl_shape.tensor<"2,3,4", f32>, !ocannl_shape.tensor<"3,4,5", f32>) -> !ocannl_shape.tensor<"?", f32>
+  // expected-error@+1 {{cannot set 'r' to 7: the row must have 7 elements in all}}
+  "ocannl_shape.set_dim"() {ref = "r", value = 7 : i64} : () -> ()
+  return
+}
+
+// -----
+
+func.func @dim_and_row(%a: !ocannl_shape.tensor<"2,3,4", f32>, %b: !ocannl_shape.tensor<"3,4,5", f32>) {
+  // A name is one variable: a dimension in one spec, it cannot be a row in
+  // another.
+  %d = "ocannl_shape.einsum"(%a) {spec = "r => r", capture = ["r"]} : (!ocannl_shape.tensor<"2,3,4", f32>) -> !ocannl_shape.tensor<"?", f32>
+  // expected-error@+1 {{'r' is a row variable here but a dimension elsewhere in the function}}
+  %c = "ocannl_shape.einsum"(%a, %b) {spec = "a..r..;..r..b=>ab", capture = ["r"]} : (!ocannl_shape.tensor<"2,3,4", f32>, !ocannl_shape.tensor<"3,4,5", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
