@@ -40,6 +40,8 @@ pub(crate) enum Node {
     /// The batch slice of a tensor at an index argument.
     BatchSlice(Tensor, Tensor),
     Number(f64),
+    /// A named dimension's solution as a number (a scalar).
+    Dim(String),
     /// A constant of a given shape: one value in every cell, or the cells
     /// in memory order.
     Constant {
@@ -89,6 +91,7 @@ impl Node {
             | Node::Data { .. }
             | Node::IndexArg { .. }
             | Node::Number(_)
+            | Node::Dim(_)
             | Node::Constant { .. } => {
                 vec![]
             }
@@ -408,6 +411,14 @@ pub fn einsum(spec: &str, operands: &[&Tensor]) -> Tensor {
     einsum_node(spec, None, None, operands)
 }
 
+/// The named dimension `name` (captured by an einsum, or named in a
+/// shape) as a number: a dimension's size, a row's total elements, once
+/// shape inference has solved it (OCANNL's `dim`, `embed_dim`). A scalar:
+/// `sum / dim("d")` is a mean over the captured row `..d..`.
+pub fn dim(name: &str) -> Tensor {
+    Tensor::new(Node::Dim(name.into()))
+}
+
 /// [`einsum`], with labels of its spec captured (OCANNL's `capture_dims`):
 /// `i` a dimension label, `r` a row variable `..r..` (`batch`, `input`,
 /// `output` for `...` in that row). A captured name is the function's
@@ -533,10 +544,11 @@ fn sub(a: &Tensor, b: &Tensor) -> Tensor {
     binary(BinaryOp::Sub, a, b)
 }
 
-/// `*` is compose, as in OCANNL; with a number it scales pointwise.
+/// `*` is compose, as in OCANNL; with a number (or a named dimension) it
+/// scales pointwise.
 fn mul(a: &Tensor, b: &Tensor) -> Tensor {
     match (a.node(), b.node()) {
-        (Node::Number(_), _) | (_, Node::Number(_)) => pointmul(a, b),
+        (Node::Number(_) | Node::Dim(_), _) | (_, Node::Number(_) | Node::Dim(_)) => pointmul(a, b),
         _ => Tensor::new(Node::Compose(a.clone(), b.clone())),
     }
 }

@@ -381,6 +381,12 @@ impl Writer {
                 }
                 operands[0]
             }
+            Node::Dim(name) => {
+                let mut op =
+                    Op::new("ocannl_shape.dim", vec![]).attr("ref", Attr::Str(name.clone()));
+                op.shape = String::new();
+                self.op(op)
+            }
             Node::Constant { shape, cells } => {
                 let value = match cells {
                     Cells::Fill(x) => Attr::F32(*x),

@@ -65,3 +65,38 @@ fn a_dimension_the_shapes_contradict_is_a_shape_error_at_the_constraint() {
     let e = Tensor::named_dims(&[&x.set_dim("i", 0)]).unwrap_err();
     assert!(matches!(e, Error::Invalid(_)), "{e:?}");
 }
+
+#[test]
+fn a_named_dimension_is_a_number() {
+    // A mean over the captured row `..d..` of 2,3 cells: its sum over
+    // `dim("d")`, trained as any expression (the gradient of the mean of a
+    // param's cells is 1/6 in each).
+    let x = param("x").output(&[2, 3]);
+    let s = einsum_capturing("..d.. => 0", &["d"], &[&x]);
+    let mean = pointdiv(&s, &dim("d"));
+    assert_eq!(
+        Tensor::named_dims(&[&mean]).unwrap(),
+        vec![("d".to_string(), 6)]
+    );
+    let mut trainer = Trainer::new(&mean, &mean, Sgd::default()).unwrap();
+    let before = trainer.param("x").unwrap();
+    trainer.step(&[], 6.0).unwrap();
+    let after = trainer.param("x").unwrap();
+    let moved: Vec<f64> = before
+        .data
+        .to_f64()
+        .iter()
+        .zip(after.data.to_f64())
+        .map(|(b, a)| b - a)
+        .collect();
+    for m in moved {
+        assert!((m - 1.0).abs() < 1e-6, "each cell moves by lr/6 = 1: {m}");
+    }
+    // A name nothing captures is a shape error at the number.
+    let e = Tensor::named_dims(&[&(pointdiv(&s, &dim("q")))]).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("no einsum of the function captures 'q'"),
+        "{e}"
+    );
+}

@@ -138,6 +138,15 @@ irdl.dialect @ocannl_shape {
     irdl.results(result: %result)
   }
 
+  // A named dimension as a number.
+  // Optional attributes: value (default none: written by ocannl-infer-shapes).
+  irdl.operation @dim {
+    %ref = irdl.base "#builtin.string"
+    irdl.attributes {"ref" = %ref}
+    %result = irdl.base @ocannl_shape::@tensor
+    irdl.results(result: %result)
+  }
+
   // Sets a named dimension, or a named row's total elements.
   irdl.operation @set_dim {
     %ref = irdl.base "#builtin.string"

@@ -9,8 +9,8 @@
 // RUN: ocannl-opt %t.assign.mlir --split-input-file --ocannl-lower-to-loops -o /dev/null
 // RUN: mlir-opt --irdl-file=%assign_irdl %t.assign.mlir --split-input-file -o /dev/null
 
-// One example per op (11 and 10 ops, split by 10 and 9 markers):
-// SHAPE-COUNT-10: // -----
+// One example per op (12 and 10 ops, split by 11 and 9 markers):
+// SHAPE-COUNT-11: // -----
 // SHAPE-NOT: // -----
 // ASSIGN-COUNT-9: // -----
 // ASSIGN-NOT: // -----

@@ -121,6 +121,9 @@ pub struct Refs {
     /// The constraints; an error in the `k`-th is reported at node
     /// `nodes.len() + k`.
     pub constraints: Vec<RefConstraint>,
+    /// Nodes that read a named variable's solution as a number (a `dim`
+    /// op): the node and the name.
+    pub reads: Vec<(usize, String)>,
 }
 
 /// What kind of failure an [`InferError`] is.
@@ -226,6 +229,18 @@ pub fn infer_with_order(
     for (k, c) in refs.constraints.iter().enumerate() {
         add_ref_constraint(&mut solver, &mut scope, nodes.len() + k, c)?;
     }
+    for (i, name) in &refs.reads {
+        if scope_var(&scope, name).is_none() {
+            return Err(InferError {
+                kind: InferErrorKind::Spec,
+                node: *i,
+                message: format!(
+                    "no einsum of the function captures '{name}' and no shape names it"
+                ),
+                notes: vec![],
+            });
+        }
+    }
     let fail = |solver: &Solver, e: ShapeError| to_error(solver, nodes, &shapes, refs, e);
     solver.solve().map_err(|e| fail(&solver, e))?;
     // Close what is left from the results back to the inputs: a consumer's
@@ -241,7 +256,7 @@ pub fn infer_with_order(
     }
     out.reverse();
     check_solution(nodes, &out, &used)?;
-    let named = named_solutions(&solver, &scope, refs);
+    let named = named_solutions(&mut solver, &scope, refs).map_err(|e| fail(&solver, e))?;
     Ok(Inference {
         shapes: out,
         assumptions: std::mem::take(&mut solver.assumptions),
@@ -378,7 +393,13 @@ fn add_ref_constraint(
 }
 
 /// The solution of every name that `refs` mentions, once each, in order.
-fn named_solutions(solver: &Solver, scope: &VarScope, refs: &Refs) -> Vec<(String, Named)> {
+/// A variable no node's shape holds (a row variable of a spec bounded by
+/// its operands) is closed as the shapes are: from below.
+fn named_solutions(
+    solver: &mut Solver,
+    scope: &VarScope,
+    refs: &Refs,
+) -> Result<Vec<(String, Named)>, ShapeError> {
     let mut names: Vec<&str> = vec![];
     for (_, labels) in &refs.captures {
         names.extend(labels.iter().map(String::as_str));
@@ -389,31 +410,38 @@ fn named_solutions(solver: &Solver, scope: &VarScope, refs: &Refs) -> Vec<(Strin
             RefConstraint::SetEqual(a, b) => names.extend([a.as_str(), b.as_str()]),
         }
     }
+    names.extend(refs.reads.iter().map(|(_, n)| n.as_str()));
     let mut out: Vec<(String, Named)> = vec![];
     for name in names {
         if out.iter().any(|(n, _)| n == name) {
             continue;
         }
+        let origin = Origin::new(0, "a named dimension");
+        let closed = |solver: &mut Solver, row: Row| -> Result<Vec<Option<u64>>, ShapeError> {
+            let shape = Shape {
+                output: row,
+                ..Shape::default()
+            };
+            let s = solver.close_shape(&shape, &origin)?;
+            Ok(s.output.dims().map(|d| d.known_size()).collect())
+        };
         let value = match scope_var(scope, name) {
-            Some(ScopeVar::Dim(v)) => solver.subst_dim(&Dim::Var(v)).known_size().map(Named::Dim),
-            Some(ScopeVar::Row(r)) => {
-                let row = solver.subst_row(&Row::open(r));
-                (row.var.is_none())
-                    .then(|| {
-                        row.dims()
-                            .map(|d| d.known_size())
-                            .collect::<Option<Vec<u64>>>()
-                    })
-                    .flatten()
-                    .map(Named::Row)
-            }
+            Some(ScopeVar::Dim(v)) => closed(solver, Row::closed(vec![Dim::Var(v)]))?
+                .first()
+                .copied()
+                .flatten()
+                .map(Named::Dim),
+            Some(ScopeVar::Row(r)) => closed(solver, Row::open(r))?
+                .into_iter()
+                .collect::<Option<Vec<u64>>>()
+                .map(Named::Row),
             None => None,
         };
         if let Some(v) = value {
             out.push((name.to_string(), v));
         }
     }
-    out
+    Ok(out)
 }
 
 /// Adds the constraints of node `i`: its shape logic over `shapes`, and

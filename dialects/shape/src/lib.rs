@@ -29,6 +29,8 @@ pub enum OpKind {
     Einsum,
     Transpose,
     BatchSlice,
+    /// A named dimension as a number.
+    Dim,
 }
 
 impl OpKind {
@@ -43,6 +45,7 @@ impl OpKind {
             "einsum" => OpKind::Einsum,
             "transpose" => OpKind::Transpose,
             "batch_slice" => OpKind::BatchSlice,
+            "dim" => OpKind::Dim,
             _ => return None,
         })
     }
@@ -50,7 +53,7 @@ impl OpKind {
     /// The number of tensor operands the op takes (at least).
     pub fn tensor_operands(self) -> usize {
         match self {
-            OpKind::Param | OpKind::Constant => 0,
+            OpKind::Param | OpKind::Constant | OpKind::Dim => 0,
             OpKind::PointwiseUnary | OpKind::Transpose | OpKind::BatchSlice | OpKind::Einsum => 1,
             OpKind::PointwiseBinary | OpKind::Compose => 2,
             OpKind::PointwiseTernary => 3,
@@ -426,6 +429,14 @@ fn constraint_text(op: &OperationRef) -> Result<ocannl_shape::RefConstraint, Str
     }
 }
 
+/// The name a `dim` op reads.
+pub fn dim_ref(op: &OperationRef) -> Result<String, ocannl_mlir::Error> {
+    string_attr(op, "ref")?
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| ocannl_mlir::Error::invalid("requires a non-empty 'ref'"))
+}
+
 /// The labels an einsum captures (`capture`), checked against its spec:
 /// each names a label or row variable of `spec`, once.
 pub fn captures(op: &OperationRef, spec: &EinsumSpec) -> Result<Vec<String>, ocannl_mlir::Error> {
@@ -532,6 +543,17 @@ fn verify_op_text(op: &OperationRef) -> Result<(), String> {
                 .with(|specs| einsum_spec(op, &mut specs.borrow_mut()))
                 .map_err(|e| e.to_string())?;
             captures_text(op, &spec)?;
+        }
+        OpKind::Dim => {
+            dim_ref(op).map_err(|e| e.to_string())?;
+            if let Some(tt) = op.result(0).ok().and_then(|r| tensor_type(r.r#type())) {
+                if !matches!(tt.shape.trim(), "" | "?") {
+                    return Err(format!(
+                        "a named dimension is a scalar: its shape is \"\" (or \"?\"), not \"{}\"",
+                        tt.shape
+                    ));
+                }
+            }
         }
         OpKind::Constant
         | OpKind::PointwiseUnary
@@ -651,7 +673,7 @@ fn solver_node_text(
                     .unwrap_or_default(),
             ),
         },
-        OpKind::Constant => Node::Terminal { param: None },
+        OpKind::Constant | OpKind::Dim => Node::Terminal { param: None },
         OpKind::PointwiseUnary | OpKind::PointwiseBinary | OpKind::PointwiseTernary => {
             Node::Pointwise(operands)
         }

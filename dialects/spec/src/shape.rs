@@ -118,6 +118,14 @@ const ACCUM: AttrDef = AttrDef {
     doc: "how the products of one result cell are combined (a sum by default)",
 };
 
+/// The name of a named variable (`dim`, `set_dim`).
+const REF: AttrDef = AttrDef {
+    name: "ref",
+    kind: AttrKind::String,
+    presence: Required,
+    doc: "the variable's name",
+};
+
 pub static DIALECT: Dialect = Dialect {
     name: "ocannl_shape",
     summary: "tensor expressions whose types carry OCANNL shapes",
@@ -527,6 +535,39 @@ it.",
         },
         OpDef {
             regions: &[],
+            name: "dim",
+            summary: "a named dimension as a number",
+            description: "\
+A scalar (shape `\"\"`) holding the solution of the function's named
+variable `ref` (as in `set_dim`): a dimension's size, a row's total
+elements. `ocannl-infer-shapes` writes it in `value`;
+`ocannl-lower-to-assign` fills the tensor with it. OCANNL's `embed_dim`
+(`dim d` in its notation): a layer norm divides by `dim d` rather than a
+number written twice.",
+            operands: &[],
+            results: RESULT,
+            attrs: &[
+                REF,
+                AttrDef {
+                    name: "value",
+                    kind: AttrKind::Integer,
+                    presence: Default("none: written by `ocannl-infer-shapes`"),
+                    doc: "the solution",
+                },
+            ],
+            rules: &[Rule {
+                requires: "the result is a scalar (shape `\"\"` or `\"?\"`)",
+                error: "a named dimension is a scalar",
+            }],
+            example: r#"func.func @mean(%x: !ocannl_shape.tensor<"5|3", f32>) -> !ocannl_shape.tensor<"?", f32> {
+  %s = "ocannl_shape.einsum"(%x) {spec = "...|..d.. => ...|0", capture = ["d"]} : (!ocannl_shape.tensor<"5|3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  %n = "ocannl_shape.dim"() {ref = "d"} : () -> !ocannl_shape.tensor<"", f32>
+  %m = "ocannl_shape.pointwise_binary"(%s, %n) {op = "div"} : (!ocannl_shape.tensor<"?", f32>, !ocannl_shape.tensor<"", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return %m : !ocannl_shape.tensor<"?", f32>
+}"#,
+        },
+        OpDef {
+            regions: &[],
             name: "set_dim",
             summary: "sets a named dimension, or a named row's total elements",
             description: "\
@@ -540,12 +581,7 @@ here. It computes nothing: `ocannl-lower-to-assign` erases it. OCANNL's
             operands: &[],
             results: &[],
             attrs: &[
-                AttrDef {
-                    name: "ref",
-                    kind: AttrKind::String,
-                    presence: Required,
-                    doc: "the variable's name",
-                },
+                REF,
                 AttrDef {
                     name: "value",
                     kind: AttrKind::Integer,

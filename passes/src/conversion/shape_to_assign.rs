@@ -471,6 +471,14 @@ fn lower_op<'c, 'a>(
     match kind {
         OpKind::Param => insert(init_param(ctx, op, &name, &info, dest.into(), cache)?)?,
         OpKind::Constant => insert(init_constant(ctx, op, &info, dest.into(), cache)?)?,
+        OpKind::Dim => {
+            if op.attribute("value").is_err() {
+                return Err(
+                    "the named dimension has no 'value'; run ocannl-infer-shapes first".into(),
+                );
+            }
+            insert(init_constant(ctx, op, &info, dest.into(), cache)?)?
+        }
         _ => {
             let operand_shapes: Vec<&Shape> = tensor_operands
                 .iter()
@@ -549,6 +557,7 @@ fn node_name(
                 .unwrap_or_default())
         }
         OpKind::Constant => "constant",
+        OpKind::Dim => "dim",
         OpKind::PointwiseUnary | OpKind::PointwiseBinary | OpKind::PointwiseTernary => "pointwise",
         OpKind::Compose => "compose",
         OpKind::Einsum => "einsum",

@@ -156,6 +156,8 @@ struct Problem<'c, 'a> {
     /// constraint.
     capture_ops: Vec<OperationRef<'c, 'a>>,
     constraint_sites: Vec<Location<'c>>,
+    /// The `dim` ops (in `refs.reads`' order).
+    dim_ops: Vec<OperationRef<'c, 'a>>,
 }
 
 impl<'c, 'a> Problem<'c, 'a> {
@@ -270,10 +272,18 @@ impl<'c, 'a> Problem<'c, 'a> {
             self.refs.captures.push((self.decls.len(), captured));
             self.capture_ops.push(op);
         }
+        if kind == OpKind::Dim {
+            let name = ocannl_shape_dialect::dim_ref(&op)
+                .map_err(|m| PassError::at(op.location(), m.to_string()))?;
+            self.refs.reads.push((self.decls.len(), name));
+            self.dim_ops.push(op);
+        }
         self.index.insert(key(result.into()), self.decls.len());
         // A dense literal of unknown shape has the literal's own shape, as
         // output axes.
         let shape = match literal_dims {
+            // A named dimension is a scalar.
+            _ if kind == OpKind::Dim => String::new(),
             Some(dims) if tt.shape.trim() == "?" && !dims.is_empty() => dims
                 .iter()
                 .map(|d| d.to_string())
@@ -333,6 +343,23 @@ impl<'c, 'a> Problem<'c, 'a> {
                     *op,
                     "captured",
                     melior::ir::attribute::DenseI64ArrayAttribute::new(context, &values).into(),
+                );
+            }
+        }
+        for ((_, name), op) in self.refs.reads.iter().zip(&self.dim_ops) {
+            let value = named
+                .iter()
+                .find(|(n, _)| n == name)
+                .and_then(|(_, v)| i64::try_from(v.total()).ok());
+            if let Some(v) = value {
+                ir::set_attribute(
+                    *op,
+                    "value",
+                    melior::ir::attribute::IntegerAttribute::new(
+                        melior::ir::r#type::IntegerType::new(context, 64).into(),
+                        v,
+                    )
+                    .into(),
                 );
             }
         }

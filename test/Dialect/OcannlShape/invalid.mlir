@@ -326,3 +326,19 @@ func.func @set_equal_empty() {
   "ocannl_shape.set_equal"() {lhs = "a", rhs = " "} : () -> ()
   return
 }
+
+// -----
+
+func.func @dim_not_scalar() {
+  // expected-error@+1 {{'ocannl_shape.dim' op a named dimension is a scalar: its shape is "" (or "?"), not "3"}}
+  %n = "ocannl_shape.dim"() {ref = "d"} : () -> !ocannl_shape.tensor<"3", f32>
+  return
+}
+
+// -----
+
+func.func @dim_no_ref() {
+  // expected-error@+1 {{'ocannl_shape.dim' op requires a non-empty 'ref'}}
+  %n = "ocannl_shape.dim"() {ref = ""} : () -> !ocannl_shape.tensor<"", f32>
+  return
+}

@@ -284,3 +284,11 @@ func.func @dim_and_row(%a: !ocannl_shape.tensor<"2,3,4", f32>, %b: !ocannl_shape
   %c = "ocannl_shape.einsum"(%a, %b) {spec = "a..r..;..r..b=>ab", capture = ["r"]} : (!ocannl_shape.tensor<"2,3,4", f32>, !ocannl_shape.tensor<"3,4,5", f32>) -> !ocannl_shape.tensor<"?", f32>
   return
 }
+
+// -----
+
+func.func @dim_unknown_name() {
+  // expected-error@+1 {{no einsum of the function captures 'd' and no shape names it}}
+  %n = "ocannl_shape.dim"() {ref = "d"} : () -> !ocannl_shape.tensor<"", f32>
+  return
+}
