@@ -156,6 +156,11 @@ fn inference_table() {
         ("x: 10 = arg / k: 3 = arg / y: ? = einsum \"o<+2*k; k => o\" x k", "y=6"),
         ("x: 10 = arg / k: 3 = arg / y: ? = einsum \"2*o=+k; k => o\" x k", "y=5"),
         ("x: 9,9 = arg / k: 2,2 = arg / y: ? = einsum \"oh<+kh, ow<+kw; kh, kw => oh, ow\" x k", "y=8,8"),
+        // a pure stride spans stride x output cells (as OCANNL): both
+        // ways, an offset not counted
+        ("x: 8 = arg / y: ? = einsum \"2*i => i\" x", "y=4"),
+        ("x: 8 = arg / y: ? = einsum \"2*i+1 => i\" x", "y=4"),
+        ("x: ? = param / y: 4 = einsum \"2*i => i\" x", "x=8"),
         // the kernel from the input and the output sizes
         ("x: 8|12 = arg / w: ? = param / y: 8|10 = einsum \"...|o<+k; k => ...|o\" x w / t: 10 = arg / z: ? = pointwise y t", "w=3 y=8|10"),
         // batch slice
@@ -381,6 +386,10 @@ fn inference_errors() {
         (
             "a: 3,4 = arg / c: 4 = pointwise a",
             "number of axes mismatch",
+        ),
+        (
+            "x: 7 = arg / y: ? = einsum \"2*i => i\" x",
+            "the input dimension 7 is not a multiple of the stride 2",
         ),
         ("a: 3 = arg / c: 5 = pointwise a", "dimension mismatch"),
         (

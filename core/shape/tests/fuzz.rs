@@ -279,3 +279,123 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(config(1500))]
+
+    /// Capturing an einsum's labels changes no shape, and pinning each
+    /// captured name to its solution (`set_dim`: a dim's size, a row's
+    /// total elements) changes none either: the constraints agree with
+    /// the solution they were read from.
+    #[test]
+    fn captures_and_their_solutions_change_nothing(plans in prop::collection::vec(plan(), 1..9)) {
+        use ocannl_shape::{infer_with_refs, RefConstraint, Refs};
+        let nodes = graph(&plans);
+        let Ok(plain) = infer(&nodes) else {
+            return Ok(());
+        };
+        // The first einsum's labels, unless a declared shape names one
+        // (capturing would tie them).
+        let Some((i, spec)) = nodes.iter().enumerate().find_map(|(i, n)| match &n.node {
+            Node::Einsum(spec, _) => Some((i, spec.clone())),
+            _ => None,
+        }) else {
+            return Ok(());
+        };
+        let (dims, rows) = spec.names();
+        let labels: Vec<String> = dims.into_iter().chain(rows).collect();
+        let mut scope = VarScope::default();
+        let mut solver = ocannl_shape::solver::Solver::new();
+        for n in &nodes {
+            let _ = parse_shape(&n.shape, &mut scope, &mut solver);
+        }
+        if labels.is_empty()
+            || labels.iter().any(|l| scope.dims.contains_key(l) || scope.rows.contains_key(l))
+        {
+            return Ok(());
+        }
+        let shapes = |inf: &ocannl_shape::Inference| -> Vec<String> {
+            inf.shapes.iter().map(|s| s.to_string()).collect()
+        };
+        let refs = Refs {
+            captures: vec![(i, labels.clone())],
+            ..Refs::default()
+        };
+        let captured = infer_with_refs(&nodes, &refs);
+        prop_assert!(captured.is_ok(), "capturing failed: {:?}", captured.err());
+        let captured = captured.unwrap();
+        prop_assert_eq!(shapes(&captured), shapes(&plain));
+        let pinned = Refs {
+            constraints: captured
+                .named
+                .iter()
+                .map(|(n, v)| RefConstraint::SetDim { name: n.clone(), value: v.total() })
+                .collect(),
+            ..refs
+        };
+        // A row of no axes has 1 element: pinning it to 1 may give it one
+        // axis of 1 where nothing else decides it, a shape that differs in
+        // printing only; such rows are left out.
+        let pinned = Refs {
+            constraints: pinned
+                .constraints
+                .into_iter()
+                .filter(|c| !matches!(c, RefConstraint::SetDim { name, value: 1 }
+                    if captured.named.iter().any(|(n, v)| n == name && matches!(v, ocannl_shape::Named::Row(_)))))
+                .collect(),
+            ..pinned
+        };
+        let again = infer_with_refs(&nodes, &pinned);
+        prop_assert!(again.is_ok(), "pinning to the solution failed: {:?}", again.err());
+        prop_assert_eq!(shapes(&again.unwrap()), shapes(&plain));
+    }
+}
+
+/// The property above on every einsum of a transformer-like graph (random
+/// graphs rarely solve with an einsum in them): its captured labels and
+/// their solutions, pinned, change no shape.
+#[test]
+fn every_einsum_of_a_transformer_captures_and_pins_its_labels() {
+    use ocannl_shape::{gen::transformer, infer_with_refs, Named, RefConstraint, Refs};
+    let nodes = transformer(2);
+    let plain: Vec<String> = infer(&nodes)
+        .unwrap()
+        .shapes
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let mut checked = 0;
+    for (i, n) in nodes.iter().enumerate() {
+        let Node::Einsum(spec, _) = &n.node else {
+            continue;
+        };
+        let (dims, rows) = spec.names();
+        let refs = Refs {
+            captures: vec![(i, dims.into_iter().chain(rows).collect())],
+            ..Refs::default()
+        };
+        let captured = infer_with_refs(&nodes, &refs).unwrap();
+        assert!(!captured.named.is_empty(), "node {i}");
+        let pinned = Refs {
+            constraints: captured
+                .named
+                .iter()
+                .filter(|(_, v)| !matches!(v, Named::Row(d) if d.is_empty()))
+                .map(|(n, v)| RefConstraint::SetDim {
+                    name: n.clone(),
+                    value: v.total(),
+                })
+                .collect(),
+            ..refs
+        };
+        let again: Vec<String> = infer_with_refs(&nodes, &pinned)
+            .unwrap_or_else(|e| panic!("node {i}: {e}"))
+            .shapes
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(again, plain, "node {i}");
+        checked += 1;
+    }
+    assert!(checked >= 6, "{checked} einsums");
+}

@@ -325,8 +325,11 @@ impl Solver {
             None => Some(1),
             Some(k) => k.known_size(),
         };
+        // A pure stride (`2*i`, `2*i+1`: no kernel) spans `stride*output`
+        // cells, as in OCANNL (its offset does not size the axis).
+        let pure = kernel.is_none() && !padded;
         let extent = |out: u64, k: u64| {
-            if padded {
+            if padded || pure {
                 stride.saturating_mul(out)
             } else {
                 stride
@@ -341,6 +344,16 @@ impl Solver {
         let output = |inp: u64, k: u64| -> Res<u64> {
             if padded {
                 return Ok(inp.div_ceil(stride.max(1)));
+            }
+            if pure {
+                if inp % stride.max(1) != 0 {
+                    return err(
+                        o,
+                        ShapeErrorKind::Convolution,
+                        format!("the input dimension {inp} is not a multiple of the stride {stride} (a strided axis spans stride x output cells)"),
+                    );
+                }
+                return Ok(inp / stride.max(1));
             }
             let span = dilation.saturating_mul(k.max(1) - 1).saturating_add(1);
             if inp < span {

@@ -28,3 +28,18 @@ func.func @kernel_from_uses(%img: !ocannl_shape.tensor<"4|10,10", f32>, %t: !oca
   %z = "ocannl_shape.pointwise_binary"(%y, %t) {op = "add"} : (!ocannl_shape.tensor<"...|8,8", f32>, !ocannl_shape.tensor<"8,8", f32>) -> !ocannl_shape.tensor<"?", f32>
   return
 }
+
+// A pure stride spans stride x output cells, as in OCANNL: the even and
+// the odd cells of 8 are 4 each (deinterleaving), and an output of 3 reads
+// an input of 6.
+// CHECK-LABEL: func.func @pure_strides
+// CHECK: "ocannl_shape.einsum"{{.*}} -> !ocannl_shape.tensor<"4", f32>
+// CHECK: "ocannl_shape.einsum"{{.*}} -> !ocannl_shape.tensor<"4", f32>
+// CHECK: "ocannl_shape.param"() {name = "w"} : () -> !ocannl_shape.tensor<"6", f32>
+func.func @pure_strides(%x: !ocannl_shape.tensor<"8", f32>) {
+  %even = "ocannl_shape.einsum"(%x) {spec = "2*i => i"} : (!ocannl_shape.tensor<"8", f32>) -> !ocannl_shape.tensor<"?", f32>
+  %odd = "ocannl_shape.einsum"(%x) {spec = "2*i+1 => i"} : (!ocannl_shape.tensor<"8", f32>) -> !ocannl_shape.tensor<"?", f32>
+  %w = "ocannl_shape.param"() {name = "w"} : () -> !ocannl_shape.tensor<"?", f32>
+  %y = "ocannl_shape.einsum"(%w) {spec = "2*i => i"} : (!ocannl_shape.tensor<"?", f32>) -> !ocannl_shape.tensor<"3", f32>
+  return
+}

@@ -292,3 +292,11 @@ func.func @dim_unknown_name() {
   %n = "ocannl_shape.dim"() {ref = "d"} : () -> !ocannl_shape.tensor<"", f32>
   return
 }
+
+// -----
+
+func.func @stride_not_dividing(%x: !ocannl_shape.tensor<"7", f32>) {
+  // expected-error@+1 {{the input dimension 7 is not a multiple of the stride 2 (a strided axis spans stride x output cells)}}
+  %y = "ocannl_shape.einsum"(%x) {spec = "2*i => i"} : (!ocannl_shape.tensor<"7", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
