@@ -12,6 +12,19 @@ func.func @labels(%x: !ocannl_shape.tensor<"2|rgb=3", f32>) {
 
 // -----
 
+// A labelled axis meeting an unlabelled one of its size labels it (the
+// design documents: labels "are inferred when provided"), in either order.
+// CHECK-LABEL: func.func @label_inferred
+// CHECK: "ocannl_shape.pointwise_binary"{{.*}} -> !ocannl_shape.tensor<"2|rgb=3", f32>
+// CHECK: "ocannl_shape.pointwise_binary"{{.*}} -> !ocannl_shape.tensor<"2|rgb=3", f32>
+func.func @label_inferred(%x: !ocannl_shape.tensor<"2|rgb=3", f32>, %u: !ocannl_shape.tensor<"3", f32>) {
+  %y = "ocannl_shape.pointwise_binary"(%x, %u) {op = "add"} : (!ocannl_shape.tensor<"2|rgb=3", f32>, !ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  %z = "ocannl_shape.pointwise_binary"(%u, %x) {op = "add"} : (!ocannl_shape.tensor<"3", f32>, !ocannl_shape.tensor<"2|rgb=3", f32>) -> !ocannl_shape.tensor<"?", f32>
+  return
+}
+
+// -----
+
 // batch_slice removes the leftmost batch axis.
 // CHECK-LABEL: func.func @slice
 // CHECK: "ocannl_shape.batch_slice"{{.*}} -> !ocannl_shape.tensor<"2|3->4", f32>
