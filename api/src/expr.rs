@@ -381,6 +381,13 @@ pub fn exp(x: &Tensor) -> Tensor {
     unary(UnaryOp::Exp, x)
 }
 
+/// `x` itself, through which no gradient flows: backprop treats it as a
+/// constant (OCANNL's `stop_gradient`, JAX's `lax.stop_gradient`,
+/// PyTorch's `detach`).
+pub fn stop_gradient(x: &Tensor) -> Tensor {
+    unary(UnaryOp::StopGradient, x)
+}
+
 /// The error function, cell by cell.
 pub fn erf(x: &Tensor) -> Tensor {
     unary(UnaryOp::Erf, x)

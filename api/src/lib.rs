@@ -46,7 +46,7 @@ use std::fmt;
 pub use expr::{
     binary, constant, data, dim, einsum, einsum_capturing, einsum_with, eq, erf, exp, full, index,
     iota, log, lt, maximum, minimum, ne, number, one_hot, param, pointdiv, pointmul, relu, sqrt,
-    sum, tanh, ternary, transpose, unary, where_, Index, Param, Tensor,
+    stop_gradient, sum, tanh, ternary, transpose, unary, where_, Index, Param, Tensor,
 };
 pub use ocannl_assign::virtualize::Memory;
 /// Collectives for data-parallel training ([`Trainer::new_data_parallel`]):

@@ -51,7 +51,8 @@ irdl.dialect @ocannl_shape {
     %op_tanh = irdl.is "tanh"
     %op_erf = irdl.is "erf"
     %op_not = irdl.is "not"
-    %op = irdl.any_of(%op_identity, %op_relu, %op_satur01, %op_exp, %op_log, %op_exp2, %op_log2, %op_sin, %op_cos, %op_sqrt, %op_recip, %op_recip_sqrt, %op_neg, %op_tanh, %op_erf, %op_not)
+    %op_stop_gradient = irdl.is "stop_gradient"
+    %op = irdl.any_of(%op_identity, %op_relu, %op_satur01, %op_exp, %op_log, %op_exp2, %op_log2, %op_sin, %op_cos, %op_sqrt, %op_recip, %op_recip_sqrt, %op_neg, %op_tanh, %op_erf, %op_not, %op_stop_gradient)
     irdl.attributes {"op" = %op}
     %x = irdl.base @ocannl_shape::@tensor
     irdl.operands(x: %x)

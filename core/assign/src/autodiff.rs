@@ -87,9 +87,11 @@ pub fn backprop(r: &Routine, loss: usize, params: &[usize]) -> Result<Backprop, 
     for &p in params {
         needs[p] = true;
     }
+    // A stopped gradient (`stop_gradient`) passes nothing on.
     for s in &r.stmts {
-        if let Stmt::Accum(Assignment { lhs, rhs, .. }) = s {
-            if rhs.iter().any(|&b| needs[b]) {
+        if let Stmt::Accum(Assignment { lhs, rhs, op, .. }) = s {
+            let stopped = op.as_op() == Some(NumOp::Unary(UnaryOp::StopGradient));
+            if !stopped && rhs.iter().any(|&b| needs[b]) {
                 needs[*lhs] = true;
             }
         }
@@ -420,8 +422,8 @@ impl Builder {
                         let t = self.temp(f, bin(BinaryOp::Mul), vec![t, c]);
                         self.add_to(f, sign, &gx, Times(t))
                     }
-                    // Piecewise constant: no gradient.
-                    UnaryOp::Not => {}
+                    // Piecewise constant, or a stopped gradient: none.
+                    UnaryOp::Not | UnaryOp::StopGradient => {}
                 }
             }
             NumOp::Binary(o) => {

@@ -462,7 +462,7 @@ pub const TRANSCENDENTAL_COST: u64 = 16;
 fn op_cost(op: NumOp) -> u64 {
     use ocannl_ops::{BinaryOp as B, TernaryOp as T, UnaryOp as U};
     match op {
-        NumOp::Unary(U::Identity | U::Relu | U::Satur01 | U::Neg | U::Not) => 1,
+        NumOp::Unary(U::Identity | U::Relu | U::Satur01 | U::Neg | U::Not | U::StopGradient) => 1,
         NumOp::Unary(U::Sqrt | U::Recip | U::RecipSqrt) => DIVISION_COST,
         NumOp::Unary(U::Exp | U::Log | U::Exp2 | U::Log2 | U::Sin | U::Cos | U::Tanh | U::Erf) => {
             TRANSCENDENTAL_COST

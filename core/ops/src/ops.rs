@@ -67,6 +67,10 @@ op_enum!(
         Erf = "erf",
         /// 1 where the operand is 0, else 0.
         Not = "not",
+        /// The operand, through which no gradient flows (OCANNL's
+        /// `stop_gradient`, JAX's `lax.stop_gradient`, PyTorch's
+        /// `detach`).
+        StopGradient = "stop_gradient",
     }
 );
 
@@ -164,6 +168,7 @@ impl UnaryOp {
             UnaryOp::Tanh => x.tanh(),
             UnaryOp::Erf => libm::erf(x),
             UnaryOp::Not => truth(x == 0.0),
+            UnaryOp::StopGradient => x,
         }
     }
 }

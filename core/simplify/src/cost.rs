@@ -9,7 +9,7 @@ use crate::lang::Scalar;
 /// The cost of one node, its operands excluded.
 pub fn node_cost(node: &Scalar) -> f64 {
     match node {
-        Scalar::Num(_) | Scalar::Arg(_) | Scalar::Identity(_) => 0.0,
+        Scalar::Num(_) | Scalar::Arg(_) | Scalar::Identity(_) | Scalar::StopGradient(_) => 0.0,
         Scalar::Neg(_) | Scalar::Relu(_) | Scalar::Not(_) => 1.0,
         Scalar::Add(_) | Scalar::Sub(_) | Scalar::Max(_) | Scalar::Min(_) => 1.0,
         Scalar::Lt(_) | Scalar::Eq(_) | Scalar::Ne(_) | Scalar::And(_) | Scalar::Or(_) => 1.0,

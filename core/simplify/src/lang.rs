@@ -56,6 +56,7 @@ define_language! {
         "tanh" = Tanh([Id; 1]),
         "erf" = Erf([Id; 1]),
         "not" = Not([Id; 1]),
+        "stop_gradient" = StopGradient([Id; 1]),
         "add" = Add([Id; 2]),
         "sub" = Sub([Id; 2]),
         "mul" = Mul([Id; 2]),

@@ -87,6 +87,8 @@ pub const RULES: &[Rule] = &[
     rule("div-1", "(div ?x 1)", "?x", Exact),
     rule("sub-self", "(sub ?x ?x)", "0", FiniteValues),
     rule("identity", "(identity ?x)", "?x", Exact),
+    // Simplification runs after backprop: a stopped gradient is its operand.
+    rule("stop-gradient", "(stop_gradient ?x)", "?x", Exact),
     rule("mul-2", "(mul ?x 2)", "(add ?x ?x)", Exact),
     // Signs.
     rule("sub-as-neg", "(add ?a (neg ?b))", "(sub ?a ?b)", Exact),

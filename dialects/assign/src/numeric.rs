@@ -174,7 +174,9 @@ fn numeric_text<'c, 'a>(
     let bin = |name: &str| e.op1(at, name, &[a[0], a[1]], t, &[]);
     Ok(match op {
         NumOp::Unary(u) => match u {
-            UnaryOp::Identity => a[0],
+            // Gradients stop at autodiff (which reads the op before any
+            // body is emitted); the value is the operand.
+            UnaryOp::Identity | UnaryOp::StopGradient => a[0],
             UnaryOp::Relu => e.op1(at, "arith.maximumf", &[a[0], zero()], t, &[]),
             UnaryOp::Satur01 => {
                 let (z, o) = (zero(), one());

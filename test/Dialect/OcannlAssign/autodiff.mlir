@@ -51,3 +51,27 @@ func.func @product(%w: memref<3xf32> {ocannl.param = "w"}) -> memref<f32> {
 func.func @no_loss(%w: memref<3xf32> {ocannl.param = "w"}) {
   return
 }
+
+// -----
+
+// loss = sum(w * stop_gradient(w)): the gradient flows through the first
+// factor only (dloss/dw = the stopped copy), and the stopped node needs no
+// gradient of its own.
+// CHECK-LABEL: func.func @stopped_grad(
+// CHECK-SAME: %[[W:.*]]: memref<3xf32> {ocannl.param = "w"})
+// CHECK: %[[S:.*]] = "ocannl_assign.node"() {{.*}}name = "s"
+// CHECK-NOT: name = "s.grad"
+// CHECK: %[[GW:.*]] = "ocannl_assign.node"() {kind = "grad", memory = "undecided", name = "w.grad"
+// CHECK-NOT: name = "s.grad"
+// CHECK: "ocannl_assign.accum_binop"(%[[GW]], %{{.*}}, %[[S]]) {accum = "add"
+// CHECK-NOT: "ocannl_assign.accum
+// CHECK: return
+#id = affine_map<(d0) -> (d0)>
+#none = affine_map<(d0) -> ()>
+func.func @stopped(%w: memref<3xf32> {ocannl.param = "w"}) -> memref<f32> {
+  %s = "ocannl_assign.node"() {kind = "value", memory = "undecided", name = "s", shape = "3"} : () -> memref<3xf32>
+  "ocannl_assign.accum_unop"(%s, %w) {accum = "assign", op = "stop_gradient", space = array<i64: 3>, indexing_maps = [#id, #id]} : (memref<3xf32>, memref<3xf32>) -> ()
+  %l = "ocannl_assign.node"() {kind = "value", memory = "materialized", name = "loss", shape = ""} : () -> memref<f32>
+  "ocannl_assign.accum_binop"(%l, %w, %s) {accum = "add", op = "mul", initialize_neutral = true, space = array<i64: 3>, indexing_maps = [#none, #id, #id]} : (memref<f32>, memref<3xf32>, memref<3xf32>) -> ()
+  return %l : memref<f32>
+}

@@ -67,7 +67,7 @@ func.func @einsum_three_operands(%x: !ocannl_shape.tensor<"3", f32>) {
 
 func.func @unary_unknown_op(%x: !ocannl_shape.tensor<"3", f32>) {
   // STOCK: invalid.mlir:[[@LINE+2]]:{{[0-9]+}}: error: '"frob"' does not satisfy the constraint
-  // expected-error@+1 {{'ocannl_shape.pointwise_unary' op attribute 'op' must be one of the unary ops identity, relu, satur01, exp, log, exp2, log2, sin, cos, sqrt, recip, recip_sqrt, neg, tanh, erf, not, but got "frob"}}
+  // expected-error@+1 {{'ocannl_shape.pointwise_unary' op attribute 'op' must be one of the unary ops identity, relu, satur01, exp, log, exp2, log2, sin, cos, sqrt, recip, recip_sqrt, neg, tanh, erf, not, stop_gradient, but got "frob"}}
   %r = "ocannl_shape.pointwise_unary"(%x) {op = "frob"} : (!ocannl_shape.tensor<"3", f32>) -> !ocannl_shape.tensor<"?", f32>
   return
 }

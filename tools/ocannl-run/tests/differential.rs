@@ -1142,6 +1142,7 @@ const UNARY: &[&str] = &[
     "tanh",
     "erf",
     "not",
+    "stop_gradient",
 ];
 const BINARY: &[&str] = &[
     "add",
