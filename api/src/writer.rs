@@ -308,6 +308,15 @@ impl Writer {
                 op.set("name", Attr::Str(decl.name.clone()));
                 if let Some(init) = decl.init {
                     op.set("init", Attr::Str(init.name().into()));
+                    if let ParamInit::Constant { value } = init {
+                        if !value.is_finite() {
+                            return Err(Error::Invalid(format!(
+                                "param '{}': a constant initialization must be a finite number, not {value}",
+                                decl.name
+                            )));
+                        }
+                        op.set("value", Attr::F64(value));
+                    }
                     if let ParamInit::Normal { std } = init {
                         if !(std.is_finite() && std >= 0.0) {
                             return Err(Error::Invalid(format!(

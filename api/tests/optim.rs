@@ -191,3 +191,20 @@ fn options_out_of_range_are_errors() {
     };
     assert!(e.to_string().contains("beta1 must be in [0, 1)"), "{e}");
 }
+
+#[test]
+fn a_param_initialized_to_a_given_value() {
+    let b = param("b")
+        .input(&[])
+        .output(&[2])
+        .init(ParamInit::constant(0.5));
+    let loss = sum(&b);
+    let trainer = Trainer::new(&loss, &b, Sgd::default()).unwrap();
+    assert_eq!(trainer.param("b").unwrap().data.to_f64(), vec![0.5, 0.5]);
+    // Not a number is refused where the module is written.
+    let bad = param("c").output(&[2]).init(ParamInit::constant(f64::NAN));
+    assert!(matches!(
+        Trainer::new(&sum(&bad), &bad, Sgd::default()),
+        Err(Error::Invalid(_))
+    ));
+}

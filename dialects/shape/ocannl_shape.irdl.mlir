@@ -17,7 +17,7 @@ irdl.dialect @ocannl_shape {
   }
 
   // A trainable tensor.
-  // Optional attributes: init (default "uniform"), std (default 1.0), seed (default a hash of name), generator (default "splitmix64").
+  // Optional attributes: init (default "uniform"), value (default 0.0), std (default 1.0), seed (default a hash of name), generator (default "splitmix64").
   irdl.operation @param {
     %name = irdl.base "#builtin.string"
     irdl.attributes {"name" = %name}

@@ -310,6 +310,11 @@ fn param_init_text(op: &OperationRef) -> Result<ParamInitAttrs, String> {
             )
         })?,
     };
+    if let (ParamInit::Constant { value }, Ok(a)) = (&mut init, op.attribute("value")) {
+        *value = ocannl_mlir::attr::number_value(a)
+            .filter(|v| v.is_finite())
+            .ok_or_else(|| format!("attribute 'value' must be a finite number, found {a}"))?;
+    }
     if let (ParamInit::Normal { std }, Ok(a)) = (&mut init, op.attribute("std")) {
         *std = ocannl_mlir::attr::number_value(a)
             .filter(|v| v.is_finite() && *v >= 0.0)

@@ -23,6 +23,9 @@ pub enum ParamInit {
     Normal { std: f64 },
     /// Zeros.
     Zeros,
+    /// Every cell `value` (the `value` attribute; OCANNL's params
+    /// initialized to a given value).
+    Constant { value: f64 },
 }
 
 impl ParamInit {
@@ -32,17 +35,33 @@ impl ParamInit {
     pub const XAVIER: ParamInit = ParamInit::Glorot;
 
     /// Every kind (`Normal` with the `std` attribute's default, 1).
-    pub const ALL: [ParamInit; 5] = [
+    pub const ALL: [ParamInit; 6] = [
         ParamInit::Uniform,
         ParamInit::Glorot,
         ParamInit::He,
         ParamInit::Normal { std: 1.0 },
         ParamInit::Zeros,
+        ParamInit::Constant { value: 0.0 },
     ];
 
     /// Normal of mean 0 and standard deviation `std`.
     pub fn normal(std: f64) -> ParamInit {
         ParamInit::Normal { std }
+    }
+
+    /// Every cell `value`.
+    pub fn constant(value: f64) -> ParamInit {
+        ParamInit::Constant { value }
+    }
+
+    /// The value every cell starts with, for an initialization that draws
+    /// none (zeros, a constant).
+    pub fn fill_value(self) -> Option<f64> {
+        match self {
+            ParamInit::Zeros => Some(0.0),
+            ParamInit::Constant { value } => Some(value),
+            _ => None,
+        }
     }
 
     /// The name of the `init` attribute.
@@ -53,6 +72,7 @@ impl ParamInit {
             ParamInit::He => "he",
             ParamInit::Normal { .. } => "normal",
             ParamInit::Zeros => "zeros",
+            ParamInit::Constant { .. } => "constant",
         }
     }
 
@@ -68,7 +88,8 @@ impl ParamInit {
     }
 
     /// The distribution of the cells of a param whose input rows hold
-    /// `fan_in` cells and output rows `fan_out` (`None`: zeros).
+    /// `fan_in` cells and output rows `fan_out` (`None`: a fill, see
+    /// [`ParamInit::fill_value`]).
     pub fn dist(self, fan_in: u64, fan_out: u64) -> Option<ocannl_ops::rng::Dist> {
         let limit = match self {
             ParamInit::Uniform => 0.25,
@@ -77,7 +98,7 @@ impl ParamInit {
             ParamInit::Normal { std } => {
                 return Some(ocannl_ops::rng::Dist::Normal { mean: 0.0, std })
             }
-            ParamInit::Zeros => return None,
+            ParamInit::Zeros | ParamInit::Constant { .. } => return None,
         };
         Some(ocannl_ops::rng::Dist::Uniform {
             low: -limit,
@@ -179,7 +200,7 @@ A parameter of the model. Its shape may be left partly unknown and is then
 inferred from its uses; what nothing determines is an error (\"You forgot to
 specify the hidden dimension(s)\"). After lowering, a param is initialized by
 `ocannl_assign.uniform` (`normal` for `init = \"normal\"`, `fill` for
-`init = \"zeros\"`).",
+`init = \"zeros\"` and `init = \"constant\"`).",
             operands: &[],
             results: RESULT,
             attrs: &[
@@ -196,7 +217,13 @@ specify the hidden dimension(s)\"). After lowering, a param is initialized by
                         values: param_inits,
                     },
                     presence: Default("\"uniform\""),
-                    doc: "uniform in [-0.25, 0.25) (OCANNL's), Glorot or He uniform from the param's fans, normal of mean 0 and standard deviation `std`, or zeros",
+                    doc: "uniform in [-0.25, 0.25) (OCANNL's), Glorot or He uniform from the param's fans, normal of mean 0 and standard deviation `std`, zeros, or every cell `value`",
+                },
+                AttrDef {
+                    name: "value",
+                    kind: AttrKind::Float,
+                    presence: Default("0.0"),
+                    doc: "the value of every cell for `init = \"constant\"` (finite; ignored by the other initializations)",
                 },
                 AttrDef {
                     name: "std",
@@ -224,6 +251,10 @@ specify the hidden dimension(s)\"). After lowering, a param is initialized by
                 Rule {
                     requires: "`std` is a finite number at least 0",
                     error: "attribute 'std' must be a number at least 0",
+                },
+                Rule {
+                    requires: "`value` is a finite number",
+                    error: "attribute 'value' must be a finite number",
                 },
             ],
             example: r#"func.func @params() -> !ocannl_shape.tensor<"?", f32> {

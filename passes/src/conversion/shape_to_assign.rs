@@ -657,7 +657,7 @@ fn init_param<'c>(
             .add_attributes(&generator),
         None => OperationBuilder::new("ocannl_assign.fill", loc)
             .add_operands(&[dest])
-            .add_attributes(&[float("value", 0.0, elt)]),
+            .add_attributes(&[float("value", init.fill_value().unwrap_or(0.0), elt)]),
     })
 }
 

@@ -20,7 +20,7 @@ func.func @inits() -> (!ocannl_shape.tensor<"3->5", f32>, !ocannl_shape.tensor<"
 // -----
 
 func.func @bad_init() -> !ocannl_shape.tensor<"3->5", f32> {
-  // expected-error@+1 {{'ocannl_shape.param' op attribute 'init' must be one of the initializations uniform, glorot, he, normal, zeros, but got "xavier"}}
+  // expected-error@+1 {{'ocannl_shape.param' op attribute 'init' must be one of the initializations uniform, glorot, he, normal, zeros, constant, but got "xavier"}}
   %g = "ocannl_shape.param"() {name = "g", init = "xavier"} : () -> !ocannl_shape.tensor<"3->5", f32>
   return %g : !ocannl_shape.tensor<"3->5", f32>
 }

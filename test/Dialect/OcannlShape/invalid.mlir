@@ -342,3 +342,11 @@ func.func @dim_no_ref() {
   %n = "ocannl_shape.dim"() {ref = ""} : () -> !ocannl_shape.tensor<"", f32>
   return
 }
+
+// -----
+
+func.func @param_constant_not_finite() {
+  // expected-error@+1 {{'ocannl_shape.param' op attribute 'value' must be a finite number, found 0x7FF0000000000000 : f64}}
+  %w = "ocannl_shape.param"() {name = "w", init = "constant", value = 0x7FF0000000000000 : f64} : () -> !ocannl_shape.tensor<"3", f32>
+  return
+}

@@ -826,7 +826,14 @@ fn low_precision_programs_agree_with_the_interpreter() {
     for seed in 0..seeds(24) {
         let (text, args) = every_op(9000 + seed, &mut menu);
         let text = in_elt(&text, if seed % 2 == 0 { "f16" } else { "bf16" });
-        check_args(&dir, "he", seed, &text, &args);
+        // Fused code keeps an inlined node's value in f32 where the
+        // unoptimized interpreter rounds it to 16 bits; an op that jumps
+        // (`mod`, a comparison, a gate) can turn that last bit into any
+        // difference, so such a program is compared only between the
+        // optimized modes, which compute the same values.
+        if !jumps(&text) {
+            check_args(&dir, "he", seed, &text, &args);
+        }
         check_args_modes(&dir, "he", seed, &text, &args, ["jit", "interp"]);
     }
     // Contractions in the CPU's kernel: 16-bit operands packed as f32,
@@ -843,6 +850,25 @@ fn low_precision_programs_agree_with_the_interpreter() {
         check_grad(&dir, "hg", seed, &text, nargs);
     }
     clean(&dir);
+}
+
+/// Whether a program applies an op whose value jumps at some input (a
+/// remainder, a comparison, a gate, a logical op).
+fn jumps(text: &str) -> bool {
+    [
+        "mod",
+        "lt",
+        "eq",
+        "ne",
+        "relu_gate",
+        "satur01_gate",
+        "and",
+        "or",
+        "not",
+        "where",
+    ]
+    .iter()
+    .any(|op| text.contains(&format!("op = \"{op}\"")))
 }
 
 /// A generated program with every f32 (tensor types, literals) as `elt`.
@@ -1123,6 +1149,7 @@ const INITS: &[&str] = &[
     "init = \"zeros\"",
     "init = \"he\", generator = \"threefry\"",
     "init = \"normal\", std = 2.0 : f64, generator = \"threefry\"",
+    "init = \"constant\", value = -1.5 : f64",
 ];
 
 const UNARY: &[&str] = &[
