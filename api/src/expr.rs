@@ -489,6 +489,40 @@ pub fn constant(shape: &str, values: &[f64]) -> Tensor {
     })
 }
 
+/// A constant of the concrete shape `shape` (`"2|3->4"`) whose cells hold
+/// their own positions, `0, 1, ..., n-1` in memory order (OCANNL's
+/// `range_of_shape`). Fails on a shape that does not parse or is not
+/// concrete (a variable, `...`).
+pub fn range_of_shape(shape: &str) -> Result<Tensor, crate::Error> {
+    use ocannl_shape::{notation::AxisSpec, parse_slot, Context, Kind};
+    let slot = parse_slot(shape, Context::Shape)
+        .map_err(|e| crate::Error::Invalid(format!("range_of_shape: {e}")))?;
+    let mut cells = 1u64;
+    for kind in Kind::ALL {
+        let row = slot.row(kind);
+        if row.var.is_some() {
+            return Err(crate::Error::Invalid(format!(
+                "range_of_shape: the shape \"{shape}\" has a row variable; give every axis its size"
+            )));
+        }
+        for a in row.axes() {
+            let AxisSpec::Size { size, .. } = a else {
+                return Err(crate::Error::Invalid(format!(
+                    "range_of_shape: the shape \"{shape}\" has an axis of unknown size; give every axis its size"
+                )));
+            };
+            cells = cells
+                .checked_mul(*size)
+                .filter(|&c| c <= 1 << 32)
+                .ok_or_else(|| {
+                    crate::Error::Invalid(format!("range_of_shape: \"{shape}\" has too many cells"))
+                })?;
+        }
+    }
+    let values: Vec<f64> = (0..cells).map(|i| i as f64).collect();
+    Ok(constant(shape, &values))
+}
+
 /// `0, 1, ..., n-1` along one output axis (shape `"n"`): compared with
 /// class ids it makes one-hot rows ([`one_hot`]).
 pub fn iota(n: u64) -> Tensor {

@@ -45,8 +45,9 @@ use std::fmt;
 
 pub use expr::{
     binary, constant, data, dim, einsum, einsum_capturing, einsum_with, eq, erf, exp, full, index,
-    iota, log, lt, maximum, minimum, ne, number, one_hot, param, pointdiv, pointmul, relu, sqrt,
-    stop_gradient, sum, tanh, ternary, transpose, unary, where_, Index, Param, Tensor,
+    iota, log, lt, maximum, minimum, ne, number, one_hot, param, pointdiv, pointmul,
+    range_of_shape, relu, sqrt, stop_gradient, sum, tanh, ternary, transpose, unary, where_, Index,
+    Param, Tensor,
 };
 pub use ocannl_assign::virtualize::Memory;
 /// Collectives for data-parallel training ([`Trainer::new_data_parallel`]):
@@ -60,7 +61,7 @@ pub use ocannl_data as data;
 pub use ocannl_ops::{Accum, BinaryOp, Generator, TernaryOp, UnaryOp};
 pub use ocannl_runtime::{npy, safetensors, Elt, HostTensor, HostValue};
 pub use ocannl_shape_dialect::ParamInit;
-pub use schedule::Schedule;
+pub use schedule::{Decay, Schedule};
 pub use train::{Adam, CacheUse, DecayOn, Device, Optimizer, Sgd, State, Trainer};
 
 /// A diagnostic of the model: where (a param's or data's name as it was

@@ -39,6 +39,33 @@ pub enum Schedule {
         steps: usize,
         end: f64,
     },
+    /// Warmup-stable-decay (MiniCPM's WSD; Hugging Face's
+    /// `get_wsd_schedule`): linear warmup to `peak` over `warmup` steps,
+    /// `peak` until the last `decay` steps before `steps`, then a decay of
+    /// the given shape to `end` at step `steps`. A run can stop at any
+    /// stable step and decay from there; the stable phase is what makes
+    /// continued training cheap.
+    Wsd {
+        peak: f64,
+        warmup: usize,
+        decay: usize,
+        steps: usize,
+        end: f64,
+        shape: Decay,
+    },
+}
+
+/// The shape of a [`Schedule::Wsd`] decay, over its progress `p` from 0
+/// to 1: the fraction of `peak - end` left.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decay {
+    /// `1 - p`.
+    Linear,
+    /// `(1 + cos(pi p)) / 2`.
+    Cosine,
+    /// `1 - sqrt(p)` (Hägele et al. 2024, "Scaling Laws and
+    /// Compute-Optimal Training Beyond Fixed Training Durations").
+    OneMinusSqrt,
 }
 
 impl Schedule {
@@ -72,6 +99,31 @@ impl Schedule {
                     peak * (step + 1) as f64 / (warmup + 1) as f64
                 } else {
                     cosine(peak, end, step, warmup, steps)
+                }
+            }
+            Schedule::Wsd {
+                peak,
+                warmup,
+                decay,
+                steps,
+                end,
+                shape,
+            } => {
+                let from = steps.saturating_sub(decay).max(warmup);
+                if let Some(lr) = warm(peak, warmup, step) {
+                    lr
+                } else if step < from {
+                    peak
+                } else if step >= steps {
+                    end
+                } else {
+                    let p = (step - from) as f64 / (steps - from) as f64;
+                    let left = match shape {
+                        Decay::Linear => 1.0 - p,
+                        Decay::Cosine => 0.5 * (1.0 + (PI * p).cos()),
+                        Decay::OneMinusSqrt => 1.0 - p.sqrt(),
+                    };
+                    end + (peak - end) * left
                 }
             }
         }
@@ -198,6 +250,47 @@ mod tests {
         assert!(close(cos.lr(35), q));
         assert!(close(lin.lr(35), 0.1 + 0.9 * 0.75));
         assert_eq!(Schedule::Constant(0.3).lr(12345), 0.3);
+    }
+
+    #[test]
+    fn warmup_stable_decay() {
+        let wsd = |shape| Schedule::Wsd {
+            peak: 1.0,
+            warmup: 10,
+            decay: 20,
+            steps: 100,
+            end: 0.0,
+            shape,
+        };
+        for shape in [Decay::Linear, Decay::Cosine, Decay::OneMinusSqrt] {
+            let s = wsd(shape);
+            assert_eq!(s.lr(0), 0.0);
+            assert!(close(s.lr(5), 0.5));
+            // Stable from the warmup's end to the decay's start.
+            for step in 10..=80 {
+                assert_eq!(s.lr(step), 1.0, "{shape:?} at {step}");
+            }
+            // Decaying to the end, and staying there.
+            for step in 80..100 {
+                assert!(s.lr(step + 1) < s.lr(step), "{shape:?} at {step}");
+            }
+            assert_eq!(s.lr(100), 0.0);
+            assert_eq!(s.lr(150), 0.0);
+        }
+        // Halfway through the decay: what each shape leaves.
+        assert!(close(wsd(Decay::Linear).lr(90), 0.5));
+        assert!(close(wsd(Decay::Cosine).lr(90), 0.5));
+        assert!(close(wsd(Decay::OneMinusSqrt).lr(90), 1.0 - 0.5f64.sqrt()));
+        // A decay longer than what follows the warmup starts at its end.
+        let short = Schedule::Wsd {
+            peak: 1.0,
+            warmup: 10,
+            decay: 500,
+            steps: 20,
+            end: 0.0,
+            shape: Decay::Linear,
+        };
+        assert!(close(short.lr(10), 1.0) && close(short.lr(15), 0.5));
         // No warmup: the decay from step 0; a decay of no steps: the end.
         let s = Schedule::WarmupCosine {
             peak: 2.0,

@@ -1,4 +1,5 @@
-//! `stop_gradient`: a value backprop treats as a constant.
+//! `stop_gradient`: a value backprop treats as a constant; and
+//! `range_of_shape`, a constant of each cell's position.
 
 use ocannl::*;
 
@@ -39,4 +40,20 @@ fn a_stopped_value_is_the_value() {
         .unwrap();
     let out = trainer.call("forward", &[]).unwrap();
     assert_eq!(out[0].data.to_f64(), vec![1.0, 4.0, 9.0]);
+}
+
+#[test]
+fn range_of_shape_holds_each_cells_position() {
+    let b = param("b").input(&[]).output(&[3]).init(ParamInit::Zeros);
+    let y = range_of_shape("2|3").unwrap() + &b;
+    let trainer = Trainer::new(&sum(&y), &y, Sgd::default()).unwrap();
+    let out = trainer.call("forward", &[]).unwrap();
+    assert_eq!(out[0].dims, [2, 3]);
+    assert_eq!(out[0].data.to_f64(), vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+    for bad in ["2|n", "...|3", "2|3->k", "2,*"] {
+        assert!(
+            matches!(range_of_shape(bad), Err(Error::Invalid(_))),
+            "{bad}"
+        );
+    }
 }
