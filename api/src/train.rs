@@ -619,6 +619,61 @@ fn initialized_step(
     Ok(step)
 }
 
+/// The loss and the gradients of the split gradient routine on its inputs
+/// as set, the params as the last update left them (already there when the
+/// gradient routine reads them in place).
+fn split_grads(
+    grads: &mut dyn Session,
+    update: &dyn Session,
+    shared: bool,
+    n_data: usize,
+    np: usize,
+) -> Result<Vec<HostTensor>, Error> {
+    if !shared {
+        for k in 0..np {
+            let p = update.get(k).map_err(Error::from)?;
+            grads.set(n_data + k, &p).map_err(Error::from)?;
+        }
+    }
+    let out = grads
+        .invoke()
+        .map_err(Error::from)?
+        .into_iter()
+        .map(tensor)
+        .collect::<Result<Vec<_>, Error>>()?;
+    if out.len() != 1 + np {
+        return Err(Error::Internal(
+            "internal error: the gradient routine's results".into(),
+        ));
+    }
+    Ok(out)
+}
+
+/// The update from the loss and the gradients summed over `micro`
+/// micro-batches: all-reduced over the ranks and averaged over both, in
+/// one buffer, then the update routine. Returns the mean loss.
+fn split_update(
+    update: &mut dyn Session,
+    collective: &mut dyn Collective,
+    mut out: Vec<HostTensor>,
+    micro: usize,
+    np: usize,
+) -> Result<f64, Error> {
+    let mut flat = Flat::of(&out);
+    flat.apply(|b| collective.all_reduce_sum(b))?;
+    flat.scale(1.0 / (collective.size() * micro) as f64);
+    flat.unpack(&mut out);
+    let mut out = out.into_iter();
+    let loss: f64 = out.next().map_or(0.0, |t| t.to_f64().iter().sum());
+    for (k, g) in out.enumerate() {
+        update
+            .set(np + k, &HostValue::Tensor(g))
+            .map_err(Error::from)?;
+    }
+    update.invoke().map_err(Error::from)?;
+    Ok(loss)
+}
+
 /// A value that must be a tensor.
 fn tensor(v: HostValue) -> Result<HostTensor, Error> {
     match v {
@@ -674,6 +729,24 @@ impl Flat {
             Flat::F32(v) => v.iter_mut().for_each(|c| *c *= x as f32),
             Flat::F64(v) => v.iter_mut().for_each(|c| *c *= x),
         }
+    }
+
+    /// Adds `other`'s cells (of the same tensors) to these.
+    fn add(&mut self, other: &Flat) -> Result<(), Error> {
+        match (self, other) {
+            (Flat::F32(a), Flat::F32(b)) if a.len() == b.len() => {
+                a.iter_mut().zip(b).for_each(|(x, y)| *x += y)
+            }
+            (Flat::F64(a), Flat::F64(b)) if a.len() == b.len() => {
+                a.iter_mut().zip(b).for_each(|(x, y)| *x += y)
+            }
+            _ => {
+                return Err(Error::Internal(
+                    "internal error: gradients of different layouts".into(),
+                ))
+            }
+        }
+        Ok(())
     }
 
     /// Writes the cells back into `tensors` (those it was made of).
@@ -809,6 +882,25 @@ impl Trainer {
             forward,
             optimizer.into(),
             Some(collective),
+        )
+    }
+
+    /// A trainer whose step can accumulate gradients over several
+    /// micro-batches before one update ([`Trainer::step_accumulating`]):
+    /// the gradient routine and the update routine compiled apart, as for
+    /// data parallelism, in one process.
+    pub fn new_accumulating(
+        device: impl Into<Device>,
+        loss: &Tensor,
+        forward: &Tensor,
+        optimizer: impl Into<Optimizer>,
+    ) -> Result<Trainer, Error> {
+        Trainer::new_data_parallel(
+            device,
+            loss,
+            forward,
+            optimizer,
+            Box::new(ocannl_collective::Local::default()),
         )
     }
 
@@ -969,18 +1061,7 @@ impl Trainer {
     /// the loss before the update.
     pub fn step_on_inputs(&mut self, lr: f64) -> Result<f64, Error> {
         self.params_generation += 1;
-        let lr_at = self.layout.lr;
-        let state = self.step.state_mut();
-        let elt = match state.signature().inputs.get(lr_at) {
-            Some(Slot::MemRef { elt, .. }) => *elt,
-            _ => Elt::F32,
-        };
-        state
-            .set(
-                lr_at,
-                &HostValue::Tensor(HostTensor::from_f64(elt, vec![], [lr])),
-            )
-            .map_err(Error::from)?;
+        self.set_lr(lr)?;
         let (n_data, np) = (self.layout.n_data, self.layout.params.len());
         let (grads, update, collective, shared) = match &mut self.step {
             Step::Fused(step) => {
@@ -997,40 +1078,89 @@ impl Trainer {
                 shared,
             } => (grads, update, collective, *shared),
         };
-        // The params as the last update left them (already there when the
-        // gradient routine reads them in place).
-        if !shared {
-            for k in 0..np {
-                let p = update.get(k).map_err(Error::from)?;
-                grads.set(n_data + k, &p).map_err(Error::from)?;
-            }
-        }
-        let mut out = grads
-            .invoke()
-            .map_err(Error::from)?
-            .into_iter()
-            .map(tensor)
-            .collect::<Result<Vec<_>, Error>>()?;
-        if out.len() != 1 + np {
-            return Err(Error::Internal(
-                "internal error: the gradient routine's results".into(),
+        let out = split_grads(&mut **grads, &**update, shared, n_data, np)?;
+        split_update(&mut **update, &mut **collective, out, 1, np)
+    }
+
+    /// One update from the gradients of several micro-batches (gradient
+    /// accumulation): each `batches[m]` holds one tensor per data input of
+    /// the loss; the loss and the gradients are averaged over the
+    /// micro-batches (then over the ranks of a data-parallel job) before
+    /// one optimizer step with the learning rate `lr`, as PyTorch users get
+    /// by dividing each micro-batch's loss by their number. With a loss
+    /// that is a mean over its batch, `N` micro-batches of `B` rows update
+    /// as one batch of `N·B` rows does. Returns the mean loss. Needs a
+    /// trainer built with [`Trainer::new_accumulating`] (or
+    /// [`Trainer::new_data_parallel`]).
+    pub fn step_accumulating(
+        &mut self,
+        batches: &[Vec<HostTensor>],
+        lr: f64,
+    ) -> Result<f64, Error> {
+        let (n_data, np) = (self.layout.n_data, self.layout.params.len());
+        if batches.is_empty() {
+            return Err(Error::Invalid(
+                "step_accumulating: no micro-batch given".into(),
             ));
         }
-        // The loss and every gradient in one buffer, all-reduced to their
-        // mean over the ranks.
-        let mut flat = Flat::of(&out);
-        flat.apply(|b| collective.all_reduce_sum(b))?;
-        flat.scale(1.0 / collective.size() as f64);
-        flat.unpack(&mut out);
-        let mut out = out.into_iter();
-        let loss: f64 = out.next().map_or(0.0, |t| t.to_f64().iter().sum());
-        for (k, g) in out.enumerate() {
-            update
-                .set(np + k, &HostValue::Tensor(g))
-                .map_err(Error::from)?;
+        if let Some(b) = batches.iter().find(|b| b.len() != n_data) {
+            return Err(Error::Invalid(format!(
+                "the loss takes {n_data} data tensor(s), a micro-batch gives {}",
+                b.len()
+            )));
         }
-        update.invoke().map_err(Error::from)?;
-        Ok(loss)
+        if matches!(self.step, Step::Fused(_)) {
+            return Err(Error::Invalid(
+                "step_accumulating needs the gradient and update routines apart: build the trainer with Trainer::new_accumulating".into(),
+            ));
+        }
+        self.set_lr(lr)?;
+        self.params_generation += 1;
+        let Step::Split {
+            grads,
+            update,
+            collective,
+            shared,
+        } = &mut self.step
+        else {
+            unreachable!("checked above")
+        };
+        let mut sum: Option<Vec<HostTensor>> = None;
+        for batch in batches {
+            for (i, t) in batch.iter().enumerate() {
+                grads
+                    .set(i, &HostValue::Tensor(t.clone()))
+                    .map_err(Error::from)?;
+            }
+            let out = split_grads(&mut **grads, &**update, *shared, n_data, np)?;
+            sum = Some(match sum {
+                None => out,
+                Some(mut acc) => {
+                    let mut flat = Flat::of(&acc);
+                    flat.add(&Flat::of(&out))?;
+                    flat.unpack(&mut acc);
+                    acc
+                }
+            });
+        }
+        let out = sum.expect("at least one micro-batch");
+        split_update(&mut **update, &mut **collective, out, batches.len(), np)
+    }
+
+    /// Sets the learning rate argument of the routine keeping the state.
+    fn set_lr(&mut self, lr: f64) -> Result<(), Error> {
+        let lr_at = self.layout.lr;
+        let state = self.step.state_mut();
+        let elt = match state.signature().inputs.get(lr_at) {
+            Some(Slot::MemRef { elt, .. }) => *elt,
+            _ => Elt::F32,
+        };
+        state
+            .set(
+                lr_at,
+                &HostValue::Tensor(HostTensor::from_f64(elt, vec![], [lr])),
+            )
+            .map_err(Error::from)
     }
 
     /// This process's rank in a data-parallel job (0 alone).

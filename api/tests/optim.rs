@@ -208,3 +208,64 @@ fn a_param_initialized_to_a_given_value() {
         Err(Error::Invalid(_))
     ));
 }
+
+/// A linear model's mean squared error over a batch of `rows`.
+fn mse(rows: u64) -> (Tensor, Tensor) {
+    let x = data("x", &format!("{rows}|3"));
+    let y = data("y", &format!("{rows}|1"));
+    let pred = param("w").input(&[3]).output(&[1]).init(ParamInit::Zeros) * &x;
+    let d = &pred - &y;
+    let loss = sum(&pointmul(&d, &d)) * number(1.0 / rows as f64);
+    (loss, pred)
+}
+
+#[test]
+fn gradients_accumulated_over_micro_batches_update_as_one_batch() {
+    let xs: Vec<f32> = (0..12).map(|i| (i as f32 * 0.37).sin()).collect();
+    let ys: Vec<f32> = (0..4).map(|i| i as f32 - 1.5).collect();
+    let w0 = HostTensor::new(vec![1, 3], vec![0.5f32, -0.25, 1.0]);
+    // One batch of 4 rows.
+    let (loss, pred) = mse(4);
+    let mut whole = Trainer::new(&loss, &pred, Sgd::default()).unwrap();
+    whole.set_param("w", &w0).unwrap();
+    let l_whole = whole
+        .step(
+            &[
+                HostTensor::new(vec![4, 3], xs.clone()),
+                HostTensor::new(vec![4, 1], ys.clone()),
+            ],
+            0.1,
+        )
+        .unwrap();
+    // Two micro-batches of 2 rows, accumulated.
+    let (loss, pred) = mse(2);
+    let mut acc = Trainer::new_accumulating(Device::CPU, &loss, &pred, Sgd::default()).unwrap();
+    acc.set_param("w", &w0).unwrap();
+    let half = |r: std::ops::Range<usize>| {
+        vec![
+            HostTensor::new(vec![2, 3], xs[3 * r.start..3 * r.end].to_vec()),
+            HostTensor::new(vec![2, 1], ys[r].to_vec()),
+        ]
+    };
+    let l_acc = acc
+        .step_accumulating(&[half(0..2), half(2..4)], 0.1)
+        .unwrap();
+    assert!((l_whole - l_acc).abs() < 1e-6, "{l_whole} vs {l_acc}");
+    let (a, b) = (
+        whole.param("w").unwrap().data.to_f64(),
+        acc.param("w").unwrap().data.to_f64(),
+    );
+    assert_ne!(a, w0.data.to_f64(), "the step moved w");
+    for (p, q) in a.iter().zip(&b) {
+        assert!((p - q).abs() < 1e-6, "{a:?} vs {b:?}");
+    }
+    // A fused trainer has no separate update to accumulate for.
+    assert!(matches!(
+        whole.step_accumulating(&[half(0..2)], 0.1),
+        Err(Error::Invalid(_))
+    ));
+    assert!(matches!(
+        acc.step_accumulating(&[], 0.1),
+        Err(Error::Invalid(_))
+    ));
+}
