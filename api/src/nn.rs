@@ -201,6 +201,50 @@ pub fn conv2d(name: &str, x: &Tensor, c: Conv2d) -> Tensor {
     einsum(&spec, &[x, &kernel]) + &bias
 }
 
+/// A depthwise-separable convolution (MobileNet's) of channels-last
+/// images: a depthwise `kernel x kernel` convolution of each channel by its
+/// own filter (`NAME.depthwise`, `kernel x kernel -> in_channels`, He) then
+/// a pointwise 1x1 convolution across channels (`NAME.pointwise`,
+/// `in_channels -> out_channels`, He) plus `NAME.bias` (zeros): the
+/// geometry of [`conv2d`] at a fraction of its multiply-adds.
+pub fn depthwise_separable_conv2d(name: &str, x: &Tensor, c: Conv2d) -> Tensor {
+    let pad = if c.padding { "=+" } else { "<+" };
+    let s = c.stride;
+    let spec = format!("...|{s}*oh{pad}kh, {s}*ow{pad}kw, ch; kh, kw -> ch => ...|oh, ow, ch");
+    let depthwise = param(&format!("{name}.depthwise"))
+        .input(&[c.kernel, c.kernel])
+        .output(&[c.in_channels])
+        .init(ParamInit::He);
+    let pointwise = param(&format!("{name}.pointwise"))
+        .input(&[c.in_channels])
+        .output(&[c.out_channels])
+        .init(ParamInit::He);
+    let bias = param(&format!("{name}.bias"))
+        .output(&[c.out_channels])
+        .init(ParamInit::Zeros);
+    let d = einsum(&spec, &[x, &depthwise]);
+    einsum(
+        "...|oh, ow, ch; ch -> oc => ...|oh, ow, oc",
+        &[&d, &pointwise],
+    ) + &bias
+}
+
+/// A residual block of channels-last images (ResNet's basic block, without
+/// normalization): `relu(x + conv(relu(conv(x))))`, two `kernel x kernel`
+/// convolutions of `channels` channels that keep the size (`NAME.0`,
+/// `NAME.1`, padded, stride 1).
+pub fn residual_block(name: &str, x: &Tensor, kernel: u64, channels: u64) -> Tensor {
+    let c = Conv2d {
+        kernel,
+        stride: 1,
+        padding: true,
+        in_channels: channels,
+        out_channels: channels,
+    };
+    let h = relu(&conv2d(&format!("{name}.0"), x, c));
+    relu(&(x + &conv2d(&format!("{name}.1"), &h, c)))
+}
+
 /// The spec of a pooling window of `window x window` cells moved by
 /// `stride`, inside the input, over channels-last images.
 fn pool_spec(stride: u64) -> String {

@@ -238,22 +238,43 @@ fn pooling_is_the_windows_max_and_mean() {
     close(&out[2].to_f64(), &global, 1e-6);
 }
 
+/// A trainer of `layer` over one `h x w` image of `ic` channels, as a
+/// stride-1 convolution of `k x k` windows to `oc` channels, padded or not;
+/// the output's height, width and the window's offset before each output
+/// cell.
+fn conv_case(
+    layer: fn(&str, &Tensor, nn::Conv2d) -> Tensor,
+    name: &str,
+    (h, w, ic, oc, k): (u64, u64, u64, u64, u64),
+    padding: bool,
+) -> (Trainer, (u64, u64, i64)) {
+    let x = data("x", &format!("1|{h},{w},{ic}"));
+    let geometry = nn::Conv2d {
+        kernel: k,
+        stride: 1,
+        padding,
+        in_channels: ic,
+        out_channels: oc,
+    };
+    let y = layer(name, &x, geometry);
+    let trainer = Trainer::new(&sum(&y), &y, Sgd::default()).unwrap();
+    // Padding "=": input = stride * output, the window starting
+    // (k - 1) / 2 before the output cell.
+    let out = if padding {
+        (h, w, (k as i64 - 1) / 2)
+    } else {
+        (h - k + 1, w - k + 1, 0)
+    };
+    (trainer, out)
+}
+
 #[test]
 fn a_padded_and_a_valid_convolution_are_the_direct_sums() {
     // The kernel is a param: its values come from the init routine of a
     // trainer, then the forward routine computes the convolution.
     for padding in [true, false] {
         let (h, w, ic, oc, k) = (5u64, 6u64, 2u64, 3u64, 3u64);
-        let x = data("x", &format!("1|{h},{w},{ic}"));
-        let geometry = nn::Conv2d {
-            kernel: k,
-            stride: 1,
-            padding,
-            in_channels: ic,
-            out_channels: oc,
-        };
-        let y = nn::conv2d("c", &x, geometry);
-        let trainer = Trainer::new(&sum(&y), &y, Sgd::default()).unwrap();
+        let (trainer, (oh, ow, off)) = conv_case(nn::conv2d, "c", (h, w, ic, oc, k), padding);
         let kernel = trainer.param("c.kernel").unwrap();
         assert_eq!(kernel.dims, [oc, k, k, ic]);
         let kernel = kernel.to_f64();
@@ -261,13 +282,6 @@ fn a_padded_and_a_valid_convolution_are_the_direct_sums() {
             .forward(&[tensor(&[1, h, w, ic], &image(h, w, ic))])
             .unwrap();
         let v = image(h, w, ic);
-        // Padding "=": input = stride * output, the window starting
-        // (k - 1) / 2 before the output cell.
-        let (oh, ow, off) = if padding {
-            (h, w, (k as i64 - 1) / 2)
-        } else {
-            (h - k + 1, w - k + 1, 0)
-        };
         assert_eq!(got.dims, [1, oh, ow, oc]);
         let mut want = vec![];
         for i in 0..oh as i64 {
@@ -539,4 +553,78 @@ fn threefry_params_are_the_generators_words() {
     close(&out[1].to_f64(), &row_sums(&n), 1e-4);
     // Not SplitMix64's values.
     assert!((rng(11, 0) - ocannl_ops::uniform01(11, 0)).abs() > 1e-9);
+}
+
+#[test]
+fn a_depthwise_separable_convolution_is_its_two_direct_sums() {
+    for padding in [true, false] {
+        let (h, w, ic, oc, k) = (5u64, 6u64, 3u64, 4u64, 3u64);
+        let (trainer, (oh, ow, off)) = conv_case(
+            nn::depthwise_separable_conv2d,
+            "d",
+            (h, w, ic, oc, k),
+            padding,
+        );
+        let dw = trainer.param("d.depthwise").unwrap();
+        assert_eq!(dw.dims, [ic, k, k]);
+        let pw = trainer.param("d.pointwise").unwrap();
+        assert_eq!(pw.dims, [oc, ic]);
+        let (dw, pw) = (dw.to_f64(), pw.to_f64());
+        let v = image(h, w, ic);
+        let got = trainer.forward(&[tensor(&[1, h, w, ic], &v)]).unwrap();
+        assert_eq!(got.dims, [1, oh, ow, oc]);
+        let mut want = vec![];
+        for i in 0..oh as i64 {
+            for j in 0..ow as i64 {
+                // Each channel by its own filter, then mixed across.
+                let mut d = vec![0.0; ic as usize];
+                for (c, dc) in d.iter_mut().enumerate() {
+                    for a in 0..k as i64 {
+                        for b in 0..k as i64 {
+                            let (ii, jj) = (i + a - off, j + b - off);
+                            if ii < 0 || jj < 0 || ii >= h as i64 || jj >= w as i64 {
+                                continue;
+                            }
+                            let xv = v[((ii * w as i64 + jj) * ic as i64) as usize + c];
+                            *dc += xv * dw[c * (k * k) as usize + (a * k as i64 + b) as usize];
+                        }
+                    }
+                }
+                for o in 0..oc as usize {
+                    want.push(
+                        (0..ic as usize)
+                            .map(|c| pw[o * ic as usize + c] * d[c])
+                            .sum(),
+                    );
+                }
+            }
+        }
+        close(&got.to_f64(), &want, 1e-5);
+    }
+}
+
+#[test]
+fn a_residual_block_keeps_the_size_and_adds_its_input() {
+    let (h, w, c) = (4u64, 5u64, 3u64);
+    let x = data("x", &format!("2|{h},{w},{c}"));
+    let y = nn::residual_block("r", &x, 3, c);
+    let mut trainer = Trainer::new(&sum(&y), &y, Sgd::default()).unwrap();
+    let v: Vec<f64> = image(h, w, c)
+        .into_iter()
+        .chain(image(h, w, c).into_iter().map(|z| -z))
+        .collect();
+    let input = tensor(&[2, h, w, c], &v);
+    let got = trainer.forward(std::slice::from_ref(&input)).unwrap();
+    assert_eq!(got.dims, [2, h, w, c]);
+    let relu: Vec<f64> = v.iter().map(|z| z.max(0.0)).collect();
+    assert_ne!(got.to_f64(), relu, "the convolutions add to the input");
+    // With the second convolution's kernel at zero the block is relu(x).
+    trainer
+        .set_param(
+            "r.1.kernel",
+            &tensor(&[c, 3, 3, c], &vec![0.0; (9 * c * c) as usize]),
+        )
+        .unwrap();
+    let got = trainer.forward(&[input]).unwrap();
+    close(&got.to_f64(), &relu, 1e-6);
 }
