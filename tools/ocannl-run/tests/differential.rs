@@ -1215,6 +1215,18 @@ const EINSUMS: &[(&str, &[&str], &str)] = &[
     ("...|...->... => ...->...", &["3|2->4"], "2->4"),
 ];
 
+/// Labels of [`EINSUMS`]' specs that a program captures, with their
+/// solutions (a dim's size, a row's total elements): the first einsum of a
+/// program whose spec is here captures its label, pins it by `set_dim`
+/// and scales its strand by the label as a number (`ocannl_shape.dim`).
+const CAPTURES: &[(&str, &str, u64)] = &[
+    ("i=>ij", "j", 4),
+    ("ij;jk=>ik", "j", 5),
+    ("a, ..r.., b => b, ..r.., a", "r", 12),
+    ("...|i->j; j->k => ...|i->k", "j", 4),
+    ("i2=>i", "i", 4),
+];
+
 impl Menu {
     fn take<'a>(&mut self, k: usize, xs: &'a [&'a str]) -> &'a str {
         let x = xs[self.next[k] % xs.len()];
@@ -1233,6 +1245,7 @@ fn every_op(seed: u64, menu: &mut Menu) -> (String, Vec<String>) {
     let mut body = String::new();
     let mut results: Vec<T> = vec![];
     let mut n = 0;
+    let mut captured = false;
     let tensor = |s: &str| format!("!ocannl_shape.tensor<\"{s}\", f32>");
     // A fresh argument of a given type (`?`: inferred from its use).
     let fresh_arg = |params: &mut Vec<String>, args: &mut Vec<String>, ty: String| {
@@ -1252,14 +1265,48 @@ fn every_op(seed: u64, menu: &mut Menu) -> (String, Vec<String>) {
                 .collect();
             n += 1;
             let t = parse_t(&format!("%v{n}"), result);
+            let capture = match CAPTURES.iter().find(|c| c.0 == spec) {
+                Some(&(_, label, value)) if !captured => {
+                    captured = true;
+                    Some((label, value))
+                }
+                _ => None,
+            };
             body += &format!(
-                "  {} = \"ocannl_shape.einsum\"({}) {{spec = \"{spec}\"}} : ({}) -> {}\n",
+                "  {} = \"ocannl_shape.einsum\"({}) {{spec = \"{spec}\"{}}} : ({}) -> {}\n",
                 t.name,
                 names.join(", "),
+                capture.map_or(String::new(), |(l, _)| format!(", capture = [\"{l}\"]")),
                 ops.iter().map(|o| tensor(o)).collect::<Vec<_>>().join(", "),
                 ty(&t)
             );
-            t
+            match capture {
+                Some((label, value)) => {
+                    // The strand times the label as a number.
+                    n += 1;
+                    let scaled = T {
+                        name: format!("%v{n}"),
+                        ..t.clone()
+                    };
+                    body += &format!(
+                        "  %dim{n} = \"ocannl_shape.dim\"() {{ref = \"{label}\"}} : () -> {}\n",
+                        tensor("")
+                    );
+                    body += &format!(
+                        "  \"ocannl_shape.set_dim\"() {{ref = \"{label}\", value = {value} : i64}} : () -> ()\n"
+                    );
+                    body += &format!(
+                        "  {} = \"ocannl_shape.pointwise_binary\"({}, %dim{n}) {{op = \"mul\"}} : ({}, {}) -> {}\n",
+                        scaled.name,
+                        t.name,
+                        ty(&t),
+                        tensor(""),
+                        ty(&scaled)
+                    );
+                    scaled
+                }
+                None => t,
+            }
         } else {
             let mut output = dims(&mut r, 2, 4);
             if output.is_empty() {
@@ -1496,6 +1543,13 @@ fn every_op_agrees_with_the_interpreter() {
             texts.contains(&format!("op = \"{op}\"")),
             "no program used {op}"
         );
+    }
+    for form in [
+        "capture = [",
+        "\"ocannl_shape.dim\"",
+        "\"ocannl_shape.set_dim\"",
+    ] {
+        assert!(texts.contains(form), "no program used {form}");
     }
     for a in REDUCING {
         assert!(
