@@ -261,8 +261,8 @@ pub const MEMORY_ACCESS_COST: u64 = 4;
 /// read once for all of them and counts `1/k`): recomputed, each visit
 /// reads the inputs again; kept, the cell is written once and read at each
 /// visit. A scale `x·c` or a centring `x - mean(x)` read three times is
-/// recomputed; `1 + erf(x)` read twice, or a row's mean read by each of
-/// the row's 128 cells, keeps its buffer.
+/// recomputed; `1 + erf(x)` read twice, or a row's `sqrt(var + eps)` read
+/// by each of the row's 128 cells, keeps its buffer.
 pub fn cheaper_recomputed(body: &crate::Body, operand_reads: f64, visits: u64) -> bool {
     let c = body.weighted_cost() as f64;
     let m = MEMORY_ACCESS_COST as f64;

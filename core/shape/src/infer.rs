@@ -256,7 +256,8 @@ pub fn infer_with_order(
     }
     out.reverse();
     check_solution(nodes, &out, &used)?;
-    let named = named_solutions(&mut solver, &scope, refs).map_err(|e| fail(&solver, e))?;
+    let named =
+        named_solutions(&mut solver, &scope, refs, nodes.len()).map_err(|e| fail(&solver, e))?;
     Ok(Inference {
         shapes: out,
         assumptions: std::mem::take(&mut solver.assumptions),
@@ -399,24 +400,28 @@ fn named_solutions(
     solver: &mut Solver,
     scope: &VarScope,
     refs: &Refs,
+    n_nodes: usize,
 ) -> Result<Vec<(String, Named)>, ShapeError> {
-    let mut names: Vec<&str> = vec![];
-    for (_, labels) in &refs.captures {
-        names.extend(labels.iter().map(String::as_str));
+    // Each name with the node (or constraint) that first mentions it,
+    // where a failure to close it is reported.
+    let mut names: Vec<(&str, usize)> = vec![];
+    for (i, labels) in &refs.captures {
+        names.extend(labels.iter().map(|l| (l.as_str(), *i)));
     }
-    for c in &refs.constraints {
+    for (k, c) in refs.constraints.iter().enumerate() {
+        let at = n_nodes + k;
         match c {
-            RefConstraint::SetDim { name, .. } => names.push(name),
-            RefConstraint::SetEqual(a, b) => names.extend([a.as_str(), b.as_str()]),
+            RefConstraint::SetDim { name, .. } => names.push((name, at)),
+            RefConstraint::SetEqual(a, b) => names.extend([(a.as_str(), at), (b.as_str(), at)]),
         }
     }
-    names.extend(refs.reads.iter().map(|(_, n)| n.as_str()));
+    names.extend(refs.reads.iter().map(|(i, n)| (n.as_str(), *i)));
     let mut out: Vec<(String, Named)> = vec![];
-    for name in names {
+    for (name, at) in names {
         if out.iter().any(|(n, _)| n == name) {
             continue;
         }
-        let origin = Origin::new(0, "a named dimension");
+        let origin = Origin::new(at, "a named dimension");
         let closed = |solver: &mut Solver, row: Row| -> Result<Vec<Option<u64>>, ShapeError> {
             let shape = Shape {
                 output: row,

@@ -87,7 +87,7 @@ fn infer_function<'c, 'a>(func: OperationRef<'c, 'a>, explain: bool) -> PassResu
     for op in ir::collect(func, |_| true).into_iter().skip(1) {
         p.add_op(&mut types, op, explain)?;
     }
-    if p.decls.is_empty() {
+    if p.decls.is_empty() && p.refs.constraints.is_empty() {
         return Ok(());
     }
     tracing::debug!(nodes = p.decls.len(), "inferring shapes");

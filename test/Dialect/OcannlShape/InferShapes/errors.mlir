@@ -300,3 +300,12 @@ func.func @stride_not_dividing(%x: !ocannl_shape.tensor<"7", f32>) {
   %y = "ocannl_shape.einsum"(%x) {spec = "2*i => i"} : (!ocannl_shape.tensor<"7", f32>) -> !ocannl_shape.tensor<"?", f32>
   return
 }
+
+// -----
+
+// A constraint in a function of no tensors names nothing.
+func.func @set_dim_alone() {
+  // expected-error@+1 {{no einsum of the function captures 'h' and no shape names it}}
+  "ocannl_shape.set_dim"() {ref = "h", value = 4 : i64} : () -> ()
+  return
+}
