@@ -119,6 +119,14 @@ fn compile(context: &Context, text: &str, options: &CompileOptions) -> Program {
     Program::compile(context, &mut module, options).expect("the module compiles")
 }
 
+/// Options that compile everything and store nothing.
+fn uncached() -> CompileOptions {
+    CompileOptions {
+        cache: CacheDir::Off,
+        ..CompileOptions::default()
+    }
+}
+
 fn options(cache: &std::path::Path) -> CompileOptions {
     CompileOptions {
         opt_level: None,
@@ -232,10 +240,7 @@ fn parts_are_cached_and_give_the_same_results() {
     assert_eq!(count(&fourth, "parts-cached"), 0);
 
     // The cache off: everything compiled, nothing stored.
-    let off = CompileOptions {
-        cache: CacheDir::Off,
-        ..CompileOptions::default()
-    };
+    let off = uncached();
     let fifth = compile(&context, &text, &off);
     assert_eq!(count(&fifth, "parts-compiled"), 6);
     assert_eq!(count(&fifth, "parts-cached"), 0);
@@ -267,10 +272,7 @@ fn threads_do_not_change_the_results() {
     let context = context();
     let text = two_functions();
     let with = |threads: &str| {
-        let mut o = CompileOptions {
-            cache: CacheDir::Off,
-            ..CompileOptions::default()
-        };
+        let mut o = uncached();
         o.set("threads", threads);
         let p = compile(&context, &text, &o);
         assert_eq!(count(&p, "parts-compiled"), 6);
@@ -424,14 +426,7 @@ const FAILING: &str = r#"module attributes {ocannl.runtime_checks = ["the index 
 #[test]
 fn a_check_failed_in_a_kernel_is_reported() {
     let context = context();
-    let program = compile(
-        &context,
-        FAILING,
-        &CompileOptions {
-            cache: CacheDir::Off,
-            ..CompileOptions::default()
-        },
-    );
+    let program = compile(&context, FAILING, &uncached());
     // f, g, the kernel, and the status global all three use.
     assert_eq!(count(&program, "parts"), 4);
     let err = program
@@ -501,14 +496,7 @@ fn calls_share_an_argument_in_place() {
         "module {{\n{HALF}\n  func.func @h(%a: memref<64xf32>) {{\n    call @half(%a) : (memref<64xf32>) -> ()\n    return\n  }}\n  func.func @id(%a: memref<64xf32>) -> memref<64xf32> {{\n    return %a : memref<64xf32>\n  }}\n  func.func @m(%a: memref<64x64xf32>) -> memref<64x64xf32> {{\n    return %a : memref<64x64xf32>\n  }}\n}}\n"
     );
     let context = context();
-    let program = compile(
-        &context,
-        &text,
-        &CompileOptions {
-            cache: CacheDir::Off,
-            ..CompileOptions::default()
-        },
-    );
+    let program = compile(&context, &text, &uncached());
     let x = vector(3);
     let mut halve = program.prepare("h", std::slice::from_ref(&x)).unwrap();
     let mut read = program.prepare("id", &[vector(5)]).unwrap();
@@ -539,14 +527,7 @@ fn a_call_prepared_on_zeros_starts_from_zeros() {
         "module {{\n{HALF}\n  func.func @h(%a: memref<64xf32>) {{\n    call @half(%a) : (memref<64xf32>) -> ()\n    return\n  }}\n  func.func @m(%a: memref<64x64xf32>, %i: index) -> memref<64x64xf32> {{\n    return %a : memref<64x64xf32>\n  }}\n}}\n"
     );
     let context = context();
-    let program = compile(
-        &context,
-        &text,
-        &CompileOptions {
-            cache: CacheDir::Off,
-            ..CompileOptions::default()
-        },
-    );
+    let program = compile(&context, &text, &uncached());
     let mut m = program.prepare_zeroed("m").unwrap();
     let zeros = HostValue::Tensor(HostTensor::zeros(Elt::F32, vec![64, 64]));
     assert_eq!(m.get(0).unwrap(), zeros);
@@ -588,14 +569,7 @@ fn carried_results_become_arguments_in_place() {
 }
 "#;
     let context = context();
-    let program = compile(
-        &context,
-        text,
-        &CompileOptions {
-            cache: CacheDir::Off,
-            ..CompileOptions::default()
-        },
-    );
+    let program = compile(&context, text, &uncached());
     let x = vector(3);
     let HostValue::Tensor(xt) = &x else {
         unreachable!()
@@ -662,10 +636,7 @@ fn a_named_cpu_is_compiled_for_and_checked_against_the_host() {
         ("generic", "x86-64-v3")
     };
     let with = |cpu: Option<&str>| {
-        let mut o = CompileOptions {
-            cache: CacheDir::Off,
-            ..CompileOptions::default()
-        };
+        let mut o = uncached();
         if let Some(cpu) = cpu {
             o.set("target-cpu", cpu);
         }

@@ -231,14 +231,7 @@ pub fn infer_with_order(
     }
     for (i, name) in &refs.reads {
         if scope_var(&scope, name).is_none() {
-            return Err(InferError {
-                kind: InferErrorKind::Spec,
-                node: *i,
-                message: format!(
-                    "no einsum of the function captures '{name}' and no shape names it"
-                ),
-                notes: vec![],
-            });
+            return Err(unknown_name(*i, name));
         }
     }
     let fail = |solver: &Solver, e: ShapeError| to_error(solver, nodes, &shapes, refs, e);
@@ -345,6 +338,17 @@ fn bind_captures(
     Ok(())
 }
 
+/// The error of a name that no capture and no shape annotation gives,
+/// reported at node `at`.
+fn unknown_name(at: usize, name: &str) -> InferError {
+    InferError {
+        kind: InferErrorKind::Spec,
+        node: at,
+        message: format!("no einsum of the function captures '{name}' and no shape names it"),
+        notes: vec![],
+    }
+}
+
 /// Adds the `k`-th constraint on named variables, reported as node `at`.
 fn add_ref_constraint(
     solver: &mut Solver,
@@ -352,12 +356,7 @@ fn add_ref_constraint(
     at: usize,
     c: &RefConstraint,
 ) -> Result<(), InferError> {
-    let unknown = |name: &str| InferError {
-        kind: InferErrorKind::Spec,
-        node: at,
-        message: format!("no einsum of the function captures '{name}' and no shape names it"),
-        notes: vec![],
-    };
+    let unknown = |name: &str| unknown_name(at, name);
     let origin = Origin::new(at, "the constraint on named dimensions");
     let total = |rows: Vec<Row>, n: u64| Constraint::TotalElems {
         rows,

@@ -405,13 +405,7 @@ pub fn constraint(
 }
 
 fn constraint_text(op: &OperationRef) -> Result<ocannl_shape::RefConstraint, String> {
-    let name = |attr: &str| -> Result<String, String> {
-        string_attr(op, attr)
-            .map_err(|e| e.to_string())?
-            .filter(|s| !s.trim().is_empty())
-            .map(|s| s.trim().to_string())
-            .ok_or_else(|| format!("requires a non-empty '{attr}'"))
-    };
+    let name = |attr: &str| name_attr(op, attr);
     if op.name().as_string_ref().as_str() == Ok("ocannl_shape.set_dim") {
         let value = op
             .attribute("value")
@@ -436,10 +430,17 @@ fn constraint_text(op: &OperationRef) -> Result<ocannl_shape::RefConstraint, Str
 
 /// The name a `dim` op reads.
 pub fn dim_ref(op: &OperationRef) -> Result<String, ocannl_mlir::Error> {
-    string_attr(op, "ref")?
+    name_attr(op, "ref").map_err(ocannl_mlir::Error::invalid)
+}
+
+/// The name in the string attribute `attr` of `op` (`ref`, `lhs`, `rhs`),
+/// trimmed and not empty.
+fn name_attr(op: &OperationRef, attr: &str) -> Result<String, String> {
+    string_attr(op, attr)
+        .map_err(|e| e.to_string())?
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
-        .ok_or_else(|| ocannl_mlir::Error::invalid("requires a non-empty 'ref'"))
+        .ok_or_else(|| format!("requires a non-empty '{attr}'"))
 }
 
 /// The labels an einsum captures (`capture`), checked against its spec:
